@@ -1,0 +1,88 @@
+/**
+ * The `egress-desk` command line: the same services as the app, on plain Node.
+ * {@link runCli} never throws and never prints a stack trace for bad input: every
+ * failure becomes one clear message and an exit code (docs/cli.md).
+ */
+import { Command, CommanderError } from 'commander';
+import { formatIssue } from '../../shared/config.js';
+import { ConfigNotReplacedError } from '../services/config/config-store.js';
+import { ConfigInvalidError, ConfigReadError } from '../services/config/document.js';
+import { registerConfigCommands } from './commands/config.js';
+import { type CliContext, createContext } from './context.js';
+import { CliError, type CliIo, EXIT, type GlobalOptions } from './io.js';
+import { VERSION } from './version.js';
+
+/** What command modules get to define their commands: a context per invocation, and exit codes. */
+export interface CommandKit {
+  /** Wraps an action: its resolved number becomes the process's exit code. */
+  action<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<number> | number): (...args: A) => Promise<void>;
+}
+
+/** Builds the command tree; `setExit` receives each action's exit code. */
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('egress-desk')
+    .description('Launch and manage egress proxies on KVM/libvirt hosts, local or over SSH.')
+    .version(VERSION, '-V, --version')
+    .option('-c, --config <file>', 'config file to use instead of the app config')
+    .option('-v, --verbose', 'print diagnostics on stderr')
+    .showHelpAfterError('(run with --help for usage)');
+
+  const kit: CommandKit = {
+    action:
+      (fn) =>
+      async (...args) => {
+        // Commander passes the Command itself last; its options merged with the root's are the globals.
+        const cmd = args[args.length - 1] as Command;
+        setExit(await fn(createContext(io, cmd.optsWithGlobals<GlobalOptions>()), ...args));
+      },
+  };
+  registerConfigCommands(program, kit);
+
+  // Every command writes through `io` and reports errors to runCli instead of exiting.
+  const configure = (cmd: Command): void => {
+    cmd.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
+    cmd.commands.forEach(configure);
+  };
+  configure(program);
+  return program;
+}
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    return reportError(err, io, argv.includes('--verbose') || argv.includes('-v'));
+  }
+}
+
+function reportError(err: unknown, io: CliIo, verbose: boolean): number {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; anything else is a usage error commander has already printed.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof ConfigReadError) {
+    io.stderr(`egress-desk: cannot read ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof ConfigInvalidError) {
+    io.stderr(`egress-desk: ${err.file} is not a valid config:\n${err.issues.map((i) => `  ${formatIssue(i)}\n`).join('')}`);
+    return EXIT.failed;
+  }
+  if (err instanceof CliError) {
+    io.stderr(`egress-desk: ${err.message}\n`);
+    return err.exitCode;
+  }
+  if (err instanceof ConfigNotReplacedError) {
+    io.stderr(`egress-desk: ${err.message}\n`);
+    return EXIT.failed;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  io.stderr(`egress-desk: ${message}\n`);
+  if (verbose && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
+  else io.stderr('(run with --verbose for details)\n');
+  return EXIT.failed;
+}

@@ -1,0 +1,71 @@
+/**
+ * The app's own config file: loaded at start, created with the default on first start,
+ * saved atomically. A file that does not validate is never overwritten: it may hold a
+ * person's hand edits, and replacing it would lose them.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { type ProviderConfig, validateProviderConfig } from '../../../shared/config.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { defaultConfig } from './default-config.js';
+import { ConfigInvalidError, ConfigReadError, loadConfigFile, serializeConfig } from './document.js';
+
+export interface LoadedConfig {
+  config: ProviderConfig;
+  /** True when the file did not exist and the default was written. */
+  created: boolean;
+}
+
+/** A config file at a fixed path. */
+export class ConfigStore {
+  constructor(readonly file: string) {}
+
+  /** Reads and validates the file. Throws ConfigReadError or ConfigInvalidError. */
+  load(): Promise<ProviderConfig> {
+    return loadConfigFile(this.file);
+  }
+
+  /** Reads the file, or writes and returns the default config when there is none. */
+  async loadOrCreate(): Promise<LoadedConfig> {
+    try {
+      return { config: await this.load(), created: false };
+    } catch (err) {
+      if (!(err instanceof ConfigReadError) || err.reason !== 'no such file') throw err;
+    }
+    const config = defaultConfig();
+    await this.write(config);
+    return { config, created: true };
+  }
+
+  /**
+   * Validates `config` and replaces the file with it. Refuses (nothing written) when
+   * `config` is invalid, or when the file on disk does not validate itself.
+   */
+  async save(config: ProviderConfig): Promise<void> {
+    const result = validateProviderConfig(config);
+    if (!result.ok) throw new ConfigInvalidError(this.file, result.issues);
+    try {
+      await this.load();
+    } catch (err) {
+      const missing = err instanceof ConfigReadError && err.reason === 'no such file';
+      if (!missing) throw new ConfigNotReplacedError(this.file, err instanceof Error ? err.message : String(err));
+    }
+    await this.write(result.config);
+  }
+
+  private async write(config: ProviderConfig): Promise<void> {
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.file, serializeConfig(config));
+  }
+}
+
+/** Saving was refused because the current file does not validate; it is left as it is. */
+export class ConfigNotReplacedError extends Error {
+  override readonly name = 'ConfigNotReplacedError';
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file} was not replaced: it does not validate, and replacing it could lose hand edits. Fix or move it first.\n${problem}`);
+  }
+}

@@ -1,0 +1,1 @@
+import { rmSync } from 'node:fs'; rmSync(new URL('../dist/', import.meta.url), { recursive: true, force: true });

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Tear down what test/env/up.sh set up (see README.md). Idempotent; keeps caches and keys.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+
+((EUID == 0)) || die "test/env/down.sh must run as root"
+
+if [[ -d "$STATE" ]]; then
+  exec 9>"$STATE/.lock"
+  flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
+fi
+
+# Read a pid marker written by up.sh; prints the pid if that process still runs as $2.
+marker_pid() {
+  local pid
+  pid="$(cat "$RUN_DIR/$1" 2>/dev/null || true)"
+  if pid_alive "$pid" && [[ "$(pid_comm "$pid")" == "$2" ]]; then echo "$pid"; fi
+}
+
+names_with_prefix() { grep "^$PREFIX" || true; }
+
+# ---------------------------------------------------------------------------
+# 1. libvirt objects named egtest-*
+# ---------------------------------------------------------------------------
+if command -v virsh >/dev/null 2>&1 && libvirt_up; then
+  while read -r d; do
+    [[ -n "$d" ]] || continue
+    log "removing domain $d"
+    virsh_ destroy "$d" >/dev/null 2>&1 || true
+    virsh_ undefine "$d" --nvram --managed-save --snapshots-metadata --checkpoints-metadata >/dev/null 2>&1 ||
+      virsh_ undefine "$d" --managed-save --snapshots-metadata >/dev/null 2>&1 ||
+      virsh_ undefine "$d" >/dev/null 2>&1 || true
+    if virsh_ dominfo "$d" >/dev/null 2>&1; then warn "could not remove domain $d"; fi
+  done < <(virsh_ list --all --name 2>/dev/null | names_with_prefix)
+
+  delete_volumes() { # pool [only-prefixed]
+    local v
+    while read -r v; do
+      [[ -n "$v" ]] || continue
+      if [[ "${2:-}" == prefixed && "$v" != "$PREFIX"* ]]; then continue; fi
+      virsh_ vol-delete --pool "$1" "$v" >/dev/null 2>&1 || warn "could not delete volume $v in pool $1"
+    done < <(virsh_ vol-list --pool "$1" --name 2>/dev/null || true)
+  }
+
+  while read -r p; do
+    [[ -n "$p" ]] || continue
+    if [[ "$p" == "$PREFIX"* ]]; then
+      log "removing storage pool $p and its volumes"
+      virsh_ pool-start "$p" >/dev/null 2>&1 || true
+      virsh_ pool-refresh "$p" >/dev/null 2>&1 || true
+      delete_volumes "$p"
+      virsh_ pool-destroy "$p" >/dev/null 2>&1 || true
+      virsh_ pool-undefine "$p" >/dev/null 2>&1 || true
+      if virsh_ pool-info "$p" >/dev/null 2>&1; then warn "could not remove pool $p"; fi
+    else
+      # volumes named egtest-* that tests left in other (active) pools
+      delete_volumes "$p" prefixed
+    fi
+  done < <(virsh_ pool-list --all --name 2>/dev/null || true)
+
+  while read -r n; do
+    [[ -n "$n" ]] || continue
+    log "removing network $n"
+    virsh_ net-destroy "$n" >/dev/null 2>&1 || true
+    virsh_ net-undefine "$n" >/dev/null 2>&1 || true
+    if virsh_ net-info "$n" >/dev/null 2>&1; then warn "could not remove network $n"; fi
+  done < <(virsh_ net-list --all --name 2>/dev/null | names_with_prefix)
+
+  while read -r f; do
+    [[ -n "$f" ]] || continue
+    log "removing nwfilter $f"
+    virsh_ nwfilter-undefine "$f" >/dev/null 2>&1 || warn "could not remove nwfilter $f"
+  done < <(virsh_ nwfilter-list 2>/dev/null | awk '{print $2}' | names_with_prefix)
+else
+  log "libvirtd is not answering on $SOCKET; no libvirt objects to remove"
+fi
+
+# ---------------------------------------------------------------------------
+# 2. sshd
+# ---------------------------------------------------------------------------
+sshd_pid="$(cat "$SSHD_PIDFILE" 2>/dev/null || true)"
+if pid_alive "$sshd_pid" && [[ "$(pid_comm "$sshd_pid")" == sshd ]]; then
+  log "stopping sshd (pid $sshd_pid)"
+  stop_pid "$sshd_pid"
+fi
+rm -f "$SSHD_PIDFILE"
+
+# ---------------------------------------------------------------------------
+# 3. libvirtd / virtlogd (only if up.sh started them)
+# ---------------------------------------------------------------------------
+libvirtd_pid="$(marker_pid started-libvirtd libvirtd)"
+if [[ -n "$libvirtd_pid" ]]; then
+  running="$(virsh_ list --name 2>/dev/null | sed '/^$/d' | tr '\n' ' ' || true)"
+  if [[ -n "$running" ]]; then
+    warn "domains still running ($running); leaving libvirtd, virtlogd and netns $NETNS up"
+  else
+    if [[ -e "$RUN_DIR/created-netns" ]]; then
+      # The namespace is about to go: stop every active network in it (they are only
+      # stopped, not undefined; autostart ones come back with the next up.sh) so that
+      # no dnsmasq is left behind holding the namespace.
+      while read -r n; do
+        [[ -n "$n" ]] || continue
+        log "stopping network $n (it lives in netns $NETNS)"
+        virsh_ net-destroy "$n" >/dev/null 2>&1 || true
+      done < <(virsh_ net-list --name 2>/dev/null || true)
+    fi
+    log "stopping libvirtd (pid $libvirtd_pid)"
+    stop_pid "$libvirtd_pid" 30
+    rm -f "$RUN_DIR/started-libvirtd"
+  fi
+else
+  rm -f "$RUN_DIR/started-libvirtd"
+fi
+
+virtlogd_pid="$(marker_pid started-virtlogd virtlogd)"
+if [[ -n "$virtlogd_pid" ]]; then
+  if [[ -z "$(pids_of libvirtd)" ]]; then
+    log "stopping virtlogd (pid $virtlogd_pid)"
+    stop_pid "$virtlogd_pid"
+    rm -f "$RUN_DIR/started-virtlogd"
+  fi
+else
+  rm -f "$RUN_DIR/started-virtlogd"
+fi
+
+# ---------------------------------------------------------------------------
+# 4. Network namespace (only if up.sh created it)
+# ---------------------------------------------------------------------------
+if [[ -e "$RUN_DIR/created-netns" ]]; then
+  if [[ -e /run/netns/$NETNS ]]; then
+    left="$(ip netns pids "$NETNS" 2>/dev/null | tr '\n' ' ' || true)"
+    if [[ -z "$left" ]]; then
+      log "deleting network namespace $NETNS"
+      ip netns del "$NETNS"
+      rm -f "$RUN_DIR/created-netns"
+    else
+      warn "processes still in netns $NETNS (pids: $left); not deleting it"
+    fi
+  else
+    rm -f "$RUN_DIR/created-netns"
+  fi
+fi
+
+rm -f "$STATE/env.sh" "$STATE/env.json"
+log "down (state kept: $STATE)"

@@ -1,0 +1,75 @@
+# shellcheck shell=bash
+# Shared settings and helpers for up.sh / down.sh. Sourced, not executed.
+
+EGRESS_TEST_STATE="${EGRESS_TEST_STATE:-/var/tmp/egress-desk-test}"
+EGRESS_TEST_STATE="$(realpath -m -- "$EGRESS_TEST_STATE")"
+EGRESS_TEST_SSH_PORT="${EGRESS_TEST_SSH_PORT:-2222}"
+
+NETNS=egress-test
+SOCKET=/run/libvirt/libvirt-sock
+URI=qemu:///system
+NET_NAME=egtest-net
+NET_BRIDGE=egtest-br0
+NET_IP=192.168.150.1
+NET_MASK=255.255.255.0
+NET_DHCP_START=192.168.150.10
+NET_DHCP_END=192.168.150.200
+POOL_NAME=egtest-pool
+PREFIX=egtest-
+
+STATE="$EGRESS_TEST_STATE"
+POOL_DIR="$STATE/pool"
+SSH_DIR="$STATE/ssh"
+RUN_DIR="$STATE/run"      # markers: what up.sh started/created (read by down.sh)
+LOG_DIR="$STATE/logs"
+
+SSHD_CONFIG="$SSH_DIR/sshd_config"
+SSHD_PIDFILE="$SSH_DIR/sshd.pid"
+SSHD_LOG="$SSH_DIR/sshd.log"
+HOST_KEY="$SSH_DIR/ssh_host_ed25519_key"
+WRONG_HOST_KEY="$SSH_DIR/ssh_host_ed25519_key.wrong"
+CLIENT_KEY="$SSH_DIR/id_ed25519"
+CLIENT_KEY_ENC="$SSH_DIR/id_ed25519_encrypted"
+SSH_PASSPHRASE=egress-test-passphrase
+AUTHORIZED_KEYS="$SSH_DIR/authorized_keys"
+KNOWN_HOSTS="$SSH_DIR/known_hosts"
+KNOWN_HOSTS_MISMATCH="$SSH_DIR/known_hosts.mismatch"
+
+log() { printf 'test-env: %s\n' "$*" >&2; }
+warn() { printf 'test-env: WARNING: %s\n' "$*" >&2; }
+die() { printf 'test-env: ERROR: %s\n' "$*" >&2; exit 1; }
+
+virsh_() { timeout 60 virsh -q -c "$URI" "$@"; }
+
+# Network-namespace inode of a pid ("" if the pid is gone).
+pid_netns() { readlink "/proc/$1/ns/net" 2>/dev/null || true; }
+# Network-namespace id of our netns ("" if it does not exist).
+our_netns() {
+  [[ -e /run/netns/$NETNS ]] || return 0
+  ip netns exec "$NETNS" readlink /proc/self/ns/net 2>/dev/null || true
+}
+
+pid_alive() { [[ -n "${1:-}" && -d /proc/$1 ]]; }
+pid_comm() { cat "/proc/$1/comm" 2>/dev/null || true; }
+
+# Pids of processes whose command name is exactly $1 (never used to kill by name:
+# callers check each pid before acting on it).
+pids_of() { pgrep -x -- "$1" 2>/dev/null || true; }
+
+# SIGTERM a pid, wait up to $2 seconds (default 15), then SIGKILL.
+stop_pid() {
+  local pid=$1 wait=${2:-15} i
+  pid_alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < wait * 10; i++)); do
+    pid_alive "$pid" || return 0
+    # a zombie counts as gone
+    [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" == Z ]] && return 0
+    sleep 0.1
+  done
+  warn "pid $pid did not exit after SIGTERM; sending SIGKILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  sleep 0.2
+}
+
+libvirt_up() { timeout 5 virsh -q -c "$URI" version >/dev/null 2>&1; }
