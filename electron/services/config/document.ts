@@ -4,6 +4,7 @@
  * column of every syntax error, which is what a person needs to fix a file.
  */
 import { stat, readFile } from 'node:fs/promises';
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
 import {
@@ -43,6 +44,8 @@ export class ConfigInvalidError extends Error {
 /** Parses YAML or JSON text into plain data. Throws {@link ConfigReadError} with a position. */
 export function parseConfigText(text: string, file: string): unknown {
   if (text.trim() === '') throw new ConfigReadError(file, 'the file is empty');
+  // A .json file is held to JSON's rules (YAML would accept `"kvm": }` as null).
+  if (file.toLowerCase().endsWith('.json')) return parseJson(text, file);
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true, schema: 'core' });
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
@@ -56,6 +59,21 @@ export function parseConfigText(text: string, file: string): unknown {
     return doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
     throw new ConfigReadError(file, err instanceof Error ? err.message : String(err));
+  }
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    // JSON.parse on Node 20 often names no position; jsonc-parser (strict mode) finds it.
+    const errors: ParseError[] = [];
+    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const first = errors[0];
+    if (!first) throw new ConfigReadError(file, err instanceof Error ? err.message : String(err));
+    const before = text.slice(0, first.offset).split('\n');
+    const reason = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+    throw new ConfigReadError(file, `invalid JSON: ${reason}`, { line: before.length, column: before[before.length - 1]!.length + 1 });
   }
 }
 
