@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Test lanes (docs/testing.md). `npm test` runs them through test/run.sh, which first
-// brings up the test environment the libvirt and guest lanes need.
+// brings up the test environment (test/env/up.sh) that the libvirt lane needs.
 export default defineConfig({
   test: {
     projects: [
@@ -10,6 +10,17 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'libvirt',
+          include: ['test/libvirt/**/*.test.ts'],
+          environment: 'node',
+          // One libvirtd and one sshd are shared: files run one after another.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
     ],
