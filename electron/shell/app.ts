@@ -1,0 +1,57 @@
+/**
+ * The Electron shell: one window, the menu, the IPC handler, the app lifecycle. Everything
+ * it serves comes from the Electron-free services through the router.
+ */
+import { BrowserWindow, Menu, app, ipcMain, session, shell } from 'electron';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { INVOKE_CHANNEL } from '../../shared/ipc.js';
+import { createHandlers } from '../ipc/handlers.js';
+import { createRouter } from '../ipc/router.js';
+import { ConfigService } from '../services/config/config-service.js';
+import { ConfigStore } from '../services/config/config-store.js';
+import { configPath, dataDir } from '../services/config/paths.js';
+import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
+
+const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
+const preloadScript = fileURLToPath(new URL('../../preload/preload.cjs', import.meta.url));
+
+export function startShell(): void {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  const dir = dataDir();
+  // The app and the CLI share one data directory.
+  app.setPath('userData', dir);
+  const router = createRouter(
+    createHandlers({
+      config: new ConfigService(new ConfigStore(configPath(dir))),
+      info: { name: 'Egress Desk', version: app.getVersion(), frontEnd: 'electron', dataDir: dir },
+    }),
+  );
+  const appUrl = pathToFileURL(rendererIndex).href;
+  let window: BrowserWindow | undefined;
+
+  ipcMain.handle(INVOKE_CHANNEL, (event, channel: unknown, input: unknown) => {
+    // Only our own window's main frame may call the backend.
+    if (!window || event.sender !== window.webContents || event.senderFrame !== window.webContents.mainFrame) {
+      return { ok: false, error: { name: 'AccessDenied', message: 'calls are accepted only from the app window' } };
+    }
+    return router.invoke(channel, input);
+  });
+
+  app.on('second-instance', () => {
+    if (window?.isMinimized()) window.restore();
+    window?.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  app.on('web-contents-created', (_e, contents) => lockNavigation(contents, appUrl, (url) => void shell.openExternal(url)));
+
+  void app.whenReady().then(async () => {
+    hardenSession(session.defaultSession);
+    Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }, { role: 'help', submenu: [{ label: 'Open Data Folder', click: () => void shell.openPath(dir) }] }]));
+    window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
+    window.once('ready-to-show', () => window?.show());
+    await window.loadFile(rendererIndex);
+  });
+}
