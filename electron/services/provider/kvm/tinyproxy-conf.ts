@@ -1,0 +1,63 @@
+/**
+ * tinyproxy's configuration for a proxy. Every value that reaches the file is checked
+ * against a strict pattern first: tinyproxy's format has no escaping, so a space, quote
+ * or newline in a user-supplied value could add directives. Rejecting beats escaping here.
+ */
+import { z } from 'zod';
+
+/** An IPv4 or IPv6 address or CIDR block, as tinyproxy's `Allow` takes it. */
+export function isCidr(value: string): boolean {
+  const [addr, prefix, ...rest] = value.split('/');
+  if (rest.length > 0 || addr === undefined) return false;
+  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(addr);
+  const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(addr) && addr.includes(':') && addr.split('::').length <= 2 && addr.split(':').length <= 8;
+  if (!v4 && !v6) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (v4 ? 32 : 128);
+}
+
+/** BasicAuth user names and passwords: a safe alphabet, since tinyproxy splits its lines on whitespace. */
+export const CREDENTIAL = /^[A-Za-z0-9._~-]{1,128}$/;
+
+export const ProxyCredentialsSchema = z.object({
+  username: z.string().regex(CREDENTIAL, 'must be 1-128 characters of letters, digits, ".", "_", "~" and "-"'),
+  password: z.string().regex(CREDENTIAL, 'must be 1-128 characters of letters, digits, ".", "_", "~" and "-"'),
+});
+export type ProxyCredentials = z.infer<typeof ProxyCredentialsSchema>;
+
+export const TinyproxySpecSchema = z.object({
+  port: z.int().min(1).max(65535),
+  /** Clients allowed to use the proxy; never empty: a proxy is never open to the world by default. */
+  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1, 'at least one allowed client address or block is required'),
+  credentials: ProxyCredentialsSchema.optional(),
+  /** The name in the Via header; a fixed name keeps the guest's hostname out of requests. */
+  viaProxyName: z.string().regex(/^[A-Za-z0-9._-]{1,63}$/).default('egress-proxy'),
+});
+export type TinyproxySpec = z.input<typeof TinyproxySpecSchema>;
+
+export function buildTinyproxyConf(input: TinyproxySpec): string {
+  const spec = TinyproxySpecSchema.parse(input);
+  const lines = [
+    '# Written by Egress Desk through cloud-init; changes are lost on the next launch.',
+    'User tinyproxy',
+    'Group tinyproxy',
+    `Port ${spec.port}`,
+    'Timeout 600',
+    'DefaultErrorFile "/usr/share/tinyproxy/default.html"',
+    'StatFile "/usr/share/tinyproxy/stats.html"',
+    'Syslog On',
+    'LogLevel Notice',
+    'MaxClients 200',
+    // No X-Tinyproxy header (it would carry the client's address upstream); a neutral Via name.
+    'XTinyproxy No',
+    `ViaProxyName "${spec.viaProxyName}"`,
+    ...spec.allow.map((cidr) => `Allow ${cidr}`),
+    ...(spec.credentials ? [`BasicAuth ${spec.credentials.username} ${spec.credentials.password}`] : []),
+    // CONNECT only to the TLS ports, so the proxy cannot tunnel arbitrary protocols.
+    'ConnectPort 443',
+    'ConnectPort 563',
+    '',
+  ];
+  return lines.join('\n');
+}
