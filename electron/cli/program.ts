@@ -4,10 +4,12 @@
  * failure becomes one clear message and an exit code (docs/cli.md).
  */
 import { Command, CommanderError } from 'commander';
+import { z } from 'zod';
 import { formatIssue } from '../../shared/config.js';
 import { ConfigNotReplacedError } from '../services/config/config-store.js';
 import { ConfigInvalidError, ConfigReadError } from '../services/config/document.js';
 import { registerConfigCommands } from './commands/config.js';
+import { registerProxyCommands } from './commands/proxies.js';
 import { type CliContext, createContext } from './context.js';
 import { CliError, type CliIo, EXIT, type GlobalOptions } from './io.js';
 import { VERSION } from './version.js';
@@ -37,6 +39,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       },
   };
   registerConfigCommands(program, kit);
+  registerProxyCommands(program, kit);
 
   // Every command writes through `io` and reports errors to runCli instead of exiting.
   const configure = (cmd: Command): void => {
@@ -59,6 +62,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
+const BUILTIN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'EvalError', 'URIError', 'AggregateError']);
+
 function reportError(err: unknown, io: CliIo, verbose: boolean): number {
   if (err instanceof CommanderError) {
     // Help and version exit 0; anything else is a usage error commander has already printed.
@@ -80,8 +85,14 @@ function reportError(err: unknown, io: CliIo, verbose: boolean): number {
     io.stderr(`egress-desk: ${err.message}\n`);
     return EXIT.failed;
   }
+  if (err instanceof z.ZodError) {
+    io.stderr(`egress-desk: invalid input:\n${err.issues.map((i) => `  ${i.path.join('.') || 'input'}: ${i.message}\n`).join('')}`);
+    return EXIT.failed;
+  }
   const message = err instanceof Error ? err.message : String(err);
   io.stderr(`egress-desk: ${message}\n`);
+  // Our own typed errors carry a full explanation; JavaScript's built-in ones mean a bug here.
+  if (err instanceof Error && !BUILTIN_ERRORS.has(err.name)) return EXIT.failed;
   if (verbose && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
   else io.stderr('(run with --verbose for details)\n');
   return EXIT.failed;

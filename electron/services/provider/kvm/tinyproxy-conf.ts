@@ -4,27 +4,12 @@
  * or newline in a user-supplied value could add directives. Rejecting beats escaping here.
  */
 import { z } from 'zod';
+import { isCidr } from '../../../../shared/net.js';
+import { ProxyCredentialsSchema } from '../../../../shared/proxy.js';
 
-/** An IPv4 or IPv6 address or CIDR block, as tinyproxy's `Allow` takes it. */
-export function isCidr(value: string): boolean {
-  const [addr, prefix, ...rest] = value.split('/');
-  if (rest.length > 0 || addr === undefined) return false;
-  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(addr);
-  const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(addr) && addr.includes(':') && addr.split('::').length <= 2 && addr.split(':').length <= 8;
-  if (!v4 && !v6) return false;
-  if (prefix === undefined) return true;
-  if (!/^\d{1,3}$/.test(prefix)) return false;
-  return Number(prefix) <= (v4 ? 32 : 128);
-}
+export { isCidr } from '../../../../shared/net.js';
 
-/** BasicAuth user names and passwords: a safe alphabet, since tinyproxy splits its lines on whitespace. */
-export const CREDENTIAL = /^[A-Za-z0-9._~-]{1,128}$/;
-
-export const ProxyCredentialsSchema = z.object({
-  username: z.string().regex(CREDENTIAL, 'must be 1-128 characters of letters, digits, ".", "_", "~" and "-"'),
-  password: z.string().regex(CREDENTIAL, 'must be 1-128 characters of letters, digits, ".", "_", "~" and "-"'),
-});
-export type ProxyCredentials = z.infer<typeof ProxyCredentialsSchema>;
+export { type ProxyCredentials, ProxyCredentialsSchema } from '../../../../shared/proxy.js';
 
 export const TinyproxySpecSchema = z.object({
   port: z.int().min(1).max(65535),

@@ -1,0 +1,9 @@
+/** `egress-desk proxies …`. */
+import type { Command } from 'commander';
+import type { CommandKit } from '../program.js';
+import { registerRenderCommand } from './proxies-render.js';
+
+export function registerProxyCommands(program: Command, kit: CommandKit): void {
+  const proxies = program.command('proxies').description('launch, list, inspect and delete egress proxies');
+  registerRenderCommand(proxies, kit);
+}

@@ -1,0 +1,168 @@
+/**
+ * Everything a launch sends to libvirt, computed by pure functions before anything is
+ * created: the preview (`egress-desk proxies render`) and the launch use the same call.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
+import { DEFAULT_ALLOW } from '../../../../shared/net.js';
+import type { ProxyCredentials, ProxySpec } from '../../../../shared/proxy.js';
+import { buildMetaData, buildUserData, buildVendorData } from './cloud-config.js';
+import { type CpuMode, buildDomainXml } from './domain-xml.js';
+import { type InstanceMetadata, METADATA_FORMAT_VERSION, InstanceMetadataSchema } from './metadata.js';
+import { baseVolumeName, checkProxyName, instanceId, instanceMac, instanceUuid, instanceVolumes } from './names.js';
+import { buildNoCloudSeed } from './seed-iso.js';
+import { GIB, buildOverlayVolumeXml, buildSeedVolumeXml } from './volume-xml.js';
+
+/** A spec names something the config does not have, or nothing where the config has no default. */
+export class SpecError extends Error {
+  override readonly name = 'SpecError';
+}
+
+/** A spec with every choice made: what the builders take. */
+export interface ResolvedSpec {
+  name: string;
+  host: ResolvedKVMHost;
+  machineTypeName: string;
+  machineType: { vcpus: number; memoryMiB: number; diskGiB: number };
+  imageName: string;
+  image: { url: string; sha256: string; format: 'qcow2' | 'raw' };
+  port: number;
+  allow: string[];
+  /** Absent when authentication is turned off. */
+  credentials?: ProxyCredentials;
+  vendorData: string;
+}
+
+/**
+ * Fills a spec from the config: machine type and image from `defaults`, port from
+ * `proxy.port`, allow list from {@link DEFAULT_ALLOW}, generated credentials. The host
+ * is chosen by the caller (placement needs live host data).
+ */
+export function resolveSpec(spec: ProxySpec, config: ResolvedKVMConfig, host: ResolvedKVMHost, generate: () => ProxyCredentials = generateCredentials): ResolvedSpec {
+  checkProxyName(spec.name);
+  const machineTypeName = spec.machineType ?? config.defaults.machineType;
+  if (!machineTypeName) throw new SpecError('no machine type given and the config names no default (kvm.defaults.machineType)');
+  const machineType = config.machineTypes[machineTypeName];
+  if (!machineType) throw new SpecError(`no machine type named ${JSON.stringify(machineTypeName)} (known: ${Object.keys(config.machineTypes).join(', ')})`);
+  const imageName = spec.image ?? config.defaults.image;
+  const known = Object.keys(config.images);
+  if (!imageName) {
+    throw new SpecError(known.length ? 'no image given and the config names no default (kvm.defaults.image)' : 'no image given and the config has none: add one under kvm.images');
+  }
+  const image = config.images[imageName];
+  if (!image) throw new SpecError(`no image named ${JSON.stringify(imageName)} (known: ${known.join(', ') || 'none'})`);
+  const resolved: ResolvedSpec = {
+    name: spec.name,
+    host,
+    machineTypeName,
+    machineType,
+    imageName,
+    image,
+    port: spec.port ?? config.proxy.port,
+    allow: spec.allow ?? [...DEFAULT_ALLOW],
+    vendorData: config.vendorData,
+  };
+  if (spec.auth !== false) resolved.credentials = spec.credentials ?? generate();
+  return resolved;
+}
+
+/** BasicAuth credentials from the OS's CSPRNG: a readable user, a 24-character password. */
+export function generateCredentials(): ProxyCredentials {
+  return { username: 'egress', password: randomBytes(18).toString('base64url') };
+}
+
+/**
+ * The spec's digest, recorded in the metadata: equal digests mean "the same proxy".
+ * Credentials are left out (a secret must not be derivable from metadata); whether
+ * authentication is on is in.
+ */
+export function specHash(spec: ResolvedSpec): string {
+  const canonical = JSON.stringify({
+    name: spec.name,
+    host: spec.host.name,
+    machineType: { name: spec.machineTypeName, ...spec.machineType },
+    image: { name: spec.imageName, sha256: spec.image.sha256, format: spec.image.format },
+    port: spec.port,
+    allow: [...spec.allow].sort(),
+    auth: spec.credentials !== undefined,
+    vendorData: createHash('sha256').update(spec.vendorData).digest('hex'),
+  });
+  return `sha256:${createHash('sha256').update(canonical).digest('hex')}`;
+}
+
+export interface RenderOptions {
+  /** kvm or qemu (TCG): the host's choice, made by the caller from its capabilities. */
+  domainType: 'kvm' | 'qemu';
+  cpuMode?: CpuMode;
+  /** The base volume's path on the host (looked up at launch; a predicted one for previews). */
+  basePath: string;
+  createdAt: Date;
+  owner?: InstanceMetadata['owner'];
+}
+
+/** Everything one proxy is made of. */
+export interface RenderedProxy {
+  id: string;
+  volumes: { root: string; seed: string; base: string };
+  metadata: InstanceMetadata;
+  domainXml: string;
+  overlayVolumeXml: string;
+  seedVolumeXml: string;
+  seedIso: Buffer;
+  userData: string;
+  metaData: string;
+  vendorData: string;
+}
+
+export function renderProxy(spec: ResolvedSpec, options: RenderOptions): RenderedProxy {
+  const id = instanceId(spec.name);
+  const volumes = { ...instanceVolumes(id), base: baseVolumeName(spec.image.sha256, spec.image.format) };
+  const metadata = InstanceMetadataSchema.parse({
+    formatVersion: METADATA_FORMAT_VERSION,
+    name: spec.name,
+    owner: options.owner ?? 'egress-desk',
+    host: spec.host.name,
+    machineType: spec.machineTypeName,
+    image: { name: spec.imageName, sha256: spec.image.sha256 },
+    port: spec.port,
+    createdAt: options.createdAt.toISOString(),
+    specHash: specHash(spec),
+  });
+  const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
+  const userData = buildUserData({ hostname: spec.name, proxy });
+  const metaData = buildMetaData(id, spec.name);
+  const vendorData = buildVendorData(spec.vendorData);
+  const seedIso = buildNoCloudSeed({ userData, metaData, vendorData });
+  const domainXml = buildDomainXml({
+    name: id,
+    uuid: instanceUuid(id),
+    title: `egress proxy ${spec.name}`,
+    vcpus: spec.machineType.vcpus,
+    memoryMiB: spec.machineType.memoryMiB,
+    domainType: options.domainType,
+    ...(options.cpuMode ? { cpuMode: options.cpuMode } : {}),
+    pool: spec.host.pool,
+    rootVolume: volumes.root,
+    seedVolume: volumes.seed,
+    nic: spec.host.bridge ? { bridge: spec.host.bridge } : { network: spec.host.network ?? 'default' },
+    mac: instanceMac(id),
+    metadata,
+  });
+  return {
+    id,
+    volumes,
+    metadata,
+    domainXml,
+    overlayVolumeXml: buildOverlayVolumeXml({
+      name: volumes.root,
+      capacityBytes: spec.machineType.diskGiB * GIB,
+      backingPath: options.basePath,
+      backingFormat: spec.image.format,
+    }),
+    seedVolumeXml: buildSeedVolumeXml(volumes.seed, seedIso.length),
+    seedIso,
+    userData,
+    metaData,
+    vendorData,
+  };
+}

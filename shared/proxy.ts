@@ -1,0 +1,32 @@
+/**
+ * A launch request: what a person (app, CLI) or the operator asks for. Everything not
+ * given comes from the config (defaults) or from placement.
+ */
+import { z } from 'zod';
+import { DNS_LABEL } from './config.js';
+import { isCidr } from './net.js';
+
+const CREDENTIAL = /^[A-Za-z0-9._~-]{1,128}$/;
+const CREDENTIAL_MESSAGE = 'must be 1-128 characters of letters, digits, ".", "_", "~" and "-"';
+
+export const ProxyCredentialsSchema = z.strictObject({
+  username: z.string().regex(CREDENTIAL, CREDENTIAL_MESSAGE),
+  password: z.string().regex(CREDENTIAL, CREDENTIAL_MESSAGE),
+});
+export type ProxyCredentials = z.infer<typeof ProxyCredentialsSchema>;
+
+export const ProxySpecSchema = z.strictObject({
+  name: z.string().regex(DNS_LABEL, 'must be a lowercase DNS label (a-z, 0-9 and "-", at most 63 characters)'),
+  /** A host name from the config; absent = placement picks one. */
+  host: z.string().min(1).optional(),
+  machineType: z.string().min(1).optional(),
+  image: z.string().min(1).optional(),
+  port: z.int().min(1).max(65535).optional(),
+  /** Clients allowed to use the proxy (addresses or CIDR blocks); absent = loopback and private ranges. */
+  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1).max(64).optional(),
+  /** BasicAuth credentials; absent = generated. */
+  credentials: ProxyCredentialsSchema.optional(),
+  /** false turns BasicAuth off (the allow list is then the only protection). */
+  auth: z.boolean().optional(),
+});
+export type ProxySpec = z.infer<typeof ProxySpecSchema>;
