@@ -9,7 +9,7 @@ source "$HERE/lib.sh"
 ((EUID == 0)) || die "test/env/down.sh must run as root"
 
 if [[ -d "$STATE" ]]; then
-  exec 9>"$STATE/.lock"
+  exec 9>>"$STATE/.lock"
   flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
 fi
 
@@ -42,7 +42,7 @@ if command -v virsh >/dev/null 2>&1 && libvirt_up; then
       [[ -n "$v" ]] || continue
       if [[ "${2:-}" == prefixed && "$v" != "$PREFIX"* ]]; then continue; fi
       virsh_ vol-delete --pool "$1" "$v" >/dev/null 2>&1 || warn "could not delete volume $v in pool $1"
-    done < <(virsh_ vol-list --pool "$1" --name 2>/dev/null || true)
+    done < <(virsh_ vol-list --pool "$1" 2>/dev/null | awk '{print $1}' || true)
   }
 
   while read -r p; do

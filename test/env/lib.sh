@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the settings are used by up.sh / down.sh
 # Shared settings and helpers for up.sh / down.sh. Sourced, not executed.
 
 EGRESS_TEST_STATE="${EGRESS_TEST_STATE:-/var/tmp/egress-desk-test}"
@@ -49,12 +49,31 @@ our_netns() {
   ip netns exec "$NETNS" readlink /proc/self/ns/net 2>/dev/null || true
 }
 
-pid_alive() { [[ -n "${1:-}" && -d /proc/$1 ]]; }
+# Process state letter (R, S, D, Z, ...) or "" if the pid is gone.
+pid_state() {
+  local st
+  st="$(cat "/proc/$1/stat" 2>/dev/null)" || return 0
+  st="${st##*) }"
+  printf '%s' "${st%% *}"
+}
+# PID 1 on these machines does not reap orphans, so daemons that exit stay zombies
+# for ever: a zombie counts as dead everywhere below.
+pid_alive() {
+  [[ "${1:-}" =~ ^[0-9]+$ ]] || return 1
+  local st
+  st="$(pid_state "$1")"
+  [[ -n "$st" && "$st" != Z && "$st" != X ]]
+}
 pid_comm() { cat "/proc/$1/comm" 2>/dev/null || true; }
 
-# Pids of processes whose command name is exactly $1 (never used to kill by name:
-# callers check each pid before acting on it).
-pids_of() { pgrep -x -- "$1" 2>/dev/null || true; }
+# Live pids of processes whose command name is exactly $1 (never used to kill by
+# name: callers check each pid before acting on it).
+pids_of() {
+  local p
+  for p in $(pgrep -x -- "$1" 2>/dev/null || true); do
+    if pid_alive "$p"; then echo "$p"; fi
+  done
+}
 
 # SIGTERM a pid, wait up to $2 seconds (default 15), then SIGKILL.
 stop_pid() {
@@ -63,8 +82,6 @@ stop_pid() {
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < wait * 10; i++)); do
     pid_alive "$pid" || return 0
-    # a zombie counts as gone
-    [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" == Z ]] && return 0
     sleep 0.1
   done
   warn "pid $pid did not exit after SIGTERM; sending SIGKILL"

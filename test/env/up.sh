@@ -15,8 +15,9 @@ PACKAGES=(
   e2fsprogs fdisk extlinux syslinux-common python3-libvirt curl iproute2 chromium
 )
 
-[[ "$EGRESS_TEST_SSH_PORT" =~ ^[0-9]+$ ]] && ((EGRESS_TEST_SSH_PORT > 0 && EGRESS_TEST_SSH_PORT < 65536)) ||
+if ! [[ "$EGRESS_TEST_SSH_PORT" =~ ^[0-9]+$ ]] || ((EGRESS_TEST_SSH_PORT < 1 || EGRESS_TEST_SSH_PORT > 65535)); then
   die "EGRESS_TEST_SSH_PORT must be a TCP port number (got '$EGRESS_TEST_SSH_PORT')"
+fi
 
 # ---------------------------------------------------------------------------
 # 1. Debian packages
@@ -79,10 +80,9 @@ for p in "${PACKAGES[@]}"; do
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" == installed ]] || missing+=("$p")
 done
 
-mkdir -p "$STATE"
 if ((${#missing[@]})); then
   ((EUID == 0)) || die "missing Debian packages: ${missing[*]}. Run test/env/up.sh as root (it installs them with apt-get)."
-  mkdir -p "$LOG_DIR"
+  mkdir -p "$STATE" "$LOG_DIR"
   log "installing ${#missing[@]} Debian package(s): ${missing[*]} (log: $LOG_DIR/apt.log)"
   forbid_service_starts
   before="$(daemon_pids)"
@@ -103,13 +103,16 @@ fi
 
 ((EUID == 0)) || die "test/env/up.sh must run as root (network namespace, libvirtd, sshd)"
 
-# Serialise concurrent up.sh/down.sh runs.
-exec 9>"$STATE/.lock"
+mkdir -p "$STATE"
+# Serialise concurrent up.sh/down.sh runs. Every daemon below is started with `9>&-`:
+# a daemon that inherited fd 9 would hold the lock for as long as it lives.
+exec 9>>"$STATE/.lock"
 flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
 
 chmod 755 "$STATE"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
-mkdir -p -m 700 "$SSH_DIR"
+mkdir -p "$SSH_DIR"
+chmod 700 "$SSH_DIR"
 
 # ---------------------------------------------------------------------------
 # 2. Network namespace
@@ -132,14 +135,15 @@ if ! { pid_alive "$dbus_pid" && [[ "$(pid_comm "$dbus_pid")" == dbus-daemon ]]; 
   log "starting dbus"
   mkdir -p /run/dbus
   rm -f /run/dbus/pid
-  dbus-daemon --system --fork
+  dbus-daemon --system --fork 9>&-
 fi
 
 if [[ -z "$(pids_of virtlogd)" ]]; then
   log "starting virtlogd"
-  /usr/sbin/virtlogd -d
-  for _ in $(seq 50); do [[ -s /run/virtlogd.pid ]] && break; sleep 0.1; done
-  cat /run/virtlogd.pid >"$RUN_DIR/started-virtlogd" 2>/dev/null || pids_of virtlogd | head -n1 >"$RUN_DIR/started-virtlogd"
+  /usr/sbin/virtlogd -d 9>&-
+  pid="$(pids_of virtlogd | head -n1)"
+  [[ -n "$pid" ]] || die "virtlogd did not start"
+  echo "$pid" >"$RUN_DIR/started-virtlogd"
 fi
 
 # A libvirtd outside our namespace would create bridges on the host network: stop it.
@@ -160,16 +164,20 @@ host_bridges="$(ip -br link show type bridge 2>/dev/null | awk '$1 ~ /^(virbr|eg
 
 if [[ -z "$(pids_of libvirtd)" ]]; then
   log "starting libvirtd in netns $NETNS"
-  ip netns exec "$NETNS" env LIBVIRT_LOG_OUTPUTS="3:file:$LOG_DIR/libvirtd.log" /usr/sbin/libvirtd -d
-  for _ in $(seq 50); do [[ -s /run/libvirtd.pid ]] && break; sleep 0.1; done
-  cat /run/libvirtd.pid >"$RUN_DIR/started-libvirtd" 2>/dev/null || pids_of libvirtd | head -n1 >"$RUN_DIR/started-libvirtd"
+  ip netns exec "$NETNS" env LIBVIRT_LOG_OUTPUTS="3:file:$LOG_DIR/libvirtd.log" /usr/sbin/libvirtd -d 9>&-
+  pid="$(pids_of libvirtd | head -n1)"
+  [[ -n "$pid" ]] || die "libvirtd did not start (log: $LOG_DIR/libvirtd.log)"
+  echo "$pid" >"$RUN_DIR/started-libvirtd"
 fi
 
 # libvirtd answers RPCs only once its drivers are initialised. Normally that takes
-# ~1 s, but the very first start probes QEMU's capabilities (about a minute here, cached
+# ~1 s, but the very first start probes QEMU's capabilities (10-60 s here, cached
 # afterwards in /var/cache/libvirt/qemu/capabilities), so allow for that once.
 LIBVIRT_WAIT=20
-compgen -G '/var/cache/libvirt/qemu/capabilities/*.xml' >/dev/null || LIBVIRT_WAIT=180
+if ! compgen -G '/var/cache/libvirt/qemu/capabilities/*.xml' >/dev/null; then
+  LIBVIRT_WAIT=180
+  log "waiting for libvirtd: first start, it probes QEMU capabilities (10-60 s)"
+fi
 deadline=$((SECONDS + LIBVIRT_WAIT))
 ok=0
 while ((SECONDS < deadline)); do
@@ -203,8 +211,9 @@ EOF
   virsh_ net-define "$RUN_DIR/$NET_NAME.xml" >/dev/null
 fi
 net_xml="$(virsh_ net-dumpxml "$NET_NAME")"
-grep -q "<bridge name='$NET_BRIDGE'" <<<"$net_xml" && grep -q "address='$NET_IP'" <<<"$net_xml" ||
+if ! grep -q "<bridge name='$NET_BRIDGE'" <<<"$net_xml" || ! grep -q "address='$NET_IP'" <<<"$net_xml"; then
   die "network $NET_NAME exists with a different bridge/address; run test/env/down.sh first"
+fi
 if [[ "$(virsh_ net-info "$NET_NAME" | awk '$1 == "Active:" {print $2}')" != yes ]]; then
   log "starting network $NET_NAME"
   virsh_ net-start "$NET_NAME" >/dev/null
@@ -237,10 +246,15 @@ newkey "$CLIENT_KEY" egress-test-client
 newkey "$CLIENT_KEY_ENC" egress-test-client-encrypted "$SSH_PASSPHRASE"
 
 # Write $1 from stdin only if its content changes; returns 0 when it changed.
+# (No temp file when nothing changes, so a second run leaves even directory mtimes alone.)
 write_if_changed() {
-  local tmp="$1.tmp.$$"
-  cat >"$tmp"
-  if [[ -f "$1" ]] && cmp -s "$tmp" "$1"; then rm -f "$tmp"; return 1; fi
+  local new old tmp="$1.tmp.$$"
+  new="$(cat; echo .)"
+  if [[ -f "$1" ]]; then
+    old="$(cat "$1"; echo .)"
+    [[ "$old" != "$new" ]] || return 1
+  fi
+  printf '%s' "${new%.}" >"$tmp"
   chmod "${2:-644}" "$tmp"
   mv -f "$tmp" "$1"
 }
@@ -251,8 +265,7 @@ echo "$hostspec $(cut -d' ' -f1,2 "$HOST_KEY.pub")" | write_if_changed "$KNOWN_H
 echo "$hostspec $(cut -d' ' -f1,2 "$WRONG_HOST_KEY.pub")" | write_if_changed "$KNOWN_HOSTS_MISMATCH" || true
 HOST_KEY_SHA256="$(ssh-keygen -lf "$HOST_KEY.pub" | awk '{print $2}')"
 
-sshd_config_changed=0
-write_if_changed "$SSHD_CONFIG" <<EOF && sshd_config_changed=1 || true
+SSHD_CONFIG_TEXT="$(cat <<EOF
 # Throwaway sshd for the Egress Desk tests (generated by test/env/up.sh).
 Port $EGRESS_TEST_SSH_PORT
 ListenAddress 127.0.0.1
@@ -267,9 +280,10 @@ UsePAM no
 # the state dir lives under /var/tmp (mode 1777), which StrictModes rejects
 StrictModes no
 AllowStreamLocalForwarding yes
-# TCP forwarding only to loopback: nothing may reach the host's network through it
+# Unix-socket forwarding (ssh2 openssh_forwardOutStreamLocal) needs local forwarding on:
+# both "AllowTcpForwarding no" and a PermitOpen list (which cannot name socket paths)
+# deny it as well. Tests must forward TCP only to 127.0.0.1 (network rule, README.md).
 AllowTcpForwarding local
-PermitOpen 127.0.0.1:* localhost:*
 GatewayPorts no
 PermitTunnel no
 X11Forwarding no
@@ -279,6 +293,16 @@ MaxStartups 200:30:400
 MaxSessions 100
 Subsystem sftp internal-sftp
 EOF
+)"
+sshd_config_changed=0
+if [[ ! -f "$SSHD_CONFIG" || "$(cat "$SSHD_CONFIG")" != "$SSHD_CONFIG_TEXT" ]]; then
+  # validate before replacing (and before stopping a running sshd)
+  mkdir -p /run/sshd
+  printf '%s\n' "$SSHD_CONFIG_TEXT" >"$SSHD_CONFIG.new"
+  /usr/sbin/sshd -t -f "$SSHD_CONFIG.new" || die "sshd rejects the generated config ($SSHD_CONFIG.new)"
+  mv -f "$SSHD_CONFIG.new" "$SSHD_CONFIG"
+  sshd_config_changed=1
+fi
 
 sshd_pid="$(cat "$SSHD_PIDFILE" 2>/dev/null || true)"
 sshd_running=0
@@ -296,8 +320,7 @@ if ((!sshd_running)); then
   mkdir -p /run/sshd
   chmod 755 /run/sshd
   rm -f "$SSHD_PIDFILE"
-  /usr/sbin/sshd -t -f "$SSHD_CONFIG" || die "sshd rejects $SSHD_CONFIG"
-  /usr/sbin/sshd -f "$SSHD_CONFIG" -E "$SSHD_LOG"
+  /usr/sbin/sshd -f "$SSHD_CONFIG" -E "$SSHD_LOG" 9>&-
   for _ in $(seq 50); do [[ -s "$SSHD_PIDFILE" ]] && break; sleep 0.1; done
   [[ -s "$SSHD_PIDFILE" ]] || die "sshd did not start (log: $SSHD_LOG)"
 fi
@@ -305,16 +328,18 @@ fi
 # ---------------------------------------------------------------------------
 # 6. Verify
 # ---------------------------------------------------------------------------
+CHECK_ERR="$(mktemp /tmp/egress-test-ssh-check.XXXXXX)"
+trap 'restore_policy; rm -f "$CHECK_ERR"' EXIT
 SSH_BASE=(ssh -F /dev/null -p "$EGRESS_TEST_SSH_PORT" -o ConnectTimeout=5 -o IdentitiesOnly=yes
   -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o PreferredAuthentications=publickey)
 
 ok=0
 for _ in $(seq 20); do
   if "${SSH_BASE[@]}" -o BatchMode=yes -i "$CLIENT_KEY" -o UserKnownHostsFile="$KNOWN_HOSTS" \
-    root@127.0.0.1 true </dev/null 2>"$RUN_DIR/ssh-check.err"; then ok=1; break; fi
+    root@127.0.0.1 true </dev/null 2>"$CHECK_ERR"; then ok=1; break; fi
   sleep 0.25
 done
-((ok)) || { cat "$RUN_DIR/ssh-check.err" >&2; die "ssh to root@127.0.0.1:$EGRESS_TEST_SSH_PORT with $CLIENT_KEY failed (sshd log: $SSHD_LOG)"; }
+((ok)) || { cat "$CHECK_ERR" >&2; die "ssh to root@127.0.0.1:$EGRESS_TEST_SSH_PORT with $CLIENT_KEY failed (sshd log: $SSHD_LOG)"; }
 
 if "${SSH_BASE[@]}" -o BatchMode=yes -i "$CLIENT_KEY" -o UserKnownHostsFile="$KNOWN_HOSTS_MISMATCH" \
   root@127.0.0.1 true </dev/null 2>/dev/null; then
@@ -325,11 +350,26 @@ askpass="$RUN_DIR/askpass.sh"
 printf '#!/bin/sh\necho %s\n' "$SSH_PASSPHRASE" | write_if_changed "$askpass" 700 || true
 SSH_ASKPASS="$askpass" SSH_ASKPASS_REQUIRE=force DISPLAY=none \
   "${SSH_BASE[@]}" -o BatchMode=no -o NumberOfPasswordPrompts=1 -i "$CLIENT_KEY_ENC" \
-  -o UserKnownHostsFile="$KNOWN_HOSTS" root@127.0.0.1 true </dev/null 2>"$RUN_DIR/ssh-check.err" ||
-  { cat "$RUN_DIR/ssh-check.err" >&2; die "ssh with the encrypted key $CLIENT_KEY_ENC failed"; }
+  -o UserKnownHostsFile="$KNOWN_HOSTS" root@127.0.0.1 true </dev/null 2>"$CHECK_ERR" ||
+  { cat "$CHECK_ERR" >&2; die "ssh with the encrypted key $CLIENT_KEY_ENC failed"; }
 if ssh-keygen -y -P '' -f "$CLIENT_KEY_ENC" >/dev/null 2>&1; then
   die "$CLIENT_KEY_ENC is not passphrase-protected"
 fi
+
+# libvirt through the sshd: forward a local unix socket to libvirtd's (what the app's
+# SSH transport does with openssh_forwardOutStreamLocal).
+FWD_SOCK="$(mktemp -u /tmp/egress-test-fwd.XXXXXX)"
+"${SSH_BASE[@]}" -o BatchMode=yes -o ExitOnForwardFailure=yes -i "$CLIENT_KEY" -o UserKnownHostsFile="$KNOWN_HOSTS" \
+  -N -L "$FWD_SOCK:$SOCKET" root@127.0.0.1 </dev/null 2>"$CHECK_ERR" 9>&- &
+fwd_pid=$!
+trap 'restore_policy; kill "$fwd_pid" 2>/dev/null || true; rm -f "$CHECK_ERR" "$FWD_SOCK"' EXIT
+for _ in $(seq 50); do [[ -S "$FWD_SOCK" ]] && break; sleep 0.1; done
+fwd_ok=0
+timeout 10 virsh -q -c "qemu+unix:///system?socket=$FWD_SOCK" version >/dev/null 2>&1 && fwd_ok=1
+kill "$fwd_pid" 2>/dev/null || true
+wait "$fwd_pid" 2>/dev/null || true
+rm -f "$FWD_SOCK"
+((fwd_ok)) || { cat "$CHECK_ERR" >&2; die "libvirtd not reachable through an ssh unix-socket forward (sshd log: $SSHD_LOG)"; }
 
 virsh_ pool-info "$POOL_NAME" >/dev/null || die "virsh pool-info $POOL_NAME failed"
 virsh_ net-info "$NET_NAME" >/dev/null || die "virsh net-info $NET_NAME failed"
