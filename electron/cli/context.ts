@@ -1,6 +1,7 @@
 /** Resolves where a command's config lives, from `--config`, EGRESS_DESK_HOME and the platform. */
 import { resolve } from 'node:path';
 import { configPath, dataDir } from '../services/config/paths.js';
+import { type Logger, createLogger } from '../services/log/logger.js';
 import type { CliIo, GlobalOptions } from './io.js';
 
 export interface CliContext {
@@ -11,21 +12,27 @@ export interface CliContext {
   /** True when the config file was named with `--config` (then it must exist). */
   configExplicit: boolean;
   dataDir: string;
-  /** Prints a diagnostic line on stderr when `--verbose` is set. */
+  /** The log file in the data directory (created on first use); `--verbose` echoes it on stderr. */
+  readonly log: Logger;
+  /** Logs a diagnostic line (shown on stderr with `--verbose`). */
   debug: (message: string) => void;
 }
 
 export function createContext(io: CliIo, options: GlobalOptions): CliContext {
   const dir = dataDir(io.env);
   const explicit = options.config !== undefined;
-  return {
+  let log: Logger | undefined;
+  const context: CliContext = {
     io,
     options,
     dataDir: dir,
     configFile: explicit ? resolve(io.cwd, options.config!) : configPath(dir),
     configExplicit: explicit,
-    debug: (message) => {
-      if (options.verbose) io.stderr(`debug: ${message}\n`);
+    get log() {
+      log ??= createLogger({ dataDir: dir, sync: true, level: options.verbose ? 'debug' : 'info', ...(options.verbose ? { echo: io.stderr } : {}) });
+      return log;
     },
+    debug: (message) => context.log.debug(message),
   };
+  return context;
 }
