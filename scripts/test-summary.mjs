@@ -12,6 +12,8 @@ try {
 }
 const passed = report.numPassedTests ?? 0;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-const suitesFailed = report.numFailedTestSuites ?? 0;
-console.log(`Tests: ${passed} passed, ${report.numFailedTests ?? 0} failed, ${skipped} skipped${suitesFailed ? ` (${suitesFailed} test files failed to run)` : ''}`);
-process.exit(passed === 0 || (report.numFailedTests ?? 0) > 0 || suitesFailed > 0 || !report.success ? 1 : 0);
+// A file that fails to load (syntax error, failing import) has no test results at all.
+const brokenFiles = (report.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+const failed = (report.numFailedTests ?? 0) + brokenFiles;
+console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped${brokenFiles ? ` (${brokenFiles} test files failed to load)` : ''}`);
+process.exit(passed === 0 || failed > 0 || !report.success ? 1 : 0);

@@ -14,7 +14,7 @@ export interface CliContext {
   dataDir: string;
   /** The log file in the data directory (created on first use); `--verbose` echoes it on stderr. */
   readonly log: Logger;
-  /** Logs a diagnostic line (shown on stderr with `--verbose`). */
+  /** With `--verbose`: logs a diagnostic line and shows it on stderr. Without: nothing. */
   debug: (message: string) => void;
 }
 
@@ -32,7 +32,10 @@ export function createContext(io: CliIo, options: GlobalOptions): CliContext {
       log ??= createLogger({ dataDir: dir, sync: true, level: options.verbose ? 'debug' : 'info', ...(options.verbose ? { echo: io.stderr } : {}) });
       return log;
     },
-    debug: (message) => context.log.debug(message),
+    // Diagnostics open the log only with --verbose: a read-only command leaves the disk as it was.
+    debug: (message) => {
+      if (options.verbose) context.log.debug(message);
+    },
   };
   return context;
 }
