@@ -9,6 +9,7 @@ import { formatIssue } from '../../shared/config.js';
 import { ConfigNotReplacedError } from '../services/config/config-store.js';
 import { ConfigInvalidError, ConfigReadError } from '../services/config/document.js';
 import { registerConfigCommands } from './commands/config.js';
+import { registerHostCommands } from './commands/hosts.js';
 import { registerProxyCommands } from './commands/proxies.js';
 import { type CliContext, createContext } from './context.js';
 import { CliError, type CliIo, EXIT, type GlobalOptions } from './io.js';
@@ -39,6 +40,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       },
   };
   registerConfigCommands(program, kit);
+  registerHostCommands(program, kit);
   registerProxyCommands(program, kit);
 
   // Every command writes through `io` and reports errors to runCli instead of exiting.

@@ -1,0 +1,33 @@
+/** Plain-text rendering of host statuses for the terminal. */
+import type { HostStatus } from '../../../shared/hosts.js';
+
+/** Bytes in binary units, one decimal: `23.4 GiB`. */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let value = n;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} B` : `${value.toFixed(1)} ${units[i]}`;
+}
+
+export function formatHostStatus(s: HostStatus): string {
+  const lines = [`${s.name}  ${s.via}  ${s.state}`];
+  if (s.message) lines.push(`  ${s.message}`);
+  if (s.fingerprint) lines.push(`  fingerprint  ${s.fingerprint}`);
+  const info = s.info;
+  if (info) {
+    const row = (label: string, value: string) => lines.push(`  ${label.padEnd(12)} ${value}`);
+    row('hostname', info.hostname);
+    row('libvirt', info.libvirtVersion);
+    row('hypervisor', `${info.hypervisor} ${info.hypervisorVersion}${info.kvm ? ' (KVM available)' : ' (no KVM: guests run under TCG)'}`);
+    row('cpu', `${info.cpus} × ${info.cpuModel}`);
+    row('memory', `${formatBytes(info.memoryBytes)}, ${formatBytes(info.freeMemoryBytes)} free`);
+    row('pools', info.pools.length ? info.pools.map((p) => `${p.name}${p.active ? '' : ' (inactive)'}: ${formatBytes(p.availableBytes)} of ${formatBytes(p.capacityBytes)} available`).join('\n' + ' '.repeat(15)) : 'none');
+    row('networks', info.networks.length ? info.networks.map((n) => `${n.name}${n.active ? '' : ' (inactive)'}`).join(', ') : 'none');
+    row('domains', String(info.domainCount));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,63 @@
+/** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
+import type { Command } from 'commander';
+import type { HostStatus } from '../../../shared/hosts.js';
+import { collectHostInfo } from '../../services/hosts/host-info.js';
+import { HostConnections } from '../../services/hosts/host-connections.js';
+import { SshConnectionPool } from '../../transport/index.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../io.js';
+import { loadKvmConfig } from '../load-config.js';
+import type { CommandKit } from '../program.js';
+import { askSecret } from '../prompt.js';
+import { formatHostStatus } from './hosts-format.js';
+
+/** An SSH pool for one command: passphrases asked at the terminal, if there is one. */
+export function cliSshPool(ctx: CliContext): SshConnectionPool {
+  return new SshConnectionPool({
+    env: ctx.io.env,
+    askPassphrase: (keyPath, request) =>
+      askSecret(`${request.retry ? 'Wrong passphrase. ' : ''}Passphrase for ${keyPath} (${request.endpoint}): `),
+  });
+}
+
+export function registerHostCommands(program: Command, kit: CommandKit): void {
+  const hosts = program.command('hosts').description('the libvirt hosts of the config');
+  hosts
+    .command('status')
+    .description('connect to every host and print its versions, CPU and memory, pools, networks and domain count')
+    .option('--json', 'print an array of host statuses as JSON')
+    .action(
+      kit.action(async (ctx, opts: { json?: boolean }) => {
+        const config = await loadKvmConfig(ctx);
+        const sshPool = cliSshPool(ctx);
+        const connections = new HostConnections({ hosts: config.hosts, sshPool });
+        try {
+          const statuses: HostStatus[] = await Promise.all(
+            config.hosts.map(async (host) => {
+              try {
+                const client = await connections.client(host.name);
+                const info = await collectHostInfo(client);
+                ctx.debug(`${host.name}: connected through ${connections.status(host.name).via}`);
+                return { ...connections.status(host.name), info };
+              } catch (err) {
+                const status = connections.status(host.name);
+                // A failure after connecting (a call that failed) leaves the state "connected": report it.
+                if (status.state === 'connected') return { ...status, state: 'error' as const, message: err instanceof Error ? err.message : String(err) };
+                return status;
+              }
+            }),
+          );
+          if (opts.json) ctx.io.stdout(`${JSON.stringify(statuses, null, 2)}\n`);
+          else ctx.io.stdout(statuses.map(formatHostStatus).join('\n'));
+          const failed = statuses.filter((s) => !s.info);
+          if (failed.length && !opts.json) ctx.io.stderr(`${failed.length} of ${statuses.length} hosts failed\n`);
+          return failed.length ? EXIT.failed : EXIT.ok;
+        } finally {
+          await connections.close();
+          await sshPool.close();
+        }
+      }),
+    );
+}
+
+

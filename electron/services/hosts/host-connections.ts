@@ -1,0 +1,122 @@
+/**
+ * One libvirt connection per configured host, opened on first use and shared by every
+ * caller, with each host's state (connecting, connected, auth-needed, host-key-unknown,
+ * error) reported as it changes. SSH hosts share the transport's one SSH connection per
+ * host, so a host costs one TCP connection however many libvirt streams it carries.
+ */
+import { EventEmitter } from 'node:events';
+import type { ResolvedKVMHost } from '../../../shared/config.js';
+import type { HostState, HostStatus } from '../../../shared/hosts.js';
+import { ConnectionClosedError, ErrorCode, LibvirtClient, LibvirtError } from '../../libvirt/index.js';
+import { DEFAULT_SOCKET_PATH, type Dialer, HostKeyMismatchError, HostKeyUnknownError, SshAuthError, type SshConnectionPool, TransportError, dialerForHost } from '../../transport/index.js';
+
+/** The hypervisor URI for a host: the system daemon's QEMU driver, or the daemon's own choice on another socket (a session daemon). */
+export function uriForHost(host: ResolvedKVMHost): string {
+  return host.socketPath === DEFAULT_SOCKET_PATH || host.socketPath === '/run/libvirt/libvirt-sock' ? 'qemu:///system' : '';
+}
+
+export interface HostConnectionsOptions {
+  hosts: readonly ResolvedKVMHost[];
+  sshPool: SshConnectionPool;
+  /** Overrides the hypervisor URI (tests use libvirt's test driver, `test:///default`). */
+  uri?: (host: ResolvedKVMHost) => string;
+  /** Bound on dialling plus the handshake. Default 30 s. */
+  connectTimeoutMs?: number;
+  /** Builds a host's dialer; the transport's by default. */
+  dialer?: (host: ResolvedKVMHost) => Dialer;
+}
+
+interface Entry {
+  host: ResolvedKVMHost;
+  dialer: Dialer;
+  status: HostStatus;
+  client?: LibvirtClient;
+  connecting?: Promise<LibvirtClient>;
+}
+
+/** Sorts a connection failure into the state a person acts on. */
+export function classifyFailure(err: unknown): { state: HostState; message: string; fingerprint?: string } {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof HostKeyUnknownError) return { state: 'host-key-unknown', message, fingerprint: err.fingerprint };
+  if (err instanceof HostKeyMismatchError) return { state: 'error', message };
+  if (err instanceof SshAuthError) return { state: 'auth-needed', message };
+  if (err instanceof LibvirtError && (err.code === ErrorCode.AUTH_FAILED || err.code === ErrorCode.ACCESS_DENIED || err.code === ErrorCode.AUTH_CANCELLED)) {
+    return { state: 'auth-needed', message: `libvirt refused access: ${err.message}. On the host, add your user to the libvirt group (usermod -aG libvirt USER) or allow it through polkit.` };
+  }
+  return { state: 'error', message };
+}
+
+export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
+  private readonly entries = new Map<string, Entry>();
+  private closed = false;
+
+  constructor(private readonly options: HostConnectionsOptions) {
+    super();
+    for (const host of options.hosts) {
+      const dialer = options.dialer?.(host) ?? dialerForHost(host, { sshPool: options.sshPool });
+      this.entries.set(host.name, {
+        host,
+        dialer,
+        status: { name: host.name, address: host.address, via: dialer.description, state: 'connecting' },
+      });
+    }
+  }
+
+  /** Every host's current status, in config order. */
+  statuses(): HostStatus[] {
+    return [...this.entries.values()].map((e) => e.status);
+  }
+
+  status(name: string): HostStatus {
+    return this.entry(name).status;
+  }
+
+  /** The host's open client, connecting (once, shared by concurrent callers) when there is none. */
+  client(name: string): Promise<LibvirtClient> {
+    const entry = this.entry(name);
+    if (this.closed) return Promise.reject(new ConnectionClosedError('the app is shutting down'));
+    if (entry.client) return Promise.resolve(entry.client);
+    entry.connecting ??= this.connect(entry).finally(() => {
+      entry.connecting = undefined;
+    });
+    return entry.connecting;
+  }
+
+  /** Drops every connection (CONNECT_CLOSE first). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.entries.values()].map((e) => e.client?.close().catch(() => undefined)));
+  }
+
+  private entry(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`no host named ${JSON.stringify(name)} (known: ${[...this.entries.keys()].join(', ')})`);
+    return entry;
+  }
+
+  private setStatus(entry: Entry, update: Omit<HostStatus, 'name' | 'address' | 'via'>): void {
+    entry.status = { name: entry.host.name, address: entry.host.address, via: entry.dialer.description, ...update };
+    this.emit('status', entry.status);
+  }
+
+  private async connect(entry: Entry): Promise<LibvirtClient> {
+    this.setStatus(entry, { state: 'connecting' });
+    const signal = AbortSignal.timeout(this.options.connectTimeoutMs ?? 30_000);
+    try {
+      const uri = this.options.uri?.(entry.host) ?? uriForHost(entry.host);
+      const client = await LibvirtClient.connect(entry.dialer, { uri, signal });
+      entry.client = client;
+      client.once('close', (reason) => {
+        if (entry.client !== client) return;
+        entry.client = undefined;
+        if (!this.closed) this.setStatus(entry, { state: 'error', message: `connection lost: ${reason?.message ?? 'closed'}; it is reopened on next use` });
+      });
+      this.setStatus(entry, { state: 'connected' });
+      return client;
+    } catch (err) {
+      const failure = signal.aborted && !(err instanceof TransportError) ? { state: 'error' as const, message: `no answer from ${entry.dialer.description} within ${(this.options.connectTimeoutMs ?? 30_000) / 1000} s` } : classifyFailure(err);
+      this.setStatus(entry, failure);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A connected host's facts, gathered with the calls in flight together (one round trip
+ * for the independent ones, then one more per pool), so a host with many pools does not
+ * take one round trip per question.
+ */
+import type { HostInfo } from '../../../shared/hosts.js';
+import { type Caller, LibvirtError, ListPoolsOrNetworks, formatVersion, listAllDomains, listAllNetworks, listAllStoragePools } from '../../libvirt/index.js';
+
+/** Whether libvirt offers KVM here. A host without /dev/kvm answers domain capabilities for kvm with an error. */
+export async function kvmOffered(client: Caller): Promise<boolean> {
+  try {
+    const caps = await client.call('CONNECT_GET_DOMAIN_CAPABILITIES', { emulatorbin: null, arch: 'x86_64', machine: null, virttype: 'kvm', flags: 0 });
+    return /<domain>\s*kvm\s*<\/domain>/.test(caps);
+  } catch (err) {
+    if (err instanceof LibvirtError) return false;
+    throw err;
+  }
+}
+
+export async function collectHostInfo(client: Caller): Promise<HostInfo> {
+  const [hostname, lib, type, version, node, free, pools, networks, activeNetworks, domains, kvm] = await Promise.all([
+    client.call('CONNECT_GET_HOSTNAME'),
+    client.call('CONNECT_GET_LIB_VERSION'),
+    client.call('CONNECT_GET_TYPE'),
+    client.call('CONNECT_GET_VERSION'),
+    client.call('NODE_GET_INFO'),
+    client.call('NODE_GET_FREE_MEMORY'),
+    listAllStoragePools(client),
+    listAllNetworks(client),
+    listAllNetworks(client, ListPoolsOrNetworks.ACTIVE),
+    listAllDomains(client),
+    kvmOffered(client),
+  ]);
+  const poolInfos = await Promise.all(pools.map((pool) => client.call('STORAGE_POOL_GET_INFO', { pool })));
+  const active = new Set(activeNetworks.map((n) => n.name));
+  return {
+    hostname,
+    libvirtVersion: formatVersion(lib),
+    hypervisor: type,
+    hypervisorVersion: formatVersion(version),
+    cpuModel: node.model,
+    cpus: node.cpus,
+    memoryBytes: Number(node.memory) * 1024,
+    freeMemoryBytes: Number(free),
+    kvm,
+    pools: pools.map((p, i) => ({
+      name: p.name,
+      // virStoragePoolState: 2 = running.
+      active: poolInfos[i]!.state === 2,
+      capacityBytes: Number(poolInfos[i]!.capacity),
+      availableBytes: Number(poolInfos[i]!.available),
+    })),
+    networks: networks.map((n) => ({ name: n.name, active: active.has(n.name) })),
+    domainCount: domains.length,
+  };
+}

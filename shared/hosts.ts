@@ -1,0 +1,44 @@
+/** What the front ends know about a host: its connection state and, once connected, its facts. */
+import { z } from 'zod';
+
+export const HOST_STATES = ['connecting', 'connected', 'auth-needed', 'host-key-unknown', 'error'] as const;
+export type HostState = (typeof HOST_STATES)[number];
+
+export const PoolInfoSchema = z.object({
+  name: z.string(),
+  active: z.boolean(),
+  capacityBytes: z.number(),
+  availableBytes: z.number(),
+});
+
+export const HostInfoSchema = z.object({
+  hostname: z.string(),
+  libvirtVersion: z.string(),
+  /** e.g. `QEMU` */
+  hypervisor: z.string(),
+  hypervisorVersion: z.string(),
+  cpuModel: z.string(),
+  cpus: z.number(),
+  memoryBytes: z.number(),
+  freeMemoryBytes: z.number(),
+  /** Whether libvirt offers KVM on this host (domain capabilities). */
+  kvm: z.boolean(),
+  pools: z.array(PoolInfoSchema),
+  networks: z.array(z.object({ name: z.string(), active: z.boolean() })),
+  domainCount: z.number(),
+});
+export type HostInfo = z.infer<typeof HostInfoSchema>;
+
+export const HostStatusSchema = z.object({
+  name: z.string(),
+  address: z.string(),
+  /** How it is reached: `unix:/path` or `ssh://user@host:port`. */
+  via: z.string(),
+  state: z.enum(HOST_STATES),
+  /** Why it is not connected: what happened and what to do. */
+  message: z.string().optional(),
+  /** For host-key-unknown: the key to confirm. */
+  fingerprint: z.string().optional(),
+  info: HostInfoSchema.optional(),
+});
+export type HostStatus = z.infer<typeof HostStatusSchema>;
