@@ -1,0 +1,324 @@
+/**
+ * One SSH connection per host, shared by every stream to it.
+ *
+ * A dial opens a new channel on the host's connection instead of a new connection (the
+ * complaint against virt-manager: one console opened 4–8 connections, each with its own
+ * prompts). Concurrent dials while the connection is being made wait for the same attempt.
+ * When a connection dies — the server closed it, keepalive gave up, the jump host went away —
+ * every stream on it fails at once with {@link SshConnectionLostError}, and the next dial
+ * connects again.
+ */
+import { homedir, userInfo } from 'node:os';
+import type { Duplex } from 'node:stream';
+import type { Client, ClientChannel, ParsedKey } from 'ssh2';
+import { abortReason, messageOf } from './errors.js';
+import { trustHostKey, type HostKeyUnknownError } from './host-key.js';
+import type { AskPassphrase } from './ssh-auth.js';
+import { ChannelStream } from './ssh-channel.js';
+import { resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
+import { loadSshConfig } from './ssh-config-load.js';
+import { connectSsh, formatSeconds, type ConnectTcp } from './ssh-connect.js';
+import { RemoteSocketError, SshConnectError, SshConnectionLostError } from './ssh-errors.js';
+
+/** What the pool reports as connections come and go (for host status and logs; never secrets). */
+export type SshPoolEvent =
+  | { type: 'connecting'; key: string }
+  | { type: 'ready'; key: string; cipher: string | undefined; hostKeyType: string | undefined; kex: string | undefined }
+  | { type: 'failed'; key: string; error: Error }
+  | { type: 'closed'; key: string; reason: string | undefined };
+
+/** The pool's collaborators and tunables; every one has a default fit for the app. */
+export interface SshPoolOptions {
+  homeDir?: string;
+  localUser?: string;
+  /** For SSH_AUTH_SOCK and `${VAR}` in ssh_config paths. Default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Default ~/.ssh/config; null reads none. */
+  userConfigPath?: string | null;
+  /** Default /etc/ssh/ssh_config; null reads none. */
+  systemConfigPath?: string | null;
+  /** known_hosts files where ssh_config names none (the first receives trusted keys). Default ~/.ssh/known_hosts, ~/.ssh/known_hosts2. */
+  userKnownHostsFiles?: readonly string[];
+  /** Read-only known_hosts files where ssh_config names none. Default /etc/ssh/ssh_known_hosts{,2}; [] reads none. */
+  globalKnownHostsFiles?: readonly string[];
+  /** Asked when an encrypted key is needed. Without it, encrypted keys are skipped. */
+  askPassphrase?: AskPassphrase;
+  connectTcp?: ConnectTcp;
+  /** TCP + handshake + authentication, and each channel open. Default 20 s (ssh_config ConnectTimeout wins). */
+  connectTimeoutMs?: number;
+  /** SSH keepalive period. Default 10 s (ssh_config ServerAliveInterval wins). */
+  keepaliveIntervalMs?: number;
+  /** Unanswered keepalives before the connection is declared dead. Default 3. */
+  keepaliveCountMax?: number;
+  onEvent?: (event: SshPoolEvent) => void;
+}
+
+interface Live {
+  client: Client;
+  streams: Set<Duplex>;
+  dead: boolean;
+  /** Why it died, for the streams' error. */
+  reason: string | undefined;
+}
+
+interface Entry {
+  key: string;
+  settings: SshHostSettings;
+  attempt: Promise<Live>;
+  live: Live | undefined;
+  /** Cancels the attempt (close() while connecting, perhaps waiting on a passphrase). */
+  abort: AbortController;
+}
+
+/** The pool key: `user@host:port`, prefixed by the jump chain it is reached through. */
+export function connectionKey(s: SshHostSettings): string {
+  const self = `${s.user}@${s.hostName.includes(':') ? `[${s.hostName}]` : s.hostName}:${s.port}`;
+  return s.jump ? `${connectionKey(s.jump)} > ${self}` : self;
+}
+
+/** SSH connections to libvirt hosts, one per host, reused by every dial. */
+export class SshConnectionPool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly keyCache = new Map<string, ParsedKey>();
+  private readonly local: SshLocalContext;
+  private closed = false;
+
+  constructor(private readonly options: SshPoolOptions = {}) {
+    this.local = {
+      homeDir: options.homeDir ?? homedir(),
+      localUser: options.localUser ?? localUserName(),
+      env: options.env ?? process.env,
+      ...(process.getuid ? { uid: process.getuid() } : {}),
+      ...(options.userKnownHostsFiles ? { userKnownHostsFiles: options.userKnownHostsFiles } : {}),
+      ...(options.globalKnownHostsFiles ? { globalKnownHostsFiles: options.globalKnownHostsFiles } : {}),
+    };
+  }
+
+  /** A host's effective settings, read afresh from ssh_config (so edits apply on the next connection). */
+  async resolve(target: SshTarget): Promise<SshHostSettings> {
+    const sources = await loadSshConfig({ homeDir: this.local.homeDir, userConfigPath: this.options.userConfigPath, systemConfigPath: this.options.systemConfigPath });
+    return resolveSshHost(target, sources, this.local);
+  }
+
+  /** Opens a stream to a unix socket on the host (libvirt's), over the host's shared connection. */
+  openStreamLocal(settings: SshHostSettings, socketPath: string, signal?: AbortSignal): Promise<Duplex> {
+    return this.openChannel(settings, signal, (client, cb) => client.openssh_forwardOutStreamLocal(socketPath, cb), (err) => {
+      return new RemoteSocketError(settings.alias, socketPath, channelFailureReason(err), { cause: err, user: settings.user });
+    });
+  }
+
+  /** Opens a TCP stream from the host to `host:port` (a guest's proxy port, say), over the host's shared connection. */
+  openTcp(settings: SshHostSettings, host: string, port: number, signal?: AbortSignal): Promise<Duplex> {
+    return this.openChannel(settings, signal, (client, cb) => client.forwardOut('127.0.0.1', 0, host, port, cb), (err) => {
+      return new SshConnectError(host, port, `${settings.alias} could not open a forwarded connection to it: ${messageOf(err)}`, { cause: err });
+    });
+  }
+
+  /** Records the host key of a {@link HostKeyUnknownError} the person confirmed; the next dial succeeds. */
+  async trust(error: HostKeyUnknownError): Promise<void> {
+    await trustHostKey(error);
+  }
+
+  /** The connections currently held, for status displays and tests. */
+  connections(): Array<{ key: string; state: 'connecting' | 'ready'; streams: number }> {
+    return [...this.entries.values()].map((e) => ({ key: e.key, state: e.live ? 'ready' : 'connecting', streams: e.live?.streams.size ?? 0 }));
+  }
+
+  /** Ends every connection (their streams are destroyed) and refuses further dials. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    this.keyCache.clear();
+    await Promise.all(entries.map(async (e) => {
+      const live = e.live;
+      if (!live) {
+        e.abort.abort(new SshConnectionLostError(e.settings.hostName, e.settings.port, 'the SSH connection pool was closed'));
+        return;
+      }
+      if (live.dead) return;
+      live.reason = 'the SSH connection pool was closed';
+      for (const stream of live.streams) stream.destroy();
+      const closedEvent = new Promise<void>((resolve) => live.client.once('close', () => resolve()));
+      live.client.end();
+      // A server that never answers the disconnect must not hold close() up.
+      const timer = setTimeout(() => live.client.destroy(), 2_000);
+      await closedEvent;
+      clearTimeout(timer);
+    }));
+  }
+
+  /** The host's live connection, connecting (once, however many callers wait) when there is none. */
+  private connection(settings: SshHostSettings, signal?: AbortSignal): Promise<Live> {
+    if (this.closed) return Promise.reject(new SshConnectionLostError(settings.hostName, settings.port, 'the SSH connection pool was closed'));
+    const key = connectionKey(settings);
+    let entry = this.entries.get(key);
+    if (!entry || entry.live?.dead) {
+      // connect() needs the entry to know, later, whether it is still the current one.
+      const created = { key, settings, live: undefined, abort: new AbortController() } as Entry;
+      created.attempt = this.connect(created);
+      // The attempt is shared; a caller that gives up must not leave it unhandled.
+      created.attempt.catch(() => undefined);
+      this.entries.set(key, created);
+      entry = created;
+    }
+    return withSignal(entry.attempt, signal);
+  }
+
+  private async connect(entry: Entry): Promise<Live> {
+    const { settings, key } = entry;
+    this.emit({ type: 'connecting', key });
+    try {
+      // The jump host's own connection is pooled too: two hosts behind one bastion share it.
+      const sock = settings.jump ? await this.openTcp(settings.jump, settings.hostName, settings.port, entry.abort.signal) : undefined;
+      const { client, negotiated } = await connectSsh(settings, {
+        ...(sock ? { sock } : {}),
+        ...(this.options.connectTcp ? { connectTcp: this.options.connectTcp } : {}),
+        ...(this.options.askPassphrase ? { askPassphrase: this.options.askPassphrase } : {}),
+        keyCache: this.keyCache,
+        timeoutMs: settings.connectTimeoutMs ?? this.options.connectTimeoutMs ?? 20_000,
+        keepaliveIntervalMs: this.options.keepaliveIntervalMs ?? 10_000,
+        keepaliveCountMax: this.options.keepaliveCountMax ?? 3,
+        signal: entry.abort.signal,
+      });
+      const live: Live = { client, streams: new Set(), dead: false, reason: undefined };
+      client.on('error', (err: Error) => {
+        live.reason ??= messageOf(err);
+      });
+      client.on('close', () => this.onClosed(entry, live));
+      if (this.closed) {
+        client.end();
+        throw new SshConnectionLostError(settings.hostName, settings.port, 'the SSH connection pool was closed');
+      }
+      entry.live = live;
+      this.emit({ type: 'ready', key, cipher: negotiated?.cs.cipher, hostKeyType: negotiated?.serverHostKey, kex: negotiated?.kex });
+      return live;
+    } catch (err) {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+      this.emit({ type: 'failed', key, error: err instanceof Error ? err : new Error(String(err)) });
+      throw err;
+    }
+  }
+
+  private onClosed(entry: Entry, live: Live): void {
+    live.dead = true;
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    const reason = live.reason ?? 'the server closed it';
+    for (const stream of live.streams) stream.destroy(new SshConnectionLostError(entry.settings.hostName, entry.settings.port, reason));
+    live.streams.clear();
+    this.emit({ type: 'closed', key: entry.key, reason });
+  }
+
+  /** Opens one channel on the host's connection, reconnecting once if the connection turns out to be dead. */
+  private async openChannel(
+    settings: SshHostSettings,
+    signal: AbortSignal | undefined,
+    open: (client: Client, cb: (err: Error | undefined, channel: ClientChannel) => void) => void,
+    openError: (err: Error) => Error,
+  ): Promise<Duplex> {
+    for (let tries = 0; ; tries++) {
+      const live = await this.connection(settings, signal);
+      try {
+        return await this.channelOn(live, settings, signal, open, openError);
+      } catch (err) {
+        // The connection died between being handed out and the channel request: connect again, once.
+        if (err instanceof StaleConnection && tries === 0) continue;
+        if (err instanceof StaleConnection) throw new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed');
+        throw err;
+      }
+    }
+  }
+
+  private channelOn(
+    live: Live,
+    settings: SshHostSettings,
+    signal: AbortSignal | undefined,
+    open: (client: Client, cb: (err: Error | undefined, channel: ClientChannel) => void) => void,
+    openError: (err: Error) => Error,
+  ): Promise<Duplex> {
+    if (live.dead) return Promise.reject(new StaleConnection());
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const timeoutMs = settings.connectTimeoutMs ?? this.options.connectTimeoutMs ?? 20_000;
+    return new Promise<Duplex>((resolve, reject) => {
+      let settled = false;
+      const settle = (err: Error | undefined, stream?: Duplex): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve(stream!);
+      };
+      const onAbort = (): void => settle(abortReason(signal!));
+      const timer = setTimeout(() => {
+        // A server that leaves a channel request unanswered this long is gone: drop the connection.
+        live.reason ??= `no answer to a channel request in ${formatSeconds(timeoutMs)}`;
+        settle(new SshConnectionLostError(settings.hostName, settings.port, live.reason));
+        live.client.destroy();
+      }, timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        open(live.client, (err, channel) => {
+          if (err) {
+            // ssh2 fails pending opens with "No response from server" when the connection drops.
+            settle(live.dead || /No response from server/.test(err.message) ? new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed') : openError(err));
+            return;
+          }
+          const stream = new ChannelStream(channel);
+          if (settled || live.dead) {
+            stream.destroy(); // the dial was abandoned (aborted, timed out): give the channel back
+            return;
+          }
+          live.streams.add(stream);
+          stream.once('close', () => live.streams.delete(stream));
+          settle(undefined, stream);
+        });
+      } catch {
+        settle(new StaleConnection()); // ssh2 throws "Not connected" synchronously
+      }
+    });
+  }
+
+  private emit(event: SshPoolEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // a listener's failure is not the connection's
+    }
+  }
+}
+
+class StaleConnection extends Error {}
+
+/** The RFC 4254 reason code ssh2 attaches to a channel-open failure. */
+function channelFailureReason(err: Error): number | undefined {
+  const reason: unknown = (err as Error & { reason?: unknown }).reason;
+  return typeof reason === 'number' ? reason : undefined;
+}
+
+function withSignal<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+function localUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.LOGNAME ?? 'root';
+  }
+}

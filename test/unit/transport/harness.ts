@@ -1,0 +1,115 @@
+/**
+ * Helpers for the transport's integration tests (test/libvirt/transport*.test.ts): an isolated
+ * HOME per test, a raw libvirt AUTH_LIST probe that needs no RPC client, and a count of this
+ * process's TCP connections to the test sshd.
+ *
+ * It lives here, not in test/support/, only because the transport's owner may not edit that
+ * directory; it is not a test file and the unit lane does not run it.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+
+/** A throwaway HOME with an empty ~/.ssh (0700); `known_hosts` copied in when given. */
+export interface TempHome {
+  home: string;
+  sshDir: string;
+  knownHosts: string;
+  remove(): void;
+}
+
+export function tempHome(knownHostsFrom?: string): TempHome {
+  const home = mkdtempSync(join(tmpdir(), 'egress-transport-'));
+  const sshDir = join(home, '.ssh');
+  mkdirSync(sshDir, { mode: 0o700 });
+  const knownHosts = join(sshDir, 'known_hosts');
+  if (knownHostsFrom) copyFileSync(knownHostsFrom, knownHosts);
+  return { home, sshDir, knownHosts, remove: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+const REMOTE_PROGRAM = 0x20008086;
+const PROC_AUTH_LIST = 66;
+
+/** A decoded reply header. */
+export interface ReplyHeader {
+  length: number;
+  program: number;
+  version: number;
+  procedure: number;
+  type: number;
+  serial: number;
+  status: number;
+  payload: Buffer;
+}
+
+/** The 28-byte AUTH_LIST call: length, program, version 1, procedure 66, type CALL, serial, status OK. */
+export function authListCall(serial = 1): Buffer {
+  const b = Buffer.alloc(28);
+  b.writeUInt32BE(28, 0);
+  b.writeUInt32BE(REMOTE_PROGRAM, 4);
+  b.writeUInt32BE(1, 8);
+  b.writeInt32BE(PROC_AUTH_LIST, 12);
+  b.writeInt32BE(0, 16);
+  b.writeUInt32BE(serial, 20);
+  b.writeInt32BE(0, 24);
+  return b;
+}
+
+/** Sends AUTH_LIST on a fresh stream and reads one whole reply (rejects if the stream ends first or after `timeoutMs`). */
+export function authListRoundTrip(stream: Duplex, timeoutMs = 10_000): Promise<ReplyHeader> {
+  return new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const timer = setTimeout(() => done(new Error(`no AUTH_LIST reply within ${timeoutMs} ms`)), timeoutMs);
+    const done = (err: Error | undefined, reply?: ReplyHeader): void => {
+      clearTimeout(timer);
+      stream.off('data', onData);
+      stream.off('error', onError);
+      stream.off('end', onEnd);
+      if (err) reject(err);
+      else resolve(reply!);
+    };
+    const onData = (chunk: Buffer): void => {
+      buf = Buffer.concat([buf, chunk]);
+      if (buf.length < 4) return;
+      const length = buf.readUInt32BE(0);
+      if (buf.length < length) return;
+      done(undefined, {
+        length,
+        program: buf.readUInt32BE(4),
+        version: buf.readUInt32BE(8),
+        procedure: buf.readInt32BE(12),
+        type: buf.readInt32BE(16),
+        serial: buf.readUInt32BE(20),
+        status: buf.readInt32BE(24),
+        payload: buf.subarray(28, length),
+      });
+    };
+    const onError = (err: Error): void => done(err);
+    const onEnd = (): void => done(new Error('the stream ended before the reply'));
+    stream.on('data', onData);
+    stream.once('error', onError);
+    stream.once('end', onEnd);
+    stream.write(authListCall());
+  });
+}
+
+/** Resolves once the stream has emitted 'close' (`closed` turns true a tick before the event). */
+export function closed(stream: Duplex): Promise<void> {
+  if (stream.closed) return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => stream.once('close', () => resolve()));
+}
+
+/** This process's established TCP connections to 127.0.0.1:`port`, from `ss -tnp`. */
+export function tcpConnectionsTo(port: number): number {
+  const out = execFileSync('ss', ['-Htnp', 'state', 'established', 'dst', `127.0.0.1:${port}`], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes(`pid=${process.pid},`)).length;
+}
+
+/** Generates a throwaway key pair with ssh-keygen (`passphrase` '' for none); returns the private key's path. */
+export function generateKey(dir: string, name: string, passphrase = ''): string {
+  const path = join(dir, name);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', path], { stdio: 'ignore' });
+  return path;
+}
