@@ -47,6 +47,14 @@ describe('instance metadata', () => {
     expect(parseInstanceMetadata(domain)).toEqual({ ...meta, extra: [] });
   });
 
+  it('reads the element as libvirt 9.0 GET_METADATA returns it: namespace stripped, or only a stray prefix declaration', () => {
+    const stripped = buildInstanceMetadataXml(meta).replace(` xmlns="${METADATA_NS}"`, '');
+    expect(parseInstanceMetadata(stripped)).toBeUndefined();
+    expect(parseInstanceMetadata(stripped, { element: true })).toEqual({ ...meta, extra: [] });
+    const stray = buildInstanceMetadataXml(meta).replace(` xmlns="${METADATA_NS}"`, ` xmlns:egress="${METADATA_NS}"`);
+    expect(parseInstanceMetadata(stray, { element: true })).toEqual({ ...meta, extra: [] });
+  });
+
   it('ignores an instance element of another namespace, and a domain without ours', () => {
     expect(parseInstanceMetadata('<domain><metadata><instance xmlns="urn:other"><name>x</name></instance></metadata></domain>')).toBeUndefined();
     expect(parseInstanceMetadata('<domain><name>plain</name></domain>')).toBeUndefined();

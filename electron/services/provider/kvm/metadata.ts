@@ -184,12 +184,21 @@ function toExtra(el: Element, scope: Scope): ExtraElement {
 
 const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash']);
 
+export interface ParseOptions {
+  /**
+   * The XML is the element alone, as DOMAIN_GET_METADATA returns it for our URI. libvirt
+   * 9.0 strips the namespace from that reply (`<instance version="1">`, or only a stray
+   * `xmlns:egress` after SET_METADATA), so unprefixed names count as ours there.
+   */
+  element?: boolean;
+}
+
 /**
  * Reads our metadata element from a domain's XML, or from the element alone (as
- * GET_METADATA returns it). Returns undefined when there is none: not one of our domains.
- * Throws MetadataError when the element is there but malformed.
+ * GET_METADATA returns it, with `{ element: true }`). Returns undefined when there is
+ * none: not one of our domains. Throws MetadataError when the element is there but malformed.
  */
-export function parseInstanceMetadata(xml: string): InstanceMetadata | undefined {
+export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): InstanceMetadata | undefined {
   if (/<!DOCTYPE/i.test(xml)) throw new MetadataError('metadata XML must not contain a DOCTYPE');
   let elements: Element[];
   try {
@@ -197,7 +206,7 @@ export function parseInstanceMetadata(xml: string): InstanceMetadata | undefined
   } catch (err) {
     throw new MetadataError(`cannot parse XML: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const found = findInstance(elements, new Map());
+  const found = findInstance(elements, new Map(options.element ? [['', METADATA_NS]] : []));
   if (!found) return undefined;
   const fields: Record<string, unknown> = { formatVersion: Number(found.el.attributes.version), extra: [] };
   const extra: ExtraElement[] = [];

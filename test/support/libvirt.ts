@@ -1,0 +1,30 @@
+/** Real libvirt for tests: a client on the test environment's socket, and cleanup that always runs. */
+import { type DomainRef, DomainDestroy, DomainUndefine, LibvirtClient, type StoragePoolRef, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
+import { LocalSocketDialer } from '../../electron/transport/index.js';
+import { testEnv } from './test-env.js';
+
+export async function systemClient(uri = 'qemu:///system'): Promise<LibvirtClient> {
+  return LibvirtClient.connect(new LocalSocketDialer(testEnv().EGRESS_TEST_SOCKET), { uri });
+}
+
+export async function testPool(client: LibvirtClient): Promise<StoragePoolRef> {
+  return client.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: testEnv().EGRESS_TEST_POOL });
+}
+
+/** Destroys (if running) and undefines a domain; no error when it is already gone. */
+export async function removeDomain(client: LibvirtClient, name: string): Promise<void> {
+  const dom: DomainRef | null = await findDomainByName(client, name);
+  if (!dom) return;
+  await client.call('DOMAIN_DESTROY_FLAGS', { dom, flags: DomainDestroy.DEFAULT }).catch(() => undefined);
+  await client.call('DOMAIN_UNDEFINE_FLAGS', { dom, flags: DomainUndefine.NVRAM | DomainUndefine.MANAGED_SAVE | DomainUndefine.SNAPSHOTS_METADATA }).catch(() => undefined);
+}
+
+/** Deletes volumes of the test pool by name; no error for the ones already gone. */
+export async function removeVolumes(client: LibvirtClient, names: readonly string[]): Promise<void> {
+  const pool = await testPool(client);
+  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 }).catch(() => undefined);
+  for (const name of names) {
+    const vol = await findVolume(client, pool, name);
+    if (vol) await client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
+  }
+}
