@@ -23,6 +23,17 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          name: 'guest',
+          include: ['test/guest/**/*.test.ts'],
+          environment: 'node',
+          // Real guests under TCG on 2 cores: one at a time, minutes each.
+          fileParallelism: false,
+          testTimeout: 15 * 60_000,
+          hookTimeout: 20 * 60_000,
+        },
+      },
     ],
   },
 });
