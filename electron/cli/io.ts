@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /**
  * What a CLI command may touch of its process: injected so that commands run the same
  * in-process (tests) and as the real `egress-desk` binary.
@@ -8,6 +10,10 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Current working directory, for resolving relative file arguments. */
   cwd: string;
+  /** Where questions are answered (confirmations); the process's stdin when absent. */
+  stdin?: Readable;
+  /** Whether stdin and stderr are terminals (prompts, progress lines); the process's when absent. */
+  isTTY?: { stdin?: boolean; stderr?: boolean };
 }
 
 /** Options every command accepts (declared on the root program). */

@@ -9,6 +9,7 @@ import { formatIssue } from '../../shared/config.js';
 import { ConfigNotReplacedError } from '../services/config/config-store.js';
 import { ConfigInvalidError, ConfigReadError } from '../services/config/document.js';
 import { registerConfigCommands } from './commands/config.js';
+import { registerImageCommands } from './commands/images.js';
 import { registerHostCommands } from './commands/hosts.js';
 import { registerProxyCommands } from './commands/proxies.js';
 import { type CliContext, createContext } from './context.js';
@@ -42,6 +43,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   registerConfigCommands(program, kit);
   registerHostCommands(program, kit);
   registerProxyCommands(program, kit);
+  registerImageCommands(program, kit);
 
   // Every command writes through `io` and reports errors to runCli instead of exiting.
   const configure = (cmd: Command): void => {
