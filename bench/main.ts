@@ -18,18 +18,38 @@ type Bench = (log: (line: string) => void) => Promise<BenchResult[]>;
 
 const env = benchEnv();
 
+/** Rounds per figure: runs of ours and of the peer alternate, and each side's median counts (the machine is noisy). */
+const ROUNDS = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Runs each measurement ROUNDS times, alternating who goes first, and returns the medians. */
+async function interleaved(measures: Array<() => Promise<number> | number>): Promise<number[]> {
+  const runs: number[][] = measures.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = measures.map((_, i) => i);
+    if (round % 2) order.reverse();
+    for (const i of order) runs[i]!.push(await measures[i]!());
+  }
+  return runs.map(median);
+}
+
 const benches: Record<string, Bench> = {
   async a(log) {
-    log(`(a) ${CALLS} sequential CONNECT_GET_LIB_VERSION: python3-libvirt, then ours`);
-    const peer = pythonLibVersionRate(CALLS);
-    const ours = await oursSequentialRate(env.EGRESS_TEST_SOCKET, CALLS);
-    return [result({ name: '(a) sequential calls vs python3-libvirt', ours, peer, unit: 'calls/s', target: 1.0, note: 'libvirt C client (python3-libvirt 9.0), local socket' })];
+    log(`(a) ${CALLS} sequential CONNECT_GET_LIB_VERSION, ${ROUNDS} alternating rounds: python3-libvirt and ours`);
+    const [peer, ours] = await interleaved([() => pythonLibVersionRate(CALLS), () => oursSequentialRate(env.EGRESS_TEST_SOCKET, CALLS)]);
+    return [result({ name: '(a) sequential calls vs python3-libvirt', ours: ours!, peer: peer!, unit: 'calls/s', target: 1.0, note: `libvirt's C client (python3-libvirt 9.0), local socket; medians of ${ROUNDS} alternating rounds` })];
   },
   async b(log) {
-    log(`(b) ${CALLS} pipelined calls, ${WINDOW} in flight: ours, the daemon's ceiling (minimal client), python3-libvirt sequential`);
-    const ours = await oursPipelinedRate(env.EGRESS_TEST_SOCKET, CALLS, WINDOW);
-    const ceiling = await minimalClientRate(env.EGRESS_TEST_SOCKET, CALLS, WINDOW);
-    const python = pythonLibVersionRate(CALLS);
+    log(`(b) ${CALLS} pipelined calls, ${WINDOW} in flight, ${ROUNDS} alternating rounds: ours, the daemon's ceiling (minimal client), python3-libvirt sequential`);
+    const [ours, ceiling, python] = (await interleaved([
+      () => oursPipelinedRate(env.EGRESS_TEST_SOCKET, CALLS, WINDOW),
+      () => minimalClientRate(env.EGRESS_TEST_SOCKET, CALLS, WINDOW),
+      () => pythonLibVersionRate(CALLS),
+    ])) as [number, number, number];
     return [
       result({ name: '(b) pipelined calls vs daemon ceiling', ours, peer: ceiling, unit: 'calls/s', target: 0.9, note: 'ceiling = a minimal hand-rolled client, same window, same run; within 10 % is the budget' }),
       result({ name: '(b) pipelined calls vs python3-libvirt sequential', ours, peer: python, unit: 'calls/s', target: 3.0, note: `the daemon's own ceiling is ${(ceiling / python).toFixed(2)}× python3-libvirt here: a 3× target is above what libvirtd can serve on this machine` }),
@@ -56,7 +76,14 @@ async function main(): Promise<void> {
   for (const name of names) {
     const bench = benches[name];
     if (!bench) throw new Error(`unknown benchmark ${JSON.stringify(name)} (known: ${Object.keys(benches).join(', ')})`);
-    results.push(...(await bench(log)));
+    try {
+      results.push(...(await bench(log)));
+    } catch (err) {
+      // One benchmark failing must not hide the others' figures.
+      process.exitCode = 1;
+      log(`(${name}) failed: ${err instanceof Error ? err.message : String(err)}`);
+      results.push({ name: `(${name}) failed`, ours: 0, peer: 0, unit: '', ratio: 0, target: 1, met: false, note: err instanceof Error ? err.message : String(err) });
+    }
   }
   process.stdout.write(json ? `${JSON.stringify(results, null, 2)}\n` : `${formatTable(results)}\n`);
 }

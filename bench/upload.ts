@@ -24,7 +24,11 @@ export function uploadFixture(dir: string, bytes = GIB): string {
   return file;
 }
 
-/** A throwaway HOME whose ssh config trusts the test sshd's key and uses the test key: for OpenSSH (virsh) and for ours. */
+/**
+ * A throwaway HOME whose ssh config trusts the test sshd's key and uses the test key: for
+ * ours, and (through a wrapper passed as libvirt's `command`, since OpenSSH reads the
+ * passwd home, not $HOME) for virsh's OpenSSH.
+ */
 function sshHome(env: BenchEnv, dir: string): string {
   const home = join(dir, 'home');
   mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
@@ -34,6 +38,7 @@ function sshHome(env: BenchEnv, dir: string): string {
     `Host 127.0.0.1\n  Port ${env.EGRESS_TEST_SSH_PORT}\n  User root\n  IdentityFile ${env.EGRESS_TEST_SSH_KEY}\n  StrictHostKeyChecking yes\n  UserKnownHostsFile ${join(home, '.ssh', 'known_hosts')}\n`,
     { mode: 0o600 },
   );
+  writeFileSync(join(home, 'ssh'), `#!/bin/sh\nexec ssh -F ${join(home, '.ssh', 'config')} "$@"\n`, { mode: 0o755 });
   return home;
 }
 
@@ -75,7 +80,7 @@ export async function uploadFigures(env: BenchEnv, workDir: string, bytes = GIB)
     clearInterval(sampler);
     await deleteVolume(client, env.EGRESS_TEST_POOL, ours);
 
-    const uri = 'qemu+ssh://root@127.0.0.1/system';
+    const uri = `qemu+ssh://root@127.0.0.1:${env.EGRESS_TEST_SSH_PORT}/system?command=${encodeURIComponent(join(home, 'ssh'))}&no_tty=1`;
     const sshEnv = { ...process.env, HOME: home };
     run('virsh', ['-c', uri, 'vol-create-as', env.EGRESS_TEST_POOL, theirs, String(bytes), '--format', 'raw'], sshEnv);
     let virshSeconds: number;
