@@ -107,18 +107,31 @@ describe('a proxy built by our builders boots on a real guest image', () => {
 
     const net = await client.call('NETWORK_LOOKUP_BY_NAME', { name: env.EGRESS_TEST_NETWORK });
     const mac = r.domainXml.match(/<mac address="([^"]+)"/)![1]!;
-    const ip = await waitFor('a DHCP lease', BOOT_DEADLINE_MS, async () => (await getDhcpLeases(client, net, mac))[0]?.ipaddr);
+    // The MAC is stable per proxy name, so leases of earlier boots may still be listed for
+    // it: wait for a lease newer than this boot (dnsmasq's expiry time moves with each grant).
+    const bootedAt = Math.floor(started / 1000);
+    const leaseTtl = (await getDhcpLeases(client, net, mac)).map((l) => Number(l.expirytime));
+    const freshLease = await waitFor('a DHCP lease for this boot', BOOT_DEADLINE_MS, async () =>
+      (await getDhcpLeases(client, net, mac)).find((l) => Number(l.expirytime) > Math.max(bootedAt, ...leaseTtl)),
+    );
+    const ip = freshLease.ipaddr;
     const leaseAt = Date.now();
     const viaLease = await getInterfaceAddresses(client, dom, InterfaceAddressesSource.LEASE);
     expect(viaLease.flatMap((i) => i.addrs.map((a) => a.addr))).toContain(ip);
 
-    const hostname = await waitFor('the guest agent', BOOT_DEADLINE_MS, async () => {
+    // The agent starts early in boot, before cloud-init has applied our meta-data: wait
+    // until it reports our hostname (and say what it reported if it never does).
+    let seen = 'nothing';
+    const hostname = await waitFor('the guest agent to report our hostname', BOOT_DEADLINE_MS, async () => {
       try {
-        return await agentHostname(client, dom);
+        seen = await agentHostname(client, dom);
+        return seen === 'egtest-guest' ? seen : undefined;
       } catch (err) {
         if (isAgentUnavailable(err)) return undefined;
         throw err;
       }
+    }).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; the agent last reported ${JSON.stringify(seen)}`);
     });
     const agentAt = Date.now();
     expect(hostname).toBe('egtest-guest');
