@@ -9,6 +9,7 @@ import { pythonLibVersionRate } from './peers.js';
 import { type BenchResult, formatTable, result } from './results.js';
 import { oursPipelinedRate, oursSequentialRate } from './rpc.js';
 import { uploadFigures } from './upload.js';
+import { downloadFigures } from './download.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;
@@ -17,6 +18,7 @@ const MIB = 1024 * 1024;
 type Bench = (log: (line: string) => void) => Promise<BenchResult[]>;
 
 const env = benchEnv();
+const BENCH_DIR = process.env.EGRESS_BENCH_DIR ?? '/var/tmp/egress-bench';
 
 /** Rounds per figure: runs of ours and of the peer alternate, and each side's median counts (the machine is noisy). */
 const ROUNDS = 5;
@@ -57,12 +59,24 @@ const benches: Record<string, Bench> = {
   },
   async c(log) {
     log('(c) 1 GiB upload into a pool over SSH to 127.0.0.1: ours, virsh (OpenSSH), cp');
-    const f = await uploadFigures(env, process.env.EGRESS_BENCH_DIR ?? '/var/tmp/egress-bench');
+    const f = await uploadFigures(env, BENCH_DIR);
     const rate = (s: number) => f.bytes / MIB / s;
     return [
       result({ name: '(c) 1 GiB upload over SSH vs virsh qemu+ssh', ours: rate(f.oursSeconds), peer: rate(f.virshSeconds), unit: 'MiB/s', target: 1.0, note: `peak RSS during our upload ${(f.peakRssBytes / MIB).toFixed(0)} MB (budget < 200 MB)` }),
       result({ name: '(c) 1 GiB upload over SSH vs cp (disk limit)', ours: rate(f.oursSeconds), peer: rate(f.cpSeconds), unit: 'MiB/s', target: 0, note: 'for scale only: cp into the pool directory is the disk\'s limit' }),
     ];
+  },
+  async f(log) {
+    log('(f) 1 GiB image download + sha256 from 127.0.0.1: our cache (one pass), then curl -o + sha256sum');
+    const runs: Array<{ ours: number; curl: number; rss: number }> = [];
+    for (let round = 0; round < 3; round++) {
+      const f = await downloadFigures(BENCH_DIR);
+      runs.push({ ours: f.bytes / MIB / f.oursSeconds, curl: f.bytes / MIB / f.curlSeconds, rss: f.peakRssBytes });
+    }
+    const ours = median(runs.map((r) => r.ours));
+    const peer = median(runs.map((r) => r.curl));
+    const rss = Math.max(...runs.map((r) => r.rss));
+    return [result({ name: '(f) image download + verify vs curl then sha256sum', ours, peer, unit: 'MiB/s', target: 1.2, note: `medians of 3 rounds; peak RSS ${(rss / MIB).toFixed(0)} MB (budget < 200 MB)` })];
   },
 };
 
