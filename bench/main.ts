@@ -10,6 +10,7 @@ import { type BenchResult, formatTable, result } from './results.js';
 import { oursPipelinedRate, oursSequentialRate } from './rpc.js';
 import { uploadFigures } from './upload.js';
 import { downloadFigures } from './download.js';
+import { FLEET_SIZE, defineFleet, oursListMs, pythonListMs, undefineFleet } from './fleet.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;
@@ -65,6 +66,30 @@ const benches: Record<string, Bench> = {
       result({ name: '(c) 1 GiB upload over SSH vs virsh qemu+ssh', ours: rate(f.oursSeconds), peer: rate(f.virshSeconds), unit: 'MiB/s', target: 1.0, note: `peak RSS during our upload ${(f.peakRssBytes / MIB).toFixed(0)} MB (budget < 200 MB)` }),
       result({ name: '(c) 1 GiB upload over SSH vs cp (disk limit)', ours: rate(f.oursSeconds), peer: rate(f.cpSeconds), unit: 'MiB/s', target: 0, note: 'for scale only: cp into the pool directory is the disk\'s limit' }),
     ];
+  },
+  async e(log) {
+    log(`(e) listing ${FLEET_SIZE} proxies on one host: defining them, then ours and python3-libvirt in alternating rounds`);
+    const names = await defineFleet(env);
+    try {
+      let seen = { ours: 0, python: 0 };
+      const [ours, peer] = await interleaved([
+        async () => {
+          const r = await oursListMs(env);
+          seen.ours = r.proxies;
+          return r.ms;
+        },
+        () => {
+          const r = pythonListMs();
+          seen.python = r.proxies;
+          return r.ms;
+        },
+      ]);
+      if (seen.ours < FLEET_SIZE || seen.python < FLEET_SIZE) throw new Error(`listings saw ${seen.ours} and ${seen.python} proxies of ${FLEET_SIZE}`);
+      seen = { ...seen };
+      return [result({ name: `(e) list ${FLEET_SIZE} proxies vs python3-libvirt sequential`, ours: ours!, peer: peer!, unit: 'ms', lowerIsBetter: true, target: 3.0, note: 'ours: list + pipelined XML + one GET_ALL_DOMAIN_STATS; python: XML, state and metadata per domain' })];
+    } finally {
+      await undefineFleet(env, names);
+    }
   },
   async f(log) {
     log('(f) 1 GiB image download + sha256 from 127.0.0.1: our cache (one pass), then curl -o + sha256sum');

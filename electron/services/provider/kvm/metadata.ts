@@ -182,6 +182,21 @@ function toExtra(el: Element, scope: Scope): ExtraElement {
   return extra;
 }
 
+/**
+ * The domain's `<metadata>` element, wrapped in a `<domain>` that keeps the root's
+ * namespace declarations (a prefix may be declared there). Undefined when the text is not
+ * a domain with one metadata section: the caller then parses the whole document.
+ */
+function metadataSection(xml: string): string | undefined {
+  const root = /^\s*(?:<\?xml[^>]*\?>\s*)?<domain\b([^>]*)>/.exec(xml);
+  if (!root) return undefined;
+  const start = xml.search(/<metadata[\s>]/);
+  const end = xml.indexOf('</metadata>');
+  if (start < 0 || end < start || xml.indexOf('<metadata', start + 1) !== -1 && xml.indexOf('<metadata', start + 1) < end) return undefined;
+  const declarations = (root[1] ?? '').match(/\sxmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*')/g)?.join('') ?? '';
+  return `<domain${declarations}>${xml.slice(start, end + '</metadata>'.length)}</domain>`;
+}
+
 const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash']);
 
 export interface ParseOptions {
@@ -200,9 +215,13 @@ export interface ParseOptions {
  */
 export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): InstanceMetadata | undefined {
   if (/<!DOCTYPE/i.test(xml)) throw new MetadataError('metadata XML must not contain a DOCTYPE');
+  // Listing a fleet parses hundreds of domain XMLs: a domain that never names our
+  // namespace is not ours, and of one that does only <metadata> needs parsing.
+  if (!options.element && !xml.includes(METADATA_NS)) return undefined;
+  const source = options.element ? xml : (metadataSection(xml) ?? xml);
   let elements: Element[];
   try {
-    elements = toElements(parser.parse(xml));
+    elements = toElements(parser.parse(source));
   } catch (err) {
     throw new MetadataError(`cannot parse XML: ${err instanceof Error ? err.message : String(err)}`);
   }
