@@ -1,9 +1,13 @@
 /** `egress-desk proxies …`. */
 import type { Command } from 'commander';
 import type { CommandKit } from '../program.js';
+import { registerLaunchCommand } from './proxies-launch.js';
+import { registerManageCommands } from './proxies-manage.js';
 import { registerRenderCommand } from './proxies-render.js';
 
 export function registerProxyCommands(program: Command, kit: CommandKit): void {
   const proxies = program.command('proxies').description('launch, list, inspect and delete egress proxies');
+  registerLaunchCommand(proxies, kit);
+  registerManageCommands(proxies, kit);
   registerRenderCommand(proxies, kit);
 }

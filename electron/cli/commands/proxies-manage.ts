@@ -1,0 +1,145 @@
+/** `egress-desk proxies list | inspect | start | stop | delete | reconcile`. */
+import type { Command } from 'commander';
+import type { ProxyRecord } from '../../services/provider/kvm/context.js';
+import { EXIT } from '../io.js';
+import type { CommandKit } from '../program.js';
+import { withProvider } from './proxies-provider.js';
+
+function addresses(p: ProxyRecord): string {
+  return p.addresses.map((a) => `${a.address} (${a.source})`).join(', ') || '-';
+}
+
+/** Columns padded to their widest cell. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+export function registerManageCommands(proxies: Command, kit: CommandKit): void {
+  proxies
+    .command('list')
+    .description('every proxy on every host (a host that is down is reported; the others are still listed)')
+    .option('--json', 'print {proxies: [...], hosts: [...]} as JSON')
+    .action(
+      kit.action(async (ctx, opts: { json?: boolean }) =>
+        withProvider(ctx, async ({ provider }) => {
+          const listing = await provider.list();
+          const down = listing.hosts.filter((h) => !h.ok);
+          if (opts.json) ctx.io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
+          else {
+            const rows = [['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'ADDRESSES'], ...listing.proxies.map((p) => [p.name, p.host, p.state, String(p.port), p.machineType, p.image.name, addresses(p)])];
+            ctx.io.stdout(listing.proxies.length ? `${table(rows)}\n` : 'no proxies\n');
+            for (const h of down) ctx.io.stderr(`host ${h.host} is not reachable: ${h.error}\n`);
+            for (const h of listing.hosts) for (const u of h.unreadable) ctx.io.stderr(`${h.host}: domain ${u.domain} has metadata this version cannot read: ${u.error}\n`);
+          }
+          return down.length ? EXIT.failed : EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
+    .command('inspect')
+    .description('a proxy\'s metadata, addresses from every source, and its domain XML')
+    .argument('<name>', 'proxy name')
+    .option('--json', 'print the inspection as JSON')
+    .action(
+      kit.action(async (ctx, name: string, opts: { json?: boolean }) =>
+        withProvider(ctx, async ({ provider }) => {
+          const r = await provider.inspect(name);
+          if (opts.json) {
+            ctx.io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+            return EXIT.ok;
+          }
+          const m = r.metadata;
+          ctx.io.stdout(
+            [
+              `name        ${m.name}`,
+              `instance    ${r.proxy.id}`,
+              `host        ${r.proxy.host}`,
+              `state       ${r.proxy.state}`,
+              `port        ${m.port}`,
+              `machine     ${m.machineType}`,
+              `image       ${m.image.name} (sha256 ${m.image.sha256.slice(0, 12)}…)`,
+              `created     ${m.createdAt} by ${m.owner}`,
+              `spec        ${m.specHash}`,
+              `credentials ${r.hasCredentials ? 'stored on this workstation' : 'none stored here'}`,
+              `addresses   ${addresses(r.proxy)}`,
+              ...Object.entries(r.problems).map(([source, why]) => `  (${source}: ${why})`),
+              '',
+              r.domainXml.trimEnd(),
+              '',
+            ].join('\n'),
+          );
+          return EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
+    .command('start')
+    .description('start a stopped proxy')
+    .argument('<name>', 'proxy name')
+    .action(
+      kit.action(async (ctx, name: string) =>
+        withProvider(ctx, async ({ provider }) => {
+          const r = await provider.start(name);
+          ctx.io.stdout(r.alreadyRunning ? `proxy ${name} is already running\n` : `started proxy ${name}\n`);
+          return EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
+    .command('stop')
+    .description('shut a proxy down (ACPI), forcing it off after --timeout')
+    .argument('<name>', 'proxy name')
+    .option('--timeout <seconds>', 'how long the guest gets to power off (default 60)')
+    .action(
+      kit.action(async (ctx, name: string, opts: { timeout?: string }) =>
+        withProvider(ctx, async ({ provider }) => {
+          const timeoutMs = opts.timeout !== undefined && /^\d+$/.test(opts.timeout) ? Number(opts.timeout) * 1000 : undefined;
+          const r = await provider.stop(name, timeoutMs !== undefined ? { timeoutMs } : {});
+          ctx.io.stdout(r.alreadyStopped ? `proxy ${name} is not running\n` : r.forced ? `proxy ${name} did not shut down in time and was forced off\n` : `stopped proxy ${name}\n`);
+          return EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
+    .command('delete')
+    .description('destroy and undefine a proxy, delete its volumes and credentials (the shared base volume stays)')
+    .argument('<name>', 'proxy name')
+    .action(
+      kit.action(async (ctx, name: string) =>
+        withProvider(ctx, async ({ provider }) => {
+          const r = await provider.delete(name);
+          ctx.io.stdout(`deleted proxy ${name} on ${r.host}: ${r.removed.join(', ')}\n`);
+          return EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
+    .command('reconcile')
+    .description('find leftovers: instance volumes with no domain, proxies whose volumes are gone, stale credentials')
+    .option('--fix', 'remove what was found')
+    .option('--json', 'print the report as JSON')
+    .action(
+      kit.action(async (ctx, opts: { fix?: boolean; json?: boolean }) =>
+        withProvider(ctx, async ({ provider }) => {
+          const r = await provider.reconcile({ fix: opts.fix === true });
+          if (opts.json) ctx.io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+          else {
+            if (!r.findings.length) ctx.io.stdout('nothing to reconcile\n');
+            for (const f of r.findings) {
+              const state = f.fixed === true ? ' [fixed]' : f.fixed === false ? ` [not fixed: ${f.error}]` : '';
+              ctx.io.stdout(`${f.kind}  ${f.host ?? '-'}  ${f.object}: ${f.detail}${state}\n`);
+            }
+            for (const u of r.unreachable) ctx.io.stderr(`host ${u.host} could not be checked: ${u.error}\n`);
+          }
+          const unfixed = r.findings.some((f) => f.fixed === false);
+          return r.unreachable.length || unfixed ? EXIT.failed : EXIT.ok;
+        }),
+      ),
+    );
+}

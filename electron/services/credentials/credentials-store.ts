@@ -1,0 +1,103 @@
+/**
+ * Proxy credentials, kept on the workstation only: `<dataDir>/credentials.json`, mode
+ * 0600, replaced atomically. They never go into libvirt metadata (which any reader of
+ * the host's libvirt can see); the guest gets them through its seed.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
+
+const FileSchema = z.object({
+  version: z.literal(1),
+  proxies: z.record(z.string(), ProxyCredentialsSchema),
+});
+
+/** What the provider needs of a credentials store; tests use {@link MemoryCredentialsStore}. */
+export interface CredentialsStore {
+  get(proxy: string): Promise<ProxyCredentials | undefined>;
+  set(proxy: string, credentials: ProxyCredentials): Promise<void>;
+  delete(proxy: string): Promise<void>;
+  /** Every proxy name with stored credentials. */
+  names(): Promise<string[]>;
+}
+
+/** The credentials file of a data directory. */
+export function credentialsPath(dataDir: string): string {
+  return join(dataDir, 'credentials.json');
+}
+
+/** A store in a JSON file; read-modify-write cycles of one process run one at a time. */
+export class FileCredentialsStore implements CredentialsStore {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  async get(proxy: string): Promise<ProxyCredentials | undefined> {
+    return (await this.read()).proxies[proxy];
+  }
+
+  async names(): Promise<string[]> {
+    return Object.keys((await this.read()).proxies);
+  }
+
+  set(proxy: string, credentials: ProxyCredentials): Promise<void> {
+    const checked = ProxyCredentialsSchema.parse(credentials);
+    return this.update((all) => all.set(proxy, checked));
+  }
+
+  delete(proxy: string): Promise<void> {
+    return this.update((all) => all.delete(proxy));
+  }
+
+  private update(change: (all: Map<string, ProxyCredentials>) => void): Promise<void> {
+    const job = this.queue.then(async () => {
+      const data = await this.read();
+      const all = new Map(Object.entries(data.proxies));
+      change(all);
+      data.proxies = Object.fromEntries([...all].sort(([a], [b]) => a.localeCompare(b)));
+      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+      await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    });
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  private async read(): Promise<z.infer<typeof FileSchema>> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, proxies: {} };
+      throw err;
+    }
+    const parsed = FileSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(`${this.file} is not a valid credentials file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    return parsed.data;
+  }
+}
+
+/** An in-memory store (tests, previews). */
+export class MemoryCredentialsStore implements CredentialsStore {
+  readonly entries = new Map<string, ProxyCredentials>();
+  async get(proxy: string): Promise<ProxyCredentials | undefined> {
+    return this.entries.get(proxy);
+  }
+  async set(proxy: string, credentials: ProxyCredentials): Promise<void> {
+    this.entries.set(proxy, credentials);
+  }
+  async delete(proxy: string): Promise<void> {
+    this.entries.delete(proxy);
+  }
+  async names(): Promise<string[]> {
+    return [...this.entries.keys()];
+  }
+}
+
+/** `http://user:pass@address:port`, or without credentials when authentication is off. IPv6 addresses are bracketed. */
+export function formatProxyUrl(address: string, port: number, credentials?: ProxyCredentials): string {
+  const host = address.includes(':') ? `[${address}]` : address;
+  const auth = credentials ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@` : '';
+  return `http://${auth}${host}:${port}`;
+}

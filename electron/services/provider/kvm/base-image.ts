@@ -1,0 +1,113 @@
+/**
+ * The per-host half of the image cache: each host keeps one base volume per image digest
+ * in the host's pool (`egress-base-<sha256>.qcow2`), which every proxy's overlay backs
+ * onto. Present and complete → reused with no upload; absent → created and filled from
+ * the local cache file through a libvirt stream; present but not the right size (a
+ * half-finished upload, say) → deleted and replaced. Concurrent launches on one host
+ * share one upload per digest.
+ */
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { HostQueues } from './host-queue.js';
+import type { LibvirtApi, VolumeInfo } from './libvirt-api.js';
+import { baseVolumeName } from './names.js';
+import { buildBaseVolumeXml } from './volume-xml.js';
+
+/** A verified image file in the local cache. */
+export interface LocalImage {
+  path: string;
+  size: number;
+  sha256: string;
+  format: 'qcow2' | 'raw';
+}
+
+export interface BaseImageOptions {
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface BaseVolume {
+  volume: VolumeInfo;
+  /** True when this call uploaded it; false when it was already there. */
+  uploaded: boolean;
+}
+
+const QCOW2_MAGIC = 0x514649fb; // "QFI\xfb"
+/** Allocation is counted in filesystem blocks; a complete upload fills at least every whole block of the file. */
+const BLOCK = 4096;
+
+/**
+ * The virtual size libvirt will report for the image once uploaded: a qcow2 file's header
+ * says it (big-endian u64 at offset 24); a raw file is its own size.
+ */
+export function virtualSizeOf(header: Buffer, fileSize: number, format: 'qcow2' | 'raw'): number {
+  if (format === 'raw') return fileSize;
+  if (header.length < 32 || header.readUInt32BE(0) !== QCOW2_MAGIC) throw new Error('the image is not a qcow2 file (no QFI\\xfb magic), but the config says format qcow2');
+  return Number(header.readBigUInt64BE(24));
+}
+
+async function readHeader(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(32);
+    const { bytesRead } = await handle.read(buf, 0, 32, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** True when a base volume holds the whole image: libvirt read its header, and every block was written. */
+export function isComplete(volume: VolumeInfo, virtualSize: number, fileSize: number): boolean {
+  return volume.capacityBytes === virtualSize && volume.allocationBytes >= Math.floor(fileSize / BLOCK) * BLOCK;
+}
+
+export class BaseImages {
+  private readonly flights = new Map<string, Promise<BaseVolume>>();
+
+  constructor(private readonly queues: HostQueues) {}
+
+  /** The base volume of `image` on `host`, uploading it first when it is missing or incomplete. */
+  ensure(host: string, api: LibvirtApi, pool: string, image: LocalImage, options: BaseImageOptions = {}): Promise<BaseVolume> {
+    const key = `${host}\0${pool}\0${image.sha256}`;
+    let flight = this.flights.get(key);
+    if (!flight) {
+      flight = this.run(host, api, pool, image, options).finally(() => this.flights.delete(key));
+      this.flights.set(key, flight);
+    } else if (options.onProgress) {
+      // A joiner sees no byte counts of the shared upload; it is told it waits.
+      options.onProgress(0, image.size);
+    }
+    return flight;
+  }
+
+  private async run(host: string, api: LibvirtApi, pool: string, image: LocalImage, options: BaseImageOptions): Promise<BaseVolume> {
+    const name = baseVolumeName(image.sha256, image.format);
+    const virtualSize = virtualSizeOf(await readHeader(image.path), image.size, image.format);
+    const existing = await api.getVolume(pool, name);
+    if (existing && isComplete(existing, virtualSize, image.size)) return { volume: existing, uploaded: false };
+    return this.queues.run(host, async () => {
+      // Looked at again inside the queue: another process may have finished it meanwhile.
+      const current = await api.getVolume(pool, name);
+      if (current && isComplete(current, virtualSize, image.size)) return { volume: current, uploaded: false };
+      if (current) await api.deleteVolume(pool, name);
+      await api.createVolume(pool, buildBaseVolumeXml(name, image.size, image.format));
+      try {
+        await api.uploadVolume(pool, name, createReadStream(image.path), {
+          length: image.size,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        const volume = await api.getVolume(pool, name);
+        if (!volume || !isComplete(volume, virtualSize, image.size)) {
+          throw new Error(`base volume ${name} in pool ${pool} is incomplete after the upload (capacity ${volume?.capacityBytes ?? 0}, allocation ${volume?.allocationBytes ?? 0} bytes)`);
+        }
+        return { volume, uploaded: true };
+      } catch (err) {
+        // A half-uploaded base would be mistaken for a partial one next time anyway; remove it now.
+        await api.deleteVolume(pool, name).catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+}

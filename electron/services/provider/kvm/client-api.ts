@@ -1,0 +1,188 @@
+/**
+ * {@link LibvirtApi} over the RPC client. Calls that do not depend on each other are sent
+ * together (the connection pipelines them), so a fleet listing of N domains costs three
+ * round trips, not N+1: the list, all XML descriptions at once, and one stats call.
+ */
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import {
+  type DomainRef,
+  DomainDefine,
+  DomainStatsType,
+  DomainUndefine,
+  IpAddrType,
+  InterfaceAddressesSource,
+  type LibvirtClient,
+  type StoragePoolRef,
+  findDomainByName,
+  findVolume,
+  formatUuid,
+  getAllDomainStats,
+  getDhcpLeases,
+  getInterfaceAddresses,
+  isNotFound,
+  listAllDomains,
+  listAllVolumes,
+} from '../../../libvirt/index.js';
+import { kvmOffered } from '../../hosts/host-info.js';
+import { type AddressSource, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
+
+const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
+const SOURCE_CODES: Record<AddressSource, number> = { lease: InterfaceAddressesSource.LEASE, agent: InterfaceAddressesSource.AGENT, arp: InterfaceAddressesSource.ARP };
+
+function stateName(code: number): DomainStateName {
+  return DOMAIN_STATE_NAMES[code] ?? 'nostate';
+}
+
+/** Null instead of a not-found error: domains may vanish between a list and the next call. */
+async function orNull<T>(p: Promise<T>): Promise<T | null> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+export class ClientApi implements LibvirtApi {
+  private readonly pools = new Map<string, Promise<StoragePoolRef>>();
+
+  constructor(readonly client: LibvirtClient) {}
+
+  async listDomains(): Promise<DomainInfo[]> {
+    const doms = await listAllDomains(this.client);
+    const [xmls, stats] = await Promise.all([
+      Promise.all(doms.map((dom) => orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })))),
+      doms.length ? getAllDomainStats(this.client, { stats: DomainStatsType.STATE }) : Promise.resolve([]),
+    ]);
+    const states = new Map(stats.map((s) => [formatUuid(s.dom.uuid), stateName(StateStatsSchema.parse(s.stats)['state.state'])]));
+    const out: DomainInfo[] = [];
+    doms.forEach((dom, i) => {
+      const xml = xmls[i];
+      // Gone since the list (deleted concurrently): not part of the fleet any more.
+      if (xml === null || xml === undefined) return;
+      out.push({ name: dom.name, xml, state: states.get(formatUuid(dom.uuid)) ?? (dom.id >= 0 ? 'running' : 'shutoff') });
+    });
+    return out;
+  }
+
+  async getDomain(name: string): Promise<DomainInfo | null> {
+    const dom = await findDomainByName(this.client, name);
+    if (!dom) return null;
+    const [xml, state] = await Promise.all([orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })), orNull(this.client.call('DOMAIN_GET_STATE', { dom, flags: 0 }))]);
+    if (xml === null || state === null) return null;
+    return { name: dom.name, xml, state: stateName(state.state) };
+  }
+
+  async defineDomain(xml: string): Promise<void> {
+    await this.client.call('DOMAIN_DEFINE_XML_FLAGS', { xml, flags: DomainDefine.VALIDATE });
+  }
+
+  async startDomain(name: string): Promise<void> {
+    await this.client.call('DOMAIN_CREATE', { dom: await this.dom(name) });
+  }
+
+  async shutdownDomain(name: string): Promise<void> {
+    await this.client.call('DOMAIN_SHUTDOWN', { dom: await this.dom(name) });
+  }
+
+  async destroyDomain(name: string): Promise<void> {
+    await this.client.call('DOMAIN_DESTROY', { dom: await this.dom(name) });
+  }
+
+  async undefineDomain(name: string): Promise<void> {
+    const flags = DomainUndefine.NVRAM | DomainUndefine.MANAGED_SAVE | DomainUndefine.SNAPSHOTS_METADATA;
+    await this.client.call('DOMAIN_UNDEFINE_FLAGS', { dom: await this.dom(name), flags });
+  }
+
+  async poolInfo(pool: string): Promise<PoolInfo> {
+    const info = await this.client.call('STORAGE_POOL_GET_INFO', { pool: await this.pool(pool) });
+    // virStoragePoolState: 2 = running.
+    return { name: pool, active: info.state === 2, capacityBytes: Number(info.capacity), availableBytes: Number(info.available) };
+  }
+
+  async refreshPool(pool: string): Promise<void> {
+    await this.client.call('STORAGE_POOL_REFRESH', { pool: await this.pool(pool), flags: 0 });
+  }
+
+  async listVolumes(pool: string): Promise<string[]> {
+    return (await listAllVolumes(this.client, await this.pool(pool))).map((v) => v.name);
+  }
+
+  async getVolume(pool: string, name: string): Promise<VolumeInfo | null> {
+    const vol = await findVolume(this.client, await this.pool(pool), name);
+    if (!vol) return null;
+    const [info, path] = await Promise.all([orNull(this.client.call('STORAGE_VOL_GET_INFO', { vol })), orNull(this.client.call('STORAGE_VOL_GET_PATH', { vol }))]);
+    if (!info || path === null) return null;
+    return { name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
+  }
+
+  async createVolume(pool: string, xml: string): Promise<VolumeInfo> {
+    // flags 0: VIR_STORAGE_VOL_CREATE_VALIDATE is refused by directory pools (libvirt 9.0).
+    const vol = await this.client.call('STORAGE_VOL_CREATE_XML', { pool: await this.pool(pool), xml, flags: 0 });
+    const [info, path] = await Promise.all([this.client.call('STORAGE_VOL_GET_INFO', { vol }), this.client.call('STORAGE_VOL_GET_PATH', { vol })]);
+    return { name: vol.name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
+  }
+
+  async deleteVolume(pool: string, name: string): Promise<void> {
+    const vol = await findVolume(this.client, await this.pool(pool), name);
+    if (vol) await this.client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
+  }
+
+  async uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void> {
+    const vol = await this.client.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool: await this.pool(pool), name });
+    await this.client.uploadVolume(vol, source, {
+      length: BigInt(options.length),
+      total: options.length,
+      ...(options.onProgress ? { onProgress: (done: number) => options.onProgress!(done, options.length) } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  async dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]> {
+    const net = await this.client.call('NETWORK_LOOKUP_BY_NAME', { name: network });
+    const leases = await getDhcpLeases(this.client, net, mac ?? null);
+    return leases.map((l) => ({
+      address: l.ipaddr,
+      prefix: l.prefix,
+      family: l.type === IpAddrType.IPV6 ? 'ipv6' : 'ipv4',
+      source: 'lease',
+      ...(l.mac ? { mac: l.mac } : {}),
+      interface: l.iface,
+    }));
+  }
+
+  async interfaceAddresses(domain: string, source: AddressSource): Promise<GuestAddress[]> {
+    const ifaces = await getInterfaceAddresses(this.client, await this.dom(domain), SOURCE_CODES[source]);
+    return ifaces.flatMap((i) =>
+      i.addrs.map((a) => ({ address: a.addr, prefix: a.prefix, family: a.type === IpAddrType.IPV6 ? ('ipv6' as const) : ('ipv4' as const), source, ...(i.hwaddr ? { mac: i.hwaddr } : {}), interface: i.name })),
+    );
+  }
+
+  async freeMemory(): Promise<number> {
+    return Number(await this.client.call('NODE_GET_FREE_MEMORY'));
+  }
+
+  kvmOffered(): Promise<boolean> {
+    return kvmOffered(this.client);
+  }
+
+  onLifecycle(listener: (event: DomainEvent) => void): Promise<() => Promise<void>> {
+    return this.client.onLifecycle((e) => listener({ domain: e.dom.name, event: e.eventName }));
+  }
+
+  private dom(name: string): Promise<DomainRef> {
+    return this.client.call('DOMAIN_LOOKUP_BY_NAME', { name });
+  }
+
+  /** Pool handles are stable for the connection's life: looked up once. */
+  private pool(name: string): Promise<StoragePoolRef> {
+    let ref = this.pools.get(name);
+    if (!ref) {
+      ref = this.client.call('STORAGE_POOL_LOOKUP_BY_NAME', { name });
+      ref.catch(() => this.pools.delete(name));
+      this.pools.set(name, ref);
+    }
+    return ref;
+  }
+}

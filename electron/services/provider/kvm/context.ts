@@ -1,0 +1,85 @@
+/**
+ * What the provider's parts share: the injected collaborators, and the per-host queues
+ * and base-image uploads that must be one per provider instance.
+ */
+import type { ResolvedKVMConfig } from '../../../../shared/config.js';
+import type { ProxyCredentials } from '../../../../shared/proxy.js';
+import type { CredentialsStore } from '../../credentials/credentials-store.js';
+import { BaseImages } from './base-image.js';
+import { HostQueues } from './host-queue.js';
+import type { GuestAddress, LibvirtApi, DomainStateName } from './libvirt-api.js';
+import type { InstanceMetadata } from './metadata.js';
+import type { PortProbe } from './readiness.js';
+
+/** The local image cache as the provider uses it (electron/services/images ImageCache fits). */
+export interface LocalImageSource {
+  ensure(
+    image: { url: string; sha256: string; format: 'qcow2' | 'raw' },
+    options: { signal?: AbortSignal; onProgress?: (p: { bytes: number; total?: number }) => void },
+  ): Promise<{ path: string; size: number; sha256: string }>;
+}
+
+/** The provider's collaborators. */
+export interface ProviderDeps {
+  config: ResolvedKVMConfig;
+  /** libvirt on one host (connecting on first use). */
+  apiFor: (host: string) => Promise<LibvirtApi>;
+  images: LocalImageSource;
+  credentials: CredentialsStore;
+  /** Does the proxy port answer? Injected: tests probe from inside their network namespace. */
+  probe: PortProbe;
+  /** Milliseconds since the epoch (default Date.now). */
+  now?: () => number;
+  /** Generated BasicAuth credentials (default: from the OS's CSPRNG). */
+  generateCredentials?: () => ProxyCredentials;
+  /** Time between readiness rounds (default 1 s). */
+  readinessIntervalMs?: number;
+}
+
+export interface ProviderContext extends ProviderDeps {
+  now: () => number;
+  queues: HostQueues;
+  baseImages: BaseImages;
+  /** Instance ids whose launch is under way in this process (reconcile leaves them alone). */
+  launching: Set<string>;
+  /** Per proxy name: launches of one name run one after the other. */
+  names: HostQueues;
+}
+
+export function createContext(deps: ProviderDeps): ProviderContext {
+  const queues = new HostQueues();
+  return { ...deps, now: deps.now ?? Date.now, queues, baseImages: new BaseImages(queues), launching: new Set(), names: new HostQueues() };
+}
+
+/** A proxy as the front ends see it. */
+export interface ProxyRecord {
+  name: string;
+  /** The libvirt domain name (instance id). */
+  id: string;
+  host: string;
+  state: DomainStateName;
+  port: number;
+  machineType: string;
+  image: { name: string; sha256: string };
+  createdAt: string;
+  owner: InstanceMetadata['owner'];
+  specHash: string;
+  /** Addresses known without asking the guest (leases); inspect asks every source. */
+  addresses: GuestAddress[];
+}
+
+export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = []): ProxyRecord {
+  return {
+    name: meta.name,
+    id: domain.name,
+    host,
+    state: domain.state,
+    port: meta.port,
+    machineType: meta.machineType,
+    image: meta.image,
+    createdAt: meta.createdAt,
+    owner: meta.owner,
+    specHash: meta.specHash,
+    addresses,
+  };
+}

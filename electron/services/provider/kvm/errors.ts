@@ -1,0 +1,68 @@
+/** The provider's errors: each says what happened and, where it helps, what to do next. */
+
+/** The steps of a launch, in order (docs/provider.md). */
+export const LAUNCH_STEPS = ['validate', 'place', 'image', 'upload', 'volumes', 'seed', 'define', 'boot', 'address', 'proxy'] as const;
+export type LaunchStep = (typeof LAUNCH_STEPS)[number];
+
+/** A launch failed at `step`; everything it had created was removed (see `rollbackErrors` when not). */
+export class LaunchError extends Error {
+  override readonly name = 'LaunchError';
+  constructor(
+    readonly step: LaunchStep,
+    override readonly cause: unknown,
+    /** Objects the rollback could not remove, with why: a person must look at them. */
+    readonly rollbackErrors: string[] = [],
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const left = rollbackErrors.length ? `; rollback left behind: ${rollbackErrors.join('; ')}` : '';
+    super(`launch failed at step "${step}": ${why}${left}`, { cause });
+  }
+}
+
+/** The proxy did not become ready in time. The VM is left for inspection unless rollback was asked for. */
+export class LaunchTimeoutError extends Error {
+  override readonly name = 'LaunchTimeoutError';
+  constructor(
+    readonly proxy: string,
+    readonly seen: string,
+    readonly rolledBack: boolean,
+    readonly step: LaunchStep = 'proxy',
+    readonly rollbackErrors: string[] = [],
+  ) {
+    super(
+      `proxy ${proxy} was not ready in time: ${seen}; ${rolledBack ? 'it was removed (rollback on timeout)' : `it is left running for inspection (egress-desk proxies inspect ${proxy}; delete it with egress-desk proxies delete ${proxy})`}`,
+    );
+  }
+}
+
+/** A proxy of that name exists with a different spec. */
+export class AlreadyExistsError extends Error {
+  override readonly name = 'AlreadyExistsError';
+  constructor(
+    readonly proxy: string,
+    readonly host: string,
+  ) {
+    super(`a proxy named ${proxy} already exists on host ${host} with a different spec; delete it first or choose another name`);
+  }
+}
+
+/** No proxy of that name on any reachable host. */
+export class ProxyNotFoundError extends Error {
+  override readonly name = 'ProxyNotFoundError';
+  constructor(
+    readonly proxy: string,
+    unreachable: string[] = [],
+  ) {
+    super(`no proxy named ${proxy}${unreachable.length ? ` on the reachable hosts (not reachable: ${unreachable.join(', ')})` : ''}`);
+  }
+}
+
+/** No host can take the proxy. */
+export class PlacementError extends Error {
+  override readonly name = 'PlacementError';
+}
+
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,277 @@
+/**
+ * The transactional launch: validate → place → image → upload → volumes → seed → define →
+ * boot, then (when asked to wait) address → proxy. Every object created is recorded with
+ * its undo; a failure at any step runs the undos of exactly those objects, newest first,
+ * and the error names the step. The base volume is the exception by design: once fully
+ * uploaded it is a shared cache of the host, kept like the local image cache.
+ */
+import { Readable } from 'node:stream';
+import type { ResolvedKVMHost } from '../../../../shared/config.js';
+import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
+import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
+import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, messageOf } from './errors.js';
+import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
+import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
+import { instanceId, instanceMac } from './names.js';
+import { place } from './placement.js';
+import { waitForProxy } from './readiness.js';
+import { type ResolvedSpec, generateCredentials, renderProxy, resolveSpec, specHash } from './render.js';
+import { GIB } from './volume-xml.js';
+
+/** Progress of a launch: a step starts, reports bytes, or is done (with what it found). */
+export interface LaunchEvent {
+  step: LaunchStep;
+  phase: 'start' | 'progress' | 'done';
+  message?: string;
+  done?: number;
+  total?: number;
+}
+
+export interface LaunchOptions {
+  onStep?: (event: LaunchEvent) => void;
+  signal?: AbortSignal;
+  /** Wait until the proxy port answers (steps address and proxy). */
+  wait?: boolean;
+  /** Bound on the whole launch when waiting (default 10 min: a first boot under TCG is slow). */
+  timeoutMs?: number;
+  /** On timeout, remove what was created instead of leaving it for inspection. */
+  rollbackOnTimeout?: boolean;
+}
+
+export interface LaunchResult {
+  proxy: ProxyRecord;
+  /** False when an identical proxy already existed and was returned as it is. */
+  created: boolean;
+  /** Why this host (placement). */
+  placement: string;
+  /** Set when waited for: the address the proxy answered on, and its URL (with credentials). */
+  address?: string;
+  url?: string;
+  /** Milliseconds each step took. */
+  timings: Partial<Record<LaunchStep, number>>;
+}
+
+export const DEFAULT_LAUNCH_TIMEOUT_MS = 10 * 60_000;
+
+/** What the creating steps leave for the waiting ones. */
+interface Created {
+  resolved: ResolvedSpec;
+  host: ResolvedKVMHost;
+  api: LibvirtApi;
+  reason: string;
+  metadata: InstanceMetadata;
+}
+
+interface Undo {
+  what: string;
+  run: () => Promise<void>;
+}
+
+/** Runs the undos newest first; returns what could not be undone. */
+async function rollback(undos: Undo[]): Promise<string[]> {
+  const failed: string[] = [];
+  for (const undo of [...undos].reverse()) {
+    try {
+      await undo.run();
+    } catch (err) {
+      failed.push(`${undo.what}: ${messageOf(err)}`);
+    }
+  }
+  undos.length = 0;
+  return failed;
+}
+
+/** An existing domain of that instance id on any reachable host. */
+async function findExisting(ctx: ProviderContext, id: string): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; xml: string; state: ProxyRecord['state'] } | undefined> {
+  const found = await Promise.all(
+    ctx.config.hosts.map(async (host) => {
+      try {
+        const api = await ctx.apiFor(host.name);
+        const dom = await api.getDomain(id);
+        return dom ? { host, api, xml: dom.xml, state: dom.state } : undefined;
+      } catch {
+        // An unreachable host cannot be checked; placement will not choose it either.
+        return undefined;
+      }
+    }),
+  );
+  return found.find((f) => f !== undefined);
+}
+
+export async function launch(ctx: ProviderContext, input: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
+  const timings: LaunchResult['timings'] = {};
+  const undos: Undo[] = [];
+  let step: LaunchStep = 'validate';
+  let stepStarted = ctx.now();
+  const emit = (event: Omit<LaunchEvent, 'step'>): void => options.onStep?.({ step, ...event });
+  const begin = (next: LaunchStep): void => {
+    timings[step] ??= ctx.now() - stepStarted;
+    step = next;
+    stepStarted = ctx.now();
+    emit({ phase: 'start' });
+  };
+  const finish = (message?: string): void => {
+    timings[step] = ctx.now() - stepStarted;
+    emit({ phase: 'done', ...(message ? { message } : {}) });
+  };
+  const started = ctx.now();
+  const check = (): void => {
+    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the launch was cancelled');
+  };
+
+  let id = '';
+  let phase1: Created | { record: ProxyRecord; reason: string };
+  try {
+    emit({ phase: 'start' });
+    const spec = ProxySpecSchema.parse(input);
+    id = instanceId(spec.name);
+    // Launches of one name run one at a time in this process: the second sees the first's domain.
+    phase1 = await ctx.names.run(spec.name, async () => {
+      const explicit = spec.host === undefined ? undefined : ctx.config.hosts.find((h) => h.name === spec.host);
+      if (spec.host !== undefined && !explicit) throw new PlacementError(`no host named ${JSON.stringify(spec.host)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ')})`);
+      const someHost = explicit ?? ctx.config.hosts[0];
+      if (!someHost) throw new PlacementError('the config has no hosts');
+      // Resolving once against any host checks machine type and image before anything is asked of a host.
+      resolveSpec(spec, ctx.config, someHost, () => ({ username: 'check', password: 'check' }));
+      const existing = await findExisting(ctx, id);
+      if (existing) {
+        const meta = parseInstanceMetadata(existing.xml);
+        if (!meta || (spec.host !== undefined && spec.host !== existing.host.name)) throw new AlreadyExistsError(spec.name, existing.host.name);
+        const hash = specHash(resolveSpec(spec, ctx.config, existing.host, () => ({ username: 'check', password: 'check' })));
+        if (hash !== meta.specHash) throw new AlreadyExistsError(spec.name, existing.host.name);
+        finish('an identical proxy exists');
+        return { reason: `${existing.host.name}: the proxy exists there`, record: toRecord(existing.host.name, { name: id, state: existing.state }, meta) };
+      }
+      finish();
+      ctx.launching.add(id);
+      return createObjects(spec);
+    });
+  } catch (err) {
+    ctx.launching.delete(id);
+    const left = await rollback(undos);
+    if (err instanceof AlreadyExistsError && left.length === 0) throw err;
+    throw new LaunchError(step, err, left);
+  }
+  ctx.launching.delete(id);
+  if ('record' in phase1) return { proxy: phase1.record, created: false, placement: phase1.reason, timings };
+  const { resolved, host, api, reason, metadata } = phase1;
+  const record = (addresses: GuestAddress[] = []): ProxyRecord => toRecord(host.name, { name: id, state: 'running' }, metadata, addresses);
+  if (!options.wait) {
+    timings[step] ??= ctx.now() - stepStarted;
+    return { proxy: record(), created: true, placement: reason, timings };
+  }
+
+  try {
+    begin('address');
+    const result = await waitForProxy({
+      api,
+      host,
+      domain: id,
+      mac: instanceMac(id),
+      port: resolved.port,
+      probe: ctx.probe,
+      deadline: started + (options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS),
+      now: ctx.now,
+      ...(ctx.readinessIntervalMs !== undefined ? { intervalMs: ctx.readinessIntervalMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      onAddress: (addresses) => {
+        finish(addresses.map((a) => `${a.address} (${a.source})`).join(', '));
+        begin('proxy');
+      },
+    });
+    if (!result.ready) {
+      step = result.step;
+      const rolledBack = options.rollbackOnTimeout === true;
+      const left = rolledBack ? await rollback(undos) : [];
+      throw new LaunchTimeoutError(resolved.name, result.seen, rolledBack, step, left);
+    }
+    finish(`port ${resolved.port} answers on ${result.address}`);
+    return {
+      proxy: record(result.addresses),
+      created: true,
+      placement: reason,
+      address: result.address,
+      url: formatProxyUrl(result.address, resolved.port, resolved.credentials),
+      timings,
+    };
+  } catch (err) {
+    if (err instanceof LaunchTimeoutError) throw err;
+    // A cancelled or failed wait removes the proxy: nothing half-made stays behind.
+    const left = await rollback(undos);
+    throw new LaunchError(step, err, left);
+  }
+
+  async function createObjects(spec: ProxySpec): Promise<Created> {
+    begin('place');
+    const resolvedFirst = resolveSpec(spec, ctx.config, ctx.config.hosts[0]!, () => ({ username: 'check', password: 'check' }));
+    const placement = await place({
+      hosts: ctx.config.hosts,
+      apiFor: ctx.apiFor,
+      ...(spec.host !== undefined ? { host: spec.host } : {}),
+      diskBytes: resolvedFirst.machineType.diskGiB * GIB,
+    });
+    const { host, api } = placement;
+    const resolved = resolveSpec(spec, ctx.config, host, ctx.generateCredentials ?? generateCredentials);
+    const domainType = host.domainType === 'auto' ? ((await api.kvmOffered()) ? 'kvm' : 'qemu') : host.domainType;
+    finish(`${placement.reason}; domain type ${domainType}`);
+    check();
+
+    begin('image');
+    const local = await ctx.images.ensure(
+      { url: resolved.image.url, sha256: resolved.image.sha256, format: resolved.image.format },
+      { ...(options.signal ? { signal: options.signal } : {}), onProgress: (p) => emit({ phase: 'progress', done: p.bytes, ...(p.total !== undefined ? { total: p.total } : {}) }) },
+    );
+    finish(local.path);
+    check();
+
+    begin('upload');
+    const base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: resolved.image.format }, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      onProgress: (done, total) => emit({ phase: 'progress', done, total }),
+    });
+    finish(base.uploaded ? `uploaded ${base.volume.name}` : `${base.volume.name} already on ${host.name}`);
+    check();
+
+    const rendered = renderProxy(resolved, { domainType, basePath: base.volume.path, createdAt: new Date(ctx.now()) });
+    const pool = host.pool;
+    const removeVolume = (name: string): Undo => ({ what: `volume ${name} in pool ${pool} on ${host.name}`, run: () => ctx.queues.run(host.name, () => api.deleteVolume(pool, name)) });
+
+    begin('volumes');
+    await ctx.queues.run(host.name, async () => {
+      await api.createVolume(pool, rendered.overlayVolumeXml);
+      undos.push(removeVolume(rendered.volumes.root));
+    });
+    finish(rendered.volumes.root);
+    check();
+
+    begin('seed');
+    if (resolved.credentials) {
+      const previous = await ctx.credentials.get(resolved.name);
+      await ctx.credentials.set(resolved.name, resolved.credentials);
+      undos.push({
+        what: `credentials of ${resolved.name}`,
+        run: () => (previous ? ctx.credentials.set(resolved.name, previous) : ctx.credentials.delete(resolved.name)),
+      });
+    }
+    await ctx.queues.run(host.name, async () => {
+      await api.createVolume(pool, rendered.seedVolumeXml);
+      undos.push(removeVolume(rendered.volumes.seed));
+      await api.uploadVolume(pool, rendered.volumes.seed, Readable.from([rendered.seedIso]), { length: rendered.seedIso.length, ...(options.signal ? { signal: options.signal } : {}) });
+    });
+    finish(rendered.volumes.seed);
+    check();
+
+    begin('define');
+    await api.defineDomain(rendered.domainXml);
+    undos.push({ what: `domain ${rendered.id} on ${host.name}`, run: () => api.undefineDomain(rendered.id) });
+    finish(rendered.id);
+    check();
+
+    begin('boot');
+    await api.startDomain(rendered.id);
+    undos.push({ what: `running domain ${rendered.id} on ${host.name}`, run: () => api.destroyDomain(rendered.id) });
+    finish();
+    return { resolved, host, api, reason: placement.reason, metadata: rendered.metadata };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The operations the provider needs on ONE libvirt host, by name rather than by handle:
+ * the real client implements them over the RPC protocol (client-api.ts), and an
+ * in-memory fake (test/support/fake-libvirt.ts) implements them for unit tests, with
+ * fault injection and the pool-job checks that libvirt itself makes.
+ */
+import type { Readable } from 'node:stream';
+
+/** A domain's state, named (virDomainState). */
+export type DomainStateName = 'nostate' | 'running' | 'blocked' | 'paused' | 'shutdown' | 'shutoff' | 'crashed' | 'pmsuspended';
+
+/** Names of virDomainState values, index = value. */
+export const DOMAIN_STATE_NAMES: readonly DomainStateName[] = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'];
+
+/** One domain with its XML and state: what a fleet listing needs. */
+export interface DomainInfo {
+  name: string;
+  /** The domain XML (DOMAIN_GET_XML_DESC, flags 0): it keeps our metadata's namespace. */
+  xml: string;
+  state: DomainStateName;
+}
+
+/** A storage pool's facts. */
+export interface PoolInfo {
+  name: string;
+  active: boolean;
+  capacityBytes: number;
+  availableBytes: number;
+}
+
+/** A volume's facts. */
+export interface VolumeInfo {
+  name: string;
+  /** The path on the host (what an overlay's backingStore names). */
+  path: string;
+  /** Virtual size: for qcow2 the size in its header, for raw the file's. */
+  capacityBytes: number;
+  /** Bytes actually used on disk. */
+  allocationBytes: number;
+}
+
+/** Where an address was learnt. */
+export type AddressSource = 'lease' | 'agent' | 'arp';
+
+/** One guest address, labelled with its source. */
+export interface GuestAddress {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+  source: AddressSource;
+  mac?: string;
+  interface?: string;
+}
+
+/** A lifecycle event, reduced to what the provider reacts to. */
+export interface DomainEvent {
+  domain: string;
+  /** `STARTED`, `STOPPED`, `UNDEFINED`… (LifecycleEventName). */
+  event: string;
+}
+
+export interface UploadOptions {
+  length: number;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+/** libvirt on one host, as the provider uses it. Missing objects are `null`, never errors, where a lookup is asked. */
+export interface LibvirtApi {
+  /** Every domain with its XML and state, in few calls (list, then all XML pipelined, plus one stats call). */
+  listDomains(): Promise<DomainInfo[]>;
+  /** One domain with XML and state, or null. */
+  getDomain(name: string): Promise<DomainInfo | null>;
+  /** Defines a persistent domain, validating its XML against libvirt's schema. */
+  defineDomain(xml: string): Promise<void>;
+  startDomain(name: string): Promise<void>;
+  /** Asks the guest to shut down (ACPI power button); returns at once. */
+  shutdownDomain(name: string): Promise<void>;
+  /** Pulls the plug. */
+  destroyDomain(name: string): Promise<void>;
+  /** Undefines with NVRAM, managed save and snapshot metadata removed. */
+  undefineDomain(name: string): Promise<void>;
+
+  poolInfo(pool: string): Promise<PoolInfo>;
+  refreshPool(pool: string): Promise<void>;
+  listVolumes(pool: string): Promise<string[]>;
+  getVolume(pool: string, name: string): Promise<VolumeInfo | null>;
+  /** Creates a volume from XML (flags 0: dir pools refuse VALIDATE). */
+  createVolume(pool: string, xml: string): Promise<VolumeInfo>;
+  deleteVolume(pool: string, name: string): Promise<void>;
+  /** Streams `source` into the volume. */
+  uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void>;
+
+  /** The DHCP leases of a network, optionally for one MAC. */
+  dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]>;
+  /** A domain's addresses from one source. */
+  interfaceAddresses(domain: string, source: AddressSource): Promise<GuestAddress[]>;
+  /** Free host memory in bytes. */
+  freeMemory(): Promise<number>;
+  /** Whether libvirt offers KVM (domain type kvm) here. */
+  kvmOffered(): Promise<boolean>;
+  /** Subscribes to lifecycle events of every domain; resolves to the unsubscribe function. */
+  onLifecycle(listener: (event: DomainEvent) => void): Promise<() => Promise<void>>;
+}
+
+/** The operations that change a pool: libvirt refuses some of them while another runs, so they are serialised per host. */
+export const POOL_CHANGING = ['createVolume', 'deleteVolume', 'uploadVolume', 'refreshPool'] as const;

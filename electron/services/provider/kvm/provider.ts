@@ -1,0 +1,173 @@
+/**
+ * The KVM provider: launch, list, get, inspect, start, stop, delete and reconcile
+ * proxies across the config's hosts. Everything it talks to is injected (libvirt per
+ * host, the local image cache, the credentials store, the clock, the readiness probe), so
+ * the same code runs in the app, the CLI and the unit tests over an in-memory libvirt.
+ */
+import type { ProxySpec } from '../../../../shared/proxy.js';
+import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
+import { ProxyNotFoundError, messageOf } from './errors.js';
+import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, listFleet, locate } from './fleet.js';
+import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
+import { instanceId, instanceMac, instanceVolumes } from './names.js';
+import { collectAddresses, candidates } from './readiness.js';
+import { type ReconcileReport, reconcile } from './reconcile.js';
+
+export interface StopOptions {
+  /** How long the guest gets to power off after the ACPI request before it is destroyed (default 60 s). */
+  timeoutMs?: number;
+  /** How often the state is looked at while waiting, besides lifecycle events (default 500 ms). */
+  pollMs?: number;
+}
+
+export interface StopResult {
+  /** True when the guest did not shut down in time and was destroyed. */
+  forced: boolean;
+  /** True when it was not running in the first place. */
+  alreadyStopped: boolean;
+}
+
+export interface DeleteResult {
+  host: string;
+  /** What was removed, in order. */
+  removed: string[];
+}
+
+export class KvmProvider {
+  private readonly ctx: ProviderContext;
+
+  constructor(deps: ProviderDeps) {
+    this.ctx = createContext(deps);
+  }
+
+  /** Launches a proxy (docs/provider.md); see {@link LaunchOptions}. */
+  launch(spec: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
+    return launch(this.ctx, spec, options);
+  }
+
+  /** Every proxy on every host; hosts that are down are reported in `hosts`. */
+  list(): Promise<FleetListing> {
+    return listFleet(this.ctx);
+  }
+
+  /** One proxy, or undefined when no reachable host has it. */
+  async get(name: string): Promise<ProxyRecord | undefined> {
+    const found = await findProxy(this.ctx, name);
+    return found && toRecord(found.host.name, found.domain, found.metadata);
+  }
+
+  /** Parsed metadata, raw domain XML and addresses from every source. */
+  inspect(name: string): Promise<ProxyInspection> {
+    return inspectProxy(this.ctx, name);
+  }
+
+  /** `http://user:pass@address:port` for a running proxy, from the first address any source knows. */
+  async proxyUrl(name: string): Promise<string | undefined> {
+    const { host, api, domain, metadata } = await locate(this.ctx, name);
+    const report = await collectAddresses(api, host, domain.name, instanceMac(domain.name));
+    const address = candidates(report.addresses)[0];
+    if (!address) return undefined;
+    return formatProxyUrl(address, metadata.port, await this.ctx.credentials.get(name));
+  }
+
+  async start(name: string): Promise<{ alreadyRunning: boolean }> {
+    const { api, domain } = await locate(this.ctx, name);
+    if (domain.state === 'running' || domain.state === 'blocked') return { alreadyRunning: true };
+    await api.startDomain(domain.name);
+    return { alreadyRunning: false };
+  }
+
+  /** Graceful (ACPI) shutdown; destroyed when the guest has not powered off after `timeoutMs`. */
+  async stop(name: string, options: StopOptions = {}): Promise<StopResult> {
+    const { api, domain } = await locate(this.ctx, name);
+    if (domain.state === 'shutoff') return { forced: false, alreadyStopped: true };
+    const deadline = this.ctx.now() + (options.timeoutMs ?? 60_000);
+    let wake: (() => void) | undefined;
+    const unsubscribe = await api
+      .onLifecycle((e) => {
+        if (e.domain === domain.name) wake?.();
+      })
+      .catch(() => undefined);
+    try {
+      await api.shutdownDomain(domain.name);
+      for (;;) {
+        const now = await api.getDomain(domain.name);
+        if (!now || now.state === 'shutoff') return { forced: false, alreadyStopped: false };
+        if (this.ctx.now() >= deadline) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(options.pollMs ?? 500, Math.max(0, deadline - this.ctx.now())));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+      await api.destroyDomain(domain.name);
+      return { forced: true, alreadyStopped: false };
+    } finally {
+      await unsubscribe?.().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Destroys, undefines (NVRAM, managed save, snapshot metadata) and deletes the root and
+   * seed volumes, then forgets the credentials. The base volume stays: other proxies share it.
+   * A proxy whose domain is gone but whose volumes remain is cleaned all the same.
+   */
+  async delete(name: string): Promise<DeleteResult> {
+    const unreachable: string[] = [];
+    const found = await findProxy(this.ctx, name, unreachable);
+    const id = instanceId(name);
+    const volumes = instanceVolumes(id);
+    if (found) {
+      const { host, api, domain } = found;
+      const removed: string[] = [];
+      if (domain.state !== 'shutoff') {
+        await api.destroyDomain(domain.name).catch(async (err: unknown) => {
+          // Stopped meanwhile is fine; anything else is not.
+          if ((await api.getDomain(domain.name))?.state !== 'shutoff') throw err;
+        });
+      }
+      await api.undefineDomain(domain.name);
+      removed.push(`domain ${domain.name}`);
+      removed.push(...(await this.deleteVolumes(host.name, [volumes.root, volumes.seed])));
+      await this.ctx.credentials.delete(name);
+      return { host: host.name, removed };
+    }
+    // No domain: leftovers of a crashed launch may still hold the name's volumes.
+    for (const host of this.ctx.config.hosts) {
+      if (unreachable.some((u) => u.startsWith(`${host.name} `))) continue;
+      const removed = await this.deleteVolumes(host.name, [volumes.root, volumes.seed]).catch(() => []);
+      if (removed.length) {
+        await this.ctx.credentials.delete(name);
+        return { host: host.name, removed };
+      }
+    }
+    throw new ProxyNotFoundError(name, unreachable);
+  }
+
+  /** Reports (and with `fix`, removes) orphan volumes, broken domains and stale credentials. */
+  reconcile(options: { fix?: boolean } = {}): Promise<ReconcileReport> {
+    return reconcile(this.ctx, options);
+  }
+
+  private async deleteVolumes(hostName: string, names: string[]): Promise<string[]> {
+    const host = this.ctx.config.hosts.find((h) => h.name === hostName)!;
+    const api = await this.ctx.apiFor(hostName);
+    return this.ctx.queues.run(hostName, async () => {
+      const removed: string[] = [];
+      for (const name of names) {
+        try {
+          if (!(await api.getVolume(host.pool, name))) continue;
+          await api.deleteVolume(host.pool, name);
+          removed.push(`volume ${name}`);
+        } catch (err) {
+          throw new Error(`cannot delete volume ${name} in pool ${host.pool} on ${hostName}: ${messageOf(err)}`, { cause: err });
+        }
+      }
+      return removed;
+    });
+  }
+}

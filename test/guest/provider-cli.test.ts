@@ -1,0 +1,97 @@
+/**
+ * The guest lane through the CLI: `egress-desk proxies launch --wait` on the real guest
+ * image boots a proxy, prints its URL once the port answers (probed inside the test
+ * namespace through EGRESS_DESK_PROBE_NETNS), an HTTP request through that URL to a
+ * server inside the namespace returns the page, and `proxies delete` leaves the pool and
+ * domain list as they were (the shared base volume excepted, kept for later runs).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { runCliProcess } from '../support/run-cli.js';
+import { testEnv } from '../support/test-env.js';
+
+const env = testEnv();
+const NAME = 'egtest-e2e-1';
+let client: LibvirtClient;
+let server: ChildProcess | undefined;
+let home: string;
+let config: string;
+let sha256: string;
+
+async function state(): Promise<{ volumes: string[]; domains: string[] }> {
+  const pool = await testPool(client);
+  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
+  return { volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(), domains: (await listAllDomains(client)).map((d) => d.name).sort() };
+}
+
+const cli = (...args: string[]) =>
+  runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+
+beforeAll(async () => {
+  const image = execFileSync('bash', ['test/env/guest-image.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).trim().split('\n').pop()!;
+  sha256 = execFileSync('sha256sum', [image], { encoding: 'utf8' }).split(' ')[0]!;
+  home = mkdtempSync(join(tmpdir(), 'egress-e2e-'));
+  config = join(home, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      '  machineTypes:',
+      '    small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 }',
+      '  images:',
+      `    guest: { url: "file://${image}", sha256: ${sha256} }`,
+      '  defaults: { machineType: small, image: guest }',
+      // The test network is offline: the image ships the agent, so nothing is installed at boot.
+      '  vendorData: |',
+      '    #cloud-config',
+      '    runcmd:',
+      '      - [systemctl, enable, --now, qemu-guest-agent]',
+      '',
+    ].join('\n'),
+  );
+  client = await systemClient();
+  server = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, '/usr/bin/python3', '-m', 'http.server', '18081', '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
+}, 20 * 60_000);
+
+afterAll(async () => {
+  server?.kill();
+  if (client) {
+    const id = instanceId(NAME);
+    await removeDomain(client, id);
+    await removeVolumes(client, Object.values(instanceVolumes(id)));
+    await client.close();
+  }
+}, 120_000);
+
+describe('egress-desk proxies launch --wait on the real guest image', () => {
+  it('prints a proxy URL that forwards HTTP inside the namespace; delete leaves nothing', async () => {
+    const before = await state();
+    const base = baseVolumeName(sha256, 'qcow2');
+    const t0 = Date.now();
+    const r = await cli('launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
+    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+    console.log(`guest provider lane: launch --wait took ${seconds} s\n${r.stderr}`);
+    expect(r.code, r.stderr).toBe(0);
+    const url = r.stdout.trim();
+    expect(url).toMatch(/^http:\/\/egress:[A-Za-z0-9_-]+@192\.168\.150\.\d+:3128$/);
+    expect(r.stderr).toMatch(/address done: 192\.168\.150\.\d+ \(lease\)/);
+
+    const page = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', url, `http://${env.EGRESS_TEST_BRIDGE_IP}:18081/index.html`], { encoding: 'utf8', timeout: 120_000 });
+    expect(page).toContain('egress guest lane');
+
+    const del = await cli('delete', NAME);
+    expect(del.code, del.stderr).toBe(0);
+    const after = await state();
+    expect(after.domains).toEqual(before.domains);
+    expect(after.volumes).toEqual([...new Set([...before.volumes, base])].sort());
+  }, 15 * 60_000);
+});

@@ -1,0 +1,142 @@
+/**
+ * The provider against a real libvirtd (qemu:///system, the test pool and network): the
+ * CLI launches a proxy from a tiny qcow2 base (no --wait: no guest needs to boot), lists,
+ * inspects and deletes it, and the pool and domain list end exactly as they were.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { runCliProcess } from '../support/run-cli.js';
+import { testEnv } from '../support/test-env.js';
+
+const env = testEnv();
+const NAME = 'egtest-prov-1';
+let client: LibvirtClient;
+let home: string;
+let config: string;
+let sha256: string;
+let before: { volumes: string[]; domains: string[] };
+
+async function state(): Promise<{ volumes: string[]; domains: string[] }> {
+  const pool = await testPool(client);
+  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
+  return {
+    volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(),
+    domains: (await listAllDomains(client)).map((d) => d.name).sort(),
+  };
+}
+
+const cli = (...args: string[]) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'egress-provider-'));
+  const image = join(home, 'tiny.qcow2');
+  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', image, '16M']);
+  sha256 = createHash('sha256').update(readFileSync(image)).digest('hex');
+  config = join(home, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      '  machineTypes:',
+      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+      '  images:',
+      `    tiny: { url: "file://${image}", sha256: ${sha256} }`,
+      '  defaults: { machineType: tiny, image: tiny }',
+      '',
+    ].join('\n'),
+  );
+  client = await systemClient();
+  before = await state();
+});
+
+afterAll(async () => {
+  if (!client) return;
+  const id = instanceId(NAME);
+  await removeDomain(client, id);
+  await removeVolumes(client, [...Object.values(instanceVolumes(id)), baseVolumeName(sha256, 'qcow2')]);
+  await client.close();
+});
+
+describe('provider on qemu:///system', () => {
+  it('launch (no wait) → list → inspect → delete leaves the pool and domains as they were (plus the shared base)', async () => {
+    const t0 = Date.now();
+    const launched = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--json');
+    const coldMs = Date.now() - t0;
+    expect(launched.stderr).toBe('');
+    expect(launched.code).toBe(0);
+    const result = JSON.parse(launched.stdout) as { created: boolean; proxy: { id: string; host: string; state: string }; timings: Record<string, number> };
+    expect(result).toMatchObject({ created: true, proxy: { id: instanceId(NAME), host: 'local', state: 'running' } });
+    const base = baseVolumeName(sha256, 'qcow2');
+    const mid = await state();
+    expect(mid.volumes).toEqual([...before.volumes, base, ...Object.values(instanceVolumes(instanceId(NAME)))].sort());
+    expect(mid.domains).toEqual([...before.domains, instanceId(NAME)].sort());
+    // Credentials stay on the workstation, 0600.
+    expect(statSync(join(home, 'data', 'credentials.json')).mode & 0o777).toBe(0o600);
+
+    const list = await cli('list', '--json');
+    expect(list.code).toBe(0);
+    const listing = JSON.parse(list.stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ ok: boolean }> };
+    expect(listing.proxies.filter((p) => p.name === NAME)).toEqual([expect.objectContaining({ name: NAME, host: 'local' })]);
+    expect(listing.hosts).toEqual([expect.objectContaining({ ok: true })]);
+
+    const table = await cli('list');
+    expect(table.stdout).toMatch(new RegExp(`^${NAME} +local +running +3128 +tiny +tiny`, 'm'));
+
+    const inspect = await cli('inspect', NAME, '--json');
+    expect(inspect.code).toBe(0);
+    const r = JSON.parse(inspect.stdout) as { metadata: { name: string; image: { sha256: string } }; domainXml: string; hasCredentials: boolean };
+    expect(r.metadata).toMatchObject({ name: NAME, image: { sha256 } });
+    expect(r.domainXml).toContain('urn:egress-proxies:kvm:v1');
+    expect(r.domainXml).not.toMatch(/password/i);
+    expect(r.hasCredentials).toBe(true);
+
+    // The same spec again: the existing proxy, nothing created. A different one: refused.
+    const again = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: false });
+    const conflict = await cli('launch', NAME, '--port', '8080');
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toMatch(/already exists on host local with a different spec/);
+
+    const del = await cli('delete', NAME);
+    expect(del.code).toBe(0);
+    expect(del.stdout).toMatch(/deleted proxy egtest-prov-1 on local: domain .*-root\.qcow2.*-seed\.iso/);
+    const after = await state();
+    expect(after.domains).toEqual(before.domains);
+    expect(after.volumes).toEqual([...before.volumes, base].sort());
+    expect(JSON.parse(readFileSync(join(home, 'data', 'credentials.json'), 'utf8'))).toEqual({ version: 1, proxies: {} });
+
+    // Warm cache and base: the launch overhead of the provider itself.
+    const warm = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--json');
+    const warmResult = JSON.parse(warm.stdout) as { timings: Record<string, number> };
+    const overhead = Object.values(warmResult.timings).reduce((a, b) => a + b, 0);
+    console.log(`provider lane: cold CLI launch ${coldMs} ms (timings ${JSON.stringify(result.timings)}); warm launch steps total ${overhead} ms (${JSON.stringify(warmResult.timings)})`);
+    expect((await cli('delete', NAME)).code).toBe(0);
+
+    await removeVolumes(client, [base]);
+    expect(await state()).toEqual(before);
+  });
+
+  it('reconcile finds and fixes a leftover instance volume; an unknown proxy is a clear error', async () => {
+    const pool = await testPool(client);
+    const orphan = instanceVolumes(instanceId('egtest-orphan')).seed;
+    await client.call('STORAGE_VOL_CREATE_XML', { pool, xml: `<volume><name>${orphan}</name><capacity unit="bytes">1024</capacity><target><format type="raw"/></target></volume>`, flags: 0 });
+    const found = await cli('reconcile', '--json');
+    expect(JSON.parse(found.stdout)).toMatchObject({ findings: expect.arrayContaining([expect.objectContaining({ kind: 'orphan-volume', object: orphan })]) });
+    const fixed = await cli('reconcile', '--fix');
+    expect(fixed.stdout).toContain(`${orphan}: volume in pool ${env.EGRESS_TEST_POOL} with no domain`);
+    expect((await listAllVolumes(client, pool)).map((v) => v.name)).not.toContain(orphan);
+    const missing = await cli('inspect', 'egtest-nothing');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no proxy named egtest-nothing/);
+  });
+});

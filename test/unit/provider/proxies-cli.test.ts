@@ -1,0 +1,44 @@
+/** The proxies commands' usage errors, through the built binary; no host is contacted. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliProcess } from '../../support/run-cli.js';
+
+function setup() {
+  const home = mkdtempSync(join(tmpdir(), 'egress-proxies-cli-'));
+  const config = join(home, 'config.yaml');
+  // A host whose socket does not exist: any command that got as far as connecting would say so.
+  writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);
+  return (...args: string[]) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+}
+
+describe('egress-desk proxies (usage)', () => {
+  it('lists every subcommand in its help', async () => {
+    const r = await setup()('--help');
+    expect(r.code).toBe(0);
+    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+  });
+
+  it('refuses a bad name, a bad port and a bad timeout before touching any host', async () => {
+    const cli = setup();
+    const bad = await cli('launch', 'Bad_Name');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/name: must be a lowercase DNS label/);
+    expect((await cli('launch', 'ok', '--port', 'x')).code).toBe(2);
+    const t = await cli('launch', 'ok', '--wait', '--timeout', 'soon');
+    expect(t.code).toBe(2);
+    expect(t.stderr).toMatch(/--timeout: must be a whole number of seconds/);
+  });
+
+  it('a host that cannot be reached: launch fails at "place" and list reports the host, without a stack trace', async () => {
+    const cli = setup();
+    const r = await cli('launch', 'ok');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/launch failed at step "place": no host can take the proxy: local: not reachable \(.*no-such-socket/);
+    const l = await cli('list', '--json');
+    expect(l.code).toBe(1);
+    expect(JSON.parse(l.stdout)).toMatchObject({ proxies: [], hosts: [{ host: 'local', ok: false }] });
+    expect(r.stderr + l.stderr).not.toMatch(/^\s+at /m);
+  });
+});
