@@ -1,0 +1,97 @@
+/**
+ * The provider on a host reached over SSH (the test sshd on 127.0.0.1): launch uploads the
+ * base through the SSH connection, list and inspect read it back, delete removes it, and
+ * the pool and domain list end as they were.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { runCliProcess } from '../support/run-cli.js';
+import { testEnv } from '../support/test-env.js';
+
+const env = testEnv();
+const NAME = 'egtest-prov-ssh';
+let client: LibvirtClient;
+let home: string;
+let config: string;
+let sha256: string;
+
+async function state(): Promise<{ volumes: string[]; domains: string[] }> {
+  const pool = await testPool(client);
+  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
+  return { volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(), domains: (await listAllDomains(client)).map((d) => d.name).sort() };
+}
+
+const cli = (...args: string[]) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'egress-provider-ssh-'));
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
+  const image = join(home, 'tiny.qcow2');
+  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', image, '16M']);
+  sha256 = createHash('sha256').update(readFileSync(image)).digest('hex');
+  config = join(home, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      '  machineTypes:',
+      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+      '  images:',
+      `    tiny: { url: "file://${image}", sha256: ${sha256} }`,
+      '  defaults: { machineType: tiny, image: tiny }',
+      '',
+    ].join('\n'),
+  );
+  client = await systemClient();
+});
+
+afterAll(async () => {
+  if (!client) return;
+  const id = instanceId(NAME);
+  await removeDomain(client, id);
+  await removeVolumes(client, [...Object.values(instanceVolumes(id)), baseVolumeName(sha256, 'qcow2')]);
+  await client.close();
+});
+
+describe('provider over SSH', () => {
+  it('launch → list → inspect → delete on an SSH host', async () => {
+    const before = await state();
+    const launched = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--json');
+    expect(launched.stderr).toBe('');
+    expect(launched.code).toBe(0);
+    expect(JSON.parse(launched.stdout)).toMatchObject({ created: true, proxy: { id: instanceId(NAME), host: 'loop' } });
+    expect((await state()).domains).toContain(instanceId(NAME));
+
+    const listing = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ host: string; ok: boolean }> };
+    expect(listing.proxies).toEqual([expect.objectContaining({ name: NAME, host: 'loop' })]);
+    expect(listing.hosts).toEqual([expect.objectContaining({ host: 'loop', ok: true, proxies: 1 })]);
+
+    const inspect = JSON.parse((await cli('inspect', NAME, '--json')).stdout) as { metadata: { host: string } };
+    expect(inspect.metadata.host).toBe('loop');
+
+    expect((await cli('delete', NAME)).code).toBe(0);
+    await removeVolumes(client, [baseVolumeName(sha256, 'qcow2')]);
+    expect(await state()).toEqual(before);
+  });
+
+  it('an unknown host key stops the launch before anything is created, naming the fingerprint', async () => {
+    const before = await state();
+    writeFileSync(join(home, '.ssh', 'known_hosts'), '');
+    const r = await cli('launch', NAME, '--allow', '192.168.150.0/24');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(env.EGRESS_TEST_HOST_KEY_SHA256);
+    expect(await state()).toEqual(before);
+    copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
+  });
+});
