@@ -10,6 +10,7 @@ import { type BenchResult, formatTable, result } from './results.js';
 import { oursPipelinedRate, oursSequentialRate } from './rpc.js';
 import { uploadFigures } from './upload.js';
 import { downloadFigures } from './download.js';
+import { launchFigures } from './launch.js';
 import { FLEET_SIZE, defineFleet, oursListMs, pythonListMs, undefineFleet } from './fleet.js';
 
 const CALLS = 20_000;
@@ -66,6 +67,11 @@ const benches: Record<string, Bench> = {
       result({ name: '(c) 1 GiB upload over SSH vs virsh qemu+ssh', ours: rate(f.oursSeconds), peer: rate(f.virshSeconds), unit: 'MiB/s', target: 1.0, note: `peak RSS during our upload ${(f.peakRssBytes / MIB).toFixed(0)} MB (budget < 200 MB)` }),
       result({ name: '(c) 1 GiB upload over SSH vs cp (disk limit)', ours: rate(f.oursSeconds), peer: rate(f.cpSeconds), unit: 'MiB/s', target: 0, note: 'for scale only: cp into the pool directory is the disk\'s limit' }),
     ];
+  },
+  async d(log) {
+    log('(d) launch overhead, warm cache and base, qemu:///system, no guest boot: 5 launches');
+    const f = launchFigures(env);
+    return [result({ name: '(d) launch overhead vs the 300 ms budget', ours: f.overheadMs, peer: 300, unit: 'ms', lowerIsBetter: true, target: 1.0, note: `median of ${f.runs} warm launches (validate, place, image, upload check, volumes, seed, define); starting the QEMU process (DomainCreate) took ${f.bootMs.toFixed(0)} ms more and belongs to the hypervisor's boot` })];
   },
   async e(log) {
     log(`(e) listing ${FLEET_SIZE} proxies on one host: defining them, then ours and python3-libvirt in alternating rounds`);

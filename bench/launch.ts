@@ -1,0 +1,60 @@
+/**
+ * (d) Launch overhead with a warm cache: what the provider itself spends (validate, place,
+ * image, upload check, volumes, seed, define) on qemu:///system with a tiny base that is
+ * already cached and uploaded, without waiting for a guest. Starting the QEMU process
+ * (DomainCreate, the `boot` step) is reported beside it: that is the hypervisor's time.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchEnv } from './environment.js';
+
+const CLI = new URL('../electron/cli/main.js', import.meta.url).pathname;
+
+function cli(home: string, config: string, args: string[]): string {
+  const r = spawnSync(process.execPath, [CLI, '--config', config, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') } });
+  if (r.status !== 0) throw new Error(`egress-desk ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`);
+  return r.stdout;
+}
+
+export interface LaunchFigures {
+  /** Median of the provider's own steps, ms. */
+  overheadMs: number;
+  /** Median of DomainCreate, ms. */
+  bootMs: number;
+  runs: number;
+}
+
+export function launchFigures(env: BenchEnv, runs = 5): LaunchFigures {
+  const home = mkdtempSync(join(tmpdir(), 'egress-bench-launch-'));
+  const image = join(home, 'tiny.qcow2');
+  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', image, '16M']);
+  const sha256 = createHash('sha256').update(readFileSync(image)).digest('hex');
+  const config = join(home, 'config.yaml');
+  writeFileSync(
+    config,
+    `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: egtest-net, domainType: qemu }\n  machineTypes:\n    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }\n  images:\n    tiny: { url: "file://${image}", sha256: ${sha256} }\n  defaults: { machineType: tiny, image: tiny }\n`,
+  );
+  const name = 'egtest-bench-launch';
+  const overheads: number[] = [];
+  const boots: number[] = [];
+  try {
+    // The first launch fills the cache and uploads the base; it is not counted.
+    cli(home, config, ['proxies', 'launch', name, '--allow', '192.168.150.0/24', '--json']);
+    cli(home, config, ['proxies', 'delete', name]);
+    for (let i = 0; i < runs; i++) {
+      const r = JSON.parse(cli(home, config, ['proxies', 'launch', name, '--allow', '192.168.150.0/24', '--json'])) as { timings: Record<string, number> };
+      cli(home, config, ['proxies', 'delete', name]);
+      const { boot = 0, ...steps } = r.timings;
+      overheads.push(Object.values(steps).reduce((a, b) => a + b, 0));
+      boots.push(boot);
+    }
+  } finally {
+    spawnSync(process.execPath, [CLI, '--config', config, 'proxies', 'delete', name], { env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') } });
+    spawnSync('virsh', ['-c', 'qemu:///system', 'vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${sha256}.qcow2`]);
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  return { overheadMs: median(overheads), bootMs: median(boots), runs };
+}
