@@ -1,6 +1,7 @@
 /**
  * (f) Image download + verify from a local HTTP server: our cache (hash while writing, one
- * pass) against `curl -o` then `sha256sum` (two passes), the same file, the same server.
+ * pass, flushed to disk) against `curl -o`, `sync FILE` and `sha256sum` (two passes, the
+ * same durability), the same file, the same server.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -58,6 +59,9 @@ export async function downloadFigures(workDir: string): Promise<DownloadFigures>
 
     const t2 = performance.now();
     run('curl', ['-sS', '-o', curlOut, server.url]);
+    // Our cache flushes the file before renaming it into place (a power cut must not leave
+    // a truncated image under a verified name): the peer gets the same durability.
+    run('sync', [curlOut]);
     const digest = run('sha256sum', [curlOut]).split(' ')[0];
     const curlSeconds = (performance.now() - t2) / 1000;
     if (digest !== sha256) throw new Error('curl downloaded different bytes');
