@@ -1,7 +1,7 @@
 /** `egress-desk proxies list | inspect | start | stop | delete | reconcile`. */
 import type { Command } from 'commander';
 import type { ProxyRecord } from '../../services/provider/kvm/context.js';
-import { EXIT } from '../io.js';
+import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../program.js';
 import { withProvider } from './proxies-provider.js';
 
@@ -97,7 +97,10 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
     .action(
       kit.action(async (ctx, name: string, opts: { timeout?: string }) =>
         withProvider(ctx, async ({ provider }) => {
-          const timeoutMs = opts.timeout !== undefined && /^\d+$/.test(opts.timeout) ? Number(opts.timeout) * 1000 : undefined;
+          if (opts.timeout !== undefined && !/^\d{1,6}$/.test(opts.timeout)) {
+            throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
+          }
+          const timeoutMs = opts.timeout !== undefined ? Number(opts.timeout) * 1000 : undefined;
           const r = await provider.stop(name, timeoutMs !== undefined ? { timeoutMs } : {});
           ctx.io.stdout(r.alreadyStopped ? `proxy ${name} is not running\n` : r.forced ? `proxy ${name} did not shut down in time and was forced off\n` : `stopped proxy ${name}\n`);
           return EXIT.ok;

@@ -173,6 +173,14 @@ describe('placement', () => {
     expect((err as Error).message).toMatch(/edge-a: not reachable.*edge-b: pool default has 1\.0 GiB free, the disk needs 10\.0 GiB|edge-b: pool default has 1\.0 GiB free.*edge-a: not reachable/);
   });
 
+  it('skips a host without enough free memory for the machine type', async () => {
+    const f = fixture({ hosts: [{ name: 'edge-a', freeMemoryBytes: 4 * 1024 ** 3 }, { name: 'edge-b', freeMemoryBytes: 100 * 1024 ** 2 }] });
+    expect((await f.provider.launch({ name: 'p1' })).proxy.host).toBe('edge-a');
+    f.a.down = true;
+    const err = await f.provider.launch({ name: 'p2' }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/edge-b: 0\.1 GiB of memory free, the machine type needs 0\.5 GiB/);
+  });
+
   it('an explicit host that is not in the config is a placement error', async () => {
     const f = fixture();
     await expect(f.provider.launch({ name: 'p', host: 'nowhere' })).rejects.toMatchObject({ step: 'validate', message: expect.stringMatching(/no host named "nowhere"/) });

@@ -210,6 +210,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       apiFor: ctx.apiFor,
       ...(spec.host !== undefined ? { host: spec.host } : {}),
       diskBytes: resolvedFirst.machineType.diskGiB * GIB,
+      memoryBytes: resolvedFirst.machineType.memoryMiB * 1024 * 1024,
     });
     const { host, api } = placement;
     const resolved = resolveSpec(spec, ctx.config, host, ctx.generateCredentials ?? generateCredentials);

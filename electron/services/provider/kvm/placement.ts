@@ -20,6 +20,8 @@ export interface PlacementInput {
   host?: string;
   /** Bytes the overlay may grow to (machine type diskGiB). */
   diskBytes: number;
+  /** The machine type's memory: a host with less free memory is not a candidate. */
+  memoryBytes?: number;
 }
 
 /** `12.3 GiB`. */
@@ -51,6 +53,7 @@ export async function place(input: PlacementInput): Promise<Placement> {
         const [free, pool] = await Promise.all([api.freeMemory(), api.poolInfo(host.pool)]);
         if (!pool.active) rejected.push(`${host.name}: pool ${host.pool} is not active`);
         else if (pool.availableBytes < input.diskBytes) rejected.push(`${host.name}: pool ${host.pool} has ${gib(pool.availableBytes)} free, the disk needs ${gib(input.diskBytes)}`);
+        else if (input.memoryBytes !== undefined && free < input.memoryBytes) rejected.push(`${host.name}: ${gib(free)} of memory free, the machine type needs ${gib(input.memoryBytes)}`);
         else return { host, api, free, available: pool.availableBytes };
       } catch (err) {
         rejected.push(`${host.name}: not reachable (${messageOf(err)})`);
