@@ -10,9 +10,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
-import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { hypervisorState } from '../support/provider-env.js';
 import { runCliProcess } from '../support/run-cli.js';
 import { testEnv } from '../support/test-env.js';
 
@@ -24,11 +25,7 @@ let home: string;
 let config: string;
 let sha256: string;
 
-async function state(): Promise<{ volumes: string[]; domains: string[] }> {
-  const pool = await testPool(client);
-  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
-  return { volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(), domains: (await listAllDomains(client)).map((d) => d.name).sort() };
-}
+const state = () => hypervisorState(client);
 
 const cli = (...args: string[]) =>
   runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });

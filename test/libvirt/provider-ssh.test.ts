@@ -3,56 +3,36 @@
  * base through the SSH connection, list and inspect read it back, delete removes it, and
  * the pool and domain list end as they were.
  */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
-import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { runCliProcess } from '../support/run-cli.js';
+import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 
 const env = testEnv();
 const NAME = 'egtest-prov-ssh';
 let client: LibvirtClient;
 let home: string;
-let config: string;
 let sha256: string;
-
-async function state(): Promise<{ volumes: string[]; domains: string[] }> {
-  const pool = await testPool(client);
-  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
-  return { volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(), domains: (await listAllDomains(client)).map((d) => d.name).sort() };
-}
-
-const cli = (...args: string[]) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+let cli: ProviderHome['proxies'];
+const state = () => hypervisorState(client);
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'egress-provider-ssh-'));
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
-  const image = join(home, 'tiny.qcow2');
-  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', image, '16M']);
-  sha256 = createHash('sha256').update(readFileSync(image)).digest('hex');
-  config = join(home, 'config.yaml');
-  writeFileSync(
-    config,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  images:',
-      `    tiny: { url: "file://${image}", sha256: ${sha256} }`,
-      '  defaults: { machineType: tiny, image: tiny }',
-      '',
-    ].join('\n'),
-  );
+  const image = tinyImage(home);
+  sha256 = image.sha256;
+  cli = providerHome('egress-provider-ssh-', {
+    home,
+    host: `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+    image: { name: 'tiny', ...image },
+  }).proxies;
   client = await systemClient();
 });
 

@@ -3,58 +3,35 @@
  * CLI launches a proxy from a tiny qcow2 base (no --wait: no guest needs to boot), lists,
  * inspects and deletes it, and the pool and domain list end exactly as they were.
  */
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import { type LibvirtClient, listAllVolumes } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { runCliProcess } from '../support/run-cli.js';
+import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 
 const env = testEnv();
 const NAME = 'egtest-prov-1';
 let client: LibvirtClient;
 let home: string;
-let config: string;
 let sha256: string;
 let before: { volumes: string[]; domains: string[] };
-
-async function state(): Promise<{ volumes: string[]; domains: string[] }> {
-  const pool = await testPool(client);
-  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
-  return {
-    volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(),
-    domains: (await listAllDomains(client)).map((d) => d.name).sort(),
-  };
-}
-
-const cli = (...args: string[]) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+let cli: ProviderHome['proxies'];
+const state = () => hypervisorState(client);
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'egress-provider-'));
-  const image = join(home, 'tiny.qcow2');
-  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', image, '16M']);
-  sha256 = createHash('sha256').update(readFileSync(image)).digest('hex');
-  config = join(home, 'config.yaml');
-  writeFileSync(
-    config,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  images:',
-      `    tiny: { url: "file://${image}", sha256: ${sha256} }`,
-      '  defaults: { machineType: tiny, image: tiny }',
-      '',
-    ].join('\n'),
-  );
+  const image = tinyImage(home);
+  sha256 = image.sha256;
+  cli = providerHome('egress-provider-', {
+    home,
+    host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+    image: { name: 'tiny', ...image },
+  }).proxies;
   client = await systemClient();
   before = await state();
 });

@@ -1,0 +1,63 @@
+/** What the provider lanes share: a throwaway home, a config for it, and the pool/domain state to compare. */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
+import { testPool } from './libvirt.js';
+import { runCliProcess } from './run-cli.js';
+
+/** The test pool's volumes and every domain, sorted: "nothing left behind" compares two of these. */
+export async function hypervisorState(client: LibvirtClient): Promise<{ volumes: string[]; domains: string[] }> {
+  const pool = await testPool(client);
+  await client.call('STORAGE_POOL_REFRESH', { pool, flags: 0 });
+  return {
+    volumes: (await listAllVolumes(client, pool)).map((v) => v.name).sort(),
+    domains: (await listAllDomains(client)).map((d) => d.name).sort(),
+  };
+}
+
+/** A 16 MiB empty qcow2 and its digest: a base image that needs no guest to be useful. */
+export function tinyImage(dir: string): { path: string; sha256: string } {
+  const path = join(dir, 'tiny.qcow2');
+  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', path, '16M']);
+  return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+}
+
+export interface ProviderHome {
+  home: string;
+  config: string;
+  /** Runs `egress-desk --config CONFIG proxies ARGS` with this home as HOME and data dir parent. */
+  proxies: (...args: string[]) => ReturnType<typeof runCliProcess>;
+}
+
+/**
+ * A temp home with a config of one host line (YAML flow map), one machine type and one
+ * image; `extra` lines are appended under `kvm:`.
+ */
+export function providerHome(prefix: string, o: { host: string; machineType: string; image: { name: string; path: string; sha256: string }; extra?: string[]; env?: Record<string, string>; home?: string }): ProviderHome {
+  const home = o.home ?? mkdtempSync(join(tmpdir(), prefix));
+  const config = join(home, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - ${o.host}`,
+      '  machineTypes:',
+      `    ${o.machineType}`,
+      '  images:',
+      `    ${o.image.name}: { url: "file://${o.image.path}", sha256: ${o.image.sha256} }`,
+      `  defaults: { machineType: ${o.machineType.split(':')[0]}, image: ${o.image.name} }`,
+      ...(o.extra ?? []),
+      '',
+    ].join('\n'),
+  );
+  return {
+    home,
+    config,
+    proxies: (...args) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), ...o.env }),
+  };
+}
