@@ -25,6 +25,17 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          // Chromium and `egress-desk serve` as real processes: one file at a time, generous time.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
           name: 'guest',
           include: ['test/guest/**/*.test.ts'],
           environment: 'node',

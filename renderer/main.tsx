@@ -1,6 +1,10 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
+import { installServeBridge } from './serve-bridge.js';
+
+// Before the app asks for window.egress: in a browser, serve mode's WebSocket provides it.
+installServeBridge();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -14,3 +14,33 @@ export interface ErrorEnvelope {
 }
 
 export type Envelope<T = unknown> = { ok: true; value: T } | { ok: false; error: ErrorEnvelope };
+
+/**
+ * Serve mode (`egress-desk serve`): the same calls over one WebSocket. Plain types here, so
+ * the renderer's bridge stays zod-free; the server validates every message it receives.
+ */
+
+/** The path of serve mode's WebSocket, on the same origin as the page. */
+export const SERVE_WS_PATH = '/ws';
+
+/** The largest message either side accepts (bytes); bigger ones close the socket (code 1009). */
+export const SERVE_MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/** A call, client → server: `id` pairs it with its response. */
+export interface WsRequest {
+  id: number;
+  channel: string;
+  input?: unknown;
+}
+
+/** The answer to one call, server → client. `id` is null when the request had no readable id. */
+export interface WsResponse {
+  id: number | null;
+  envelope: Envelope;
+}
+
+/** An event pushed by the server (reserved for `task:update`, `proxy:changed`, `host:status`). */
+export interface WsEvent {
+  event: string;
+  payload: unknown;
+}

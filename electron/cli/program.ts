@@ -12,6 +12,7 @@ import { registerConfigCommands } from './commands/config.js';
 import { registerImageCommands } from './commands/images.js';
 import { registerHostCommands } from './commands/hosts.js';
 import { registerProxyCommands } from './commands/proxies.js';
+import { registerServeCommand } from './commands/serve.js';
 import { type CliContext, createContext } from './context.js';
 import { CliError, type CliIo, EXIT, type GlobalOptions } from './io.js';
 import { VERSION } from './version.js';
@@ -44,6 +45,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   registerHostCommands(program, kit);
   registerProxyCommands(program, kit);
   registerImageCommands(program, kit);
+  registerServeCommand(program, kit);
 
   // Every command writes through `io` and reports errors to runCli instead of exiting.
   const configure = (cmd: Command): void => {

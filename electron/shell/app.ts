@@ -5,11 +5,8 @@
 import { BrowserWindow, Menu, app, ipcMain, session, shell } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { INVOKE_CHANNEL } from '../../shared/ipc.js';
-import { createHandlers } from '../ipc/handlers.js';
-import { createRouter } from '../ipc/router.js';
-import { ConfigService } from '../services/config/config-service.js';
-import { ConfigStore } from '../services/config/config-store.js';
-import { configPath, dataDir } from '../services/config/paths.js';
+import { createAppServices } from '../ipc/app-services.js';
+import { dataDir } from '../services/config/paths.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
 
 const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
@@ -23,12 +20,7 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
-  const router = createRouter(
-    createHandlers({
-      config: new ConfigService(new ConfigStore(configPath(dir))),
-      info: { name: 'Egress Desk', version: app.getVersion(), frontEnd: 'electron', dataDir: dir },
-    }),
-  );
+  const { router } = createAppServices(dir, 'electron', { version: app.getVersion() });
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;
 

@@ -3,19 +3,9 @@
  * a strict CSP, no new windows, no navigation, no permissions, only our own content.
  */
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 
-/** The Content-Security-Policy of every page the app loads: nothing remote, no eval, no inline script. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 
 export function secureWebPreferences(preload: string): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
   return {

@@ -1,0 +1,75 @@
+/**
+ * Serve mode's WebSocket: `{id, channel, input}` in, `{id, envelope}` out, through the same
+ * router as the app window. The browser is as untrusted as the renderer: every message is
+ * checked before the router sees it, and a bad one gets an error envelope, never a crash.
+ */
+import type { Logger } from 'pino';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
+import type { Router } from '../ipc/router.js';
+import type { Envelope, WsEvent, WsResponse } from '../../shared/ipc-transport.js';
+
+/** A well-formed call. Extra keys are refused: a client sending them is not ours. */
+export const WsRequestSchema = z.strictObject({
+  id: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  channel: z.string().max(200),
+  input: z.unknown().optional(),
+});
+
+function protocolError(message: string): Envelope {
+  return { ok: false, error: { name: 'ProtocolError', message } };
+}
+
+/** Finds the id of a message that is otherwise malformed, so the error still reaches its caller. */
+function salvageId(value: unknown): number | null {
+  if (typeof value !== 'object' || value === null || !('id' in value)) return null;
+  const parsed = WsRequestSchema.shape.id.safeParse(value.id);
+  return parsed.success ? parsed.data : null;
+}
+
+function asText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}
+
+/** Answers one raw message: parses, validates and routes it. Never throws. */
+export async function answer(router: Router, data: RawData, isBinary: boolean): Promise<WsResponse> {
+  if (isBinary) return { id: null, envelope: protocolError('binary messages are not accepted: send JSON text') };
+  let message: unknown;
+  try {
+    message = JSON.parse(asText(data));
+  } catch {
+    return { id: null, envelope: protocolError('the message is not JSON') };
+  }
+  const parsed = WsRequestSchema.safeParse(message);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
+    return { id: salvageId(message), envelope: protocolError(`malformed call (expected {id, channel, input}): ${detail}`) };
+  }
+  const { id, channel, input } = parsed.data;
+  return { id, envelope: await router.invoke(channel, input) };
+}
+
+/** Wires a WebSocketServer's connections to the router; returns a broadcaster for events. */
+export function serveContract(wss: WebSocketServer, router: Router, log: Logger): (event: string, payload: unknown) => void {
+  wss.on('connection', (socket: WebSocket) => {
+    log.info({ clients: wss.clients.size }, 'serve: browser connected');
+    socket.on('message', (data, isBinary) => {
+      void answer(router, data, isBinary).then((response) => {
+        if (response.envelope.ok === false && response.envelope.error.name === 'ProtocolError') {
+          log.warn({ reason: response.envelope.error.message }, 'serve: refused a malformed message');
+        }
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(response));
+      });
+    });
+    // Too-big messages (ws closes with 1009) and broken frames surface here: log, don't crash.
+    socket.on('error', (err) => log.warn({ err: err.message }, 'serve: WebSocket error'));
+    socket.on('close', (code) => log.info({ code }, 'serve: browser disconnected'));
+  });
+  return (event, payload) => {
+    const message: WsEvent = { event, payload };
+    const text = JSON.stringify(message);
+    for (const client of wss.clients) if (client.readyState === client.OPEN) client.send(text);
+  };
+}
