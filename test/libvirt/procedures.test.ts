@@ -79,7 +79,9 @@ describe('connection and host procedures', () => {
   it('AUTH_POLKIT round-trips (on an already-authenticated root connection the daemon refuses it, harmlessly)', async () => {
     const client = await connect('test:///default', {}, taps);
     const result = await client.call('AUTH_POLKIT').catch((e: unknown) => e);
-    if (result instanceof LibvirtError) expect(result.code).toBe(ErrorCode.INTERNAL_ERROR);
+    // The refusal's code depends on the daemon's state: INTERNAL_ERROR once authenticated, and
+    // NO_SUPPORT when polkit is not reachable over D-Bus (seen on a freshly started test env).
+    if (result instanceof LibvirtError) expect([ErrorCode.INTERNAL_ERROR, ErrorCode.NO_SUPPORT]).toContain(result.code);
     else expect(result).toBe(1);
     expect(await client.call('CONNECT_GET_URI')).toBe('test:///default');
     await client.close();
