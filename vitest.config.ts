@@ -10,6 +10,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Property tests and child-process CLI tests share 2 cores with the other files.
+          testTimeout: 30_000,
         },
       },
       {

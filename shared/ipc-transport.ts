@@ -6,6 +6,12 @@
 /** The single Electron IPC channel that carries every call: `[channel, input]` in, an {@link Envelope} out. */
 export const INVOKE_CHANNEL = 'egress:invoke';
 
+/**
+ * The single Electron channel main pushes events on: `[event, payload]`, event names from
+ * the contract's `events` (`task:update`, `proxy:changed`, `host:status`).
+ */
+export const EVENTS_CHANNEL = 'egress:event';
+
 /** How an error crosses the bridge: as data, rethrown as a typed error on the other side. */
 export interface ErrorEnvelope {
   name: string;
@@ -39,7 +45,7 @@ export interface WsResponse {
   envelope: Envelope;
 }
 
-/** An event pushed by the server (reserved for `task:update`, `proxy:changed`, `host:status`). */
+/** An event pushed by the server: `task:update`, `proxy:changed` or `host:status` (the contract's `events`). */
 export interface WsEvent {
   event: string;
   payload: unknown;

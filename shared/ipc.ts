@@ -7,7 +7,13 @@
  */
 import { z } from 'zod';
 import { ProviderConfigSchema } from './config.js';
+import { ConfigDiffSchema } from './config-diff.js';
+import { HostStatusSchema } from './hosts.js';
+import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
+import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
+import { ProxySpecSchema } from './proxy.js';
+import { TaskRefSchema, TaskSchema } from './tasks.js';
 
 const ConfigIssueSchema = z.object({ path: z.string(), message: z.string() });
 
@@ -42,18 +48,90 @@ function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O):
   return { input, output };
 }
 
-/** Every channel. */
+/** Config text accepted by import and preview: the config file's own limit (1 MiB). */
+export const MAX_IMPORT_TEXT = 1024 * 1024;
+
+export const EXPORT_FORMATS = ['operator', 'json', 'pac', 'proxy-list'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const ConfigExportInputSchema = z.strictObject({
+  format: z.enum(EXPORT_FORMATS),
+  /** proxy-list only: put each proxy's BasicAuth credentials in its URL (a secret: off by default). */
+  withCredentials: z.boolean().optional(),
+});
+
+export const ConfigExportSchema = z.object({
+  text: z.string(),
+  /** A file name to offer when saving (`egress-desk.yaml`, `proxy.pac`…). */
+  fileName: z.string(),
+  mediaType: z.string(),
+});
+
+const ImportTextSchema = z.string().min(1, 'the text is empty').max(MAX_IMPORT_TEXT, `at most ${MAX_IMPORT_TEXT} characters`);
+/** How to read the text: YAML (the default; a superset of JSON) or strict JSON. */
+const ImportSyntaxSchema = z.enum(['yaml', 'json']).optional();
+
+export const ConfigPreviewSchema = z.object({
+  /** True when the text is a valid config (an import would be accepted). */
+  ok: z.boolean(),
+  /** Why it cannot be read (syntax), with the position in the message. */
+  error: z.string().optional(),
+  /** Every validation problem, by path. */
+  issues: z.array(ConfigIssueSchema),
+  /** Against the current config; absent when the text does not parse. */
+  diff: ConfigDiffSchema.optional(),
+});
+export type ConfigPreview = z.infer<typeof ConfigPreviewSchema>;
+
+/** Every channel. `proxies:url` is the one channel whose answer holds a secret (the proxy's BasicAuth password). */
 export const channels = {
   'app:info': channel(z.undefined(), AppInfoSchema),
   'config:get': channel(z.undefined(), ConfigStateSchema),
+  'config:export': channel(ConfigExportInputSchema, ConfigExportSchema),
+  'config:previewImport': channel(z.strictObject({ text: ImportTextSchema, syntax: ImportSyntaxSchema }), ConfigPreviewSchema),
+  'config:import': channel(
+    z.strictObject({ text: ImportTextSchema, syntax: ImportSyntaxSchema, confirm: z.literal(true, { error: 'importing replaces the config: it needs confirm: true' }) }),
+    z.object({ path: z.string(), diff: ConfigDiffSchema }),
+  ),
+  'hosts:list': channel(z.undefined(), z.array(HostStatusSchema)),
+  'hosts:trust': channel(
+    z.strictObject({ host: z.string().min(1).max(63), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'must be a SHA256 fingerprint as ssh-keygen -l prints it') }),
+    HostStatusSchema,
+  ),
+  'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
+  'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
+  'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),
+  'proxies:list': channel(z.undefined(), FleetListingSchema),
+  'proxies:inspect': channel(ProxyNameSchema, ProxyInspectionSchema),
+  'proxies:launch': channel(ProxySpecSchema, TaskRefSchema),
+  'proxies:start': channel(ProxyNameSchema, TaskRefSchema),
+  'proxies:stop': channel(ProxyNameSchema, TaskRefSchema),
+  'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
+  /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
+  'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
+  'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
+  'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
 } as const;
+
+/** Every event the backend pushes, on the one events channel (EVENTS_CHANNEL), with its payload's schema. */
+export const events = {
+  'task:update': TaskSchema,
+  'proxy:changed': ProxyChangedSchema,
+  'host:status': HostStatusSchema,
+} as const;
+
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<E extends EventName> = z.output<Events[E]>;
+/** A listener of one event. */
+export type EventListener<E extends EventName> = (payload: EventPayload<E>) => void;
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;
 export type ChannelInput<C extends ChannelName> = z.input<Channels[C]['input']>;
 export type ChannelOutput<C extends ChannelName> = z.output<Channels[C]['output']>;
 
-export { type Envelope, type ErrorEnvelope, INVOKE_CHANNEL } from './ipc-transport.js';
+export { type Envelope, type ErrorEnvelope, EVENTS_CHANNEL, INVOKE_CHANNEL } from './ipc-transport.js';
 
 /** An error from the backend, rethrown in the renderer with its name and message intact. */
 export class BridgeError extends Error {
@@ -83,4 +161,9 @@ export type EgressBridge = {
         : (input: ChannelInput<C>) => Promise<ChannelOutput<C>>
       : never;
   };
+};
+
+/** The renderer's whole api: the channels' methods, plus `on(event, listener) → unsubscribe`. */
+export type EgressApi = EgressBridge & {
+  on<E extends EventName>(event: E, listener: EventListener<E>): () => void;
 };

@@ -1,12 +1,16 @@
 /**
  * Builds the backend every front end serves: the services, their handlers and the router.
  * The Electron shell and `egress-desk serve` both call this, so a browser through serve
- * mode talks to exactly what the app window talks to.
+ * mode talks to exactly what the app window talks to — the same tasks, the same events.
  */
+import type { ResolvedKVMConfig } from '../../shared/config.js';
 import type { AppInfo } from '../../shared/ipc.js';
+import { AppService } from '../services/app/app-service.js';
+import { type FleetBackend, openFleetBackend } from '../services/app/fleet-backend.js';
 import { ConfigService } from '../services/config/config-service.js';
 import { ConfigStore } from '../services/config/config-store.js';
 import { configPath } from '../services/config/paths.js';
+import { SshConnectionPool } from '../transport/index.js';
 import { createHandlers } from './handlers.js';
 import { type Router, createRouter } from './router.js';
 
@@ -14,6 +18,9 @@ import { type Router, createRouter } from './router.js';
 export interface AppServices {
   router: Router;
   info: AppInfo;
+  app: AppService;
+  /** Cancels running tasks and closes every connection (on quit). */
+  close(): Promise<void>;
 }
 
 export interface AppServicesOptions {
@@ -21,11 +28,21 @@ export interface AppServicesOptions {
   version: string;
   /** The config file; the data directory's own `config.yaml` when absent. */
   configFile?: string;
+  /** Builds the provider and its collaborators for a config; tests pass one over in-memory hosts. */
+  openBackend?: (config: ResolvedKVMConfig) => FleetBackend;
+  /** The background re-listing period (default 60 s; 0 turns it off). */
+  reconcileIntervalMs?: number;
 }
 
 /** The services, handlers and router for a data directory, as seen from `frontEnd`. */
 export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd'], options: AppServicesOptions): AppServices {
   const info: AppInfo = { name: 'Egress Desk', version: options.version, frontEnd, dataDir };
-  const config = new ConfigService(new ConfigStore(options.configFile ?? configPath(dataDir)));
-  return { info, router: createRouter(createHandlers({ config, info })) };
+  const store = new ConfigStore(options.configFile ?? configPath(dataDir));
+  const config = new ConfigService(store);
+  // No passphrase prompt yet: encrypted keys are skipped (the agent still works) until the renderer can ask.
+  const openBackend = options.openBackend ?? ((kvm: ResolvedKVMConfig) => openFleetBackend({ config: kvm, dataDir, sshPool: new SshConnectionPool({ env: process.env }), env: process.env }));
+  const app = new AppService({ store, config, openBackend, ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}) });
+  const close = () => app.close();
+  const router = createRouter(createHandlers({ config, info, app }), { subscribe: (sink) => app.subscribe(sink), close });
+  return { info, router, app, close };
 }

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { formatIssue } from '../../shared/config.js';
-import { type ChannelInput, type ChannelName, type ChannelOutput, type Envelope, type ErrorEnvelope, channels } from '../../shared/ipc.js';
+import { type ChannelInput, type ChannelName, type ChannelOutput, type Envelope, type ErrorEnvelope, type EventName, type EventPayload, channels } from '../../shared/ipc.js';
 
 /** The service side of every channel. */
 export type Handlers = { [C in ChannelName]: (input: ChannelInput<C>) => Promise<ChannelOutput<C>> | ChannelOutput<C> };
@@ -37,13 +37,28 @@ export function toErrorEnvelope(err: unknown): ErrorEnvelope {
   return { name: 'Error', message: String(err) };
 }
 
+/** Receives every event of the contract (a front end forwards them to its window or sockets). */
+export type EventSink = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+
 export interface Router {
   /** Routes one call. Never throws: failures come back as `{ ok: false, error }`. */
   invoke(channel: unknown, input: unknown): Promise<Envelope>;
+  /** The backend's events (absent for a router without a backend behind it, as in tests); returns the unsubscribe. */
+  subscribe?(sink: EventSink): () => void;
+  /** Stops the backend behind the router: cancels its tasks and closes its connections. */
+  close?(): Promise<void>;
 }
 
-export function createRouter(handlers: Handlers): Router {
+/** What a backend adds to the router besides its handlers. */
+export interface RouterHooks {
+  subscribe?: (sink: EventSink) => () => void;
+  close?: () => Promise<void>;
+}
+
+export function createRouter(handlers: Handlers, hooks: RouterHooks = {}): Router {
   return {
+    ...(hooks.subscribe ? { subscribe: hooks.subscribe } : {}),
+    ...(hooks.close ? { close: hooks.close } : {}),
     async invoke(channel, input) {
       try {
         if (typeof channel !== 'string' || !Object.hasOwn(channels, channel)) {

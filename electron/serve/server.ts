@@ -34,7 +34,7 @@ export interface ServeServer {
   port: number;
   /** Pushes an event to every connected browser (`{event, payload}`). */
   broadcast(event: string, payload: unknown): void;
-  /** Closes the browsers' sockets and the server. */
+  /** Closes the browsers' sockets and the server, then the backend behind the router (its tasks and connections). */
   close(): Promise<void>;
 }
 
@@ -79,6 +79,8 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
   const auth = new ServeAuth(port);
   const wss = new WebSocketServer({ noServer: true, maxPayload: SERVE_MAX_MESSAGE_BYTES });
   const broadcast = serveContract(wss, router, log);
+  // The backend's events (task:update, proxy:changed, host:status) go to every browser.
+  const unsubscribe = router.subscribe?.((event, payload) => broadcast(event, payload));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.headers.host !== auth.host) return reply(res, 403, 'Egress Desk: wrong Host header; open the link that egress-desk serve printed.\n');
@@ -136,12 +138,15 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
     port,
     broadcast,
     close: async () => {
+      unsubscribe?.();
       await closeClients(wss);
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections would hold close() open; the browser reconnects to nothing anyway.
       server.closeAllConnections();
       await closed;
+      // serve runs until stopped: its backend goes with it, so no connection keeps the process alive.
+      await router.close?.();
     },
   };
 }

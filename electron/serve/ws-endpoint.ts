@@ -51,7 +51,10 @@ export async function answer(router: Router, data: RawData, isBinary: boolean): 
   return { id, envelope: await router.invoke(channel, input) };
 }
 
-/** Wires a WebSocketServer's connections to the router; returns a broadcaster for events. */
+/**
+ * Wires a WebSocketServer's connections to the router; returns a broadcaster for events
+ * (`{event, payload}` to every open socket; the server feeds it the router's events).
+ */
 export function serveContract(wss: WebSocketServer, router: Router, log: Logger): (event: string, payload: unknown) => void {
   wss.on('connection', (socket: WebSocket) => {
     log.info({ clients: wss.clients.size }, 'serve: browser connected');

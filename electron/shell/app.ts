@@ -4,7 +4,7 @@
  */
 import { BrowserWindow, Menu, app, ipcMain, session, shell } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { INVOKE_CHANNEL } from '../../shared/ipc.js';
+import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
 import { dataDir } from '../services/config/paths.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
@@ -20,9 +20,21 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
-  const { router } = createAppServices(dir, 'electron', { version: app.getVersion() });
+  const services = createAppServices(dir, 'electron', { version: app.getVersion() });
+  const { router } = services;
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;
+  // Events wait until the window has loaded (a renderer that is not listening yet would lose them).
+  let ready = false;
+  let queued: Array<[string, unknown]> = [];
+  const send = (event: string, payload: unknown) => {
+    if (!window || window.isDestroyed()) return;
+    window.webContents.send(EVENTS_CHANNEL, event, payload);
+  };
+  services.app.subscribe((event, payload) => {
+    if (ready) send(event, payload);
+    else if (queued.push([event, payload]) > 1000) queued.shift();
+  });
 
   ipcMain.handle(INVOKE_CHANNEL, (event, channel: unknown, input: unknown) => {
     // Only our own window's main frame may call the backend.
@@ -37,6 +49,14 @@ export function startShell(): void {
     window?.focus();
   });
   app.on('window-all-closed', () => app.quit());
+  let closing = false;
+  app.on('will-quit', (event) => {
+    if (closing) return;
+    // Cancel running tasks and close the host connections before the process goes.
+    closing = true;
+    event.preventDefault();
+    void services.close().finally(() => app.quit());
+  });
   app.on('web-contents-created', (_e, contents) => lockNavigation(contents, appUrl, (url) => void shell.openExternal(url)));
 
   void app.whenReady().then(async () => {
@@ -44,6 +64,14 @@ export function startShell(): void {
     Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }, { role: 'help', submenu: [{ label: 'Open Data Folder', click: () => void shell.openPath(dir) }] }]));
     window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
     window.once('ready-to-show', () => window?.show());
+    // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
+    window.webContents.on('did-start-loading', () => (ready = false));
+    window.webContents.on('did-finish-load', () => {
+      ready = true;
+      const pending = queued;
+      queued = [];
+      for (const [event, payload] of pending) send(event, payload);
+    });
     await window.loadFile(rendererIndex);
   });
 }

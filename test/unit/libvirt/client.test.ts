@@ -348,7 +348,8 @@ describe('LibvirtClient against a misbehaving daemon (property)', () => {
       }),
       { numRuns: 150 },
     );
-  });
+    // 150 random sessions take a few seconds on a quiet machine; CI runs other files alongside.
+  }, 60_000);
 });
 
 describe('timers', () => {

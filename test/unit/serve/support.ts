@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { createAppServices } from '../../../electron/ipc/app-services.js';
+import type { Router } from '../../../electron/ipc/router.js';
 import { type ServeServer, startServeServer } from '../../../electron/serve/server.js';
 import { silentLogger } from '../../../electron/services/log/logger.js';
 
@@ -15,8 +16,8 @@ export interface Fixture {
   rendererDir: string;
 }
 
-/** Starts a server; the renderer is a stand-in index.html and one asset, with a secret beside it. */
-export async function startFixture(): Promise<Fixture> {
+/** Starts a server; the renderer is a stand-in index.html and one asset, with a secret beside it. `router` replaces the default backend. */
+export async function startFixture(options: { router?: Router } = {}): Promise<Fixture> {
   const root = mkdtempSync(join(tmpdir(), 'egress-serve-'));
   const rendererDir = join(root, 'renderer');
   const dataDir = join(root, 'home');
@@ -25,7 +26,7 @@ export async function startFixture(): Promise<Fixture> {
   writeFileSync(join(rendererDir, 'assets', 'app.js'), 'export {};');
   writeFileSync(join(root, 'secret.txt'), 'outside the renderer');
   symlinkSync(join(root, 'secret.txt'), join(rendererDir, 'link.txt'));
-  const { router } = createAppServices(dataDir, 'serve', { version: '9.9.9' });
+  const router = options.router ?? createAppServices(dataDir, 'serve', { version: '9.9.9' }).router;
   const server = await startServeServer({ rendererDir, router, log: silentLogger() });
   return { server, root, dataDir, rendererDir };
 }

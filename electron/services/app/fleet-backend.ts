@@ -1,0 +1,136 @@
+/**
+ * The one composition of the provider with its collaborators: a connection per host
+ * (HostConnections over the SSH pool), libvirt's client API per connection, the local
+ * image cache, the credentials file and the readiness probe. The app service (both front
+ * ends) and the CLI build their provider here, so the wiring is written once.
+ */
+import { join } from 'node:path';
+import type { ResolvedKVMConfig } from '../../../shared/config.js';
+import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
+import { HostKeyUnknownError, type SshConnectionPool } from '../../transport/index.js';
+import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
+import { collectHostInfo } from '../hosts/host-info.js';
+import { HostConnections } from '../hosts/host-connections.js';
+import { type CachedImage, ImageCache, type PartialImage } from '../images/image-cache.js';
+import { ClientApi } from '../provider/kvm/client-api.js';
+import type { LocalImageSource } from '../provider/kvm/context.js';
+import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
+import { createPortProbe } from '../provider/kvm/port-probe.js';
+import { KvmProvider } from '../provider/kvm/provider.js';
+
+/** The hosts of a backend, as the app service needs them. */
+export interface HostDirectory {
+  /** Every host's status, in config order. */
+  statuses(): HostStatus[];
+  status(name: string): HostStatus;
+  /** Connects when needed and gathers the host's facts; rejects with why it cannot. */
+  info(name: string): Promise<HostInfo>;
+  /**
+   * Records the host key the person confirmed (`fingerprint` must be the one the host
+   * presents now: anything else is refused), so that the next connection succeeds.
+   */
+  trust(name: string, fingerprint: string): Promise<void>;
+  /** Status changes; returns the unsubscribe. */
+  onStatus(listener: (status: HostStatus) => void): () => void;
+}
+
+/** The local image cache as the app lists and fills it (ImageCache fits). */
+export interface ImageDirectory extends LocalImageSource {
+  list(): Promise<CachedImage[]>;
+  partials(): Promise<PartialImage[]>;
+}
+
+/** A provider with everything it talks to, for one config. */
+export interface FleetBackend {
+  config: ResolvedKVMConfig;
+  provider: KvmProvider;
+  /** libvirt on one host (the provider's own accessor: one API object per live connection). */
+  apiFor(host: string): Promise<LibvirtApi>;
+  hosts: HostDirectory;
+  images: ImageDirectory;
+  credentials: CredentialsStore;
+  /** Closes every connection. */
+  close(): Promise<void>;
+}
+
+export interface FleetBackendOptions {
+  config: ResolvedKVMConfig;
+  dataDir: string;
+  sshPool: SshConnectionPool;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Called when a host's client is first used (the CLI's --verbose line). */
+  onConnected?: (host: string, via: string) => void;
+}
+
+/** The fingerprint did not match what the host presents (or it presents no unknown key). */
+export class HostKeyNotConfirmedError extends Error {
+  override readonly name = 'HostKeyNotConfirmedError';
+}
+
+export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
+  const { config, sshPool } = options;
+  const connections = new HostConnections({ hosts: config.hosts, sshPool });
+  const apis = new Map<string, { client: unknown; api: LibvirtApi }>();
+  /** The last unknown-key error per host: what `trust` records, once confirmed. */
+  const unknownKeys = new Map<string, HostKeyUnknownError>();
+
+  const client = async (host: string) => {
+    try {
+      const c = await connections.client(host);
+      unknownKeys.delete(host);
+      return c;
+    } catch (err) {
+      if (err instanceof HostKeyUnknownError) unknownKeys.set(host, err);
+      throw err;
+    }
+  };
+  const apiFor = async (host: string): Promise<LibvirtApi> => {
+    const c = await client(host);
+    const known = apis.get(host);
+    if (known && known.client === c) return known.api;
+    options.onConnected?.(host, connections.status(host).via);
+    const api = new ClientApi(c);
+    apis.set(host, { client: c, api });
+    return api;
+  };
+  const images = new ImageCache({ dir: join(options.dataDir, 'images') });
+  const credentials = new FileCredentialsStore(credentialsPath(options.dataDir));
+  const provider = new KvmProvider({ config, apiFor, images, credentials, probe: createPortProbe({ sshPool, env: options.env }) });
+
+  const hosts: HostDirectory = {
+    statuses: () => connections.statuses(),
+    status: (name) => connections.status(name),
+    info: async (name) => collectHostInfo(await client(name)),
+    trust: async (name, fingerprint) => {
+      let pending = unknownKeys.get(name);
+      if (!pending) {
+        // Nothing asked yet (or a restart since): connect once to see what the host presents.
+        await client(name).catch(() => undefined);
+        pending = unknownKeys.get(name);
+      }
+      if (!pending) throw new HostKeyNotConfirmedError(`${name} presents no unknown host key: ${connections.status(name).message ?? `it is ${connections.status(name).state}`}`);
+      if (pending.fingerprint !== fingerprint) {
+        throw new HostKeyNotConfirmedError(`${name} presents the key ${pending.fingerprint}, not the ${fingerprint} you confirmed: nothing was recorded. Check the fingerprint with the host's administrator.`);
+      }
+      await sshPool.trust(pending);
+      unknownKeys.delete(name);
+    },
+    onStatus: (listener) => {
+      connections.on('status', listener);
+      return () => void connections.off('status', listener);
+    },
+  };
+
+  return {
+    config,
+    provider,
+    apiFor,
+    hosts,
+    images,
+    credentials,
+    close: async () => {
+      await connections.close();
+      await sshPool.close();
+    },
+  };
+}

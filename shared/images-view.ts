@@ -1,0 +1,28 @@
+/** Machine types and images as the renderer lists them: the config's entries plus local cache state. */
+import { z } from 'zod';
+
+export const MachineTypeViewSchema = z.object({
+  name: z.string(),
+  vcpus: z.number(),
+  memoryMiB: z.number(),
+  diskGiB: z.number(),
+  /** The config's `defaults.machineType`. */
+  isDefault: z.boolean(),
+});
+export type MachineTypeView = z.infer<typeof MachineTypeViewSchema>;
+
+export const ImageViewSchema = z.object({
+  name: z.string(),
+  url: z.string(),
+  sha256: z.string(),
+  format: z.enum(['qcow2', 'raw']),
+  isDefault: z.boolean(),
+  /** In the local cache and verified, or a partial download, or absent. */
+  cache: z.enum(['cached', 'partial', 'absent']),
+  /** Bytes on disk (the verified image, or the partial so far). */
+  sizeBytes: z.number().optional(),
+  /** The partial's expected size, when the server said it. */
+  totalBytes: z.number().optional(),
+  lastUsed: z.string().optional(),
+});
+export type ImageView = z.infer<typeof ImageViewSchema>;

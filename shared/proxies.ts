@@ -1,0 +1,112 @@
+/**
+ * The fleet as the renderer sees it: proxy records, per-host listing status, and the
+ * inspector's view of one proxy. Credentials never appear here (see `proxies:url`).
+ */
+import { z } from 'zod';
+import { ProxySpecSchema } from './proxy.js';
+
+export const DOMAIN_STATES = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'] as const;
+export const ADDRESS_SOURCES = ['lease', 'agent', 'arp'] as const;
+
+export const GuestAddressSchema = z.object({
+  address: z.string(),
+  prefix: z.number(),
+  family: z.enum(['ipv4', 'ipv6']),
+  /** Where it was learnt: the network's DHCP lease, the guest agent, or the host's ARP table. */
+  source: z.enum(ADDRESS_SOURCES),
+  mac: z.string().optional(),
+  interface: z.string().optional(),
+});
+export type GuestAddressView = z.infer<typeof GuestAddressSchema>;
+
+export const ProxyRecordSchema = z.object({
+  name: z.string(),
+  /** The libvirt domain name. */
+  id: z.string(),
+  host: z.string(),
+  state: z.enum(DOMAIN_STATES),
+  port: z.number(),
+  machineType: z.string(),
+  image: z.object({ name: z.string(), sha256: z.string() }),
+  /** ISO 8601. */
+  createdAt: z.string(),
+  owner: z.enum(['egress-desk', 'operator']),
+  specHash: z.string(),
+  addresses: z.array(GuestAddressSchema),
+});
+export type ProxyRecordView = z.infer<typeof ProxyRecordSchema>;
+
+export const HostListingSchema = z.object({
+  host: z.string(),
+  ok: z.boolean(),
+  error: z.string().optional(),
+  proxies: z.number(),
+  unreadable: z.array(z.object({ domain: z.string(), error: z.string() })),
+});
+
+export const FleetListingSchema = z.object({
+  proxies: z.array(ProxyRecordSchema),
+  hosts: z.array(HostListingSchema),
+});
+export type FleetListingView = z.infer<typeof FleetListingSchema>;
+
+/** The text a password is replaced with wherever a view shows seed data. */
+export const MASK = '••••••';
+
+export const SeedViewSchema = z.object({
+  userData: z.string(),
+  metaData: z.string(),
+  vendorData: z.string(),
+  /**
+   * True when re-rendering the proxy from its metadata and today's config reproduced its
+   * recorded spec hash (so this is what the guest got); false when something differs
+   * (a changed vendor-data, a custom allow list) and this is only an approximation.
+   */
+  exact: z.boolean(),
+  note: z.string().optional(),
+});
+
+export const ProxyInspectionSchema = z.object({
+  proxy: ProxyRecordSchema,
+  /** The parsed metadata element, field by field. */
+  metadata: z.object({
+    formatVersion: z.number(),
+    name: z.string(),
+    owner: z.string(),
+    host: z.string(),
+    machineType: z.string(),
+    image: z.object({ name: z.string(), sha256: z.string() }),
+    port: z.number(),
+    createdAt: z.string(),
+    specHash: z.string(),
+    extra: z.array(z.unknown()),
+  }),
+  domainXml: z.string(),
+  addresses: z.array(GuestAddressSchema),
+  /** Why an address source said nothing, per source. */
+  problems: z.record(z.string(), z.string()),
+  hasCredentials: z.boolean(),
+  /** The seed (cloud-init NoCloud) with credentials masked; absent when it cannot be rebuilt. */
+  seed: SeedViewSchema.optional(),
+});
+export type ProxyInspectionView = z.infer<typeof ProxyInspectionSchema>;
+
+/** `proxy:changed`: a lifecycle event of a proxy's domain, with the proxy as it is now (absent once it is gone). */
+export const ProxyChangedSchema = z.object({
+  host: z.string(),
+  /** The libvirt domain name. */
+  domain: z.string(),
+  name: z.string().optional(),
+  /** `STARTED`, `STOPPED`, `UNDEFINED`…, or `RECONCILED` for a change the background listing found. */
+  event: z.string(),
+  removed: z.boolean(),
+  proxy: ProxyRecordSchema.optional(),
+});
+export type ProxyChanged = z.infer<typeof ProxyChangedSchema>;
+
+export const ProxyNameSchema = z.strictObject({ name: ProxySpecSchema.shape.name });
+export const ProxyDeleteSchema = z.strictObject({
+  name: ProxySpecSchema.shape.name,
+  /** Must be `true`: a delete is never the default of anything. */
+  confirm: z.literal(true, { error: 'deleting a proxy needs confirm: true' }),
+});

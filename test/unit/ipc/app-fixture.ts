@@ -1,0 +1,116 @@
+/**
+ * The whole backend (createAppServices: config file, app service, tasks, handlers,
+ * router) over the provider fixture's two in-memory libvirt hosts.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AppServices, createAppServices } from '../../../electron/ipc/app-services.js';
+import type { FleetBackend, HostDirectory } from '../../../electron/services/app/fleet-backend.js';
+import { serializeConfig } from '../../../electron/services/config/document.js';
+import type { ProviderConfig } from '../../../shared/config.js';
+import type { HostStatus } from '../../../shared/hosts.js';
+import type { EventName, EventPayload } from '../../../shared/ipc.js';
+import type { Task } from '../../../shared/tasks.js';
+import { type Fixture, fixture } from '../provider/provider-fixture.js';
+
+export interface AppFixture {
+  services: AppServices;
+  fx: Fixture;
+  dataDir: string;
+  configFile: string;
+  config: ProviderConfig;
+  events: Array<{ event: EventName; payload: unknown }>;
+  /** Calls a channel through the router and returns the value (throws the envelope's error). */
+  call(channel: string, input?: unknown): Promise<unknown>;
+  /** The raw envelope. */
+  invoke(channel: string, input?: unknown): Promise<unknown>;
+  /** Waits for a task to finish. */
+  finished(taskId: string): Promise<Task>;
+  eventsOf<E extends EventName>(event: E): EventPayload<E>[];
+  close(): Promise<void>;
+}
+
+export function fakeHostDirectory(fx: Fixture): HostDirectory {
+  const status = (name: string): HostStatus => ({ name, address: name === 'edge-a' ? 'local' : `${name}.example`, via: `fake:${name}`, state: 'connected' });
+  return {
+    statuses: () => [...fx.hosts.keys()].map(status),
+    status,
+    info: async (name) => {
+      const h = fx.hosts.get(name)!;
+      return {
+        hostname: name,
+        libvirtVersion: '9.0.0',
+        hypervisor: 'QEMU',
+        hypervisorVersion: '7.2.0',
+        cpuModel: 'x86_64',
+        cpus: 4,
+        memoryBytes: 16 * 1024 ** 3,
+        freeMemoryBytes: h.freeMemoryBytes,
+        kvm: true,
+        pools: [{ name: 'default', active: true, capacityBytes: 100 * 1024 ** 3, availableBytes: 90 * 1024 ** 3 }],
+        networks: [{ name: 'default', active: true }],
+        domainCount: h.domains.size,
+      };
+    },
+    trust: async () => {
+      throw new Error('fake hosts have no host keys');
+    },
+    onStatus: () => () => undefined,
+  };
+}
+
+export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory } = {}): AppFixture {
+  const fx = options.fx ?? fixture();
+  const dataDir = mkdtempSync(join(tmpdir(), 'egress-app-'));
+  const configFile = join(dataDir, 'config.yaml');
+  const config: ProviderConfig = {
+    type: 'kvm',
+    kvm: {
+      hosts: [
+        { name: 'edge-a', address: 'local' },
+        { name: 'edge-b', address: 'edge-b.example' },
+      ],
+      machineTypes: { small: { vcpus: 1, memoryMiB: 512, diskGiB: 10 } },
+      images: { img: { url: 'file:///images/img.qcow2', sha256: fx.image.sha256 } },
+      defaults: { machineType: 'small', image: 'img' },
+    },
+  };
+  writeFileSync(configFile, serializeConfig(config));
+  const hosts = options.hosts ?? fakeHostDirectory(fx);
+  let closed = 0;
+  const openBackend = (resolved: FleetBackend['config']): FleetBackend => ({
+    config: resolved,
+    provider: fx.provider,
+    apiFor: async (name) => fx.hosts.get(name)!,
+    hosts,
+    images: {
+      ensure: async () => ({ ...fx.image }),
+      list: async () => [{ sha256: fx.image.sha256, format: 'qcow2', path: fx.image.path, size: fx.image.size, lastUsed: new Date(0) }],
+      partials: async () => [],
+    },
+    credentials: fx.credentials,
+    close: async () => void closed++,
+  });
+  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0 });
+  const events: AppFixture['events'] = [];
+  services.app.subscribe((event, payload) => events.push({ event, payload }));
+  const invoke = (channel: string, input?: unknown) => services.router.invoke(channel, input);
+  return {
+    services,
+    fx,
+    dataDir,
+    configFile,
+    config,
+    events,
+    invoke,
+    call: async (channel, input) => {
+      const envelope = await services.router.invoke(channel, input);
+      if (!envelope.ok) throw Object.assign(new Error(envelope.error.message), { name: envelope.error.name, issues: envelope.error.issues });
+      return envelope.value;
+    },
+    finished: (taskId) => services.app.tasks.wait(taskId),
+    eventsOf: <E extends EventName>(event: E) => events.filter((e) => e.event === event).map((e) => e.payload as EventPayload<E>),
+    close: () => services.close(),
+  };
+}
