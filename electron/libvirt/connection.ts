@@ -281,7 +281,12 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
       this.pending.delete(h.serial);
       if (h.status === MessageStatus.OK) call.resolve(payload);
       else if (h.status === MessageStatus.ERROR) call.reject(decodeRemoteError(payload, call.name));
-      else throw new ProtocolError(`reply for ${call.name} has invalid status ${h.status}`);
+      else {
+        // The call is already out of the pending map: settle it here, or nothing ever will.
+        const err = new ProtocolError(`reply for ${call.name} has invalid status ${h.status}`);
+        call.reject(err);
+        throw err;
+      }
       return;
     }
     const stream = this.streams.get(h.serial);

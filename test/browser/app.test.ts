@@ -57,8 +57,9 @@ function watch(p: Page): Page {
   return p;
 }
 
-/** Waits for the ready marker: the Hosts heading, drawn once both calls have answered. */
+/** Opens the Config view (the app remembers the last view) and waits for its Hosts table, drawn once config:get has answered. */
 async function ready(p: Page): Promise<void> {
+  await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Config' }).click({ timeout: 30_000 });
   await p.getByRole('heading', { name: 'Hosts' }).waitFor({ timeout: 30_000 });
 }
 
@@ -129,9 +130,11 @@ describe('browser: the app through egress-desk serve', () => {
     // The last test: it stops the server.
     const attempts: string[] = [];
     page.on('websocket', (ws) => attempts.push(ws.url()));
-    const pending = page.evaluate(CALL_APP_INFO);
+    // Stop first, then call: a call made while the server is gone is queued for the next
+    // connection attempt and fails when that attempt does (a call made just before the stop
+    // may legitimately be answered first).
     expect(await serve.stop()).toBe(0);
-    const reply = await pending;
+    const reply = await page.evaluate(CALL_APP_INFO);
     expect(reply).toMatchObject({ ok: false, error: { name: 'Disconnected', message: expect.stringMatching(/connection to egress-desk serve was lost/) } });
     // It keeps trying, with backoff, to the same address.
     await expect.poll(() => attempts.length, { timeout: 10_000 }).toBeGreaterThan(1);

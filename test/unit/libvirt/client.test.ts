@@ -311,6 +311,15 @@ describe('the typed api object', () => {
 });
 
 describe('LibvirtClient against a misbehaving daemon (property)', () => {
+  it('a reply with an invalid status rejects its call and fails the connection (found by the property below)', async () => {
+    const { client, daemon } = clientAndDaemon();
+    const pending = client.call('CONNECT_GET_URI');
+    const call = await daemon.next();
+    daemon.send({ prog: Program.REMOTE, vers: 1, proc: 110, type: 1, serial: call.header.serial, status: -1 }, new Uint8Array());
+    await expect(pending).rejects.toBeInstanceOf(ProtocolError);
+    client.destroy();
+  });
+
   const header = fc.record({
     prog: fc.constantFrom(Program.REMOTE, Program.KEEPALIVE, 0x20008087, 0xdeadbeef),
     vers: fc.constantFrom(1, 2),
@@ -346,7 +355,8 @@ describe('LibvirtClient against a misbehaving daemon (property)', () => {
         const reason = closed.reason;
         if (reason) expect(reason instanceof ProtocolError || reason instanceof ConnectionClosedError).toBe(true);
       }),
-      { numRuns: 150 },
+      // A run that hangs is a call that never settles: fail it with its counterexample.
+      { numRuns: 150, timeout: 3000 },
     );
     // 150 random sessions take a few seconds on a quiet machine; CI runs other files alongside.
   }, 60_000);
