@@ -1,23 +1,75 @@
 import { useEffect } from 'react';
-import { formatIssue } from '../shared/config.js';
-import { windowApi } from './api.js';
+import { backend } from './backend.js';
 import { useConfigStore } from './config-store.js';
+import { errorMessage } from './format.js';
+import { useHostsStore } from './stores/hosts-store.js';
+import { useProxiesStore } from './stores/proxies-store.js';
+import { isActive, useTasksStore } from './stores/tasks-store.js';
+import { VIEWS, VIEW_LABELS, type View, useUiStore } from './stores/ui-store.js';
+import { CatalogView } from './views/CatalogView.js';
+import { ConfigView } from './views/ConfigView.js';
+import { HostsView } from './views/HostsView.js';
+import { LaunchDialog } from './views/LaunchDialog.js';
+import { ProxiesView } from './views/ProxiesView.js';
+import { TasksView } from './views/TasksView.js';
 
-/** The app frame: the config this app runs from, its hosts, machine types and images. */
-export function App() {
-  const { info, state, error, load } = useConfigStore();
+const VIEW_COMPONENTS: Record<View, () => React.JSX.Element> = {
+  proxies: ProxiesView,
+  hosts: HostsView,
+  catalog: CatalogView,
+  config: ConfigView,
+  tasks: TasksView,
+};
+
+/** Fills every domain store once and keeps it fresh with events; undone on unmount. */
+function useBackend(): void {
   useEffect(() => {
+    let api;
     try {
-      void load(windowApi());
+      api = backend();
     } catch (err) {
-      useConfigStore.setState({ error: err instanceof Error ? err.message : String(err) });
+      useConfigStore.setState({ error: errorMessage(err) });
+      return;
     }
-  }, [load]);
+    void useConfigStore.getState().load(api);
+    const offs = [
+      useHostsStore.getState().start(api),
+      useProxiesStore.getState().start(api),
+      useTasksStore.getState().start(api),
+      // No config event exists: an image pull that finishes changes the images' cache state.
+      api.on('task:update', (t) => {
+        if (t.kind === 'images:pull' && t.state === 'succeeded') void useConfigStore.getState().refreshCatalog(api);
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, []);
+}
 
-  const kvm = state?.config?.kvm;
+/** Ctrl/Cmd+N opens the Launch dialog from anywhere (when no dialog is open). */
+function useShortcuts(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'n') {
+        e.preventDefault();
+        if (!document.querySelector('dialog[open]')) useUiStore.getState().setLaunchOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/** The app frame: header, the view list, the current view, the Launch dialog and toasts. */
+export function App() {
+  useBackend();
+  useShortcuts();
+  const { info, state, error } = useConfigStore();
+  const { view, setView, launchOpen, setLaunchOpen, toasts, dismiss } = useUiStore();
+  const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
+  const Current = VIEW_COMPONENTS[view];
   return (
-    <>
-      <header>
+    <div className="app">
+      <header className="app-header">
         <h1>Egress Desk</h1>
         {info && <span className="meta">version {info.version}</span>}
         {state && (
@@ -27,97 +79,44 @@ export function App() {
           </span>
         )}
       </header>
-      <main>
+      <nav className="sidebar" aria-label="Views">
+        <ul>
+          {VIEWS.map((v) => (
+            <li key={v}>
+              <button type="button" className="nav-item" aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)}>
+                {VIEW_LABELS[v]}
+                {v === 'tasks' && running > 0 && (
+                  // The count is for the eye; the button's name stays "Tasks" (the view says how many run).
+                  <span className="count" aria-hidden="true" title={`${running} running`}>
+                    {running}
+                  </span>
+                )}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="content">
         {error && (
-          <section role="alert">
+          <section role="alert" className="panel">
             <h2>Cannot reach the backend</h2>
             <p className="error">{error}</p>
+            <p>Open this page through Egress Desk: the app window, or the link egress-desk serve prints.</p>
           </section>
         )}
-        {state?.error && (
-          <section role="alert">
-            <h2>The config file cannot be read</h2>
-            <p className="error">{state.error}</p>
-          </section>
-        )}
-        {state?.issues && (
-          <section role="alert">
-            <h2>The config file has problems</h2>
-            <p>Fix them in the file; it is left as it is until then.</p>
-            <ul className="issues">
-              {state.issues.map((i) => (
-                <li key={formatIssue(i)}>
-                  <code>{formatIssue(i)}</code>
-                </li>
-              ))}
-            </ul>
-          </section>
-        )}
-        {kvm && (
-          <>
-            <section aria-labelledby="hosts-h">
-              <h2 id="hosts-h">Hosts</h2>
-              <table>
-                <thead>
-                  <tr><th>Name</th><th>Address</th><th>Pool</th><th>Network</th></tr>
-                </thead>
-                <tbody>
-                  {kvm.hosts.map((h) => (
-                    <tr key={h.name}>
-                      <td>{h.name}</td>
-                      <td>{h.address === 'local' ? 'this machine' : h.address}</td>
-                      <td>{h.pool ?? 'default'}</td>
-                      <td>{h.bridge ? `bridge ${h.bridge}` : (h.network ?? 'default')}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
-            <section aria-labelledby="types-h">
-              <h2 id="types-h">Machine types</h2>
-              <table>
-                <thead>
-                  <tr><th>Name</th><th>vCPUs</th><th>Memory</th><th>Disk</th></tr>
-                </thead>
-                <tbody>
-                  {Object.entries(kvm.machineTypes).map(([name, m]) => (
-                    <tr key={name}>
-                      <td>{name}</td>
-                      <td>{m.vcpus}</td>
-                      <td>{m.memoryMiB} MiB</td>
-                      <td>{m.diskGiB ?? 10} GiB</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
-            <section aria-labelledby="images-h">
-              <h2 id="images-h">Images</h2>
-              {Object.keys(kvm.images ?? {}).length === 0 ? (
-                <p className="empty">
-                  No image yet. Add one under <code>kvm.images</code> in the config file, with the sha256 from its publisher&apos;s
-                  SHA256SUMS.
-                </p>
-              ) : (
-                <table>
-                  <thead>
-                    <tr><th>Name</th><th>Format</th><th>sha256</th></tr>
-                  </thead>
-                  <tbody>
-                    {Object.entries(kvm.images ?? {}).map(([name, img]) => (
-                      <tr key={name}>
-                        <td>{name}</td>
-                        <td>{img.format ?? 'qcow2'}</td>
-                        <td><code>{img.sha256.slice(0, 16)}…</code></td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              )}
-            </section>
-          </>
-        )}
+        <Current />
       </main>
-    </>
+      {launchOpen && <LaunchDialog onClose={() => setLaunchOpen(false)} />}
+      <div className="toasts" role="status" aria-live="polite" aria-label="Notifications">
+        {toasts.map((t) => (
+          <div key={t.id} className={`toast toast-${t.kind}`}>
+            <span>{t.text}</span>
+            <button type="button" className="small" aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
+              ×
+            </button>
+          </div>
+        ))}
+      </div>
+    </div>
   );
 }

@@ -1,21 +1,44 @@
-/** The config store: filled by one call at start; later issues keep it fresh with events. */
+/**
+ * The config store: the config file this app runs from, and the catalog derived from it
+ * (machine types, images with their cache state). Filled by one call of each at start.
+ * There is no config event in the contract yet: the catalog is re-read after a task that
+ * may change it (an image pull) finishes, through `refreshCatalog`.
+ */
 import { create } from 'zustand';
-import type { AppInfo, ConfigState, EgressBridge } from '../shared/ipc.js';
+import type { ImageView, MachineTypeView } from '../shared/images-view.js';
+import type { AppInfo, ConfigState, EgressApi } from '../shared/ipc.js';
+import { errorMessage } from './format.js';
 
 interface ConfigStore {
   info?: AppInfo;
   state?: ConfigState;
   error?: string;
-  load(api: EgressBridge): Promise<void>;
+  machineTypes: MachineTypeView[];
+  images: ImageView[];
+  catalogError?: string;
+  load(api: EgressApi): Promise<void>;
+  refreshCatalog(api: EgressApi): Promise<void>;
 }
 
-export const useConfigStore = create<ConfigStore>((set) => ({
+export const useConfigStore = create<ConfigStore>((set, get) => ({
+  machineTypes: [],
+  images: [],
   async load(api) {
     try {
       const [info, state] = await Promise.all([api.app.info(), api.config.get()]);
       set({ info, state, error: undefined });
     } catch (err) {
-      set({ error: err instanceof Error ? err.message : String(err) });
+      set({ error: errorMessage(err) });
+      return;
+    }
+    await get().refreshCatalog(api);
+  },
+  async refreshCatalog(api) {
+    try {
+      const [machineTypes, images] = await Promise.all([api.machineTypes.list(), api.images.list()]);
+      set({ machineTypes, images, catalogError: undefined });
+    } catch (err) {
+      set({ catalogError: errorMessage(err) });
     }
   },
 }));

@@ -43,6 +43,8 @@ describe('electron: the app window', () => {
     try {
       const win = await app.firstWindow();
       await win.setViewportSize(VIEWPORT);
+      // The app opens on the last view (Proxies the first time): the Config view lists the config's hosts.
+      await win.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Config' }).click({ timeout: 30_000 });
       await win.getByRole('heading', { name: 'Hosts' }).waitFor({ timeout: 30_000 });
       const hosts = win.getByRole('region', { name: 'Hosts' });
       await expect(hosts.getByRole('cell', { name: 'local', exact: true }).count()).resolves.toBe(1);

@@ -1,0 +1,68 @@
+/** Hosts: filled by `hosts:list`, kept fresh by `host:status`. */
+import { create } from 'zustand';
+import type { HostStatus } from '../../shared/hosts.js';
+import type { EgressApi } from '../../shared/ipc.js';
+import { errorMessage } from '../format.js';
+import { syncStore } from './sync.js';
+
+interface HostsStore {
+  hosts: HostStatus[];
+  loaded: boolean;
+  error?: string;
+  /** Host names whose trust call is in flight, and the last trust error per host. */
+  trusting: Record<string, boolean>;
+  trustError: Record<string, string>;
+  upsert(host: HostStatus): void;
+  refresh(api: EgressApi): Promise<void>;
+  start(api: EgressApi): () => void;
+  trust(api: EgressApi, host: string, fingerprint: string): Promise<void>;
+}
+
+export const useHostsStore = create<HostsStore>((set, get) => ({
+  hosts: [],
+  loaded: false,
+  trusting: {},
+  trustError: {},
+  upsert(host) {
+    set((s) => {
+      const i = s.hosts.findIndex((h) => h.name === host.name);
+      if (i < 0) return { hosts: [...s.hosts, host] };
+      const previous = s.hosts[i]!;
+      // A status change without facts keeps the facts last seen while it stays connected.
+      const merged = !host.info && host.state === 'connected' && previous.info ? { ...host, info: previous.info } : host;
+      const hosts = s.hosts.slice();
+      hosts[i] = merged;
+      return { hosts };
+    });
+  },
+  async refresh(api) {
+    try {
+      for (const h of await api.hosts.list()) get().upsert(h);
+    } catch (err) {
+      set({ error: errorMessage(err) });
+    }
+  },
+  start(api) {
+    return syncStore<HostStatus>({
+      subscribe: (apply) => [api.on('host:status', apply)],
+      load: async () => set({ hosts: await api.hosts.list(), loaded: true, error: undefined }),
+      apply: (h) => {
+        const known = get().hosts.find((x) => x.name === h.name);
+        get().upsert(h);
+        // A host that just connected: its facts come with hosts:list (one call per connection, not a poll).
+        if (h.state === 'connected' && !h.info && !known?.info) void get().refresh(api);
+      },
+      fail: (err) => set({ loaded: true, error: errorMessage(err) }),
+    });
+  },
+  async trust(api, host, fingerprint) {
+    set((s) => ({ trusting: { ...s.trusting, [host]: true }, trustError: { ...s.trustError, [host]: '' } }));
+    try {
+      get().upsert(await api.hosts.trust({ host, fingerprint }));
+    } catch (err) {
+      set((s) => ({ trustError: { ...s.trustError, [host]: errorMessage(err) } }));
+    } finally {
+      set((s) => ({ trusting: { ...s.trusting, [host]: false } }));
+    }
+  },
+}));

@@ -1,0 +1,47 @@
+/** Proxies: filled by `proxies:list`, kept fresh by `proxy:changed`. Keyed by host and domain. */
+import { create } from 'zustand';
+import type { EgressApi } from '../../shared/ipc.js';
+import type { FleetListingView, ProxyChanged, ProxyRecordView } from '../../shared/proxies.js';
+import { errorMessage } from '../format.js';
+import { syncStore } from './sync.js';
+
+export const proxyKey = (p: { host: string; id: string }): string => `${p.host}/${p.id}`;
+
+interface ProxiesStore {
+  /** By proxyKey. */
+  proxies: Record<string, ProxyRecordView>;
+  hosts: FleetListingView['hosts'];
+  loaded: boolean;
+  error?: string;
+  apply(change: ProxyChanged): void;
+  start(api: EgressApi): () => void;
+}
+
+export const useProxiesStore = create<ProxiesStore>((set, get) => ({
+  proxies: {},
+  hosts: [],
+  loaded: false,
+  apply(change) {
+    const key = `${change.host}/${change.domain}`;
+    set((s) => {
+      if (change.removed) {
+        if (!(key in s.proxies)) return {};
+        const { [key]: _gone, ...rest } = s.proxies;
+        return { proxies: rest };
+      }
+      if (!change.proxy) return {};
+      return { proxies: { ...s.proxies, [key]: change.proxy } };
+    });
+  },
+  start(api) {
+    return syncStore<ProxyChanged>({
+      subscribe: (apply) => [api.on('proxy:changed', apply)],
+      load: async () => {
+        const listing = await api.proxies.list();
+        set({ proxies: Object.fromEntries(listing.proxies.map((p) => [proxyKey(p), p])), hosts: listing.hosts, loaded: true, error: undefined });
+      },
+      apply: (c) => get().apply(c),
+      fail: (err) => set({ loaded: true, error: errorMessage(err) }),
+    });
+  },
+}));

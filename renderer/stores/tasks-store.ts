@@ -1,0 +1,52 @@
+/**
+ * Tasks: filled by `tasks:list` (so a reloaded window gets every task back), kept fresh by
+ * `task:update`. An update replaces the task it names.
+ */
+import { create } from 'zustand';
+import type { EgressApi } from '../../shared/ipc.js';
+import type { Task } from '../../shared/tasks.js';
+import { errorMessage } from '../format.js';
+import { syncStore } from './sync.js';
+
+interface TasksStore {
+  tasks: Record<string, Task>;
+  loaded: boolean;
+  error?: string;
+  upsert(task: Task): void;
+  start(api: EgressApi): () => void;
+  cancel(api: EgressApi, id: string): Promise<void>;
+}
+
+export const useTasksStore = create<TasksStore>((set, get) => ({
+  tasks: {},
+  loaded: false,
+  upsert(task) {
+    set((s) => ({ tasks: { ...s.tasks, [task.id]: task } }));
+  },
+  start(api) {
+    return syncStore<Task>({
+      subscribe: (apply) => [api.on('task:update', apply)],
+      load: async () => {
+        const list = await api.tasks.list();
+        // Updates already seen (a launch started before the answer) stay as they are.
+        set((s) => ({ tasks: { ...Object.fromEntries(list.map((t) => [t.id, t])), ...s.tasks }, loaded: true, error: undefined }));
+      },
+      apply: (t) => get().upsert(t),
+      fail: (err) => set({ loaded: true, error: errorMessage(err) }),
+    });
+  },
+  async cancel(api, id) {
+    try {
+      await api.tasks.cancel({ id });
+    } catch (err) {
+      set({ error: `Could not cancel the task: ${errorMessage(err)}` });
+    }
+  },
+}));
+
+/** Newest first. */
+export function sortedTasks(tasks: Record<string, Task>): Task[] {
+  return Object.values(tasks).sort((a, b) => b.created.localeCompare(a.created));
+}
+
+export const isActive = (t: Task): boolean => t.state === 'queued' || t.state === 'running';

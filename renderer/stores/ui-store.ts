@@ -1,0 +1,64 @@
+/** What the window remembers between starts (localStorage): the last view and the proxies' sort. */
+import { create } from 'zustand';
+import { loadSetting, saveSetting } from '../format.js';
+
+export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks'] as const;
+export type View = (typeof VIEWS)[number];
+export const VIEW_LABELS: Record<View, string> = { proxies: 'Proxies', hosts: 'Hosts', catalog: 'Images & machine types', config: 'Config', tasks: 'Tasks' };
+
+export const SORT_KEYS = ['state', 'name', 'host', 'address', 'port', 'machineType', 'image', 'age'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export interface Sort {
+  key: SortKey;
+  dir: 'asc' | 'desc';
+}
+
+const isView = (v: unknown): v is View => typeof v === 'string' && (VIEWS as readonly string[]).includes(v);
+const isSort = (v: unknown): v is Sort =>
+  typeof v === 'object' && v !== null && (SORT_KEYS as readonly unknown[]).includes((v as Sort).key) && ((v as Sort).dir === 'asc' || (v as Sort).dir === 'desc');
+
+interface Toast {
+  id: number;
+  text: string;
+  kind: 'info' | 'error';
+}
+
+interface UiStore {
+  view: View;
+  sort: Sort;
+  launchOpen: boolean;
+  toasts: Toast[];
+  setView(view: View): void;
+  setSort(sort: Sort): void;
+  setLaunchOpen(open: boolean): void;
+  toast(text: string, kind?: Toast['kind']): void;
+  dismiss(id: number): void;
+}
+
+let nextToast = 1;
+
+export const useUiStore = create<UiStore>((set, get) => ({
+  view: loadSetting('egress-desk.view', 'proxies', isView),
+  sort: loadSetting('egress-desk.proxies.sort', { key: 'name', dir: 'asc' }, isSort),
+  launchOpen: false,
+  toasts: [],
+  setView(view) {
+    saveSetting('egress-desk.view', view);
+    set({ view });
+  },
+  setSort(sort) {
+    saveSetting('egress-desk.proxies.sort', sort);
+    set({ sort });
+  },
+  setLaunchOpen(launchOpen) {
+    set({ launchOpen });
+  },
+  toast(text, kind = 'info') {
+    const id = nextToast++;
+    set((s) => ({ toasts: [...s.toasts, { id, text, kind }] }));
+    setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 4000);
+  },
+  dismiss(id) {
+    set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) }));
+  },
+}));

@@ -1,0 +1,89 @@
+/** The config this app runs from: its problems, if any, and its hosts, machine types and images as written. */
+import { formatIssue } from '../../shared/config.js';
+import { useConfigStore } from '../config-store.js';
+
+export function ConfigView() {
+  const { state } = useConfigStore();
+  const kvm = state?.config?.kvm;
+  return (
+    <section className="view view-config" aria-labelledby="config-h">
+      <div className="view-head">
+        <h2 id="config-h">Config</h2>
+        {state && <span className="meta">file <code>{state.path}</code></span>}
+      </div>
+      {state?.error && (
+        <section role="alert" className="panel">
+          <h3>The config file cannot be read</h3>
+          <p className="error">{state.error}</p>
+        </section>
+      )}
+      {state?.issues && (
+        <section role="alert" className="panel">
+          <h3>The config file has problems</h3>
+          <p>Fix them in the file; it is left as it is until then.</p>
+          <ul className="issues">
+            {state.issues.map((i) => (
+              <li key={formatIssue(i)}><code>{formatIssue(i)}</code></li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {kvm && (
+        <div className="config-grid">
+          <section className="panel" aria-labelledby="cfg-hosts-h">
+            <h3 id="cfg-hosts-h">Hosts</h3>
+            <table>
+              <thead>
+                <tr><th>Name</th><th>Address</th><th>Pool</th><th>Network</th></tr>
+              </thead>
+              <tbody>
+                {kvm.hosts.map((h) => (
+                  <tr key={h.name}>
+                    <td>{h.name}</td>
+                    <td>{h.address === 'local' ? 'this machine' : h.address}</td>
+                    <td>{h.pool ?? 'default'}</td>
+                    <td>{h.bridge ? `bridge ${h.bridge}` : (h.network ?? 'default')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="panel" aria-labelledby="cfg-types-h">
+            <h3 id="cfg-types-h">Machine types</h3>
+            <table>
+              <thead>
+                <tr><th>Name</th><th>vCPUs</th><th>Memory</th><th>Disk</th></tr>
+              </thead>
+              <tbody>
+                {Object.entries(kvm.machineTypes).map(([name, m]) => (
+                  <tr key={name}>
+                    <td>{name}</td><td>{m.vcpus}</td><td>{m.memoryMiB} MiB</td><td>{m.diskGiB ?? 10} GiB</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="panel" aria-labelledby="cfg-images-h">
+            <h3 id="cfg-images-h">Images</h3>
+            {Object.keys(kvm.images ?? {}).length === 0 ? (
+              <p className="empty">No image yet. Add one under <code>kvm.images</code> in the config file, with the sha256 from its publisher&apos;s SHA256SUMS.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr><th>Name</th><th>Format</th><th>sha256</th></tr>
+                </thead>
+                <tbody>
+                  {Object.entries(kvm.images ?? {}).map(([name, img]) => (
+                    <tr key={name}>
+                      <td>{name}</td><td>{img.format ?? 'qcow2'}</td><td><code>{img.sha256.slice(0, 16)}…</code></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        </div>
+      )}
+    </section>
+  );
+}

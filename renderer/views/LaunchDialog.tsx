@@ -1,0 +1,262 @@
+/**
+ * The Launch dialog: a form (validated inline with the contract's own rules), then, once
+ * `proxies:launch` answers with a task, the task's steps as `task:update` brings them, with
+ * cancel, and an honest failure view (the step that failed and the backend's message).
+ */
+import { type FormEvent, useId, useState } from 'react';
+import { DEFAULTS, DNS_LABEL } from '../../shared/config.js';
+import { isCidr } from '../../shared/net.js';
+import type { ProxySpec } from '../../shared/proxy.js';
+import type { Task } from '../../shared/tasks.js';
+import { backend } from '../backend.js';
+import { useConfigStore } from '../config-store.js';
+import { errorMessage } from '../format.js';
+import { useHostsStore } from '../stores/hosts-store.js';
+import { useTasksStore } from '../stores/tasks-store.js';
+import { Modal } from './ConfirmDialog.js';
+
+/** The provider's launch steps, in order (electron/services/provider/kvm/errors.ts), with what each means. */
+export const LAUNCH_STEPS: { name: string; label: string }[] = [
+  { name: 'validate', label: 'Check the request' },
+  { name: 'place', label: 'Choose a host' },
+  { name: 'image', label: 'Get the base image' },
+  { name: 'upload', label: 'Upload the image to the host' },
+  { name: 'volumes', label: 'Create the disks' },
+  { name: 'seed', label: 'Write the cloud-init seed' },
+  { name: 'define', label: 'Define the VM' },
+  { name: 'boot', label: 'Boot the VM' },
+  { name: 'address', label: 'Wait for an address' },
+  { name: 'proxy', label: 'Wait for the proxy to answer' },
+];
+
+export function nameError(name: string): string | undefined {
+  if (!name) return 'A name is required.';
+  if (name.length > 63) return 'At most 63 characters.';
+  if (/[A-Z]/.test(name)) return 'Use lowercase letters only (a-z, 0-9 and "-").';
+  if (!DNS_LABEL.test(name)) return 'Use a lowercase DNS label: a-z, 0-9 and "-", not starting or ending with "-".';
+  return undefined;
+}
+
+function portError(port: string): string | undefined {
+  if (!port) return undefined;
+  const n = Number(port);
+  return Number.isInteger(n) && n >= 1 && n <= 65535 ? undefined : 'A port is a whole number from 1 to 65535.';
+}
+
+function allowList(text: string): string[] {
+  return text.split(/[\s,]+/).filter(Boolean);
+}
+
+function allowError(text: string): string | undefined {
+  const bad = allowList(text).filter((c) => !isCidr(c));
+  if (bad.length) return `Not an IP address or CIDR block: ${bad.join(', ')}`;
+  if (allowList(text).length > 64) return 'At most 64 entries.';
+  return undefined;
+}
+
+type StepState = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+
+function stepStates(task: Task | undefined): { name: string; label: string; state: StepState; message?: string }[] {
+  const known = new Map(task?.steps.map((s) => [s.name, s]) ?? []);
+  const extra = (task?.steps ?? []).filter((s) => !LAUNCH_STEPS.some((l) => l.name === s.name)).map((s) => ({ name: s.name, label: s.name }));
+  return [...LAUNCH_STEPS, ...extra].map((s) => {
+    const seen = known.get(s.name);
+    let state: StepState = seen ? (seen.state === 'done' ? 'done' : 'running') : 'pending';
+    if (task && state === 'running' && (task.state === 'failed' || task.state === 'cancelled')) state = task.state;
+    if (task?.state === 'failed' && task.error?.step === s.name) state = 'failed';
+    return { ...s, state, ...(seen?.message ? { message: seen.message } : {}) };
+  });
+}
+
+const STEP_MARK: Record<StepState, string> = { pending: '○', running: '◐', done: '✓', failed: '✕', cancelled: '–' };
+
+function Field({ id, label, error, hint, children }: { id: string; label: string; error?: string; hint?: string; children: React.ReactNode }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {hint && !error && <span className="hint" id={`${id}-hint`}>{hint}</span>}
+      {error && (
+        <span className="field-error" id={`${id}-error`} role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function LaunchDialog({ onClose }: { onClose: () => void }) {
+  const base = useId();
+  const headingId = `${base}-h`;
+  const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow` };
+  const hosts = useHostsStore((s) => s.hosts);
+  const { machineTypes, images, state } = useConfigStore();
+  const [name, setName] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [host, setHost] = useState('');
+  const [machineType, setMachineType] = useState('');
+  const [image, setImage] = useState('');
+  const [port, setPort] = useState('');
+  const [allow, setAllow] = useState('');
+  const [submitError, setSubmitError] = useState<string | undefined>();
+  const [submitting, setSubmitting] = useState(false);
+  const [taskId, setTaskId] = useState<string | undefined>();
+  const task = useTasksStore((s) => (taskId ? s.tasks[taskId] : undefined));
+  const cancel = useTasksStore((s) => s.cancel);
+
+  const errors = { name: touched ? nameError(name) : undefined, port: portError(port), allow: allowError(allow) };
+  const defaultPort = state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setTouched(true);
+    if (nameError(name) || errors.port || errors.allow) return;
+    const spec: ProxySpec = { name };
+    if (host) spec.host = host;
+    if (machineType) spec.machineType = machineType;
+    if (image) spec.image = image;
+    if (port) spec.port = Number(port);
+    if (allowList(allow).length) spec.allow = allowList(allow);
+    setSubmitting(true);
+    setSubmitError(undefined);
+    try {
+      const ref = await backend().proxies.launch(spec);
+      setTaskId(ref.taskId);
+    } catch (err) {
+      setSubmitError(errorMessage(err));
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  if (taskId) {
+    const steps = stepStates(task);
+    const finished = task && !['queued', 'running'].includes(task.state);
+    return (
+      <Modal labelledBy={headingId} onClose={onClose} className="launch">
+        <h2 id={headingId}>Launching {name}</h2>
+        <ol className="steps" aria-label="Launch steps">
+          {steps.map((s) => (
+            <li key={s.name} className={`step step-${s.state}`} aria-label={`${s.label}: ${s.state}`}>
+              <span className="step-mark" aria-hidden="true">{STEP_MARK[s.state]}</span>
+              <span className="step-label">{s.label}</span>
+              <span className="step-name">{s.name}</span>
+              {s.message && <span className="step-message">{s.message}</span>}
+            </li>
+          ))}
+        </ol>
+        {task?.progress && task.state === 'running' && (
+          <progress aria-label={`Progress of ${task.step ?? 'the launch'}`} max={task.progress.total} value={task.progress.total === undefined ? undefined : task.progress.done} />
+        )}
+        <div role="status" className="launch-outcome">
+          {!task && 'Waiting for the first step…'}
+          {task?.state === 'succeeded' && <p className="ok">{name} is up and its proxy answers. Copy its URL from the Proxies table.</p>}
+          {task?.state === 'cancelled' && <p>The launch was cancelled; what it had created was removed.</p>}
+        </div>
+        {task?.state === 'failed' && (
+          <div role="alert" className="failure">
+            <h3>The launch failed{task.error?.step ? ` at “${task.error.step}”` : ''}</h3>
+            <p className="error">{task.error?.message ?? task.message ?? 'no message'}</p>
+            <p className="meta">{task.error?.name}. What was created has been removed unless the message says otherwise. Fix the cause and launch again.</p>
+          </div>
+        )}
+        <div className="dialog-actions">
+          {task?.cancellable && !finished && (
+            <button type="button" className="danger" onClick={() => void cancel(backend(), taskId)}>
+              Cancel launch
+            </button>
+          )}
+          <button type="button" autoFocus onClick={onClose}>
+            {finished ? 'Close' : 'Close (keeps running in Tasks)'}
+          </button>
+        </div>
+      </Modal>
+    );
+  }
+
+  return (
+    <Modal labelledBy={headingId} onClose={onClose} className="launch">
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <h2 id={headingId}>Launch a proxy</h2>
+        <Field id={ids.name} label="Name" error={errors.name} hint="A lowercase DNS label, e.g. proxy-eu-1.">
+          <input
+            id={ids.name}
+            autoFocus
+            autoComplete="off"
+            spellCheck={false}
+            value={name}
+            aria-invalid={errors.name ? true : undefined}
+            aria-describedby={errors.name ? `${ids.name}-error` : `${ids.name}-hint`}
+            onChange={(e) => {
+              setName(e.target.value);
+              setTouched(true);
+            }}
+          />
+        </Field>
+        <Field id={ids.host} label="Host" hint="Automatic picks the connected host with the most free memory.">
+          <select id={ids.host} value={host} onChange={(e) => setHost(e.target.value)} aria-describedby={`${ids.host}-hint`}>
+            <option value="">Automatic</option>
+            {hosts.map((h) => (
+              <option key={h.name} value={h.name}>
+                {h.name} ({h.state})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id={ids.type} label="Machine type">
+          <select id={ids.type} value={machineType} onChange={(e) => setMachineType(e.target.value)}>
+            <option value="">Default{machineTypes.find((m) => m.isDefault) ? ` (${machineTypes.find((m) => m.isDefault)!.name})` : ''}</option>
+            {machineTypes.map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name}: {m.vcpus} vCPU, {m.memoryMiB} MiB, {m.diskGiB} GiB
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id={ids.image} label="Image">
+          <select id={ids.image} value={image} onChange={(e) => setImage(e.target.value)}>
+            <option value="">Default{images.find((i) => i.isDefault) ? ` (${images.find((i) => i.isDefault)!.name})` : ''}</option>
+            {images.map((i) => (
+              <option key={i.name} value={i.name}>
+                {i.name} ({i.cache === 'cached' ? 'cached' : 'downloads on launch'})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id={ids.port} label="Port" error={errors.port} hint={`Empty: the default (${defaultPort}).`}>
+          <input
+            id={ids.port}
+            inputMode="numeric"
+            value={port}
+            placeholder={String(defaultPort)}
+            aria-invalid={errors.port ? true : undefined}
+            aria-describedby={errors.port ? `${ids.port}-error` : `${ids.port}-hint`}
+            onChange={(e) => setPort(e.target.value.trim())}
+          />
+        </Field>
+        <Field id={ids.allow} label="Allowed clients (CIDRs)" error={errors.allow} hint="Addresses or CIDR blocks, separated by commas or spaces. Empty: loopback and private ranges.">
+          <textarea
+            id={ids.allow}
+            rows={2}
+            value={allow}
+            spellCheck={false}
+            aria-invalid={errors.allow ? true : undefined}
+            aria-describedby={errors.allow ? `${ids.allow}-error` : `${ids.allow}-hint`}
+            onChange={(e) => setAllow(e.target.value)}
+          />
+        </Field>
+        {submitError && (
+          <p role="alert" className="error">
+            The launch was refused: {submitError}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="primary" disabled={submitting}>
+            {submitting ? 'Launching…' : 'Launch'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,251 @@
+/** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ProxyRecordView } from '../../shared/proxies.js';
+import { backend } from '../backend.js';
+import { errorMessage, formatAge } from '../format.js';
+import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
+import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
+import { rowWindow } from '../windowing.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
+
+/** Must match `.grid-row` height in styles.css. */
+export const ROW_HEIGHT = 36;
+const OVERSCAN = 8;
+
+const COLUMNS: { key: SortKey; label: string }[] = [
+  { key: 'state', label: 'State' },
+  { key: 'name', label: 'Name' },
+  { key: 'host', label: 'Host' },
+  { key: 'address', label: 'Addresses' },
+  { key: 'port', label: 'Port' },
+  { key: 'machineType', label: 'Machine type' },
+  { key: 'image', label: 'Image' },
+  { key: 'age', label: 'Age' },
+];
+
+function firstAddress(p: ProxyRecordView): string {
+  return p.addresses[0]?.address ?? '';
+}
+
+function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
+  switch (key) {
+    case 'port':
+      return a.port - b.port;
+    case 'age':
+      // Oldest first when ascending by age.
+      return b.createdAt.localeCompare(a.createdAt);
+    case 'address':
+      return firstAddress(a).localeCompare(firstAddress(b), undefined, { numeric: true });
+    case 'image':
+      return a.image.name.localeCompare(b.image.name);
+    default:
+      return String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true });
+  }
+}
+
+export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort): ProxyRecordView[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const shown = words.length
+    ? proxies.filter((p) => {
+        const text = [p.name, p.host, p.state, p.machineType, p.image.name, String(p.port), ...p.addresses.map((a) => a.address)].join(' ').toLowerCase();
+        return words.every((w) => text.includes(w));
+      })
+    : proxies.slice();
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
+}
+
+/** The current time, every 30 s: for the age column only (the data comes from events). */
+function useNow(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+function StateBadge({ state }: { state: string }) {
+  return <span className={`badge state-${state}`}>{state}</span>;
+}
+
+export function ProxiesView() {
+  const { proxies, loaded, error } = useProxiesStore();
+  const { sort, setSort, setLaunchOpen, toast } = useUiStore();
+  const [filter, setFilter] = useState('');
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [confirming, setConfirming] = useState<string[] | undefined>();
+  const now = useNow();
+  const all = useMemo(() => Object.values(proxies), [proxies]);
+  const rows = useMemo(() => sortAndFilter(all, filter, sort), [all, filter, sort]);
+
+  // Selection only holds proxies that still exist.
+  const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
+
+  const scroller = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => setHeight(el.clientHeight));
+    observer.observe(el);
+    setHeight(el.clientHeight);
+    return () => observer.disconnect();
+  }, [loaded, all.length]);
+  const win = rowWindow({ count: rows.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
+
+  const toggle = (key: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  const allShownSelected = rows.length > 0 && rows.every((p) => selected.has(proxyKey(p)));
+  const toggleAll = () => setSelected(allShownSelected ? new Set() : new Set(rows.map(proxyKey)));
+
+  async function act(action: 'start' | 'stop' | 'delete', names: string[]) {
+    const api = backend();
+    const results = await Promise.allSettled(names.map((name) => (action === 'delete' ? api.proxies.delete({ name, confirm: true }) : api.proxies[action]({ name }))));
+    const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorMessage(r.reason)}`] : []));
+    if (failed.length) toast(`Could not ${action} ${failed.join('; ')}`, 'error');
+    else toast(`${action === 'delete' ? 'Deleting' : action === 'start' ? 'Starting' : 'Stopping'} ${names.join(', ')} (see Tasks)`);
+  }
+
+  async function copyUrl(p: ProxyRecordView) {
+    try {
+      const { url } = await backend().proxies.url({ name: p.name });
+      if (!url) {
+        toast(`${p.name} has no address yet: wait until it has booted, then copy again.`, 'error');
+        return;
+      }
+      await navigator.clipboard.writeText(url);
+      toast(`Copied the URL of ${p.name} (it includes the password).`);
+    } catch (err) {
+      toast(`Could not copy the URL of ${p.name}: ${errorMessage(err)}`, 'error');
+    }
+  }
+
+  const names = selection.map((p) => p.name);
+  const headerFor = (c: (typeof COLUMNS)[number]) => {
+    const active = sort.key === c.key;
+    return (
+      <div role="columnheader" className={`col col-${c.key}`} key={c.key} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+        <button
+          type="button"
+          className="sort"
+          aria-label={`Sort by ${c.label.toLowerCase()}${active ? (sort.dir === 'asc' ? ', ascending' : ', descending') : ''}`}
+          onClick={() => setSort({ key: c.key, dir: active && sort.dir === 'asc' ? 'desc' : 'asc' })}
+        >
+          {c.label}
+          <span aria-hidden="true" className="sort-mark">{active ? (sort.dir === 'asc' ? '▲' : '▼') : ''}</span>
+        </button>
+      </div>
+    );
+  };
+
+  return (
+    <section className="view view-proxies" aria-labelledby="proxies-h">
+      <div className="view-head">
+        <h2 id="proxies-h">Proxies</h2>
+        <span className="meta">{loaded ? `${rows.length} of ${all.length}` : 'loading…'}</span>
+        <div className="toolbar" role="toolbar" aria-label="Proxy actions">
+          <input type="search" className="filter" aria-label="Filter proxies" placeholder="Filter by name, host, address…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
+          <button type="button" disabled={!names.length} onClick={() => void act('stop', names)}>Stop</button>
+          <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
+          <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
+        </div>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          Cannot list the proxies: {error}. Check the Hosts view for the host that fails, then reload the window.
+        </p>
+      )}
+      {loaded && !error && all.length === 0 ? (
+        <div className="empty-state">
+          <h3>Launch your first proxy</h3>
+          <p>No proxy runs on any host yet. A proxy is a small VM on one of your hosts that forwards HTTP(S) for the clients you allow.</p>
+          <button type="button" className="primary" onClick={() => setLaunchOpen(true)}>Launch a proxy</button>
+          <p className="meta">Shortcut: Ctrl+N (⌘N on macOS).</p>
+        </div>
+      ) : (
+        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1} aria-multiselectable="true">
+          <div role="rowgroup" className="grid-head">
+            <div role="row" className="grid-row" aria-rowindex={1}>
+              <div role="columnheader" className="col col-select">
+                <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
+              </div>
+              {COLUMNS.map(headerFor)}
+              <div role="columnheader" className="col col-actions">Actions</div>
+            </div>
+          </div>
+          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+            {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
+            <div className="grid-spacer" style={{ height: win.total }}>
+              <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>
+                {rows.slice(win.start, win.end).map((p, i) => {
+                  const key = proxyKey(p);
+                  const isSelected = selected.has(key);
+                  return (
+                    <div role="row" className={`grid-row${isSelected ? ' selected' : ''}`} key={key} aria-rowindex={win.start + i + 2} aria-selected={isSelected}>
+                      <div role="cell" className="col col-select">
+                        <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
+                      </div>
+                      <div role="cell" className="col col-state"><StateBadge state={p.state} /></div>
+                      <div role="cell" className="col col-name">{p.name}</div>
+                      <div role="cell" className="col col-host">{p.host}</div>
+                      <div role="cell" className="col col-address">
+                        {p.addresses.length === 0 ? (
+                          <span className="meta">no address yet</span>
+                        ) : (
+                          p.addresses.map((a) => (
+                            <span key={`${a.address}-${a.source}`} className="addr" title={`learnt from ${a.source}`}>
+                              {a.address} <span className="meta">({a.source})</span>
+                            </span>
+                          ))
+                        )}
+                      </div>
+                      <div role="cell" className="col col-port">{p.port}</div>
+                      <div role="cell" className="col col-machineType">{p.machineType}</div>
+                      <div role="cell" className="col col-image">{p.image.name}</div>
+                      <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
+                      <div role="cell" className="col col-actions">
+                        <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyUrl(p)}>Copy URL</button>
+                      </div>
+                    </div>
+                  );
+                })}
+              </div>
+            </div>
+            {loaded && rows.length === 0 && all.length > 0 && <p className="empty">No proxy matches “{filter}”. Clear the filter to see all {all.length}.</p>}
+          </div>
+        </div>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={`Delete ${confirming.length === 1 ? confirming[0] : `${confirming.length} proxies`}?`}
+          confirmLabel="Delete"
+          onCancel={() => setConfirming(undefined)}
+          onConfirm={() => {
+            const doomed = confirming;
+            setConfirming(undefined);
+            setSelected(new Set());
+            void act('delete', doomed);
+          }}
+        >
+          <p>
+            This destroys the VM{confirming.length === 1 ? '' : 's'} and {confirming.length === 1 ? 'its' : 'their'} disks on the host, and forgets the credentials. Clients using{' '}
+            {confirming.length === 1 ? 'it' : 'them'} lose their proxy. It cannot be undone.
+          </p>
+          <ul>
+            {confirming.map((n) => (
+              <li key={n}><code>{n}</code></li>
+            ))}
+          </ul>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

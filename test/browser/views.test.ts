@@ -1,0 +1,313 @@
+/**
+ * The renderer's views in Debian's Chromium, through the real `egress-desk serve`, against
+ * the real libvirtd of the test environment (test/env/up.sh): the Proxies view's empty
+ * state, the local host connected, the Launch dialog (by click and by keyboard, with inline
+ * validation), a real launch from a tiny base image (no guest needs to boot: the test
+ * watches the steps, finds the proxy in the table and deletes it through the confirmation
+ * dialog), the Tasks panel rebuilt after a reload, and the windowed table with 1,000 rows
+ * (the WebSocket's proxies:list answer replaced by Playwright; the product has no test path).
+ * Screenshots of every view, light and dark, go to test-results/screenshots/.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { repoRoot } from '../support/dist.js';
+import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { tinyImage } from '../support/provider-env.js';
+import { testEnv } from '../support/test-env.js';
+import { VIEWPORT, launchChromium } from './chromium.js';
+import { type ServeProcess, startServe } from './serve-process.js';
+
+const env = testEnv();
+const shots = join(repoRoot, 'test-results', 'screenshots');
+const docs = join(repoRoot, 'docs', 'screenshots');
+const NAME = 'egtest-ui-1';
+
+let home: string;
+let sha256: string;
+let serve: ServeProcess;
+let browser: Browser;
+let light: BrowserContext;
+let page: Page;
+let client: LibvirtClient | undefined;
+const pageErrors: string[] = [];
+
+function watch(p: Page): Page {
+  p.on('pageerror', (err) => pageErrors.push(err.message));
+  p.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(msg.text());
+  });
+  return p;
+}
+
+const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
+
+async function cleanUp(): Promise<void> {
+  client ??= await systemClient();
+  const id = instanceId(NAME);
+  await removeDomain(client, id);
+  await removeVolumes(client, [...Object.values(instanceVolumes(id)), baseVolumeName(sha256, 'qcow2')]);
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'egress-views-'));
+  const image = tinyImage(home);
+  sha256 = image.sha256;
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      '  machineTypes:',
+      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+      '  images:',
+      `    tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`,
+      '  defaults: { machineType: tiny, image: tiny }',
+      '',
+    ].join('\n'),
+  );
+  mkdirSync(shots, { recursive: true });
+  mkdirSync(docs, { recursive: true });
+  await cleanUp();
+  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
+  browser = await launchChromium();
+  light = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
+  await light.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
+  page = watch(await light.newPage());
+  await page.goto(serve.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (serve) await serve.stop();
+  if (sha256) await cleanUp().catch(() => undefined);
+  await client?.close();
+});
+
+describe('browser views: against the real libvirtd', () => {
+  it('opens on the Proxies view with an empty state that says what to do', async () => {
+    await expect(nav(page, 'Proxies').getAttribute('aria-current')).resolves.toBe('page');
+    await page.getByRole('heading', { name: 'Launch your first proxy' }).waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Launch a proxy' }).waitFor();
+    await page.screenshot({ path: join(shots, 'proxies-empty-light.png') });
+  });
+
+  it('shows the local host connected, with its facts', async () => {
+    await nav(page, 'Hosts').click();
+    const hosts = page.getByRole('region', { name: 'Hosts' });
+    const row = hosts.getByRole('row', { name: /^local\b/ });
+    await row.getByText('connected', { exact: true }).waitFor({ timeout: 60_000 });
+    const card = hosts.getByRole('article', { name: 'local' });
+    await card.getByText(/libvirt \d+\.\d+/).waitFor({ timeout: 30_000 });
+    expect(await card.innerText()).toContain(env.EGRESS_TEST_POOL);
+    expect(await card.innerText()).toContain(env.EGRESS_TEST_NETWORK);
+    await page.screenshot({ path: join(shots, 'hosts-light.png') });
+    copyFileSync(join(shots, 'hosts-light.png'), join(docs, 'hosts.png'));
+  });
+
+  it('remembers the last view over a reload', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Hosts', exact: true }).waitFor();
+    await expect(nav(page, 'Hosts').getAttribute('aria-current')).resolves.toBe('page');
+  });
+
+  it('opens the Launch dialog by clicking, validates the name inline, and closes with Escape', async () => {
+    await nav(page, 'Proxies').click();
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
+    await dialog.waitFor();
+    const name = dialog.getByRole('textbox', { name: 'Name' });
+    await expect(name.evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
+    await name.fill('Bad_Name');
+    await dialog.getByRole('alert').filter({ hasText: 'lowercase' }).waitFor();
+    await expect(name.getAttribute('aria-invalid')).resolves.toBe('true');
+    await page.screenshot({ path: join(shots, 'launch-invalid-light.png') });
+    await name.fill('good-name');
+    await expect(dialog.getByRole('alert').count()).resolves.toBe(0);
+    await expect(name.getAttribute('aria-invalid')).resolves.toBeNull();
+    // A bad CIDR is caught before anything is sent.
+    await dialog.getByRole('textbox', { name: /Allowed clients/ }).fill('10.0.0.0/33');
+    await dialog.getByRole('alert').filter({ hasText: 'Not an IP address or CIDR block: 10.0.0.0/33' }).waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('opens the Launch dialog with Ctrl+N, and every control has a name', async () => {
+    await page.getByRole('heading', { name: 'Proxies', exact: true }).click();
+    await page.keyboard.press('Control+n');
+    const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
+    await dialog.waitFor();
+    for (const label of ['Name', 'Port']) await dialog.getByRole('textbox', { name: label, exact: true }).waitFor();
+    for (const label of ['Host', 'Machine type', 'Image']) await dialog.getByRole('combobox', { name: label }).waitFor();
+    await expect(dialog.getByRole('combobox', { name: 'Host' }).locator('option').allInnerTexts()).resolves.toEqual(['Automatic', 'local (connected)']);
+    // Tab moves from the name through the fields in order.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate("document.activeElement.id === document.querySelector('dialog select').id")).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('launches a proxy on the real backend and shows its steps as they happen', async () => {
+    await page.getByRole('button', { name: 'Launch a proxy' }).click();
+    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
+    await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
+    await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
+    await form.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
+    const clicked = Date.now();
+    // Enter in a field submits the form.
+    await form.getByRole('textbox', { name: 'Name' }).press('Enter');
+    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    const steps = progress.getByRole('list', { name: 'Launch steps' });
+    await steps.getByRole('listitem', { name: /Check the request: (running|done)/ }).waitFor({ timeout: 30_000 });
+    console.log(`first step shown ${Date.now() - clicked} ms after Enter`);
+    // No guest boots from the tiny image: the launch gets to the address wait and stays there.
+    await steps.getByRole('listitem', { name: 'Boot the VM: done' }).waitFor({ timeout: 90_000 });
+    for (const s of ['Choose a host', 'Get the base image', 'Upload the image to the host', 'Create the disks', 'Write the cloud-init seed', 'Define the VM'])
+      await steps.getByRole('listitem', { name: `${s}: done` }).waitFor();
+    await steps.getByRole('listitem', { name: 'Wait for an address: running' }).waitFor({ timeout: 30_000 });
+    await progress.getByRole('button', { name: 'Cancel launch' }).waitFor();
+    await page.screenshot({ path: join(shots, 'launch-progress-light.png') });
+    await progress.getByRole('button', { name: /^Close/ }).click();
+    await progress.waitFor({ state: 'detached' });
+  });
+
+  it('shows the proxy in the table', async () => {
+    const table = page.getByRole('table', { name: 'Proxies' });
+    const row = table.getByRole('row', { name: new RegExp(NAME) });
+    await row.waitFor({ timeout: 60_000 });
+    expect(await row.innerText()).toMatch(/running[\s\S]*local[\s\S]*tiny/);
+    await page.screenshot({ path: join(shots, 'proxies-light.png') });
+    copyFileSync(join(shots, 'proxies-light.png'), join(docs, 'proxies.png'));
+  });
+
+  it('lists the launch in the Tasks panel, also after a reload', async () => {
+    await nav(page, 'Tasks').click();
+    const tasks = page.getByRole('list', { name: 'Tasks' });
+    const item = tasks.getByRole('listitem', { name: `Launch ${NAME}` });
+    await item.waitFor();
+    await item.getByRole('button', { name: `Cancel Launch ${NAME}` }).waitFor();
+    await item.getByRole('progressbar').waitFor();
+    await page.reload();
+    await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` }).waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` }).innerText()).toMatch(/running/);
+    await page.screenshot({ path: join(shots, 'tasks-light.png') });
+  });
+
+  it('deletes it through the confirmation dialog, and it is gone', async () => {
+    await nav(page, 'Proxies').click();
+    const table = page.getByRole('table', { name: 'Proxies' });
+    await table.getByRole('checkbox', { name: `Select ${NAME}` }).check();
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: `Delete ${NAME}?` });
+    await confirm.waitFor();
+    // Cancel has the focus: Escape closes without deleting.
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    await expect(table.getByRole('row', { name: new RegExp(NAME) }).count()).resolves.toBe(1);
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
+    await page.screenshot({ path: join(shots, 'delete-confirm-light.png') });
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Launch your first proxy' }).waitFor({ timeout: 60_000 });
+    // Gone on the host too.
+    client ??= await systemClient();
+    const list = (await page.evaluate("window.egress.invoke('proxies:list')")) as { ok: boolean; value: { proxies: { name: string }[] } };
+    expect(list.ok).toBe(true);
+    expect(list.value.proxies.map((p) => p.name)).not.toContain(NAME);
+  });
+
+  it('ends the launch task honestly once its proxy is gone', async () => {
+    await nav(page, 'Tasks').click();
+    const item = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` });
+    await item.getByText(/^(Failed|Cancelled)/).waitFor({ timeout: 60_000 });
+    await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Delete ${NAME}` }).getByText(/^Done/).waitFor({ timeout: 60_000 });
+  });
+
+  it('renders only a window of 1,000 proxies, and scrolls to the last', async () => {
+    // The backend's proxies:list answer is replaced on the wire (Playwright's WebSocket
+    // routing): the renderer is the product build, unchanged.
+    const fake = Array.from({ length: 1000 }, (_, i) => ({
+      name: `bulk-${String(i).padStart(4, '0')}`,
+      id: `ep-bulk-${i}`,
+      host: 'local',
+      state: i % 7 === 0 ? 'shutoff' : 'running',
+      port: 3128,
+      machineType: 'tiny',
+      image: { name: 'tiny', sha256 },
+      createdAt: new Date(Date.now() - i * 60_000).toISOString(),
+      owner: 'egress-desk',
+      specHash: 'x',
+      addresses: [{ address: `192.168.150.${(i % 250) + 2}`, prefix: 24, family: 'ipv4', source: 'lease' }],
+    }));
+    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
+    const p = watch(await context.newPage());
+    await p.routeWebSocket(/\/ws$/, (ws) => {
+      const server = ws.connectToServer();
+      const lists = new Set<number>();
+      ws.onMessage((m) => {
+        const request = JSON.parse(String(m)) as { id: number; channel: string };
+        if (request.channel === 'proxies:list') lists.add(request.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const response = JSON.parse(String(m)) as { id?: number; envelope?: unknown };
+        if (response.id !== undefined && lists.has(response.id)) ws.send(JSON.stringify({ id: response.id, envelope: { ok: true, value: { proxies: fake, hosts: [] } } }));
+        else ws.send(m);
+      });
+    });
+    await p.goto(`${serve.origin}/`);
+    await nav(p, 'Proxies').click();
+    const table = p.getByRole('table', { name: 'Proxies' });
+    await table.getByRole('row', { name: /bulk-0000/ }).waitFor({ timeout: 30_000 });
+    await expect(table.getAttribute('aria-rowcount')).resolves.toBe('1001');
+    const rendered = await table.locator('.grid-body [role=row]').count();
+    expect(rendered).toBeGreaterThan(10);
+    expect(rendered).toBeLessThan(60);
+    await p.screenshot({ path: join(shots, 'proxies-1000-dark.png') });
+    // Scrolling to the bottom brings the last row in, still with a small DOM.
+    const t0 = Date.now();
+    await table.locator('.grid-body').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await table.getByRole('row', { name: /bulk-0999/ }).waitFor();
+    console.log(`scrolled 1,000 rows to the end in ${Date.now() - t0} ms`);
+    expect(await table.locator('.grid-body [role=row]').count()).toBeLessThan(60);
+    // Sorting by name descending puts the last first, and the sort is remembered.
+    await table.getByRole('button', { name: 'Sort by name, ascending' }).click();
+    await table.locator('.grid-body').evaluate((el) => el.scrollTo(0, 0));
+    await table.getByRole('row', { name: /bulk-0999/ }).waitFor();
+    await p.reload();
+    await p.getByRole('table', { name: 'Proxies' }).getByRole('button', { name: 'Sort by name, descending' }).waitFor({ timeout: 30_000 });
+    // The filter narrows the 1,000.
+    await p.getByRole('searchbox', { name: 'Filter proxies' }).fill('bulk-012');
+    await expect.poll(() => p.getByRole('table', { name: 'Proxies' }).locator('.grid-body [role=row]').count()).toBe(10);
+    await context.close();
+  });
+
+  it('saves every view in dark', async () => {
+    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
+    const p = watch(await context.newPage());
+    await p.goto(`${serve.origin}/`);
+    const background = await p.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(background).not.toBe('rgb(255, 255, 255)');
+    for (const [view, file] of [['Proxies', 'proxies-empty'], ['Hosts', 'hosts'], ['Images & machine types', 'catalog'], ['Config', 'config'], ['Tasks', 'tasks']] as const) {
+      await nav(p, view).click();
+      await p.getByRole('heading', { name: view, exact: true, level: 2 }).waitFor();
+      if (view === 'Hosts') await p.getByRole('article', { name: 'local' }).getByText(/libvirt \d/).waitFor({ timeout: 30_000 });
+      await p.screenshot({ path: join(shots, `${file}-dark.png`) });
+    }
+    await context.close();
+    for (const [view, file] of [['Images & machine types', 'catalog'], ['Config', 'config']] as const) {
+      await nav(page, view).click();
+      await page.getByRole('heading', { name: view, exact: true, level: 2 }).waitFor();
+      await page.screenshot({ path: join(shots, `${file}-light.png`) });
+    }
+  });
+
+  it('logs no CSP violation or page error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
