@@ -14,20 +14,24 @@ import { errorMessage } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useTasksStore } from '../stores/tasks-store.js';
 import { Modal } from './ConfirmDialog.js';
+import { LAUNCH_STEPS as SHARED_STEPS, type LaunchStep } from '../../shared/launch-steps.js';
 
-/** The provider's launch steps, in order (electron/services/provider/kvm/errors.ts), with what each means. */
-export const LAUNCH_STEPS: { name: string; label: string }[] = [
-  { name: 'validate', label: 'Check the request' },
-  { name: 'place', label: 'Choose a host' },
-  { name: 'image', label: 'Get the base image' },
-  { name: 'upload', label: 'Upload the image to the host' },
-  { name: 'volumes', label: 'Create the disks' },
-  { name: 'seed', label: 'Write the cloud-init seed' },
-  { name: 'define', label: 'Define the VM' },
-  { name: 'boot', label: 'Boot the VM' },
-  { name: 'address', label: 'Wait for an address' },
-  { name: 'proxy', label: 'Wait for the proxy to answer' },
-];
+/** What each launch step means to a person; typed by the shared step list, so a new step cannot go unlabelled. */
+const STEP_LABELS: Record<LaunchStep, string> = {
+  validate: 'Check the request',
+  place: 'Choose a host',
+  image: 'Get the base image',
+  upload: 'Upload the image to the host',
+  volumes: 'Create the disks',
+  seed: 'Write the cloud-init seed',
+  define: 'Define the VM',
+  boot: 'Boot the VM',
+  address: 'Wait for an address',
+  proxy: 'Wait for the proxy to answer',
+};
+
+/** The provider's launch steps, in order, with what each means. */
+export const LAUNCH_STEPS: { name: string; label: string }[] = SHARED_STEPS.map((name) => ({ name, label: STEP_LABELS[name] }));
 
 export function nameError(name: string): string | undefined {
   if (!name) return 'A name is required.';

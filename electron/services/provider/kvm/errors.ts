@@ -1,8 +1,8 @@
 /** The provider's errors: each says what happened and, where it helps, what to do next. */
 
-/** The steps of a launch, in order (docs/provider.md). */
-export const LAUNCH_STEPS = ['validate', 'place', 'image', 'upload', 'volumes', 'seed', 'define', 'boot', 'address', 'proxy'] as const;
-export type LaunchStep = (typeof LAUNCH_STEPS)[number];
+import type { LaunchStep } from '../../../../shared/launch-steps.js';
+
+export { LAUNCH_STEPS, type LaunchStep } from '../../../../shared/launch-steps.js';
 
 /** A launch failed at `step`; everything it had created was removed (see `rollbackErrors` when not). */
 export class LaunchError extends Error {
