@@ -45,11 +45,21 @@ function useBackend(): void {
   }, []);
 }
 
-/** Ctrl/Cmd+N opens the Launch dialog from anywhere (when no dialog is open). */
+/** True while the person is typing into a field: single-key shortcuts must not fire then. */
+function typing(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+/**
+ * Ctrl/Cmd+N opens the Launch dialog from anywhere (when no dialog is open). Browsers keep
+ * Ctrl+N for a new window, so in serve mode a plain "n" (outside text fields) does the same.
+ */
 function useShortcuts(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'n') {
+      const modified = (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey;
+      const plain = !e.ctrlKey && !e.metaKey && !e.altKey && !typing(e.target);
+      if ((modified || plain) && e.key.toLowerCase() === 'n') {
         e.preventDefault();
         if (!document.querySelector('dialog[open]')) useUiStore.getState().setLaunchOpen(true);
       }

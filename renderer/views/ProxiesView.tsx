@@ -168,7 +168,7 @@ export function ProxiesView() {
           <h3>Launch your first proxy</h3>
           <p>No proxy runs on any host yet. A proxy is a small VM on one of your hosts that forwards HTTP(S) for the clients you allow.</p>
           <button type="button" className="primary" onClick={() => setLaunchOpen(true)}>Launch a proxy</button>
-          <p className="meta">Shortcut: Ctrl+N (⌘N on macOS).</p>
+          <p className="meta">Shortcut: N, or Ctrl+N (⌘N on macOS) in the app window.</p>
         </div>
       ) : (
         <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1} aria-multiselectable="true">

@@ -151,6 +151,13 @@ describe('browser views: against the real libvirtd', () => {
     await expect(page.evaluate("document.activeElement.id === document.querySelector('dialog select').id")).resolves.toBe(true);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+    // A plain "n" does the same (browsers keep Ctrl+N), but not while typing in a field.
+    await page.keyboard.press('n');
+    await dialog.waitFor();
+    await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill('n');
+    await expect(dialog.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).resolves.toBe('n');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
   });
 
   it('launches a proxy on the real backend and shows its steps as they happen', async () => {
