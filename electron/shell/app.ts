@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
 import { dataDir } from '../services/config/paths.js';
+import { logDir } from '../services/log/logger.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
 
 const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
@@ -61,7 +62,7 @@ export function startShell(): void {
 
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession);
-    Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }, { role: 'help', submenu: [{ label: 'Open Data Folder', click: () => void shell.openPath(dir) }] }]));
+    Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }, { role: 'help', submenu: [{ label: 'Open Logs', click: () => void shell.openPath(logDir(dir)) }, { label: 'Open Data Folder', click: () => void shell.openPath(dir) }] }]));
     window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
     window.once('ready-to-show', () => window?.show());
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
