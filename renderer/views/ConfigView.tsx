@@ -1,6 +1,214 @@
-/** The config this app runs from: its problems, if any, and its hosts, machine types and images as written. */
+/** The config this app runs from: its problems, if any, its hosts, machine types and images as written, and export and import (with a preview of the changes). */
+import { useState } from 'react';
 import { formatIssue } from '../../shared/config.js';
+import type { Change, ConfigDiff } from '../../shared/config-diff.js';
+import type { ConfigPreview, ExportFormat } from '../../shared/ipc.js';
+import { backend } from '../backend.js';
 import { useConfigStore } from '../config-store.js';
+import { errorMessage } from '../format.js';
+import { useUiStore } from '../stores/ui-store.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
+
+const FORMAT_LABELS: Record<ExportFormat, string> = {
+  operator: 'Operator YAML',
+  json: 'JSON',
+  'proxy-list': 'Proxy list',
+  pac: 'PAC file',
+};
+const FORMATS: ExportFormat[] = ['operator', 'json', 'proxy-list', 'pac'];
+
+interface Exported {
+  text: string;
+  fileName: string;
+  mediaType: string;
+}
+
+function ExportPanel() {
+  const toast = useUiStore((s) => s.toast);
+  const [format, setFormat] = useState<ExportFormat>('operator');
+  const [exported, setExported] = useState<Exported>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  async function show() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      setExported(await backend().config.export({ format }));
+    } catch (err) {
+      setExported(undefined);
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function copy() {
+    if (!exported) return;
+    try {
+      await navigator.clipboard.writeText(exported.text);
+      toast(`Copied the export (${FORMAT_LABELS[format]}).`);
+    } catch (err) {
+      toast(`Could not copy the export: ${errorMessage(err)}`, 'error');
+    }
+  }
+
+  function download() {
+    if (!exported) return;
+    const url = URL.createObjectURL(new Blob([exported.text], { type: exported.mediaType }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = exported.fileName;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+
+  return (
+    <section className="panel" aria-labelledby="cfg-export-h">
+      <h3 id="cfg-export-h">Export</h3>
+      <div className="config-actions">
+        <label htmlFor="cfg-export-format">Format</label>
+        <select id="cfg-export-format" value={format} onChange={(e) => setFormat(e.target.value as ExportFormat)}>
+          {FORMATS.map((f) => (
+            <option key={f} value={f}>{FORMAT_LABELS[f]}</option>
+          ))}
+        </select>
+        <button type="button" className="primary" disabled={busy} onClick={() => void show()}>Show export</button>
+        <button type="button" disabled={!exported} onClick={() => void copy()}>Copy</button>
+        <button type="button" disabled={!exported} onClick={download}>Download</button>
+      </div>
+      {error && <p role="alert" className="error">Cannot export: {error}</p>}
+      {exported && (
+        <textarea className="config-text" aria-label="Exported config" readOnly rows={14} spellCheck={false} value={exported.text} />
+      )}
+    </section>
+  );
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '' : JSON.stringify(value);
+}
+
+function ChangeList({ title, changes }: { title: string; changes: Change[] }) {
+  if (changes.length === 0) return null;
+  return (
+    <>
+      <h4>{title}</h4>
+      <ul className="diff" aria-label={title}>
+        {changes.map((c) => (
+          <li key={`${c.kind}:${c.key}`} className={`diff-${c.kind}`}>
+            <span className="diff-kind">{c.kind}</span> <code>{c.key}</code>
+            {c.kind === 'changed' && <span className="meta"> {show(c.before)} → {show(c.after)}</span>}
+            {c.kind === 'added' && <span className="meta"> {show(c.after)}</span>}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function DiffView({ diff }: { diff: ConfigDiff }) {
+  if (diff.unchanged) return <p className="empty">Nothing would change: the text is the current config.</p>;
+  return (
+    <div className="diff-view">
+      <ChangeList title="Hosts" changes={diff.hosts} />
+      <ChangeList title="Machine types" changes={diff.machineTypes} />
+      <ChangeList title="Images" changes={diff.images} />
+      <ChangeList title="Other fields" changes={diff.fields} />
+    </div>
+  );
+}
+
+function ImportPanel() {
+  const toast = useUiStore((s) => s.toast);
+  const [text, setText] = useState('');
+  const [preview, setPreview] = useState<ConfigPreview>();
+  const [previewed, setPreviewed] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const current = preview && previewed === text;
+  const canImport = Boolean(current && preview.ok && !busy);
+
+  async function runPreview() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const p = await backend().config.previewImport({ text });
+      setPreview(p);
+      setPreviewed(text);
+    } catch (err) {
+      setPreview(undefined);
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function runImport() {
+    setConfirming(false);
+    setBusy(true);
+    setError(undefined);
+    try {
+      const result = await backend().config.import({ text, confirm: true });
+      toast(`Imported the config into ${result.path}.`);
+      setPreview(undefined);
+      setPreviewed(undefined);
+      setText('');
+      await useConfigStore.getState().load(backend());
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="panel" aria-labelledby="cfg-import-h">
+      <h3 id="cfg-import-h">Import</h3>
+      <p className="hint">Paste a config (YAML or JSON). Preview it first: importing replaces the config file.</p>
+      <textarea
+        className="config-text"
+        aria-label="Config to import"
+        rows={14}
+        spellCheck={false}
+        value={text}
+        aria-invalid={current && !preview.ok ? true : undefined}
+        onChange={(e) => setText(e.target.value)}
+      />
+      <div className="config-actions">
+        <button type="button" disabled={busy || text.length === 0} onClick={() => void runPreview()}>Preview import</button>
+        <button type="button" className="primary" disabled={!canImport} onClick={() => setConfirming(true)}>Import</button>
+        {preview && !current && <span className="meta">The text changed since the preview: preview it again.</span>}
+      </div>
+      {error && <p role="alert" className="error">{error}</p>}
+      {current && !preview.ok && (
+        <section role="alert" aria-label="Import problems" className="import-problems">
+          <h4>The text cannot be imported</h4>
+          <ul className="issues">
+            {preview.error && <li><code>{preview.error}</code></li>}
+            {preview.issues.map((i) => (
+              <li key={formatIssue(i)}><code>{formatIssue(i)}</code></li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {current && preview.diff && (
+        <section aria-label="Import changes">
+          <h4>What the import changes</h4>
+          <DiffView diff={preview.diff} />
+        </section>
+      )}
+      {confirming && preview && (
+        <ConfirmDialog title="Replace the config?" confirmLabel="Import" onCancel={() => setConfirming(false)} onConfirm={() => void runImport()}>
+          <p>The config file is replaced by the pasted text. {preview.diff?.unchanged ? 'Nothing changes.' : 'The changes are listed in the preview.'}</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
 
 export function ConfigView() {
   const { state } = useConfigStore();
@@ -84,6 +292,10 @@ export function ConfigView() {
           </section>
         </div>
       )}
+      <div className="config-grid config-io">
+        <ExportPanel />
+        <ImportPanel />
+      </div>
     </section>
   );
 }

@@ -1,0 +1,120 @@
+/**
+ * The Config view's export and import in Debian's Chromium, through the real
+ * `egress-desk serve`: export as Operator YAML, preview an edited config (the diff lists
+ * the added machine type), import it through the confirmation dialog and see it in the
+ * Images & machine types view; invalid YAML shows its error and keeps Import disabled.
+ * No libvirtd is needed: nothing here talks to a host.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIEWPORT, launchChromium } from './chromium.js';
+import { type ServeProcess, startServe } from './serve-process.js';
+
+const HOST = 'cfgtest-host';
+const SHA = 'a'.repeat(64);
+const lines = (machineTypes: string[]) =>
+  [
+    'type: kvm',
+    'kvm:',
+    '  hosts:',
+    `    - { name: ${HOST}, address: local }`,
+    '  machineTypes:',
+    ...machineTypes,
+    '  images:',
+    `    tiny: { url: "https://example.invalid/tiny.qcow2", sha256: ${SHA} }`,
+    '  defaults: { machineType: tiny, image: tiny }',
+    '',
+  ].join('\n');
+const ORIGINAL = lines(['    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }']);
+const EDITED = lines(['    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }', '    big: { vcpus: 2, memoryMiB: 1024 }']);
+
+let home: string;
+let serve: ServeProcess;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'egress-config-view-'));
+  writeFileSync(join(home, 'config.yaml'), ORIGINAL);
+  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
+  page = await context.newPage();
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(msg.text());
+  });
+  await page.goto(serve.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (serve) await serve.stop();
+});
+
+describe('browser: the Config view exports and imports', () => {
+  it('exports the config as Operator YAML, copies and downloads it', async () => {
+    await nav('Config').click();
+    await page.getByRole('heading', { name: 'Config', exact: true, level: 2 }).waitFor();
+    const exportPanel = page.getByRole('region', { name: 'Export' });
+    await exportPanel.getByRole('combobox', { name: 'Format' }).selectOption({ label: 'Operator YAML' });
+    await exportPanel.getByRole('button', { name: 'Show export' }).click();
+    const area = exportPanel.getByRole('textbox', { name: 'Exported config' });
+    await area.waitFor();
+    const text = await area.inputValue();
+    expect(text).toContain('type: kvm');
+    expect(text).toContain(HOST);
+    await expect(area.getAttribute('readonly')).resolves.not.toBeNull();
+    await exportPanel.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(text);
+    const [download] = await Promise.all([page.waitForEvent('download'), exportPanel.getByRole('button', { name: 'Download' }).click()]);
+    const saved = await download.path();
+    expect(readFileSync(saved, 'utf8')).toBe(text);
+  });
+
+  it('previews an edited config with the added machine type, and imports it after confirmation', async () => {
+    const importPanel = page.getByRole('region', { name: 'Import' });
+    const importButton = importPanel.getByRole('button', { name: 'Import', exact: true });
+    await importPanel.getByRole('textbox', { name: 'Config to import' }).fill(EDITED);
+    await expect(importButton.isDisabled()).resolves.toBe(true);
+    await importPanel.getByRole('button', { name: 'Preview import' }).click();
+    const added = importPanel.getByRole('region', { name: 'Import changes' }).getByRole('list', { name: 'Machine types' }).getByRole('listitem');
+    await added.first().waitFor();
+    await expect(added.allInnerTexts()).resolves.toEqual([expect.stringMatching(/^added\s+big\b/)]);
+    await expect(importButton.isEnabled()).resolves.toBe(true);
+    await importButton.click();
+    const confirm = page.getByRole('dialog', { name: 'Replace the config?' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Import' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('status', { name: 'Notifications' }).getByText(/^Imported the config/).waitFor();
+    expect(readFileSync(join(home, 'config.yaml'), 'utf8')).toContain('big');
+    await nav('Images & machine types').click();
+    await page.getByRole('region', { name: 'Machine types' }).getByRole('row', { name: /^big\b/ }).waitFor();
+  });
+
+  it('shows why invalid YAML cannot be imported, and keeps Import disabled', async () => {
+    await nav('Config').click();
+    const importPanel = page.getByRole('region', { name: 'Import' });
+    await importPanel.getByRole('textbox', { name: 'Config to import' }).fill('type: kvm\nkvm: [unclosed\n');
+    await importPanel.getByRole('button', { name: 'Preview import' }).click();
+    const problems = importPanel.getByRole('alert', { name: 'Import problems' });
+    await problems.waitFor();
+    const items = await problems.getByRole('listitem').allInnerTexts();
+    expect(items.length).toBeGreaterThan(0);
+    expect(items[0]!.trim().length).toBeGreaterThan(0);
+    await expect(importPanel.getByRole('button', { name: 'Import', exact: true }).isDisabled()).resolves.toBe(true);
+    await expect(importPanel.getByRole('textbox', { name: 'Config to import' }).getAttribute('aria-invalid')).resolves.toBe('true');
+  });
+
+  it('logs no CSP violation or page error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
