@@ -1,9 +1,10 @@
 /**
  * The browser lane: the real renderer, served by the real `egress-desk serve` (the built
  * CLI), in Debian's Chromium. Screenshots go to test-results/screenshots/; the light one is
- * also copied to docs/screenshots/app-config.png for the README.
+ * copied to docs/screenshots/app-config.png for the README by `npm run screenshots`.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { publishScreenshot } from './screenshots.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -113,7 +114,7 @@ describe('browser: the app through egress-desk serve', () => {
 
   it('saves light and dark screenshots', async () => {
     await page.screenshot({ path: join(shots, 'app-config-light.png') });
-    copyFileSync(join(shots, 'app-config-light.png'), committed);
+    publishScreenshot(join(shots, 'app-config-light.png'), committed);
     // The session is the cookie: a second context with it opens the app without the (spent) token.
     const dark = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
     const darkPage = watch(await dark.newPage());

@@ -8,7 +8,8 @@
  * (the WebSocket's proxies:list answer replaced by Playwright; the product has no test path).
  * Screenshots of every view, light and dark, go to test-results/screenshots/.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { publishScreenshot } from './screenshots.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -108,7 +109,7 @@ describe('browser views: against the real libvirtd', () => {
     expect(await card.innerText()).toContain(env.EGRESS_TEST_POOL);
     expect(await card.innerText()).toContain(env.EGRESS_TEST_NETWORK);
     await page.screenshot({ path: join(shots, 'hosts-light.png') });
-    copyFileSync(join(shots, 'hosts-light.png'), join(docs, 'hosts.png'));
+    publishScreenshot(join(shots, 'hosts-light.png'), join(docs, 'hosts.png'));
   });
 
   it('remembers the last view over a reload', async () => {
@@ -190,7 +191,7 @@ describe('browser views: against the real libvirtd', () => {
     await row.waitFor({ timeout: 60_000 });
     expect(await row.innerText()).toMatch(/running[\s\S]*local[\s\S]*tiny/);
     await page.screenshot({ path: join(shots, 'proxies-light.png') });
-    copyFileSync(join(shots, 'proxies-light.png'), join(docs, 'proxies.png'));
+    publishScreenshot(join(shots, 'proxies-light.png'), join(docs, 'proxies.png'));
   });
 
   it('lists the launch in the Tasks panel, also after a reload', async () => {
