@@ -3,7 +3,7 @@
  * keys and their passphrase prompt, refused keys, refused and silent servers.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv, type TestEnv } from '../support/test-env.js';
 import {
   SshAuthError,
@@ -15,19 +15,15 @@ import {
   type SshPoolOptions,
 } from '../../electron/transport/index.js';
 import { connectTcp } from '../../electron/transport/ssh-connect.js';
-import { authListRoundTrip, generateKey, tempHome } from '../unit/transport/harness.js';
+import { authListRoundTrip, generateKey, tempHome, useCleanups } from '../support/transport-harness.js';
 
 let env: TestEnv;
 let port: number;
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups = useCleanups();
 
 beforeAll(() => {
   env = testEnv();
   port = Number(env.EGRESS_TEST_SSH_PORT);
-});
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 function setup(options: Partial<SshPoolOptions> = {}): { pool: SshConnectionPool; events: SshPoolEvent[]; sshDir: string } {

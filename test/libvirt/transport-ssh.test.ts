@@ -3,7 +3,7 @@
  * it (test/env/up.sh). Each test has its own HOME and known_hosts; nothing touches ~/.ssh.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv, type TestEnv } from '../support/test-env.js';
 import {
   HostKeyMismatchError,
@@ -16,19 +16,15 @@ import {
   type SshPoolEvent,
   type SshPoolOptions,
 } from '../../electron/transport/index.js';
-import { authListRoundTrip, closed, tcpConnectionsTo, tempHome, type TempHome } from '../unit/transport/harness.js';
+import { authListRoundTrip, closed, tcpConnectionsTo, tempHome, type TempHome, useCleanups } from '../support/transport-harness.js';
 
 let env: TestEnv;
 let port: number;
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups = useCleanups();
 
 beforeAll(() => {
   env = testEnv();
   port = Number(env.EGRESS_TEST_SSH_PORT);
-});
-
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 /** A pool over an isolated HOME, recording its events. */

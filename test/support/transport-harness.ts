@@ -1,16 +1,14 @@
 /**
  * Helpers for the transport's integration tests (test/libvirt/transport*.test.ts): an isolated
  * HOME per test, a raw libvirt AUTH_LIST probe that needs no RPC client, and a count of this
- * process's TCP connections to the test sshd.
- *
- * It lives here, not in test/support/, only because the transport's owner may not edit that
- * directory; it is not a test file and the unit lane does not run it.
+ * process's TCP connections to the test sshd, and per-test cleanup.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { afterEach } from 'vitest';
 
 /** A throwaway HOME with an empty ~/.ssh (0700); `known_hosts` copied in when given. */
 export interface TempHome {
@@ -112,4 +110,16 @@ export function generateKey(dir: string, name: string, passphrase = ''): string 
   const path = join(dir, name);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', path], { stdio: 'ignore' });
   return path;
+}
+
+/**
+ * Cleanups registered during a test, run newest first after it (passed or not). Call once
+ * at the top of a test file; push closers onto the returned list.
+ */
+export function useCleanups(): Array<() => Promise<void> | void> {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return cleanups;
 }
