@@ -231,12 +231,30 @@ export class AppService {
     const file = input.syntax === 'json' ? 'import.json' : 'import.yaml';
     const result = validateProviderConfig(parseConfigText(input.text, file));
     if (!result.ok) throw new ConfigInvalidError(file, result.issues);
-    const running = this.tasks.list().filter((t) => t.state === 'queued' || t.state === 'running');
-    if (running.length) throw new ConfigBusyError(`${running.length} task${running.length === 1 ? ' is' : 's are'} running (${running.map((t) => t.title).join(', ')}): wait for them or cancel them, then import`);
+    this.refuseWhileBusy('import');
     const current = await this.options.store.load().catch(() => undefined);
     await this.options.store.save(result.config);
     await this.reset();
     return { path: this.options.store.file, diff: diffConfigs(current, result.config) };
+  }
+
+  /**
+   * Changes the config file through `mutate` (given a deep copy of the current config; it
+   * returns the new one, or throws a typed error saying what is wrong). The result is
+   * validated and saved atomically, then the backend is rebuilt from it, as after an
+   * import; an invalid result is never saved. Refused while tasks run: they use the
+   * current config's connections. The one write path for every in-app config edit
+   * (hosts, machine types, images).
+   */
+  async editConfig(mutate: (config: ProviderConfig) => ProviderConfig): Promise<{ path: string; diff: ConfigDiff; config: ProviderConfig }> {
+    const current = await this.providerConfig();
+    const next = mutate(structuredClone(current));
+    const result = validateProviderConfig(next);
+    if (!result.ok) throw new ConfigInvalidError(this.options.store.file, result.issues);
+    this.refuseWhileBusy('change the config');
+    await this.options.store.save(result.config);
+    await this.reset();
+    return { path: this.options.store.file, diff: diffConfigs(current, result.config), config: result.config };
   }
 
   // ---- tasks ----
@@ -258,6 +276,11 @@ export class AppService {
   }
 
   // ---- internals ----
+
+  private refuseWhileBusy(what: string): void {
+    const running = this.tasks.list().filter((t) => t.state === 'queued' || t.state === 'running');
+    if (running.length) throw new ConfigBusyError(`${running.length} task${running.length === 1 ? ' is' : 's are'} running (${running.map((t) => t.title).join(', ')}): wait for them or cancel them, then ${what}`);
+  }
 
   private emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     for (const listener of this.listeners) {
