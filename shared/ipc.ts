@@ -113,11 +113,25 @@ export const channels = {
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
 } as const;
 
+/**
+ * `app:command`: what the desktop window's native menu asks the renderer to do. Launch
+ * opens the Launch dialog; import brings a file's text to the Config view's import
+ * preview (nothing is replaced before the person confirms); notify shows a message (an
+ * export written to disk, a file that could not be read).
+ */
+export const AppCommandSchema = z.discriminatedUnion('command', [
+  z.object({ command: z.literal('launch') }),
+  z.object({ command: z.literal('import'), fileName: z.string(), text: z.string().max(MAX_IMPORT_TEXT), syntax: z.enum(['yaml', 'json']) }),
+  z.object({ command: z.literal('notify'), text: z.string(), kind: z.enum(['info', 'error']) }),
+]);
+export type AppCommand = z.infer<typeof AppCommandSchema>;
+
 /** Every event the backend pushes, on the one events channel (EVENTS_CHANNEL), with its payload's schema. */
 export const events = {
   'task:update': TaskSchema,
   'proxy:changed': ProxyChangedSchema,
   'host:status': HostStatusSchema,
+  'app:command': AppCommandSchema,
 } as const;
 
 export type Events = typeof events;
