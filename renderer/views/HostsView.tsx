@@ -138,7 +138,7 @@ function HostCard({ host, proxies, onEdit, onRemove }: { host: HostStatus; proxi
       {host.message && !prompted && <p className={host.state === 'connected' ? 'meta' : 'error'}>{host.message}</p>}
       {host.state === 'host-key-unknown' && (
         <>
-          <p className="error">{host.message}</p>
+          <p className="meta">{host.message}</p>
           <HostKeyPrompt host={host} />
         </>
       )}

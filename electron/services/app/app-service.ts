@@ -124,7 +124,9 @@ export class AppService {
     const { backend } = await this.open();
     this.knownHost(backend, input.host);
     await backend.hosts.unlock(input.host, input.passphrase, input.remember);
-    return this.hostWithInfo(backend, input.host);
+    // Still asking (a wrong passphrase): answer that as it is; fetching facts would only connect again and lose the reason.
+    const status = backend.hosts.status(input.host);
+    return status.state === 'connected' ? this.hostWithInfo(backend, input.host) : status;
   }
 
   async machineTypesList(): Promise<MachineTypeView[]> {
