@@ -111,5 +111,11 @@ describe('hosts:unlock', () => {
     expect(await app.invoke('hosts:unlock', { host: 'edge-b', passphrase: '', remember: false })).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
     expect(await app.invoke('hosts:unlock', { host: 'edge-b', passphrase: 'x' })).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
     await expect(app.call('hosts:unlock', { host: 'nope', passphrase: 'x', remember: false })).rejects.toMatchObject({ name: 'UnknownEntryError' });
+    // A refused passphrase is not echoed in the error either.
+    for (const input of [{ host: 'edge-b', passphrase: `long-secret-${'x'.repeat(1100)}`, remember: false }, { host: 'edge-b', passphrase: 'short-secret', remember: 'yes' }, { host: 'edge-b', passphrase: 'short-secret', remember: false, extra: 1 }]) {
+      const envelope = await app.invoke('hosts:unlock', input);
+      expect(envelope).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+      expect(JSON.stringify(envelope)).not.toMatch(/long-secret|short-secret/);
+    }
   });
 });
