@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../services/config/atomic-write.js';
 import { dataDir } from '../services/config/paths.js';
 import { logDir } from '../services/log/logger.js';
 import { menuTemplate } from './menu.js';
+import { safeStorageSecretStore } from './safe-secret-store.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
 
 const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
@@ -24,7 +25,7 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
-  const services = createAppServices(dir, 'electron', { version: app.getVersion() });
+  const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: safeStorageSecretStore(dir) });
   const { router } = services;
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;
