@@ -25,7 +25,9 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
-  const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: safeStorageSecretStore(dir) });
+  // One OS-keychain store for SSH passphrases and proxy credentials alike.
+  const keyring = safeStorageSecretStore(dir);
+  const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: keyring, keyring });
   const { router } = services;
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;

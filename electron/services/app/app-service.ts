@@ -19,6 +19,7 @@ import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
 import { formatProxyUrl } from '../credentials/credentials-store.js';
+import { CredentialsInKeyringError } from '../credentials/keyring-credentials-store.js';
 import { type ProxyRecord, toRecord } from '../provider/kvm/context.js';
 import { messageOf } from '../provider/kvm/errors.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
@@ -176,7 +177,9 @@ export class AppService {
   async proxiesInspect(input: ChannelInput<'proxies:inspect'>): Promise<ChannelOutput<'proxies:inspect'>> {
     const { backend } = await this.open();
     const inspection = await backend.provider.inspect(input.name);
-    const seed = seedView(inspection.metadata, backend.config, await backend.credentials.get(input.name));
+    // Credentials this front end cannot decrypt (the desktop app's keyring) only change which seed variant is shown.
+    const stored = await backend.credentials.get(input.name).catch((err: unknown) => (err instanceof CredentialsInKeyringError ? undefined : Promise.reject(err)));
+    const seed = seedView(inspection.metadata, backend.config, stored);
     return { ...inspection, problems: { ...inspection.problems } as Record<string, string>, ...(seed ? { seed } : {}) };
   }
 
