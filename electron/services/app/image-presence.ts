@@ -1,9 +1,11 @@
 /**
  * Per-host presence of the images' base volumes. A base volume is named by the image's
  * digest (names.ts baseVolumeName), so one listing of each host's pool answers for every
- * image. Only hosts that are connected are asked: a host that is not (or whose pool
- * cannot be listed in time) is `unknown`, with the reason, never `no`, and asking never
- * opens a connection (listing the catalog must not wait on an SSH handshake).
+ * image. A host whose connection failed (error, auth-needed, host-key-unknown) is not
+ * asked: it is `unknown`, with the reason, never `no`. A host not connected yet (the
+ * backend is rebuilt after every config edit, and connects on first use) is connected
+ * here, within the same time limit as the listing: past it, it is `unknown` this time and
+ * the renderer asks again once the host's status says connected.
  */
 import type { ImagePresence } from '../../../shared/images-view.js';
 import { messageOf } from '../provider/kvm/errors.js';
@@ -17,7 +19,7 @@ type Listing = { ok: true; volumes: Set<string> } | { ok: false; message: string
 
 async function listPool(backend: FleetBackend, host: string, pool: string, timeoutMs: number): Promise<Listing> {
   const status = backend.hosts.status(host);
-  if (status.state !== 'connected') return { ok: false, message: `${host} is ${status.state}${status.message ? `: ${status.message}` : ''}` };
+  if (status.state !== 'connected' && status.state !== 'connecting') return { ok: false, message: `${host} is ${status.state}${status.message ? `: ${status.message}` : ''}` };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`listing pool ${pool} took longer than ${timeoutMs / 1000} s`)), timeoutMs);

@@ -119,16 +119,23 @@ describe('channels: per-host presence of images', () => {
     ]);
   });
 
-  it('a host that is not connected, or whose pool cannot be listed, is unknown with the reason', async () => {
+  it('a host whose connection failed, or whose pool cannot be listed, is unknown with the reason', async () => {
     const fx = fixture();
     const base = fakeHostDirectory(fx);
     const hosts: HostDirectory = {
       ...base,
-      status: (name) => (name === 'edge-a' ? { ...base.status(name), state: 'error', message: 'connect ECONNREFUSED' } : base.status(name)),
+      status: (name) => (name === 'edge-a' ? { ...base.status(name), state: 'error', message: 'connect ECONNREFUSED' } : { ...base.status(name), state: 'connecting' }),
     };
     app = appFixture({ fx, hosts });
+    // edge-b is not connected yet: it is asked (and connected), and answers.
+    let [img] = (await app.call('images:list')) as ImageView[];
+    expect(img!.hosts).toEqual([
+      { host: 'edge-a', present: 'unknown', message: 'edge-a is error: connect ECONNREFUSED' },
+      { host: 'edge-b', present: 'no' },
+    ]);
+    expect(fx.a.calls.filter((c) => c.startsWith('listVolumes'))).toEqual([]);
     fx.b.down = true;
-    const [img] = (await app.call('images:list')) as ImageView[];
+    [img] = (await app.call('images:list')) as ImageView[];
     expect(img!.hosts).toEqual([
       { host: 'edge-a', present: 'unknown', message: 'edge-a is error: connect ECONNREFUSED' },
       { host: 'edge-b', present: 'unknown', message: 'cannot list pool default on edge-b: host edge-b is down (connection refused)' },
