@@ -287,7 +287,7 @@ function Images({ images }: { images: ImageView[] }) {
                     <span className={`badge cache-${i.cache}`}>{cacheText(i)}</span>
                     <ImagePull image={i} />
                   </td>
-                  <td>{i.sizeBytes !== undefined ? formatBytes(i.sizeBytes) : '—'}{i.totalBytes ? ` of ${formatBytes(i.totalBytes)}` : ''}</td>
+                  <td className="size">{i.sizeBytes !== undefined ? formatBytes(i.sizeBytes) : '—'}{i.totalBytes ? ` of ${formatBytes(i.totalBytes)}` : ''}</td>
                   <td><Presence hosts={i.hosts} /></td>
                   <td>{i.isDefault ? <span className="badge default-badge">default</span> : ''}</td>
                   <td>
