@@ -192,6 +192,10 @@ function putEntry<T>(map: Record<string, T>, previous: string | undefined, name:
   return out;
 }
 
+function without<T>(map: Record<string, T>, name: string): Record<string, T> {
+  return Object.fromEntries(Object.entries(map).filter(([k]) => k !== name));
+}
+
 function describe(edit: CatalogEdit): string {
   switch (edit.op) {
     case 'machineType:save':
@@ -231,10 +235,10 @@ export function applyCatalogEdit(config: ProviderConfig, edit: CatalogEdit): Pro
       break;
     }
     case 'machineType:remove':
-      delete kvm.machineTypes[edit.name];
+      kvm.machineTypes = without(kvm.machineTypes, edit.name);
       break;
     case 'image:remove':
-      delete kvm.images![edit.name];
+      kvm.images = without(kvm.images ?? {}, edit.name);
       break;
     case 'defaults:set':
       kvm.defaults = { ...kvm.defaults, ...(edit.machineType !== undefined ? { machineType: edit.machineType } : {}), ...(edit.image !== undefined ? { image: edit.image } : {}) };
