@@ -56,7 +56,8 @@ export function EntryForm({
   /** The entry's current name when editing; absent when adding. */
   previousName?: string;
   colSpan: number;
-  onDone: () => void;
+  /** Called when the form closes: with the saved name, or nothing when cancelled. */
+  onDone: (saved?: string) => void;
 }) {
   const base = useId();
   const config = useConfigStore((s) => s.state?.config);
@@ -92,7 +93,7 @@ export function EntryForm({
       else await api.images.save(entry as Parameters<typeof api.images.save>[0]);
       await useConfigStore.getState().load(api);
       toast(`Saved the ${noun} ${String(entry.name)}.`);
-      onDone();
+      onDone(String(entry.name));
     } catch (err) {
       setError(errorMessage(err));
       setSaving(false);
@@ -172,7 +173,7 @@ export function EntryForm({
             <button type="button" className="primary" disabled={reason !== undefined} aria-describedby={reason ? `${base}-reason` : undefined} onClick={() => void save()}>
               Save
             </button>
-            <button type="button" onClick={onDone}>
+            <button type="button" onClick={() => onDone()}>
               Cancel
             </button>
             {reason && (

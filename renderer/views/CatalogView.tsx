@@ -135,6 +135,15 @@ function RowActions({ kind, name, isDefault, busy, onEdit, onRemove }: { kind: K
   );
 }
 
+/**
+ * Puts the focus back where the person was once an inline form closes (the row's Edit
+ * button, or Add for a new entry): the form's inputs are gone, and focus must not fall to
+ * the page. Names are entry names (a-z, 0-9, ".", "_", "-"): safe in a selector.
+ */
+function refocus(panel: string, label: string): void {
+  requestAnimationFrame(() => document.querySelector<HTMLElement>(`section[aria-labelledby="${panel}"] button[aria-label="${label}"], section[aria-labelledby="${panel}"] button[data-focus="${label}"]`)?.focus());
+}
+
 /** Why changes are refused now (tasks running), or undefined. */
 function useBusy(): string | undefined {
   const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
@@ -150,7 +159,7 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
     <section className="panel" aria-labelledby="mt-h">
       <div className="panel-head">
         <h3 id="mt-h">Machine types</h3>
-        <button type="button" className="small" disabled={!canEdit || editing === ''} onClick={() => setEditing('')}>
+        <button type="button" className="small" data-focus="add" disabled={!canEdit || editing === ''} onClick={() => setEditing('')}>
           Add machine type
         </button>
       </div>
@@ -174,7 +183,10 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
                   initial={{ name: m.name, vcpus: String(m.vcpus), memoryMiB: String(m.memoryMiB), diskGiB: String(m.diskGiB) }}
                   previousName={m.name}
                   colSpan={MT_COLUMNS}
-                  onDone={() => setEditing(null)}
+                  onDone={(saved) => {
+                    setEditing(null);
+                    refocus('mt-h', `Edit ${saved ?? m.name}`);
+                  }}
                 />
               ) : (
                 <tr key={m.name}>
@@ -189,7 +201,19 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
                 </tr>
               ),
             )}
-            {editing === '' && <EntryForm noun="machine type" op="machineType:save" fields={MT_FIELDS} initial={NEW_MT} colSpan={MT_COLUMNS} onDone={() => setEditing(null)} />}
+            {editing === '' && (
+              <EntryForm
+                noun="machine type"
+                op="machineType:save"
+                fields={MT_FIELDS}
+                initial={NEW_MT}
+                colSpan={MT_COLUMNS}
+                onDone={(saved) => {
+                  setEditing(null);
+                  refocus('mt-h', saved ? `Edit ${saved}` : 'add');
+                }}
+              />
+            )}
           </tbody>
         </table>
       )}
@@ -250,7 +274,7 @@ function Images({ images }: { images: ImageView[] }) {
     <section className="panel" aria-labelledby="img-h">
       <div className="panel-head">
         <h3 id="img-h">Images</h3>
-        <button type="button" className="small" disabled={!canEdit || editing === ''} onClick={() => setEditing('')}>
+        <button type="button" className="small" data-focus="add" disabled={!canEdit || editing === ''} onClick={() => setEditing('')}>
           Add image
         </button>
       </div>
@@ -274,7 +298,10 @@ function Images({ images }: { images: ImageView[] }) {
                   initial={{ name: i.name, url: i.url, sha256: i.sha256, format: i.format }}
                   previousName={i.name}
                   colSpan={IMAGE_COLUMNS}
-                  onDone={() => setEditing(null)}
+                  onDone={(saved) => {
+                    setEditing(null);
+                    refocus('img-h', `Edit ${saved ?? i.name}`);
+                  }}
                 />
               ) : (
                 <tr key={i.name}>
@@ -296,7 +323,19 @@ function Images({ images }: { images: ImageView[] }) {
                 </tr>
               ),
             )}
-            {editing === '' && <EntryForm noun="image" op="image:save" fields={IMAGE_FIELDS} initial={NEW_IMAGE} colSpan={IMAGE_COLUMNS} onDone={() => setEditing(null)} />}
+            {editing === '' && (
+              <EntryForm
+                noun="image"
+                op="image:save"
+                fields={IMAGE_FIELDS}
+                initial={NEW_IMAGE}
+                colSpan={IMAGE_COLUMNS}
+                onDone={(saved) => {
+                  setEditing(null);
+                  refocus('img-h', saved ? `Edit ${saved}` : 'add');
+                }}
+              />
+            )}
           </tbody>
         </table>
       )}

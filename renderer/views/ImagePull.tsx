@@ -62,7 +62,7 @@ function Outcome({ task }: { task: Task }) {
   );
 }
 
-export function ImagePull({ image, disabled }: { image: ImageView; disabled?: string }) {
+export function ImagePull({ image }: { image: ImageView }) {
   const task = useTasksStore((s) => latestPull(s.tasks, image.name));
   const [error, setError] = useState<string>();
   const [starting, setStarting] = useState(false);
@@ -93,7 +93,7 @@ export function ImagePull({ image, disabled }: { image: ImageView; disabled?: st
       {active ? (
         <PullProgress task={task} name={image.name} />
       ) : (
-        <button type="button" className="small" aria-label={`${label} ${image.name}`} disabled={starting || disabled !== undefined} title={disabled} onClick={() => void pull()}>
+        <button type="button" className="small" aria-label={`${label} ${image.name}`} disabled={starting} onClick={() => void pull()}>
           {label}
         </button>
       )}

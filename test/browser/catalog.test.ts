@@ -135,6 +135,8 @@ describe('browser: machine types, edited in place', () => {
     await form.getByRole('textbox', { name: 'vCPUs' }).fill('7');
     await form.getByRole('textbox', { name: 'vCPUs' }).press('Escape');
     await form.waitFor({ state: 'detached' });
+    // The focus goes back to the row's Edit button, not to the page.
+    await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Edit medium');
     expect(onDisk().kvm!.machineTypes.medium).toEqual({ vcpus: 2, memoryMiB: 1024, diskGiB: 5 });
     await types().getByRole('button', { name: 'Edit medium' }).click();
     form = types().getByRole('group', { name: 'Edit machine type medium' });
@@ -245,6 +247,21 @@ describe('browser: an image, added, pulled and verified', () => {
     await expect(row.locator('.digest code').getAttribute('title')).resolves.toBe(image.sha256);
     await row.getByRole('button', { name: 'Copy the sha256 of egtest-img' }).click();
     await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(image.sha256);
+  });
+
+  it('reads in the dark theme too', async () => {
+    const dark = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await page.context().storageState() });
+    const darkPage = await dark.newPage();
+    darkPage.on('pageerror', (err) => pageErrors.push(err.message));
+    darkPage.on('console', (msg) => {
+      if (msg.type() === 'error') pageErrors.push(msg.text());
+    });
+    await darkPage.goto(`${serve.origin}/`);
+    await darkPage.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
+    await darkPage.getByRole('region', { name: 'Images' }).getByRole('row', { name: /^egtest-img\b/ }).waitFor();
+    await expect(darkPage.evaluate('getComputedStyle(document.body).backgroundColor')).resolves.not.toBe('rgb(255, 255, 255)');
+    await darkPage.screenshot({ path: join(shots, 'catalog-dark.png') });
+    await dark.close();
   });
 
   it('logs no CSP violation or page error', () => {
