@@ -25,6 +25,11 @@ const nearMisses: Partial<Record<ChannelName, unknown[]>> = {
   'hosts:trust': [{ host: 'edge-a' }, { host: 'edge-a', fingerprint: 'MD5:aa:bb' }, { host: '', fingerprint: `SHA256:${'A'.repeat(43)}` }],
   'tasks:cancel': [{}, { id: '' }, { id: 7 }],
   'images:pull': [{}, { name: '' }],
+  'machineTypes:save': [{ name: 'a', vcpus: 0, memoryMiB: 128, diskGiB: 1 }, { name: 'A', vcpus: 1, memoryMiB: 128, diskGiB: 1 }, { name: 'a', vcpus: 1, memoryMiB: 128 }, { name: 'a', vcpus: 1.5, memoryMiB: 128, diskGiB: 1 }],
+  'machineTypes:remove': [{ name: 'a' }, { name: 'a', confirm: false }],
+  'images:save': [{ name: 'a', url: 'ftp://x/y', sha256: 'a'.repeat(64), format: 'qcow2' }, { name: 'a', url: 'file:///x', sha256: 'A'.repeat(64), format: 'qcow2' }, { name: 'a', url: 'file:///x', sha256: 'a'.repeat(64), format: 'vmdk' }],
+  'images:remove': [{ name: 'a', confirm: 'yes' }],
+  'defaults:set': [{}, { machineType: '' }],
 };
 
 describe('router', () => {
