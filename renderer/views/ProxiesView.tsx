@@ -3,10 +3,12 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { errorMessage, formatAge } from '../format.js';
+import { useInspectorStore } from '../stores/inspector-store.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow } from '../windowing.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { InspectorView } from './InspectorView.js';
 
 /** Must match `.grid-row` height in styles.css. */
 export const ROW_HEIGHT = 36;
@@ -69,8 +71,33 @@ function StateBadge({ state }: { state: string }) {
   return <span className={`badge state-${state}`}>{state}</span>;
 }
 
+/** The Proxies view: the table, or the inspector of one proxy while one is open. */
 export function ProxiesView() {
+  const inspecting = useInspectorStore((s) => s.target !== null);
+  return inspecting ? <InspectorView /> : <ProxiesTable />;
+}
+
+/** Enter on a focused row, or a double-click on it (not on its checkbox or buttons), opens the inspector. */
+function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
+  if (e.target !== e.currentTarget) return;
+  const row = e.currentTarget;
+  if (e.key === 'Enter') {
+    e.preventDefault();
+    useInspectorStore.getState().open(name);
+  } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+    // Moves between the rendered rows; the overscan keeps a neighbour in the DOM and focusing it scrolls.
+    const next = e.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling;
+    if (next instanceof HTMLElement) {
+      e.preventDefault();
+      next.focus();
+    }
+  }
+}
+
+function ProxiesTable() {
   const { proxies, loaded, error } = useProxiesStore();
+  const returnTo = useInspectorStore((s) => s.returnTo);
+  const openInspector = useInspectorStore((s) => s.open);
   const { sort, setSort, setLaunchOpen, toast } = useUiStore();
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -94,6 +121,12 @@ export function ProxiesView() {
     return () => observer.disconnect();
   }, [loaded, all.length]);
   const win = rowWindow({ count: rows.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
+
+  // Back from the inspector: the focus returns to the proxy's Inspect button (when its row is in view).
+  useEffect(() => {
+    if (!returnTo) return;
+    scroller.current?.querySelector<HTMLElement>(`[data-inspect="${CSS.escape(returnTo)}"]`)?.focus();
+  }, [returnTo]);
 
   const toggle = (key: string) =>
     setSelected((s) => {
@@ -189,7 +222,18 @@ export function ProxiesView() {
                   const key = proxyKey(p);
                   const isSelected = selected.has(key);
                   return (
-                    <div role="row" className={`grid-row${isSelected ? ' selected' : ''}`} key={key} aria-rowindex={win.start + i + 2} aria-selected={isSelected}>
+                    <div
+                      role="row"
+                      className={`grid-row${isSelected ? ' selected' : ''}`}
+                      key={key}
+                      aria-rowindex={win.start + i + 2}
+                      aria-selected={isSelected}
+                      tabIndex={0}
+                      onKeyDown={(e) => rowKeys(e, p.name)}
+                      onDoubleClick={(e) => {
+                        if (!(e.target instanceof HTMLElement && e.target.closest('input, button'))) openInspector(p.name);
+                      }}
+                    >
                       <div role="cell" className="col col-select">
                         <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
                       </div>
@@ -213,6 +257,7 @@ export function ProxiesView() {
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyUrl(p)}>Copy URL</button>
+                        <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>
                   );
