@@ -17,7 +17,12 @@ function Line({ n, children }: { n: number; children: ReactNode }) {
 }
 
 export function CodeBlock({ language, text, label, region }: { language: Language; text: string; label: string; region?: { range: LineRange; label: string } }) {
-  const lines = useMemo(() => highlightLines(language, text), [language, text]);
+  const lines = useMemo(() => {
+    const all = highlightLines(language, text);
+    // A final newline ends the last line; it does not start an empty one.
+    if (all.length > 1 && text.endsWith('\n')) all.pop();
+    return all;
+  }, [language, text]);
   const rendered = (from: number, to: number) => lines.slice(from, to).map((nodes, i) => <Line key={from + i} n={from + i + 1}>{nodes}</Line>);
   const range = region && region.range.start < lines.length ? region.range : undefined;
   return (

@@ -38,7 +38,7 @@ export function SeedPanel({ inspection }: { inspection: ProxyInspectionView }) {
           <h3>
             <code>{file}</code>
           </h3>
-          <CodeBlock language="yaml" text={seed[key]} label={file} />
+          <CodeBlock language="yaml" text={seed[key]} label={`Contents of ${file}`} />
         </section>
       ))}
     </div>

@@ -15,7 +15,7 @@ export function XmlPanel({ inspection }: { inspection: ProxyInspectionView }) {
       <div className="config-actions">
         <button type="button" onClick={() => void copyText(xml, `the domain XML of ${inspection.proxy.name}`)}>Copy XML</button>
         <span className="hint">
-          As libvirt returns it (inactive and live settings merged).{' '}
+          As libvirt returns it (the live definition while the VM runs).{' '}
           {range ? `The metadata element is on lines ${range.start + 1}–${range.end + 1}, highlighted.` : 'It has no metadata element.'}
         </span>
       </div>
