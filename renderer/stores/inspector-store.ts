@@ -8,6 +8,7 @@ import { create } from 'zustand';
 import type { EgressApi } from '../../shared/ipc.js';
 import type { ProxyChanged, ProxyInspectionView } from '../../shared/proxies.js';
 import { errorMessage, loadSetting, saveSetting } from '../format.js';
+import { concerns } from '../inspection.js';
 
 interface Target {
   name: string;
@@ -40,12 +41,6 @@ interface InspectorStore {
   refresh(api: EgressApi): Promise<void>;
   /** Applies a `proxy:changed` event: refreshes when it concerns the open proxy. */
   changed(api: EgressApi, change: ProxyChanged): void;
-}
-
-/** True when `change` is about the proxy `name` (the event names it, or its domain is the inspected one). */
-export function concerns(change: ProxyChanged, name: string, inspection: ProxyInspectionView | undefined): boolean {
-  if (change.name === name || change.proxy?.name === name) return true;
-  return inspection !== undefined && change.host === inspection.proxy.host && change.domain === inspection.proxy.id;
 }
 
 /** Answers of an older target or an older refresh are dropped: only the newest generation is applied. */

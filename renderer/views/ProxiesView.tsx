@@ -6,7 +6,7 @@ import { errorMessage, formatAge } from '../format.js';
 import { useInspectorStore } from '../stores/inspector-store.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
-import { rowWindow } from '../windowing.js';
+import { rowWindow, scrollToRow } from '../windowing.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { InspectorView } from './InspectorView.js';
 
@@ -71,10 +71,19 @@ function StateBadge({ state }: { state: string }) {
   return <span className={`badge state-${state}`}>{state}</span>;
 }
 
-/** The Proxies view: the table, or the inspector of one proxy while one is open. */
+/**
+ * The Proxies view: the table, or the inspector of one proxy while one is open. The table
+ * stays mounted (hidden) under the inspector, so its filter, selection and scroll position
+ * are as they were when the person comes back.
+ */
 export function ProxiesView() {
   const inspecting = useInspectorStore((s) => s.target !== null);
-  return inspecting ? <InspectorView /> : <ProxiesTable />;
+  return (
+    <>
+      {inspecting && <InspectorView />}
+      <ProxiesTable hidden={inspecting} />
+    </>
+  );
 }
 
 /** Enter on a focused row, or a double-click on it (not on its checkbox or buttons), opens the inspector. */
@@ -94,7 +103,7 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
   }
 }
 
-function ProxiesTable() {
+function ProxiesTable({ hidden }: { hidden: boolean }) {
   const { proxies, loaded, error } = useProxiesStore();
   const returnTo = useInspectorStore((s) => s.returnTo);
   const openInspector = useInspectorStore((s) => s.open);
@@ -122,11 +131,33 @@ function ProxiesTable() {
   }, [loaded, all.length]);
   const win = rowWindow({ count: rows.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
 
-  // Back from the inspector: the focus returns to the proxy's Inspect button (when its row is in view).
+  // Back from the inspector: the proxy's row is scrolled into view and its Inspect button
+  // gets the focus (once the window has rendered that row, hence the second effect).
+  const returned = useRef<string | undefined>(undefined);
+  const pendingFocus = useRef<{ name: string; until: number } | undefined>(undefined);
   useEffect(() => {
-    if (!returnTo) return;
-    scroller.current?.querySelector<HTMLElement>(`[data-inspect="${CSS.escape(returnTo)}"]`)?.focus();
-  }, [returnTo]);
+    const el = scroller.current;
+    if (!returnTo) returned.current = undefined;
+    if (!returnTo || hidden || !el || returned.current === returnTo) return;
+    returned.current = returnTo;
+    const index = rows.findIndex((p) => p.name === returnTo);
+    if (index < 0) return;
+    pendingFocus.current = { name: returnTo, until: Date.now() + 2000 };
+    const top = scrollToRow({ index, rowHeight: ROW_HEIGHT, scrollTop: el.scrollTop, height: el.clientHeight });
+    if (top !== el.scrollTop) {
+      el.scrollTop = top;
+      setScrollTop(top);
+    }
+  }, [returnTo, hidden, rows]);
+  useEffect(() => {
+    const pending = pendingFocus.current;
+    if (!pending) return;
+    if (Date.now() > pending.until) pendingFocus.current = undefined;
+    const button = scroller.current?.querySelector<HTMLElement>(`[data-inspect="${CSS.escape(pending.name)}"]`);
+    if (!button) return;
+    pendingFocus.current = undefined;
+    button.focus();
+  });
 
   const toggle = (key: string) =>
     setSelected((s) => {
@@ -179,7 +210,7 @@ function ProxiesTable() {
   };
 
   return (
-    <section className="view view-proxies" aria-labelledby="proxies-h">
+    <section className="view view-proxies" aria-labelledby="proxies-h" hidden={hidden}>
       <div className="view-head">
         <h2 id="proxies-h">Proxies</h2>
         <span className="meta">{loaded ? `${rows.length} of ${all.length}` : 'loading…'}</span>

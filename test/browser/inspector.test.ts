@@ -50,6 +50,11 @@ function watch(p: Page): Page {
 }
 
 const table = (p: Page) => p.getByRole('table', { name: 'Proxies' });
+/**
+ * Filters the table down to this file's proxy: other test files' proxies may share the
+ * libvirtd, and the table renders only a window of its rows.
+ */
+const showOnly = (p: Page) => p.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
 const inspector = (p: Page) => p.getByRole('region', { name: `Inspector for ${NAME}` });
 const tab = (p: Page, name: string) => inspector(p).getByRole('tablist').getByRole('tab', { name, exact: true });
 /** A field's value: the `dd` labelled (aria-labelledby) by the `dt` whose text is `label`. */
@@ -108,7 +113,8 @@ beforeAll(async () => {
   await light.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
   page = watch(await light.newPage());
   await page.goto(serve.url);
-  await page.getByRole('heading', { name: 'Launch your first proxy' }).waitFor({ timeout: 60_000 });
+  // Loaded: the table, or the empty state (other test files' proxies may be on the same libvirtd).
+  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table(page)).waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -122,10 +128,11 @@ describe('the inspector: against the real libvirtd', () => {
   it('launches a proxy (through the page’s bridge) and lists it', async () => {
     const launched = (await page.evaluate(`window.egress.invoke('proxies:launch', ${JSON.stringify({ name: NAME, host: 'local' })})`)) as { ok: boolean };
     expect(launched.ok).toBe(true);
+    await showOnly(page);
     const row = table(page).getByRole('row', { name: new RegExp(NAME) });
     await row.waitFor({ timeout: 120_000 });
     await row.getByText('running', { exact: true }).waitFor({ timeout: 60_000 });
-  });
+  }, 240_000);
 
   it('opens by its Inspect button, with the metadata fields libvirt has', async () => {
     await table(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
@@ -244,12 +251,21 @@ describe('the inspector: against the real libvirtd', () => {
     await inspector(page).getByRole('tabpanel', { name: 'Domain XML' }).getByRole('region', { name: 'Egress Desk metadata' }).waitFor({ timeout: 30_000 });
   });
 
-  it('goes back to the table with Escape, the focus on the row’s Inspect button', async () => {
+  it('goes back to the table with Escape, the row in view and its Inspect button focused', async () => {
+    // After the reload the filter is empty: the row is brought into view however many proxies there are.
     await page.keyboard.press('Escape');
     await inspector(page).waitFor({ state: 'detached' });
     const inspect = table(page).getByRole('button', { name: `Inspect ${NAME}` });
     await inspect.waitFor({ timeout: 30_000 });
     await expect.poll(() => inspect.evaluate((el) => el === document.activeElement)).toBe(true);
+  });
+
+  it('keeps the table’s filter while the inspector is open', async () => {
+    await showOnly(page);
+    await table(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await inspector(page).waitFor();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('searchbox', { name: 'Filter proxies' }).inputValue()).resolves.toBe(NAME);
   });
 
   it('opens by keyboard (Enter on the focused row) and by double-click, and closes with its buttons', async () => {
@@ -295,7 +311,9 @@ describe('the inspector: against the real libvirtd', () => {
     await inspector(page).getByRole('alert').getByText(`${NAME} no longer exists.`).waitFor({ timeout: 90_000 });
     await expect(inspector(page).getByRole('tabpanel', { name: 'Overview' }).getByRole('button', { name: 'Copy URL' }).isDisabled()).resolves.toBe(true);
     await inspector(page).getByRole('alert').getByRole('button', { name: 'Back to proxies' }).click();
-    await page.getByRole('heading', { name: 'Launch your first proxy' }).waitFor({ timeout: 60_000 });
+    await inspector(page).waitFor({ state: 'detached' });
+    await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table(page)).waitFor();
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(NAME) }).count(), { timeout: 60_000 }).toBe(0);
     client ??= await systemClient();
     expect(await findDomainByName(client, instanceId(NAME))).toBeNull();
   });

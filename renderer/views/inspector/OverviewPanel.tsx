@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { ADDRESS_SOURCES, type ProxyInspectionView } from '../../../shared/proxies.js';
 import { backend } from '../../backend.js';
 import { errorMessage, formatAge } from '../../format.js';
+import { copyUrlBlocker } from '../../inspection.js';
 import { useUiStore } from '../../stores/ui-store.js';
 import { copyText } from './copy.js';
 
@@ -21,14 +22,6 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
       <dd aria-labelledby={id}>{children}</dd>
     </>
   );
-}
-
-/** Why Copy URL cannot work now, or undefined when it can. */
-export function copyUrlBlocker(inspection: ProxyInspectionView, gone: boolean): string | undefined {
-  if (gone) return 'The proxy no longer exists.';
-  if (inspection.addresses.length > 0) return undefined;
-  if (inspection.proxy.state !== 'running') return `The proxy is ${inspection.proxy.state}: it has no address. Start it, then copy its URL.`;
-  return 'No address yet: the URL needs the proxy’s address, which appears once the guest has booted and taken a DHCP lease. Refresh to look again.';
 }
 
 export function OverviewPanel({ inspection, gone }: { inspection: ProxyInspectionView; gone: boolean }) {
