@@ -6,9 +6,11 @@ import { BrowserWindow, Menu, app, ipcMain, session, shell } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
+import { logBackend } from '../ipc/backend-log.js';
 import { dataDir } from '../services/config/paths.js';
-import { logDir } from '../services/log/logger.js';
+import { createLogger, logDir } from '../services/log/logger.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
+import { rememberWindowState, restoredWindowOptions } from './window.js';
 
 const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
 const preloadScript = fileURLToPath(new URL('../../preload/preload.cjs', import.meta.url));
@@ -21,8 +23,13 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
+  const log = createLogger({ dataDir: dir });
+  log.info({ version: app.getVersion(), electron: process.versions.electron, dataDir: dir, pid: process.pid }, 'app: starting');
+  // The monitor only observes: Electron still handles the exception as it would without it.
+  process.on('uncaughtExceptionMonitor', (err) => log.error({ err: err.message, stack: err.stack }, 'app: uncaught exception'));
   const services = createAppServices(dir, 'electron', { version: app.getVersion() });
-  const { router } = services;
+  // Host state changes, task outcomes and failed calls go to the log file (never a call's input).
+  const { router } = logBackend(services.router, log);
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;
   // Events wait until the window has loaded (a renderer that is not listening yet would lose them).
@@ -56,15 +63,23 @@ export function startShell(): void {
     // Cancel running tasks and close the host connections before the process goes.
     closing = true;
     event.preventDefault();
-    void services.close().finally(() => app.quit());
+    log.info('app: quitting');
+    void services.close().finally(() => {
+      log.flush();
+      app.quit();
+    });
   });
   app.on('web-contents-created', (_e, contents) => lockNavigation(contents, appUrl, (url) => void shell.openExternal(url)));
 
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession);
     Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }, { role: 'help', submenu: [{ label: 'Open Logs', click: () => void shell.openPath(logDir(dir)) }, { label: 'Open Data Folder', click: () => void shell.openPath(dir) }] }]));
-    window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
-    window.once('ready-to-show', () => window?.show());
+    const restored = await restoredWindowOptions(dir);
+    window = new BrowserWindow({ ...restored.options, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
+    rememberWindowState(window, dir, log);
+    // maximize() also shows the window: only once it has something to show.
+    window.once('ready-to-show', () => (restored.maximized ? window?.maximize() : window?.show()));
+    window.webContents.on('render-process-gone', (_e, details) => log.error({ reason: details.reason, exitCode: details.exitCode }, 'app: the window\'s renderer process ended'));
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
     window.webContents.on('did-start-loading', () => (ready = false));
     window.webContents.on('did-finish-load', () => {
