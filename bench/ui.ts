@@ -28,6 +28,15 @@ import { type ServeProcess, startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
 
+/** Rounds to measure, and where the built CLI is. */
+export interface UiBenchOptions {
+  rounds?: number;
+  /** bin/egress-desk.js */
+  bin?: string;
+  /** dist/electron/cli/main.js */
+  cli?: string;
+}
+// The built CLI, seen from dist/bench/ (the browser lane's test of this file runs it from the sources and passes its own).
 const BIN = fileURLToPath(new URL('../../bin/egress-desk.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
 
@@ -122,14 +131,14 @@ export interface FirstRenderFigures {
 }
 
 /** (g): `rounds` alternating rounds of the 1,000-row and 10-row page, each round scrolling the 1,000. */
-export async function firstRenderFigures(rounds = 5): Promise<FirstRenderFigures> {
+export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptions = {}): Promise<FirstRenderFigures> {
   const home = mkdtempSync(join(tmpdir(), 'egress-bench-ui-'));
   // One host over SSH to a loopback port nobody listens on: the backend answers at once, and no fleet exists.
   writeFileSync(
     join(home, 'config.yaml'),
     'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n',
   );
-  const serve = await startServeProcess(BIN, { EGRESS_DESK_HOME: home, HOME: home });
+  const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
   const browser = await launchChromium();
   const errors: string[] = [];
   const thousand = fakeProxies(1000);
@@ -207,12 +216,13 @@ export interface LaunchClickFigures {
 
 const NAME = 'egtest-bench-h';
 
+
 /** (h): `rounds` launches through the dialog (plus one not counted), each cancelled and removed. */
-export async function launchClickFigures(env: BenchEnv, rounds = 5): Promise<LaunchClickFigures> {
+export async function launchClickFigures(env: BenchEnv, { rounds = 5, bin = BIN, cli = CLI }: UiBenchOptions = {}): Promise<LaunchClickFigures> {
   const tiny = tinyHome(env, 'egress-bench-h-');
   const dataEnv = { EGRESS_DESK_HOME: join(tiny.home, 'data'), HOME: tiny.home };
   const names = Array.from({ length: rounds + 1 }, (_, i) => `${NAME}-${i}`);
-  const serve = await startServeProcess(BIN, dataEnv, ['--config', tiny.config]);
+  const serve = await startServeProcess(bin, dataEnv, ['--config', tiny.config]);
   const browser = await launchChromium();
   const errors: string[] = [];
   const runs = { step: [] as number[], progress: [] as number[], dialog: [] as number[] };
@@ -248,7 +258,7 @@ export async function launchClickFigures(env: BenchEnv, rounds = 5): Promise<Lau
     await browser.close();
     await serve.stop();
     const childEnv = { PATH: process.env.PATH, ...dataEnv };
-    for (const name of names) spawnSync(process.execPath, [CLI, '--config', tiny.config, 'proxies', 'delete', name], { env: childEnv });
+    for (const name of names) spawnSync(process.execPath, [cli, '--config', tiny.config, 'proxies', 'delete', name], { env: childEnv });
     spawnSync('virsh', ['-c', 'qemu:///system', 'vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${tiny.sha256}.qcow2`]);
   }
   return { stepMs: median(runs.step), progressMs: median(runs.progress), dialogMs: median(runs.dialog), rounds };
