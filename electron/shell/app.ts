@@ -24,7 +24,7 @@ export function startShell(): void {
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
   const log = createLogger({ dataDir: dir });
-  log.info({ version: app.getVersion(), electron: process.versions.electron, dataDir: dir, pid: process.pid }, 'app: starting');
+  log.info({ version: app.getVersion(), electron: process.versions.electron, dataDir: dir }, 'app: starting');
   // The monitor only observes: Electron still handles the exception as it would without it.
   process.on('uncaughtExceptionMonitor', (err) => log.error({ err: err.message, stack: err.stack }, 'app: uncaught exception'));
   const services = createAppServices(dir, 'electron', { version: app.getVersion() });

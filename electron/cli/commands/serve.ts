@@ -47,7 +47,7 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
         }
         const services = createAppServices(ctx.dataDir, 'serve', { version: VERSION, configFile: ctx.configFile });
         const log = ctx.log;
-        log.info({ version: VERSION, dataDir: ctx.dataDir, config: ctx.configFile, pid: process.pid }, 'serve: starting');
+        log.info({ version: VERSION, dataDir: ctx.dataDir, config: ctx.configFile }, 'serve: starting');
         // Host state changes, task outcomes and failed calls go to the log file (never a call's input).
         const backend = logBackend(services.router, log);
         let server: ServeServer;
