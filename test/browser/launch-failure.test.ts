@@ -69,7 +69,7 @@ afterAll(async () => {
 
 describe('browser: a launch that fails', () => {
   it('names the failed step and the reason, and leaves the host as it was', async () => {
-    await page.getByRole('button', { name: 'Launch a proxy' }).click({ timeout: 60_000 });
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click({ timeout: 60_000 });
     const form = page.getByRole('dialog', { name: 'Launch a proxy' });
     await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
     await form.getByRole('combobox', { name: 'Host' }).selectOption('local');

@@ -78,7 +78,7 @@ afterAll(async () => {
 
 describe('the app on the real guest image', () => {
   it('launches by clicking and shows every step until the proxy answers', async () => {
-    await page.getByRole('button', { name: 'Launch a proxy' }).click({ timeout: 60_000 });
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click({ timeout: 60_000 });
     const form = page.getByRole('dialog', { name: 'Launch a proxy' });
     await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
     await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
