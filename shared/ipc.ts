@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
+import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
 import { HostStatusSchema } from './hosts.js';
 import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
@@ -111,6 +112,10 @@ export const channels = {
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
+  /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
+  'console:open': channel(ConsoleOpenInputSchema, ConsoleOpenSchema),
+  'console:write': channel(ConsoleWriteInputSchema, ConsoleWriteSchema),
+  'console:close': channel(ConsoleCloseInputSchema, ConsoleCloseSchema),
 } as const;
 
 /** Every event the backend pushes, on the one events channel (EVENTS_CHANNEL), with its payload's schema. */
@@ -118,6 +123,8 @@ export const events = {
   'task:update': TaskSchema,
   'proxy:changed': ProxyChangedSchema,
   'host:status': HostStatusSchema,
+  'console:data': ConsoleDataSchema,
+  'console:closed': ConsoleClosedSchema,
 } as const;
 
 export type Events = typeof events;

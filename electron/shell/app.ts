@@ -6,6 +6,7 @@ import { BrowserWindow, Menu, app, ipcMain, session, shell } from 'electron';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
+import { ConsoleOwner } from '../ipc/console-owner.js';
 import { dataDir } from '../services/config/paths.js';
 import { logDir } from '../services/log/logger.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
@@ -23,6 +24,8 @@ export function startShell(): void {
   app.setPath('userData', dir);
   const services = createAppServices(dir, 'electron', { version: app.getVersion() });
   const { router } = services;
+  // The window's console sessions close when its page goes (reload) or the window closes.
+  const consoles = new ConsoleOwner(router);
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;
   // Events wait until the window has loaded (a renderer that is not listening yet would lose them).
@@ -42,7 +45,7 @@ export function startShell(): void {
     if (!window || event.sender !== window.webContents || event.senderFrame !== window.webContents.mainFrame) {
       return { ok: false, error: { name: 'AccessDenied', message: 'calls are accepted only from the app window' } };
     }
-    return router.invoke(channel, input);
+    return consoles.invoke(channel, input);
   });
 
   app.on('second-instance', () => {
@@ -66,7 +69,10 @@ export function startShell(): void {
     window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
     window.once('ready-to-show', () => window?.show());
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
-    window.webContents.on('did-start-loading', () => (ready = false));
+    window.webContents.on('did-start-loading', () => {
+      ready = false;
+      void consoles.release();
+    });
     window.webContents.on('did-finish-load', () => {
       ready = true;
       const pending = queued;

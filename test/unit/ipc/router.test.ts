@@ -25,6 +25,16 @@ const nearMisses: Partial<Record<ChannelName, unknown[]>> = {
   'hosts:trust': [{ host: 'edge-a' }, { host: 'edge-a', fingerprint: 'MD5:aa:bb' }, { host: '', fingerprint: `SHA256:${'A'.repeat(43)}` }],
   'tasks:cancel': [{}, { id: '' }, { id: 7 }],
   'images:pull': [{}, { name: '' }],
+  'console:open': [{}, { name: 'P1' }, { name: 'p1', force: 'yes' }, { name: 'p1', extra: 1 }],
+  'console:write': [
+    { session: 'not-a-session', data: 'x' },
+    { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: '' },
+    { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: 'x'.repeat(64 * 1024 + 1) },
+    { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: 'lone \uD800 surrogate' },
+    { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: 42 },
+    { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: 'x', extra: true },
+  ],
+  'console:close': [{}, { session: '' }, { session: 'F6C2D4E-8A1B-4C3D-9E5F-112233445566' }],
 };
 
 describe('router', () => {
