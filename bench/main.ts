@@ -14,6 +14,7 @@ import { type UploadFigures, uploadFigures } from './upload.js';
 import { downloadFigures } from './download.js';
 import { launchFigures } from './launch.js';
 import { FLEET_SIZE, defineFleet, oursListMs, pythonListMs, undefineFleet } from './fleet.js';
+import { IDLE_WINDOW_MS, idleFigures } from './idle.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;
@@ -122,6 +123,24 @@ const benches: Record<string, Bench> = {
     const peer = median(runs.map((r) => r.curl));
     const rss = Math.max(...runs.map((r) => r.rss));
     return [result({ name: '(f) image download + verify vs curl, sync, sha256sum', ours, peer, unit: 'MiB/s', target: 1.2, note: `medians of 3 rounds; peak RSS ${(rss / MIB).toFixed(0)} MB (budget < 200 MB)` })];
+  },
+  async i(log) {
+    const count = 1000;
+    log(`(i) the app's backend (egress-desk serve, page open in Chromium) idle: an empty fleet, then ${count} proxies`);
+    const empty = await idleFigures(env, 0, log);
+    const names = await defineFleet(env, count);
+    let full;
+    try {
+      full = await idleFigures(env, count, log);
+    } finally {
+      await undefineFleet(env, names);
+    }
+    const mb = (b: number) => (b / MIB).toFixed(0);
+    const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+    return [
+      result({ name: `(i) backend RSS, ${count} proxies, idle, vs the 250 MB budget`, ours: full.rssBytes / MIB, peer: 250, unit: 'MB', lowerIsBetter: true, target: 1.0, note: `peak ${mb(full.peakRssBytes)} MB; the same process with no proxy: ${mb(empty.rssBytes)} MB (peak ${mb(empty.peakRssBytes)} MB)` }),
+      result({ name: `(i) backend CPU, ${count} proxies, idle ${IDLE_WINDOW_MS / 1000} s, vs a 1 % budget`, ours: full.cpuShare * 100, peer: 1, unit: '% of a core', lowerIsBetter: true, target: 1.0, note: `the window includes one background re-listing (60 s); with no proxy: ${pct(empty.cpuShare)}` }),
+    ];
   },
 };
 

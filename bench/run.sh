@@ -6,5 +6,6 @@ state="${EGRESS_TEST_STATE:-/var/tmp/egress-desk-test}"
 if ! { [ -f "$state/env.json" ] && timeout 10 virsh -c qemu:///system version >/dev/null 2>&1; }; then
   bash test/env/up.sh >&2
 fi
-npm run --silent build:node >&2
+# The whole build: (g), (h) and (i) serve the renderer.
+npm run --silent build >&2
 exec node dist/bench/main.js "$@"

@@ -40,6 +40,14 @@ function useBackend(): void {
       api.on('task:update', (t) => {
         if (t.kind === 'images:pull' && t.state === 'succeeded') void useConfigStore.getState().refreshCatalog(api);
       }),
+      // The desktop window's native menu (File → Launch, Import, Export).
+      api.on('app:command', (c) => {
+        const ui = useUiStore.getState();
+        if (c.command === 'launch') {
+          if (!document.querySelector('dialog[open]')) ui.setLaunchOpen(true);
+        } else if (c.command === 'import') ui.setImportDraft({ fileName: c.fileName, text: c.text, syntax: c.syntax });
+        else ui.toast(c.text, c.kind);
+      }),
     ];
     return () => offs.forEach((off) => off());
   }, []);

@@ -39,6 +39,17 @@ export const HostStatusSchema = z.object({
   message: z.string().optional(),
   /** For host-key-unknown: the key to confirm. */
   fingerprint: z.string().optional(),
+  /**
+   * For auth-needed, what would let it in: `passphrase` when the identity file {@link keyFile}
+   * is encrypted and no agent key was accepted (answer it with hosts:unlock).
+   */
+  needs: z.enum(['passphrase']).optional(),
+  /** The encrypted identity file a passphrase is needed for. */
+  keyFile: z.string().optional(),
+  /** Where a remembered passphrase would be kept (shown beside "remember"), or why it cannot be. */
+  secretStore: z.object({ available: z.boolean(), description: z.string() }).optional(),
+  /** For error: the host presented a key other than the recorded one; the connection was refused (never trusted from the app). */
+  hostKeyMismatch: z.boolean().optional(),
   info: HostInfoSchema.optional(),
 });
 export type HostStatus = z.infer<typeof HostStatusSchema>;

@@ -6,7 +6,7 @@
  * Channels are named `area:method`; the bridge exposes them as `window.egress.area.method()`.
  */
 import { z } from 'zod';
-import { ProviderConfigSchema } from './config.js';
+import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
 import { HostStatusSchema } from './hosts.js';
@@ -84,6 +84,14 @@ export const ConfigPreviewSchema = z.object({
 });
 export type ConfigPreview = z.infer<typeof ConfigPreviewSchema>;
 
+const HostNameSchema = z.string().min(1).max(63);
+
+/** What a host edit answers: the config file, and every host's status right after (they reconnect; host:status follows). */
+export const HostsEditedSchema = z.object({ path: z.string(), hosts: z.array(HostStatusSchema) });
+
+/** A passphrase as typed: never logged, never echoed back. */
+const PassphraseSchema = z.string().min(1, 'enter the passphrase').max(1024);
+
 /** Every channel. `proxies:url` is the one channel whose answer holds a secret (the proxy's BasicAuth password). */
 export const channels = {
   'app:info': channel(z.undefined(), AppInfoSchema),
@@ -99,6 +107,17 @@ export const channels = {
     z.strictObject({ host: z.string().min(1).max(63), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'must be a SHA256 fingerprint as ssh-keygen -l prints it') }),
     HostStatusSchema,
   ),
+  /** Adds a host (the config's rules apply: shared/host-form.ts checks a candidate the same way). */
+  'hosts:add': channel(z.strictObject({ host: KVMHostSchema }), HostsEditedSchema),
+  /** Replaces the host `name`; renaming is refused while proxies run on it (their metadata names it). */
+  'hosts:update': channel(z.strictObject({ name: HostNameSchema, host: KVMHostSchema }), HostsEditedSchema),
+  /** Removes the host from the config only: nothing on the host is touched; its proxies stop being managed. */
+  'hosts:remove': channel(
+    z.strictObject({ name: HostNameSchema, confirm: z.literal(true, { error: 'removing a host needs confirm: true' }) }),
+    HostsEditedSchema.extend({ removed: z.string(), proxies: z.number().nullable(), message: z.string() }),
+  ),
+  /** Answers a passphrase request (state auth-needed, needs passphrase); a wrong one leaves it auth-needed, saying so. */
+  'hosts:unlock': channel(z.strictObject({ host: HostNameSchema, passphrase: PassphraseSchema, remember: z.boolean() }), HostStatusSchema),
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),
@@ -118,6 +137,19 @@ export const channels = {
   'console:close': channel(ConsoleCloseInputSchema, ConsoleCloseSchema),
 } as const;
 
+/**
+ * `app:command`: what the desktop window's native menu asks the renderer to do. Launch
+ * opens the Launch dialog; import brings a file's text to the Config view's import
+ * preview (nothing is replaced before the person confirms); notify shows a message (an
+ * export written to disk, a file that could not be read).
+ */
+export const AppCommandSchema = z.discriminatedUnion('command', [
+  z.object({ command: z.literal('launch') }),
+  z.object({ command: z.literal('import'), fileName: z.string(), text: z.string().max(MAX_IMPORT_TEXT), syntax: z.enum(['yaml', 'json']) }),
+  z.object({ command: z.literal('notify'), text: z.string(), kind: z.enum(['info', 'error']) }),
+]);
+export type AppCommand = z.infer<typeof AppCommandSchema>;
+
 /** Every event the backend pushes, on the one events channel (EVENTS_CHANNEL), with its payload's schema. */
 export const events = {
   'task:update': TaskSchema,
@@ -125,6 +157,7 @@ export const events = {
   'host:status': HostStatusSchema,
   'console:data': ConsoleDataSchema,
   'console:closed': ConsoleClosedSchema,
+  'app:command': AppCommandSchema,
 } as const;
 
 export type Events = typeof events;

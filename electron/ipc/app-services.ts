@@ -10,6 +10,8 @@ import { type FleetBackend, openFleetBackend } from '../services/app/fleet-backe
 import { ConfigService } from '../services/config/config-service.js';
 import { ConfigStore } from '../services/config/config-store.js';
 import { configPath } from '../services/config/paths.js';
+import { FileSecretStore, type SecretStore, secretsPath } from '../services/credentials/secret-store.js';
+import { Passphrases } from '../services/hosts/passphrases.js';
 import { SshConnectionPool } from '../transport/index.js';
 import { createHandlers } from './handlers.js';
 import { type Router, createRouter } from './router.js';
@@ -32,6 +34,8 @@ export interface AppServicesOptions {
   openBackend?: (config: ResolvedKVMConfig) => FleetBackend;
   /** The background re-listing period (default 60 s; 0 turns it off). */
   reconcileIntervalMs?: number;
+  /** Where remembered SSH passphrases go: the Electron shell's safeStorage store; else `<dataDir>/secrets.json` (0600). */
+  secrets?: SecretStore;
 }
 
 /** The services, handlers and router for a data directory, as seen from `frontEnd`. */
@@ -39,8 +43,11 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
   const info: AppInfo = { name: 'Egress Desk', version: options.version, frontEnd, dataDir };
   const store = new ConfigStore(options.configFile ?? configPath(dataDir));
   const config = new ConfigService(store);
-  // No passphrase prompt yet: encrypted keys are skipped (the agent still works) until the renderer can ask.
-  const openBackend = options.openBackend ?? ((kvm: ResolvedKVMConfig) => openFleetBackend({ config: kvm, dataDir, sshPool: new SshConnectionPool({ env: process.env }), env: process.env }));
+  // Encrypted keys are unlocked with what the person gave (hosts:unlock) or asked to remember; else the host asks.
+  const passphrases = new Passphrases(options.secrets ?? new FileSecretStore(secretsPath(dataDir)));
+  const openBackend =
+    options.openBackend ??
+    ((kvm: ResolvedKVMConfig) => openFleetBackend({ config: kvm, dataDir, sshPool: new SshConnectionPool({ env: process.env, askPassphrase: passphrases.ask }), env: process.env, passphrases }));
   const app = new AppService({ store, config, openBackend, ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}) });
   const close = () => app.close();
   const router = createRouter(createHandlers({ config, info, app }), { subscribe: (sink) => app.subscribe(sink), close });

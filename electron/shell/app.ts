@@ -2,13 +2,17 @@
  * The Electron shell: one window, the menu, the IPC handler, the app lifecycle. Everything
  * it serves comes from the Electron-free services through the router.
  */
-import { BrowserWindow, Menu, app, ipcMain, session, shell } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, session, shell } from 'electron';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
 import { ConsoleOwner } from '../ipc/console-owner.js';
+import { writeFileAtomic } from '../services/config/atomic-write.js';
 import { dataDir } from '../services/config/paths.js';
 import { logDir } from '../services/log/logger.js';
+import { menuTemplate } from './menu.js';
+import { safeStorageSecretStore } from './safe-secret-store.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
 
 const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
@@ -22,7 +26,7 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
-  const services = createAppServices(dir, 'electron', { version: app.getVersion() });
+  const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: safeStorageSecretStore(dir) });
   const { router } = services;
   // The window's console sessions close when its page goes (reload) or the window closes.
   const consoles = new ConsoleOwner(router);
@@ -65,7 +69,21 @@ export function startShell(): void {
 
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession);
-    Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }, { role: 'help', submenu: [{ label: 'Open Logs', click: () => void shell.openPath(logDir(dir)) }, { label: 'Open Data Folder', click: () => void shell.openPath(dir) }] }]));
+    Menu.setApplicationMenu(
+      Menu.buildFromTemplate(
+        menuTemplate({
+          showOpenDialog: (o) => (window ? dialog.showOpenDialog(window, o) : dialog.showOpenDialog(o)),
+          showSaveDialog: (o) => (window ? dialog.showSaveDialog(window, o) : dialog.showSaveDialog(o)),
+          readFile: (path) => readFile(path),
+          writeFile: (path, text) => writeFileAtomic(path, text),
+          exportConfig: (format) => services.app.configExport({ format }),
+          command: (command) => (ready ? send('app:command', command) : queued.push(['app:command', command])),
+          openLogs: () => void shell.openPath(logDir(dir)),
+          openDataFolder: () => void shell.openPath(dir),
+          defaultDir: app.getPath('documents'),
+        }),
+      ),
+    );
     window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
     window.once('ready-to-show', () => window?.show());
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).

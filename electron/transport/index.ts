@@ -29,6 +29,7 @@ export {
 export { parseProxyJump, resolveSshHost, type IdentitySource, type JumpSpec, type SshConfigFile, type SshConfigSources, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
 export { loadSshConfig, type SshConfigPaths } from './ssh-config-load.js';
 export type { AskPassphrase, PassphraseRequest } from './ssh-auth.js';
+export { decryptKeyFile, type KeyUnlock } from './key-unlock.js';
 export type { ConnectTcp } from './ssh-connect.js';
 export { connectionKey, SshConnectionPool, type SshPoolEvent, type SshPoolOptions } from './ssh-pool.js';
 export { SshDialer, type SshDialTarget } from './ssh.js';

@@ -119,6 +119,14 @@ export class SshConnectionPool {
     await trustHostKey(error);
   }
 
+  /**
+   * Adds a key the person unlocked (see decryptKeyFile) for the identity file `path`: the
+   * next connection that needs that file uses it without asking. Dropped on close().
+   */
+  addKey(path: string, key: ParsedKey): void {
+    this.keyCache.set(path, key);
+  }
+
   /** The connections currently held, for status displays and tests. */
   connections(): Array<{ key: string; state: 'connecting' | 'ready'; streams: number }> {
     return [...this.entries.values()].map((e) => ({ key: e.key, state: e.live ? 'ready' : 'connecting', streams: e.live?.streams.size ?? 0 }));

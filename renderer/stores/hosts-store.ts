@@ -12,7 +12,13 @@ interface HostsStore {
   /** Host names whose trust call is in flight, and the last trust error per host. */
   trusting: Record<string, boolean>;
   trustError: Record<string, string>;
+  /** Host names whose passphrase is being tried, and the last unlock problem per host (a wrong passphrase, a store that refused). */
+  unlocking: Record<string, boolean>;
+  unlockError: Record<string, string>;
   upsert(host: HostStatus): void;
+  /** After a host edit: the hosts as the backend has them now (removed ones go). */
+  replace(hosts: HostStatus[]): void;
+  unlock(api: EgressApi, host: string, passphrase: string, remember: boolean): Promise<void>;
   refresh(api: EgressApi): Promise<void>;
   start(api: EgressApi): () => void;
   trust(api: EgressApi, host: string, fingerprint: string): Promise<void>;
@@ -23,6 +29,25 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
   loaded: false,
   trusting: {},
   trustError: {},
+  unlocking: {},
+  unlockError: {},
+  replace(hosts) {
+    set({ hosts: [] });
+    for (const h of hosts) get().upsert(h);
+  },
+  async unlock(api, host, passphrase, remember) {
+    set((s) => ({ unlocking: { ...s.unlocking, [host]: true }, unlockError: { ...s.unlockError, [host]: '' } }));
+    try {
+      const status = await api.hosts.unlock({ host, passphrase, remember });
+      get().upsert(status);
+      // Still asking: the backend said why (a wrong passphrase).
+      if (status.needs === 'passphrase') set((s) => ({ unlockError: { ...s.unlockError, [host]: status.message ?? 'the passphrase did not unlock the key' } }));
+    } catch (err) {
+      set((s) => ({ unlockError: { ...s.unlockError, [host]: errorMessage(err) } }));
+    } finally {
+      set((s) => ({ unlocking: { ...s.unlocking, [host]: false } }));
+    }
+  },
   upsert(host) {
     set((s) => {
       const i = s.hosts.findIndex((h) => h.name === host.name);

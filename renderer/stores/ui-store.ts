@@ -23,14 +23,24 @@ interface Toast {
   kind: 'info' | 'error';
 }
 
+/** A config file the native menu opened, waiting for the Config view's import preview. */
+export interface ImportDraft {
+  fileName: string;
+  text: string;
+  syntax: 'yaml' | 'json';
+}
+
 interface UiStore {
   view: View;
+  importDraft?: ImportDraft;
   sort: Sort;
   launchOpen: boolean;
   toasts: Toast[];
   setView(view: View): void;
   setSort(sort: Sort): void;
   setLaunchOpen(open: boolean): void;
+  /** Shows the Config view with this text in its import box, previewed; undefined once taken. */
+  setImportDraft(draft: ImportDraft | undefined): void;
   toast(text: string, kind?: Toast['kind']): void;
   dismiss(id: number): void;
 }
@@ -52,6 +62,10 @@ export const useUiStore = create<UiStore>((set, get) => ({
   },
   setLaunchOpen(launchOpen) {
     set({ launchOpen });
+  },
+  setImportDraft(importDraft) {
+    if (importDraft) get().setView('config');
+    set({ importDraft });
   },
   toast(text, kind = 'info') {
     const id = nextToast++;

@@ -1,12 +1,12 @@
 /** The config this app runs from: its problems, if any, its hosts, machine types and images as written, and export and import (with a preview of the changes). */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { formatIssue } from '../../shared/config.js';
 import type { Change, ConfigDiff } from '../../shared/config-diff.js';
 import type { ConfigPreview, ExportFormat } from '../../shared/ipc.js';
 import { backend } from '../backend.js';
 import { useConfigStore } from '../config-store.js';
 import { errorMessage } from '../format.js';
-import { useUiStore } from '../stores/ui-store.js';
+import { type ImportDraft, useUiStore } from '../stores/ui-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 
 const FORMAT_LABELS: Record<ExportFormat, string> = {
@@ -129,16 +129,34 @@ function ImportPanel() {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const [syntax, setSyntax] = useState<'yaml' | 'json'>('yaml');
+  const [source, setSource] = useState<string>();
   const current = preview && previewed === text;
+
+  // A file opened from the native menu (File → Import Config): take it and preview it at once.
+  useEffect(() => {
+    const take = (draft: ImportDraft | undefined) => {
+      if (!draft) return;
+      useUiStore.getState().setImportDraft(undefined);
+      setText(draft.text);
+      setSyntax(draft.syntax);
+      setSource(draft.fileName);
+      void runPreview(draft.text, draft.syntax);
+    };
+    take(useUiStore.getState().importDraft);
+    return useUiStore.subscribe((s) => take(s.importDraft));
+    // runPreview only sets state; the subscription is made once.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   const canImport = Boolean(current && preview.ok && !busy);
 
-  async function runPreview() {
+  async function runPreview(value = text, as = syntax) {
     setBusy(true);
     setError(undefined);
     try {
-      const p = await backend().config.previewImport({ text });
+      const p = await backend().config.previewImport({ text: value, syntax: as });
       setPreview(p);
-      setPreviewed(text);
+      setPreviewed(value);
     } catch (err) {
       setPreview(undefined);
       setError(errorMessage(err));
@@ -152,7 +170,7 @@ function ImportPanel() {
     setBusy(true);
     setError(undefined);
     try {
-      const result = await backend().config.import({ text, confirm: true });
+      const result = await backend().config.import({ text, syntax, confirm: true });
       toast(`Imported the config into ${result.path}.`);
       setPreview(undefined);
       setPreviewed(undefined);
@@ -169,6 +187,11 @@ function ImportPanel() {
     <section className="panel" aria-labelledby="cfg-import-h">
       <h3 id="cfg-import-h">Import</h3>
       <p className="hint">Paste a config (YAML or JSON). Preview it first: importing replaces the config file.</p>
+      {source && (
+        <p className="meta">
+          From <code>{source}</code> ({syntax === 'json' ? 'strict JSON' : 'YAML'})
+        </p>
+      )}
       <textarea
         className="config-text"
         aria-label="Config to import"

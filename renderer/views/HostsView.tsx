@@ -1,10 +1,18 @@
-/** The hosts: connection state with its reason, facts once connected, and the host-key prompt. */
+/**
+ * The hosts: connection state with its reason, facts once connected, the host-key prompt
+ * (a changed key is refused, never trusted from here), the passphrase prompt, and adding,
+ * editing and removing hosts.
+ */
+import { type FormEvent, useState } from 'react';
+import type { KVMHost } from '../../shared/config.js';
 import type { HostStatus } from '../../shared/hosts.js';
 import { backend } from '../backend.js';
-import { formatBytes } from '../format.js';
+import { useConfigStore } from '../config-store.js';
+import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
-import { useUiStore } from '../stores/ui-store.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
+import { HostDialog } from './HostDialog.js';
 
 const STATE_TEXT: Record<HostStatus['state'], string> = {
   connecting: 'connecting',
@@ -38,17 +46,104 @@ function HostKeyPrompt({ host }: { host: HostStatus }) {
   );
 }
 
-function HostCard({ host, proxies }: { host: HostStatus; proxies: number }) {
+/** A changed host key: refused, with what it means and what to do; there is deliberately no way to accept it here. */
+function HostKeyRefused({ host }: { host: HostStatus }) {
+  const headingId = `refused-${host.name}`;
+  return (
+    <section className="prompt refused" role="alert" aria-labelledby={headingId}>
+      <h3 id={headingId}>Connection refused: the host key of {host.name} has changed</h3>
+      <p>
+        {host.name} presented the key <code>{host.fingerprint}</code>, which is not the one recorded in your known hosts. Either the host was reinstalled
+        (its administrator can confirm the new fingerprint) or someone is between you and the host. The app does not connect and will not offer to trust it.
+      </p>
+      <p className="meta">{host.message}</p>
+    </section>
+  );
+}
+
+/** The passphrase of the host's encrypted identity file: tried at once, remembered only when asked (and where is said). */
+function PassphrasePrompt({ host }: { host: HostStatus }) {
+  const { unlock, unlocking, unlockError } = useHostsStore();
+  const [passphrase, setPassphrase] = useState('');
+  const [remember, setRemember] = useState(false);
+  const id = `unlock-${host.name}`;
+  const store = host.secretStore;
+  const busy = unlocking[host.name] ?? false;
+  const problem = unlockError[host.name];
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!passphrase || busy) return;
+    void unlock(backend(), host.name, passphrase, remember && (store?.available ?? false)).then(() => setPassphrase(''));
+  };
+  return (
+    <form className="prompt" aria-labelledby={`${id}-h`} onSubmit={submit}>
+      <h3 id={`${id}-h`}>Passphrase needed for {host.name}</h3>
+      <p>
+        The key <code>{host.keyFile}</code> is encrypted and your SSH agent has no key the host accepts. Enter its passphrase to connect.
+      </p>
+      <div className="field">
+        <label htmlFor={`${id}-p`}>Passphrase for {host.keyFile}</label>
+        <input
+          id={`${id}-p`}
+          type="password"
+          autoComplete="off"
+          value={passphrase}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? `${id}-e` : undefined}
+          onChange={(e) => setPassphrase(e.target.value)}
+        />
+        {problem && (
+          <span className="field-error" id={`${id}-e`} role="alert">
+            {problem}
+          </span>
+        )}
+      </div>
+      <div className="field checkbox">
+        <label>
+          <input type="checkbox" checked={remember && (store?.available ?? false)} disabled={!store?.available} onChange={(e) => setRemember(e.target.checked)} aria-describedby={`${id}-r`} /> Remember it
+        </label>
+        <span className="hint" id={`${id}-r`}>
+          {store ? (store.available ? `Remembered passphrases are ${store.description}.` : `It cannot be remembered: ${store.description}.`) : 'Used for this session only.'}
+        </span>
+      </div>
+      <button type="submit" className="primary" disabled={!passphrase || busy}>
+        {busy ? 'Unlocking…' : 'Unlock and connect'}
+      </button>
+    </form>
+  );
+}
+
+function HostCard({ host, proxies, onEdit, onRemove }: { host: HostStatus; proxies: number; onEdit?: () => void; onRemove?: () => void }) {
   const info = host.info;
+  const prompted = host.state === 'host-key-unknown' || host.needs === 'passphrase' || host.hostKeyMismatch;
   return (
     <article className={`host host-${host.state}`} aria-labelledby={`host-${host.name}`}>
       <div className="host-head">
         <h3 id={`host-${host.name}`}>{host.name}</h3>
-        <span className={`badge host-state-${host.state}`}>{STATE_TEXT[host.state]}</span>
+        <span className={`badge host-state-${host.state}`}>{host.hostKeyMismatch ? 'refused: host key changed' : STATE_TEXT[host.state]}</span>
         <span className="meta">{host.address === 'local' ? 'this machine' : host.address} · {host.via}</span>
+        <span className="host-actions">
+          {onEdit && (
+            <button type="button" onClick={onEdit} aria-label={`Edit ${host.name}`}>
+              Edit
+            </button>
+          )}
+          {onRemove && (
+            <button type="button" className="danger" onClick={onRemove} aria-label={`Remove ${host.name}`}>
+              Remove
+            </button>
+          )}
+        </span>
       </div>
-      {host.message && <p className={host.state === 'connected' ? 'meta' : 'error'}>{host.message}</p>}
-      {host.state === 'host-key-unknown' && <HostKeyPrompt host={host} />}
+      {host.message && !prompted && <p className={host.state === 'connected' ? 'meta' : 'error'}>{host.message}</p>}
+      {host.state === 'host-key-unknown' && (
+        <>
+          <p className="meta">{host.message}</p>
+          <HostKeyPrompt host={host} />
+        </>
+      )}
+      {host.hostKeyMismatch && <HostKeyRefused host={host} />}
+      {host.needs === 'passphrase' && <PassphrasePrompt host={host} />}
       <dl className="facts">
         <dt>Proxies</dt>
         <dd>{proxies}</dd>
@@ -86,27 +181,84 @@ function HostCard({ host, proxies }: { host: HostStatus; proxies: number }) {
   );
 }
 
+/** Asks before removing a host from the config, saying what happens to the proxies on it. */
+function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: number; onDone: (message?: string) => void }) {
+  const replaceHosts = useHostsStore((s) => s.replace);
+  const [error, setError] = useState<string>();
+  const confirm = async () => {
+    try {
+      const api = backend();
+      const result = await api.hosts.remove({ name, confirm: true });
+      replaceHosts(result.hosts);
+      await useConfigStore.getState().load(api);
+      onDone(result.message);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+  return (
+    <ConfirmDialog title={`Remove host ${name}?`} confirmLabel="Remove host" onConfirm={() => void confirm()} onCancel={() => onDone()}>
+      <p>
+        {name} is removed from the config only: nothing on the host is touched.{' '}
+        {proxies === 0
+          ? 'No proxy of this app runs on it.'
+          : `Its ${proxies} ${proxies === 1 ? 'proxy keeps' : 'proxies keep'} running but ${proxies === 1 ? 'is' : 'are'} no longer managed by this app (add the host again to manage them).`}
+      </p>
+      {error && (
+        <p role="alert" className="error">
+          Not removed: {error}
+        </p>
+      )}
+    </ConfirmDialog>
+  );
+}
+
 export function HostsView() {
   const { hosts, loaded, error } = useHostsStore();
   const proxies = useProxiesStore((s) => s.proxies);
-  const setView = useUiStore((s) => s.setView);
+  const configHosts = useConfigStore((s) => s.state?.config?.kvm?.hosts);
+  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }>();
+  const [notice, setNotice] = useState<string>();
   const counts = new Map<string, number>();
   for (const p of Object.values(proxies)) counts.set(p.host, (counts.get(p.host) ?? 0) + 1);
+  const configHost = (name: string) => configHosts?.find((h) => h.name === name);
   return (
     <section className="view" aria-labelledby="hosts-h">
       <div className="view-head">
         <h2 id="hosts-h">Hosts</h2>
         <span className="meta">{loaded ? `${hosts.length} in the config` : 'connecting…'}</span>
+        <div className="toolbar" role="toolbar" aria-label="Host actions">
+          <button type="button" className="primary" disabled={!configHosts} title={configHosts ? undefined : 'The config has no kvm block: fix it in the Config view'} onClick={() => setDialog({ kind: 'add' })}>
+            Add host
+          </button>
+        </div>
       </div>
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
       {error && <p role="alert" className="error">Cannot list the hosts: {error}. Fix the config (see the Config view) and reload the window.</p>}
       {loaded && !error && hosts.length === 0 && (
         <div className="empty-state">
           <h3>No host yet</h3>
           <p>
-            Add a host under <code>kvm.hosts</code> in the config file: <code>address: local</code> for this machine, or an SSH address for a remote one.
+            Add one: <code>local</code> for this machine, or a remote machine reached over SSH.
           </p>
-          <button type="button" onClick={() => setView('config')}>Open the Config view</button>
+          <button type="button" disabled={!configHosts} onClick={() => setDialog({ kind: 'add' })}>Add a host</button>
         </div>
+      )}
+      {dialog?.kind === 'add' && <HostDialog onClose={() => setDialog(undefined)} />}
+      {dialog?.kind === 'edit' && <HostDialog editing={dialog.host} onClose={() => setDialog(undefined)} />}
+      {dialog?.kind === 'remove' && (
+        <RemoveHostDialog
+          name={dialog.name}
+          proxies={counts.get(dialog.name) ?? 0}
+          onDone={(message) => {
+            setDialog(undefined);
+            if (message) setNotice(message);
+          }}
+        />
       )}
       {hosts.length > 0 && (
         <>
@@ -127,7 +279,23 @@ export function HostsView() {
           </table>
           <div className="host-cards">
             {hosts.map((h) => (
-              <HostCard key={h.name} host={h} proxies={counts.get(h.name) ?? 0} />
+              <HostCard
+                key={h.name}
+                host={h}
+                proxies={counts.get(h.name) ?? 0}
+                {...(configHost(h.name)
+                  ? {
+                      onEdit: () => {
+                        setNotice(undefined);
+                        setDialog({ kind: 'edit', host: configHost(h.name)! });
+                      },
+                      onRemove: () => {
+                        setNotice(undefined);
+                        setDialog({ kind: 'remove', name: h.name });
+                      },
+                    }
+                  : {})}
+              />
             ))}
           </div>
         </>

@@ -10,6 +10,7 @@ import type { ProxySpec } from '../../shared/proxy.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
 import { useConfigStore } from '../config-store.js';
+import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useTasksStore } from '../stores/tasks-store.js';
@@ -70,6 +71,11 @@ function stepStates(task: Task | undefined): { name: string; label: string; stat
     if (task?.state === 'failed' && task.error?.step === s.name) state = 'failed';
     return { ...s, state, ...(seen?.message ? { message: seen.message } : {}) };
   });
+}
+
+/** The person's word for a step the backend names. */
+function stepLabel(name: string): string {
+  return LAUNCH_STEPS.find((s) => s.name === name)?.label ?? name;
 }
 
 const STEP_MARK: Record<StepState, string> = { pending: '○', running: '◐', done: '✓', failed: '✕', cancelled: '–' };
@@ -154,17 +160,28 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
         )}
         <div role="status" className="launch-outcome">
           {!task && 'Waiting for the first step…'}
-          {task?.state === 'succeeded' && <p className="ok">{name} is up and its proxy answers. Copy its URL from the Proxies table.</p>}
+          {task?.state === 'succeeded' && <p className="ok">{name} is up and its proxy answers.</p>}
           {task?.state === 'cancelled' && <p>The launch was cancelled; what it had created was removed.</p>}
         </div>
         {task?.state === 'failed' && (
           <div role="alert" className="failure">
-            <h3>The launch failed{task.error?.step ? ` at “${task.error.step}”` : ''}</h3>
+            <h3>The launch failed{task.error?.step ? ` at “${stepLabel(task.error.step)}”` : ''}</h3>
             <p className="error">{task.error?.message ?? task.message ?? 'no message'}</p>
             <p className="meta">{task.error?.name}. What was created has been removed unless the message says otherwise. Fix the cause and launch again.</p>
           </div>
         )}
         <div className="dialog-actions">
+          {task?.state === 'succeeded' && (
+            <button type="button" onClick={() => void copyProxyUrl(name)}>
+              Copy URL
+            </button>
+          )}
+          {(task?.state === 'failed' || task?.state === 'cancelled') && (
+            // The form comes back as it was: fix the cause and launch again.
+            <button type="button" onClick={() => setTaskId(undefined)}>
+              Back to the form
+            </button>
+          )}
           {task?.cancellable && !finished && (
             <button type="button" className="danger" onClick={() => void cancel(backend(), taskId)}>
               Cancel launch

@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
+import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage, formatAge } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
@@ -113,20 +114,6 @@ export function ProxiesView() {
     else toast(`${action === 'delete' ? 'Deleting' : action === 'start' ? 'Starting' : 'Stopping'} ${names.join(', ')} (see Tasks)`);
   }
 
-  async function copyUrl(p: ProxyRecordView) {
-    try {
-      const { url } = await backend().proxies.url({ name: p.name });
-      if (!url) {
-        toast(`${p.name} has no address yet: wait until it has booted, then copy again.`, 'error');
-        return;
-      }
-      await navigator.clipboard.writeText(url);
-      toast(`Copied the URL of ${p.name} (it includes the password).`);
-    } catch (err) {
-      toast(`Could not copy the URL of ${p.name}: ${errorMessage(err)}`, 'error');
-    }
-  }
-
   const names = selection.map((p) => p.name);
   const headerFor = (c: (typeof COLUMNS)[number]) => {
     const active = sort.key === c.key;
@@ -212,7 +199,7 @@ export function ProxiesView() {
                       <div role="cell" className="col col-image">{p.image.name}</div>
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
-                        <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyUrl(p)}>Copy URL</button>
+                        <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
                       </div>
                     </div>
                   );

@@ -79,6 +79,16 @@ describe('browser: the Config view exports and imports', () => {
     expect(readFileSync(saved, 'utf8')).toBe(text);
   });
 
+  it('re-imports its own export: the preview says nothing would change', async () => {
+    const exportPanel = page.getByRole('region', { name: 'Export' });
+    const text = await exportPanel.getByRole('textbox', { name: 'Exported config' }).inputValue();
+    const importPanel = page.getByRole('region', { name: 'Import' });
+    await importPanel.getByRole('textbox', { name: 'Config to import' }).fill(text);
+    await importPanel.getByRole('button', { name: 'Preview import' }).click();
+    await importPanel.getByText('Nothing would change: the text is the current config.').waitFor();
+    await expect(importPanel.getByRole('button', { name: 'Import', exact: true }).isEnabled()).resolves.toBe(true);
+  });
+
   it('previews an edited config with the added machine type, and imports it after confirmation', async () => {
     const importPanel = page.getByRole('region', { name: 'Import' });
     const importButton = importPanel.getByRole('button', { name: 'Import', exact: true });
@@ -112,6 +122,36 @@ describe('browser: the Config view exports and imports', () => {
     expect(items[0]!.trim().length).toBeGreaterThan(0);
     await expect(importPanel.getByRole('button', { name: 'Import', exact: true }).isDisabled()).resolves.toBe(true);
     await expect(importPanel.getByRole('textbox', { name: 'Config to import' }).getAttribute('aria-invalid')).resolves.toBe('true');
+  });
+
+  it('follows the desktop menu: File → Import previews the file, Launch opens the dialog, and export messages show', async () => {
+    // The Electron shell sends app:command; serve mode has no native menu, so the events are
+    // put on the wire here (Playwright's WebSocket routing) into the unchanged product build.
+    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light', storageState: await page.context().storageState() });
+    const p = await context.newPage();
+    p.on('pageerror', (err) => pageErrors.push(err.message));
+    let push: ((payload: unknown) => void) | undefined;
+    await p.routeWebSocket(/\/ws$/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => server.send(m));
+      server.onMessage((m) => ws.send(m));
+      push = (payload) => ws.send(JSON.stringify({ event: 'app:command', payload }));
+    });
+    await p.goto(`${serve.origin}/`);
+    await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Proxies', exact: true }).click();
+    await expect.poll(() => push !== undefined).toBe(true);
+    push!({ command: 'import', fileName: '/home/me/edge.json', text: JSON.stringify({ type: 'kvm', kvm: { hosts: [{ name: 'edge-z', address: '192.0.2.7' }] } }), syntax: 'json' });
+    const importPanel = p.getByRole('region', { name: 'Import' });
+    await importPanel.getByText('/home/me/edge.json').waitFor();
+    await importPanel.getByRole('region', { name: 'Import changes' }).getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: 'edge-z' }).waitFor();
+    // Nothing is replaced before the person confirms.
+    expect(readFileSync(join(home, 'config.yaml'), 'utf8')).not.toContain('edge-z');
+    push!({ command: 'launch' });
+    await p.getByRole('dialog', { name: 'Launch a proxy' }).waitFor();
+    await p.keyboard.press('Escape');
+    push!({ command: 'notify', kind: 'info', text: 'Exported to /home/me/proxy.pac' });
+    await p.getByRole('status', { name: 'Notifications' }).getByText('Exported to /home/me/proxy.pac').waitFor();
+    await context.close();
   });
 
   it('logs no CSP violation or page error', () => {

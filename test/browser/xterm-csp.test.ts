@@ -30,6 +30,18 @@ const el = document.getElementById('t');
 if (shim) window.cleanup = openTerminal(term, el); else term.open(el);
 window.term = term;
 term.write('\\x1b[31mred\\x1b[0m plain login: ', () => (window.written = true));
+// Helpers the test calls by name (its own code runs in Node, without the DOM's types).
+window.frames2 = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+window.colorOf = (selector, text) => {
+  const el = [...document.querySelectorAll(selector)].find((e) => e.textContent === text);
+  return el ? [getComputedStyle(el).color, el.getAttribute('style')] : null;
+};
+window.retheme = () => {
+  term.resize(80, 20);
+  term.options.theme = { red: '#00ff00', background: '#ffffff', foreground: '#000000' };
+};
+window.truecolorSelected = () => new Promise((r) => term.write('\\r\\n\\x1b[38;2;1;2;3mtrue\\x1b[48;2;250;0;0mcolour\\x1b[0m', () => { term.selectAll(); r(); }));
+window.disposeAll = () => { term.dispose(); window.cleanup(); };
 `;
 
 let server: Server;
@@ -73,13 +85,13 @@ async function open(query: string): Promise<{ page: Page; errors: string[] }> {
   });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${origin}/${query}`);
-  await page.waitForFunction(() => (window as unknown as { written?: boolean }).written === true);
+  await page.waitForFunction('window.written === true');
   // Let the renderer paint (it renders on animation frames).
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.evaluate('frames2()');
   return { page, errors };
 }
 
-const violations = (page: Page) => page.evaluate(() => (window as unknown as { violations: string[] }).violations);
+const violations = (page: Page) => page.evaluate('window.violations') as Promise<string[]>;
 
 describe('xterm.js under the app CSP', () => {
   it('control: plain term.open() injects <style> elements the policy refuses', async () => {
@@ -92,43 +104,23 @@ describe('xterm.js under the app CSP', () => {
     const { page, errors } = await open('');
     expect(await page.locator('.xterm-rows').innerText()).toContain('red plain login:');
     expect(await page.locator('style').count()).toBe(0);
-    const red = () => page.locator('.xterm-rows span.xterm-fg-1').first().evaluate((e) => getComputedStyle(e).color);
+    const red = async () => ((await page.evaluate("colorOf('.xterm-rows span.xterm-fg-1', 'red')")) as string[])[0];
     expect(await red()).toBe('rgb(255, 0, 0)');
-    await page.evaluate(() => {
-      const w = window as unknown as { term: { resize(c: number, r: number): void; options: { theme: object } } };
-      w.term.resize(80, 20);
-      w.term.options.theme = { red: '#00ff00', background: '#ffffff', foreground: '#000000' };
-    });
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.evaluate('retheme()');
+    await page.evaluate('frames2()');
     expect(await red()).toBe('rgb(0, 255, 0)');
     // 24-bit colours and a selection: xterm styles those cells through the style attribute.
-    await page.evaluate(
-      () =>
-        new Promise<void>((resolve) => {
-          const w = window as unknown as { term: { write(s: string, cb: () => void): void; selectAll(): void } };
-          w.term.write('\r\n\x1b[38;2;1;2;3mtrue\x1b[48;2;250;0;0mcolour\x1b[0m', () => {
-            w.term.selectAll();
-            resolve();
-          });
-        }),
-    );
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     // Selected, the cells merge into one span whose background is the selection's.
-    const cell = page.locator('.xterm-rows span', { hasText: /^truecolour$/ });
-    expect(await cell.evaluate((e) => [getComputedStyle(e).color, e.getAttribute('style')])).toEqual(['rgb(1, 2, 3)', expect.stringMatching(/background-color/)]);
+    await page.evaluate('truecolorSelected()');
+    await page.evaluate('frames2()');
+    expect(await page.evaluate("colorOf('.xterm-rows span', 'truecolour')")).toEqual(['rgb(1, 2, 3)', expect.stringMatching(/background-color/)]);
     expect(await violations(page)).toEqual([]);
     expect(errors).toEqual([]);
-    // The cleanup drops the adopted sheets.
-    expect(await page.evaluate(() => document.adoptedStyleSheets.length)).toBeGreaterThan(0);
-    await page.evaluate(() => {
-      const w = window as unknown as { term: { dispose(): void }; cleanup(): void };
-      w.term.dispose();
-      w.cleanup();
-    });
-    expect(await page.evaluate(() => document.adoptedStyleSheets.length)).toBe(0);
-    // The document's own createElement is back once no terminal is left.
-    expect(await page.evaluate(() => Object.hasOwn(document, 'createElement'))).toBe(false);
+    // The cleanup drops the adopted sheets, and the document's own createElement is back.
+    expect(await page.evaluate('document.adoptedStyleSheets.length')).toBeGreaterThan(0);
+    await page.evaluate('disposeAll()');
+    expect(await page.evaluate('document.adoptedStyleSheets.length')).toBe(0);
+    expect(await page.evaluate("Object.hasOwn(document, 'createElement')")).toBe(false);
     await page.close();
   });
-
 });

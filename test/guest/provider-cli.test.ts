@@ -5,13 +5,14 @@
  * server inside the namespace returns the page, and `proxies delete` leaves the pool and
  * domain list as they were (the shared base volume excepted, kept for later runs).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { GUEST_PAGE_MARK, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
 import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider-env.js';
 import { runCliProcess } from '../support/run-cli.js';
@@ -31,32 +32,13 @@ const cli = (...args: string[]) =>
   runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
 
 beforeAll(async () => {
-  const image = execFileSync('bash', ['test/env/guest-image.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).trim().split('\n').pop()!;
-  sha256 = execFileSync('sha256sum', [image], { encoding: 'utf8' }).split(' ')[0]!;
+  const image = guestImage();
+  sha256 = image.sha256;
   home = mkdtempSync(join(tmpdir(), 'egress-e2e-'));
   config = join(home, 'config.yaml');
-  writeFileSync(
-    config,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 }',
-      '  images:',
-      `    guest: { url: "file://${image}", sha256: ${sha256} }`,
-      '  defaults: { machineType: small, image: guest }',
-      // The test network is offline: the image ships the agent, so nothing is installed at boot.
-      '  vendorData: |',
-      '    #cloud-config',
-      '    runcmd:',
-      '      - [systemctl, enable, --now, qemu-guest-agent]',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, guestConfig(env, image));
   client = await systemClient();
-  server = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, '/usr/bin/python3', '-m', 'http.server', '18081', '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
+  server = namespaceHttpServer(env).child;
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -82,8 +64,7 @@ describe('egress-desk proxies launch --wait on the real guest image', () => {
     expect(url).toMatch(/^http:\/\/egress:[A-Za-z0-9_-]+@192\.168\.150\.\d+:3128$/);
     expect(r.stderr).toMatch(/address done: 192\.168\.150\.\d+ \(lease\)/);
 
-    const page = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', url, `http://${env.EGRESS_TEST_BRIDGE_IP}:18081/index.html`], { encoding: 'utf8', timeout: 120_000 });
-    expect(page).toContain('egress guest lane');
+    expect(fetchThroughProxy(env, url, `http://${env.EGRESS_TEST_BRIDGE_IP}:18081/index.html`)).toContain(GUEST_PAGE_MARK);
 
     const del = await cli('delete', NAME);
     expect(del.code, del.stderr).toBe(0);

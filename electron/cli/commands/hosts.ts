@@ -1,7 +1,9 @@
 /** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
 import type { Command } from 'commander';
 import type { HostStatus } from '../../../shared/hosts.js';
+import { FileSecretStore, secretsPath } from '../../services/credentials/secret-store.js';
 import { collectHostInfo } from '../../services/hosts/host-info.js';
+import { Passphrases } from '../../services/hosts/passphrases.js';
 import { HostConnections } from '../../services/hosts/host-connections.js';
 import { SshConnectionPool } from '../../transport/index.js';
 import type { CliContext } from '../context.js';
@@ -11,12 +13,22 @@ import type { CommandKit } from '../program.js';
 import { askSecret } from '../prompt.js';
 import { formatHostStatus } from './hosts-format.js';
 
-/** An SSH pool for one command: passphrases asked at the terminal, if there is one. */
+/**
+ * An SSH pool for one command: a passphrase remembered through the app or serve mode
+ * (`<dataDir>/secrets.json`, 0600) first, else asked at the terminal, if there is one.
+ */
 export function cliSshPool(ctx: CliContext): SshConnectionPool {
+  const remembered = new Passphrases(new FileSecretStore(secretsPath(ctx.dataDir)));
   return new SshConnectionPool({
     env: ctx.io.env,
-    askPassphrase: (keyPath, request) =>
-      askSecret(`${request.retry ? 'Wrong passphrase. ' : ''}Passphrase for ${keyPath} (${request.endpoint}): `),
+    askPassphrase: async (keyPath, request) => {
+      const known = request.retry ? undefined : await remembered.ask(keyPath, request);
+      if (known !== undefined) {
+        ctx.debug(`using the passphrase for ${keyPath} remembered in ${secretsPath(ctx.dataDir)} (mode 0600, readable only by you)`);
+        return known;
+      }
+      return askSecret(`${request.retry ? 'Wrong passphrase. ' : ''}Passphrase for ${keyPath} (${request.endpoint}): `);
+    },
   });
 }
 

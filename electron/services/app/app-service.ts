@@ -29,6 +29,7 @@ import { ConsoleSessions } from './console-sessions.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
 import type { FleetBackend } from './fleet-backend.js';
 import { seedView } from './seed-view.js';
+import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../hosts/host-edits.js';
 
 /** Any event of the contract, as one subscriber sees it. */
 export type AppEventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
@@ -103,6 +104,33 @@ export class AppService {
     this.knownHost(backend, input.host);
     await backend.hosts.trust(input.host, input.fingerprint);
     return this.hostWithInfo(backend, input.host);
+  }
+
+  async hostsAdd(input: ChannelInput<'hosts:add'>): Promise<ChannelOutput<'hosts:add'>> {
+    const { path } = await this.editConfig((c) => addHost(c, input.host));
+    return { path, hosts: await this.hostsReopened() };
+  }
+
+  async hostsUpdate(input: ChannelInput<'hosts:update'>): Promise<ChannelOutput<'hosts:update'>> {
+    const renaming = input.host.name !== input.name;
+    const proxies = renaming ? await this.proxiesOnHost(input.name) : undefined;
+    const { path } = await this.editConfig((c) => updateHost(c, input.name, input.host, proxies));
+    return { path, hosts: await this.hostsReopened() };
+  }
+
+  async hostsRemove(input: ChannelInput<'hosts:remove'>): Promise<ChannelOutput<'hosts:remove'>> {
+    const proxies = await this.proxiesOnHost(input.name);
+    const { path } = await this.editConfig((c) => removeHost(c, input.name));
+    return { path, hosts: await this.hostsReopened(), removed: input.name, proxies: proxies ?? null, message: removalMessage(input.name, proxies) };
+  }
+
+  async hostsUnlock(input: ChannelInput<'hosts:unlock'>): Promise<HostStatus> {
+    const { backend } = await this.open();
+    this.knownHost(backend, input.host);
+    await backend.hosts.unlock(input.host, input.passphrase, input.remember);
+    // Still asking (a wrong passphrase): answer that as it is; fetching facts would only connect again and lose the reason.
+    const status = backend.hosts.status(input.host);
+    return status.state === 'connected' ? this.hostWithInfo(backend, input.host) : status;
   }
 
   async machineTypesList(): Promise<MachineTypeView[]> {
@@ -424,6 +452,20 @@ export class AppService {
       );
       return { taskId };
     });
+  }
+
+  /** Proxies on one host (undefined: it cannot be listed, or is not in the config). */
+  private async proxiesOnHost(name: string): Promise<number | undefined> {
+    const { backend } = await this.open();
+    this.knownHost(backend, name);
+    return proxiesOn(await backend.provider.list(), name);
+  }
+
+  /** After a host edit: the new backend's statuses, each host connecting in the background (host:status follows). */
+  private async hostsReopened(): Promise<HostStatus[]> {
+    const { backend } = await this.open();
+    for (const h of backend.config.hosts) void this.hostWithInfo(backend, h.name);
+    return backend.hosts.statuses();
   }
 
   private knownHost(backend: FleetBackend, name: string): void {

@@ -7,10 +7,11 @@
 import { join } from 'node:path';
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
-import { HostKeyUnknownError, type SshConnectionPool } from '../../transport/index.js';
+import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile } from '../../transport/index.js';
 import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
 import { collectHostInfo } from '../hosts/host-info.js';
 import { HostConnections } from '../hosts/host-connections.js';
+import type { Passphrases } from '../hosts/passphrases.js';
 import { type CachedImage, ImageCache, type PartialImage } from '../images/image-cache.js';
 import { ClientApi } from '../provider/kvm/client-api.js';
 import type { LocalImageSource } from '../provider/kvm/context.js';
@@ -30,6 +31,13 @@ export interface HostDirectory {
    * presents now: anything else is refused), so that the next connection succeeds.
    */
   trust(name: string, fingerprint: string): Promise<void>;
+  /**
+   * Answers a host's passphrase request (state auth-needed, needs passphrase): a wrong
+   * passphrase leaves it auth-needed saying so; a right one connects, and with `remember`
+   * is stored in the secret store (which may refuse: the error says why). The passphrase is
+   * never part of the status or of any message.
+   */
+  unlock(name: string, passphrase: string, remember: boolean): Promise<void>;
   /** Status changes; returns the unsubscribe. */
   onStatus(listener: (status: HostStatus) => void): () => void;
 }
@@ -60,6 +68,13 @@ export interface FleetBackendOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Called when a host's client is first used (the CLI's --verbose line). */
   onConnected?: (host: string, via: string) => void;
+  /** The passphrases known to the app (the pool's askPassphrase should be its `ask`); without it, unlock is refused. */
+  passphrases?: Passphrases;
+}
+
+/** A passphrase was given for a host that asks for none. */
+export class NoPassphraseNeededError extends Error {
+  override readonly name = 'NoPassphraseNeededError';
 }
 
 /** The fingerprint did not match what the host presents (or it presents no unknown key). */
@@ -69,7 +84,8 @@ export class HostKeyNotConfirmedError extends Error {
 
 export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
   const { config, sshPool } = options;
-  const connections = new HostConnections({ hosts: config.hosts, sshPool });
+  const { passphrases } = options;
+  const connections = new HostConnections({ hosts: config.hosts, sshPool, ...(passphrases ? { secretStore: () => passphrases.storeInfo() } : {}) });
   const apis = new Map<string, { client: unknown; api: LibvirtApi }>();
   /** The last unknown-key error per host: what `trust` records, once confirmed. */
   const unknownKeys = new Map<string, HostKeyUnknownError>();
@@ -114,6 +130,26 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
       }
       await sshPool.trust(pending);
       unknownKeys.delete(name);
+    },
+    unlock: async (name, passphrase, remember) => {
+      let status = connections.status(name);
+      if (status.needs !== 'passphrase') {
+        // Nothing asked yet (or a restart since): connect once to see whether a key needs one.
+        await client(name).catch(() => undefined);
+        status = connections.status(name);
+      }
+      if (status.needs !== 'passphrase' || !status.keyFile) throw new NoPassphraseNeededError(`${name} asks for no passphrase: it is ${status.state}${status.message ? ` (${status.message})` : ''}`);
+      if (!passphrases) throw new NoPassphraseNeededError('this front end cannot take passphrases: use an SSH agent (ssh-add) for this key');
+      const unlocked = await decryptKeyFile(status.keyFile, passphrase);
+      if (!unlocked.ok) {
+        connections.wrongPassphrase(name, status.keyFile, unlocked.message);
+        return;
+      }
+      sshPool.addKey(status.keyFile, unlocked.key);
+      let notRemembered: unknown;
+      await passphrases.give(status.keyFile, passphrase, remember).catch((err: unknown) => (notRemembered = err));
+      await client(name).catch(() => undefined);
+      if (notRemembered) throw notRemembered;
     },
     onStatus: (listener) => {
       connections.on('status', listener);

@@ -24,6 +24,8 @@ export interface HostConnectionsOptions {
   connectTimeoutMs?: number;
   /** Builds a host's dialer; the transport's by default. */
   dialer?: (host: ResolvedKVMHost) => Dialer;
+  /** Where a remembered passphrase would go, shown with a passphrase request (see Passphrases.storeInfo). */
+  secretStore?: () => { available: boolean; description: string };
 }
 
 interface Entry {
@@ -34,12 +36,26 @@ interface Entry {
   connecting?: Promise<LibvirtClient>;
 }
 
+/** What a failure says about a host: its state and the fields that go with it. */
+export type HostFailure = Pick<HostStatus, 'message' | 'fingerprint' | 'needs' | 'keyFile' | 'hostKeyMismatch'> & { state: HostState; message: string };
+
+/** Outcomes of an encrypted identity file that a passphrase would change. */
+const PASSPHRASE_OUTCOMES = new Set(['skipped', 'no-passphrase-prompt', 'wrong-passphrase']);
+
 /** Sorts a connection failure into the state a person acts on. */
-export function classifyFailure(err: unknown): { state: HostState; message: string; fingerprint?: string } {
+export function classifyFailure(err: unknown): HostFailure {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof HostKeyUnknownError) return { state: 'host-key-unknown', message, fingerprint: err.fingerprint };
-  if (err instanceof HostKeyMismatchError) return { state: 'error', message };
-  if (err instanceof SshAuthError) return { state: 'auth-needed', message };
+  if (err instanceof HostKeyMismatchError) return { state: 'error', message, fingerprint: err.fingerprint, hostKeyMismatch: true };
+  if (err instanceof SshAuthError) {
+    // The server would take an encrypted key nobody gave the passphrase of (no agent key worked): ask for it.
+    const locked = err.attempts.find((a) => a.method === 'key' && PASSPHRASE_OUTCOMES.has(a.outcome));
+    if (locked) {
+      const lead = locked.outcome === 'wrong-passphrase' ? `the remembered passphrase for ${locked.source} no longer unlocks it` : `the key ${locked.source} is encrypted`;
+      return { state: 'auth-needed', needs: 'passphrase', keyFile: locked.source, message: `${lead}: enter its passphrase to connect (no key of the SSH agent was accepted)` };
+    }
+    return { state: 'auth-needed', message };
+  }
   if (err instanceof LibvirtError && (err.code === ErrorCode.AUTH_FAILED || err.code === ErrorCode.ACCESS_DENIED || err.code === ErrorCode.AUTH_CANCELLED)) {
     return { state: 'auth-needed', message: `libvirt refused access: ${err.message}. On the host, add your user to the libvirt group (usermod -aG libvirt USER) or allow it through polkit.` };
   }
@@ -94,8 +110,16 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
     return entry;
   }
 
+  /** A passphrase given for the host's key did not unlock it: it stays auth-needed, saying so. */
+  wrongPassphrase(name: string, keyFile: string, message: string): HostStatus {
+    const entry = this.entry(name);
+    this.setStatus(entry, { state: 'auth-needed', needs: 'passphrase', keyFile, message });
+    return entry.status;
+  }
+
   private setStatus(entry: Entry, update: Omit<HostStatus, 'name' | 'address' | 'via'>): void {
-    entry.status = { name: entry.host.name, address: entry.host.address, via: entry.dialer.description, ...update };
+    const store = update.needs === 'passphrase' ? this.options.secretStore?.() : undefined;
+    entry.status = { name: entry.host.name, address: entry.host.address, via: entry.dialer.description, ...update, ...(store ? { secretStore: store } : {}) };
     this.emit('status', entry.status);
   }
 

@@ -56,6 +56,9 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
     trust: async () => {
       throw new Error('fake hosts have no host keys');
     },
+    unlock: async () => {
+      throw new Error('fake hosts have no encrypted keys');
+    },
     onStatus: () => () => undefined,
   };
 }

@@ -1,0 +1,149 @@
+/**
+ * Secrets the app remembers for the person (SSH key passphrases): a small JSON file in the
+ * data directory, mode 0600, replaced atomically. The CLI and serve mode keep the values
+ * as they are in `<dataDir>/secrets.json` (readable only by the user, and they say so);
+ * the Electron shell passes a codec that encrypts each value with the desktop keyring
+ * (electron/shell/safe-secret-store.ts), in a file of its own.
+ *
+ * A file that cannot be read as a secrets file is never overwritten: every call fails with
+ * a {@link SecretStoreCorruptError} naming it, so nothing in it is lost by a later write.
+ * Values never reach a message or a log; only keys (e.g. a key file's path) do.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from '../config/atomic-write.js';
+
+/** Whether the store can keep secrets now, and if not, why (shown beside "remember"). */
+export type SecretStoreAvailability = { available: true } | { available: false; reason: string };
+
+/** Where remembered secrets go; injected so that each front end picks its own. */
+export interface SecretStore {
+  /** For the person: where and how values are kept, e.g. "in /home/ann/.config/egress-desk/secrets.json, readable only by you". */
+  readonly description: string;
+  availability(): SecretStoreAvailability;
+  get(key: string): Promise<string | undefined>;
+  /** Throws {@link SecretStoreUnavailableError} when {@link availability} says no. */
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** How values are written: `plain` as given, or through an encrypting codec. */
+export interface SecretCodec {
+  /** Recorded in the file, so that a file written one way is never read another. */
+  encoding: string;
+  encode(value: string): string;
+  decode(stored: string): string;
+}
+
+/** The store cannot keep secrets here (no keyring): nothing was stored. */
+export class SecretStoreUnavailableError extends Error {
+  override readonly name = 'SecretStoreUnavailableError';
+}
+
+/** The secrets file exists but is not one (or was written with another encoding): it is left untouched. */
+export class SecretStoreCorruptError extends Error {
+  override readonly name = 'SecretStoreCorruptError';
+}
+
+const FileSchema = z.strictObject({
+  version: z.literal(1),
+  encoding: z.string().min(1),
+  secrets: z.record(z.string(), z.string()),
+});
+type SecretsFile = z.infer<typeof FileSchema>;
+
+/** The plain secrets file of a data directory (CLI and serve mode). */
+export function secretsPath(dataDir: string): string {
+  return join(dataDir, 'secrets.json');
+}
+
+/** The key under which a key file's passphrase is remembered. */
+export function passphraseKey(keyFile: string): string {
+  return `ssh-passphrase:${keyFile}`;
+}
+
+const PLAIN: SecretCodec = { encoding: 'plain', encode: (v) => v, decode: (v) => v };
+
+export interface FileSecretStoreOptions {
+  codec?: SecretCodec;
+  /** Default: "in <file>, readable only by you". */
+  description?: string;
+  /** Default: always available. */
+  availability?: () => SecretStoreAvailability;
+}
+
+/** A store in one JSON file; read-modify-write cycles of one process run one at a time. */
+export class FileSecretStore implements SecretStore {
+  readonly description: string;
+  private readonly codec: SecretCodec;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly file: string, private readonly options: FileSecretStoreOptions = {}) {
+    this.codec = options.codec ?? PLAIN;
+    this.description = options.description ?? `in ${file}, readable only by you`;
+  }
+
+  availability(): SecretStoreAvailability {
+    return this.options.availability?.() ?? { available: true };
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    const stored = (await this.read()).secrets[key];
+    if (stored === undefined) return undefined;
+    try {
+      return this.codec.decode(stored);
+    } catch (err) {
+      throw new SecretStoreCorruptError(`the remembered value for ${key} in ${this.file} cannot be decrypted (${err instanceof Error ? err.message : String(err)}): enter it again`);
+    }
+  }
+
+  set(key: string, value: string): Promise<void> {
+    const availability = this.availability();
+    if (!availability.available) return Promise.reject(new SecretStoreUnavailableError(`not remembered: ${availability.reason}`));
+    const encoded = this.codec.encode(value);
+    return this.update((all) => all.set(key, encoded));
+  }
+
+  delete(key: string): Promise<void> {
+    return this.update((all) => all.delete(key));
+  }
+
+  private update(change: (all: Map<string, string>) => void): Promise<void> {
+    const job = this.queue.then(async () => {
+      const data = await this.read();
+      const all = new Map(Object.entries(data.secrets));
+      change(all);
+      data.secrets = Object.fromEntries([...all].sort(([a], [b]) => a.localeCompare(b)));
+      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+      await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    });
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  private async read(): Promise<SecretsFile> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, encoding: this.codec.encoding, secrets: {} };
+      throw err;
+    }
+    const fix = `It was left as it is; move it away to start afresh (the passphrases in it will be asked again).`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new SecretStoreCorruptError(`${this.file} is not a valid secrets file: ${err instanceof Error ? err.message : String(err)}. ${fix}`);
+    }
+    const parsed = FileSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new SecretStoreCorruptError(`${this.file} is not a valid secrets file: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; ')}. ${fix}`);
+    }
+    if (parsed.data.encoding !== this.codec.encoding) {
+      throw new SecretStoreCorruptError(`${this.file} holds secrets encoded as ${parsed.data.encoding}, not ${this.codec.encoding}: it was written by another front end. ${fix}`);
+    }
+    return parsed.data;
+  }
+}

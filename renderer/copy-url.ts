@@ -1,0 +1,25 @@
+/**
+ * Copies a proxy's URL (credentials included) to the clipboard, with a toast either way.
+ * The URL is fetched on demand (`proxies:url`, the one channel that returns the secret)
+ * and never rendered into the page.
+ */
+import { backend } from './backend.js';
+import { errorMessage } from './format.js';
+import { useUiStore } from './stores/ui-store.js';
+
+export async function copyProxyUrl(name: string): Promise<boolean> {
+  const { toast } = useUiStore.getState();
+  try {
+    const { url } = await backend().proxies.url({ name });
+    if (!url) {
+      toast(`${name} has no address yet: wait until it has booted, then copy again.`, 'error');
+      return false;
+    }
+    await navigator.clipboard.writeText(url);
+    toast(`Copied the URL of ${name} (it includes the password).`);
+    return true;
+  } catch (err) {
+    toast(`Could not copy the URL of ${name}: ${errorMessage(err)}`, 'error');
+    return false;
+  }
+}

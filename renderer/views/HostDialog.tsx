@@ -1,0 +1,162 @@
+/**
+ * Add or edit a host: one field per setting of the config's host entry, validated as the
+ * person types with the config's own rules (shared/host-form.ts: the schema and the
+ * cross-field checks, against the config as loaded), so the messages are the ones a save
+ * would give. Save stays disabled, with the reason beside it, while anything is wrong.
+ */
+import { type FormEvent, useId, useMemo, useState } from 'react';
+import type { KVMHost } from '../../shared/config.js';
+import { DOMAIN_TYPES } from '../../shared/config.js';
+import { EMPTY_HOST_FORM, type HostField, type HostForm, formToHost, hostToForm, issuesByField, validateHostCandidate } from '../../shared/host-form.js';
+import { backend } from '../backend.js';
+import { useConfigStore } from '../config-store.js';
+import { errorMessage } from '../format.js';
+import { useHostsStore } from '../stores/hosts-store.js';
+import { Modal } from './ConfirmDialog.js';
+
+interface FieldSpec {
+  field: HostField;
+  label: string;
+  hint: string;
+  placeholder?: string;
+}
+
+const FIELDS: FieldSpec[] = [
+  { field: 'name', label: 'Name', hint: 'A lowercase DNS label, unique among the hosts, e.g. edge-a.' },
+  { field: 'address', label: 'Address', hint: '"local" for this machine, else the hostname or IP address reached over SSH.', placeholder: 'local or 203.0.113.10' },
+  { field: 'sshUser', label: 'SSH user', hint: 'Empty: from ~/.ssh/config, else your user name.' },
+  { field: 'sshPort', label: 'SSH port', hint: 'Empty: from ~/.ssh/config, else 22.', placeholder: '22' },
+  { field: 'identityFile', label: 'Identity file', hint: 'Empty: your SSH agent and ~/.ssh/config. An encrypted key asks for its passphrase.', placeholder: '~/.ssh/id_ed25519' },
+  { field: 'socketPath', label: 'libvirt socket path', hint: 'Empty: /var/run/libvirt/libvirt-sock (the system daemon).' },
+  { field: 'pool', label: 'Storage pool', hint: 'Empty: default.' },
+  { field: 'network', label: 'Network', hint: 'A libvirt network (empty: default). Set this or a bridge, not both.' },
+  { field: 'bridge', label: 'Bridge', hint: 'A host bridge such as br0, instead of a network.' },
+];
+
+export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: () => void }) {
+  const base = useId();
+  const headingId = `${base}-h`;
+  const config = useConfigStore((s) => s.state?.config);
+  const replaceHosts = useHostsStore((s) => s.replace);
+  const [form, setForm] = useState<HostForm>(editing ? hostToForm(editing) : { ...EMPTY_HOST_FORM });
+  const [touched, setTouched] = useState<Partial<Record<HostField, boolean>>>({});
+  const [submitting, setSubmitting] = useState(false);
+  const [submitError, setSubmitError] = useState<string>();
+
+  const issues = useMemo(() => validateHostCandidate(config, formToHost(form), editing ? { replacing: editing.name } : {}), [config, form, editing]);
+  const byField = issuesByField(issues);
+  const shown = (field: HostField) => (touched[field] ? byField[field] : undefined);
+  const reason = issues.length === 0 ? undefined : `${issues.length === 1 ? 'One problem' : `${issues.length} problems`} to fix first: ${issues[0]!.text}`;
+  const reasonId = `${base}-reason`;
+
+  const change = (field: HostField, value: string) => {
+    setForm((f) => ({ ...f, [field]: value }));
+    setTouched((t) => ({ ...t, [field]: true }));
+    setSubmitError(undefined);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (issues.length > 0 || submitting) return;
+    setSubmitting(true);
+    try {
+      const api = backend();
+      const host = formToHost(form) as KVMHost; // valid: checked with the same rules above, and again by the backend
+      const result = editing ? await api.hosts.update({ name: editing.name, host }) : await api.hosts.add({ host });
+      replaceHosts(result.hosts);
+      await useConfigStore.getState().load(api);
+      onClose();
+    } catch (err) {
+      setSubmitError(errorMessage(err));
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const title = editing ? `Edit host ${editing.name}` : 'Add a host';
+  const input = (spec: FieldSpec) => {
+    const id = `${base}-${spec.field}`;
+    const error = shown(spec.field);
+    return (
+      <div className="field" key={spec.field}>
+        <label htmlFor={id}>{spec.label}</label>
+        <input
+          id={id}
+          autoFocus={spec.field === 'name'}
+          autoComplete="off"
+          spellCheck={false}
+          value={form[spec.field]}
+          placeholder={spec.placeholder}
+          inputMode={spec.field === 'sshPort' ? 'numeric' : undefined}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : `${id}-hint`}
+          onChange={(e) => change(spec.field, e.target.value)}
+        />
+        {error ? (
+          <span className="field-error" id={`${id}-error`} role="alert">
+            {error}
+          </span>
+        ) : (
+          <span className="hint" id={`${id}-hint`}>
+            {spec.hint}
+          </span>
+        )}
+      </div>
+    );
+  };
+  const domainId = `${base}-domainType`;
+  const domainError = shown('domainType');
+  return (
+    <Modal labelledBy={headingId} onClose={onClose} className="host-dialog">
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <h2 id={headingId}>{title}</h2>
+        <div className="host-form">
+          {FIELDS.map(input)}
+          <div className="field">
+            <label htmlFor={domainId}>Domain type</label>
+            <select id={domainId} value={form.domainType} aria-describedby={domainError ? `${domainId}-error` : `${domainId}-hint`} onChange={(e) => change('domainType', e.target.value)}>
+              <option value="">Default (auto)</option>
+              {DOMAIN_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+            {domainError ? (
+              <span className="field-error" id={`${domainId}-error`} role="alert">
+                {domainError}
+              </span>
+            ) : (
+              <span className="hint" id={`${domainId}-hint`}>
+                auto: KVM where the host offers it, else qemu (emulated, slow).
+              </span>
+            )}
+          </div>
+        </div>
+        {byField.host && touched.name && (
+          <p role="alert" className="error">
+            {byField.host}
+          </p>
+        )}
+        {submitError && (
+          <p role="alert" className="error">
+            Not saved: {submitError}
+          </p>
+        )}
+        <div className="dialog-actions">
+          {reason && (
+            <span className="hint submit-reason" id={reasonId}>
+              {reason}
+            </span>
+          )}
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={issues.length > 0 || submitting} aria-describedby={reason ? reasonId : undefined}>
+            {submitting ? 'Saving…' : editing ? 'Save' : 'Add host'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

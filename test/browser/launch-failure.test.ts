@@ -1,0 +1,112 @@
+/**
+ * The Launch dialog's failure view, on a real failure: the config's image has a sha256
+ * that its file does not have, so the real image cache refuses it at "Get the base image".
+ * The dialog must name the step, show the backend's message, say what was rolled back, and
+ * let the person go back to the form with their input kept; the host must be left as it
+ * was (no domain, no volume); the Tasks panel keeps the failure with its message.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { repoRoot } from '../support/dist.js';
+import { systemClient } from '../support/libvirt.js';
+import { hypervisorState, tinyImage } from '../support/provider-env.js';
+import { testEnv } from '../support/test-env.js';
+import { VIEWPORT, launchChromium } from './chromium.js';
+import { type ServeProcess, startServe } from './serve-process.js';
+
+const env = testEnv();
+const shots = join(repoRoot, 'test-results', 'screenshots');
+const NAME = 'egtest-fail-1';
+/** A digest the tiny image does not have. */
+const WRONG = 'ab'.repeat(32);
+
+let serve: ServeProcess;
+let browser: Browser;
+let page: Page;
+let client: LibvirtClient;
+let before: Awaited<ReturnType<typeof hypervisorState>>;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  const home = mkdtempSync(join(tmpdir(), 'egress-fail-'));
+  const image = tinyImage(home);
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      '  machineTypes:',
+      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+      '  images:',
+      `    mislabelled: { url: "file://${image.path}", sha256: ${WRONG} }`,
+      '  defaults: { machineType: tiny, image: mislabelled }',
+      '',
+    ].join('\n'),
+  );
+  client = await systemClient();
+  before = await hypervisorState(client);
+  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' })).newPage();
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(msg.text());
+  });
+  await page.goto(serve.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (serve) await serve.stop();
+  await client?.close();
+});
+
+describe('browser: a launch that fails', () => {
+  it('names the failed step and the reason, and leaves the host as it was', async () => {
+    await page.getByRole('button', { name: 'Launch a proxy' }).click({ timeout: 60_000 });
+    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
+    await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
+    await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
+    await form.getByRole('button', { name: 'Launch', exact: true }).click();
+    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    const failure = progress.getByRole('alert').filter({ hasText: 'The launch failed' });
+    await failure.waitFor({ timeout: 60_000 });
+    const text = await failure.innerText();
+    expect(text).toContain('at “Get the base image”');
+    // The cache's own message: the digest it expected and the one the file has.
+    expect(text).toMatch(/sha256/i);
+    expect(text).toContain(WRONG);
+    expect(text).toMatch(/removed|rolled back/);
+    await progress.getByRole('list', { name: 'Launch steps' }).getByRole('listitem', { name: /Get the base image: failed/ }).waitFor();
+    // No step after the failed one ran.
+    await expect(progress.getByRole('listitem', { name: /Define the VM: (running|done)/ }).count()).resolves.toBe(0);
+    await page.screenshot({ path: join(shots, 'launch-failed-light.png') });
+    expect(await hypervisorState(client)).toEqual(before);
+  });
+
+  it('goes back to the form with the input kept', async () => {
+    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    await progress.getByRole('button', { name: 'Back to the form' }).click();
+    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
+    await expect(form.getByRole('textbox', { name: 'Name' }).inputValue()).resolves.toBe(NAME);
+    await page.keyboard.press('Escape');
+    await form.waitFor({ state: 'detached' });
+  });
+
+  it('keeps the failure in the Tasks panel with its message', async () => {
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Tasks', exact: true }).click();
+    const item = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` });
+    await item.getByText(/^Failed/).waitFor({ timeout: 30_000 });
+    expect(await item.innerText()).toContain(WRONG);
+  });
+
+  it('logs no CSP violation or page error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

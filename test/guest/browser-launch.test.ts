@@ -1,0 +1,139 @@
+/**
+ * The whole app on the real guest image, in Chromium through `egress-desk serve`: launch a
+ * proxy by clicking, watch every step up to "the proxy answers", copy its URL from the
+ * dialog and fetch a page through it (inside the test namespace), find it in the table with
+ * its address and that address's source, open the inspector, and delete it through the
+ * confirmation, leaving the host as it was (the shared base volume excepted).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { VIEWPORT, launchChromium } from '../browser/chromium.js';
+import { publishScreenshot } from '../browser/screenshots.js';
+import { type ServeProcess, startServe } from '../browser/serve-process.js';
+import { repoRoot } from '../support/dist.js';
+import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
+import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { hypervisorState } from '../support/provider-env.js';
+import { testEnv } from '../support/test-env.js';
+
+const env = testEnv();
+const NAME = 'egtest-gui-1';
+const shots = join(repoRoot, 'test-results', 'screenshots');
+const docs = join(repoRoot, 'docs', 'screenshots');
+
+let image: GuestImage;
+let client: LibvirtClient;
+let http: { child: ChildProcess; url: string };
+let serve: ServeProcess;
+let browser: Browser;
+let page: Page;
+let before: Awaited<ReturnType<typeof hypervisorState>>;
+const pageErrors: string[] = [];
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
+
+async function cleanUp(): Promise<void> {
+  const id = instanceId(NAME);
+  await removeDomain(client, id);
+  await removeVolumes(client, Object.values(instanceVolumes(id)));
+}
+
+beforeAll(async () => {
+  image = guestImage();
+  const home = mkdtempSync(join(tmpdir(), 'egress-gui-'));
+  writeFileSync(join(home, 'config.yaml'), guestConfig(env, image));
+  mkdirSync(shots, { recursive: true });
+  client = await systemClient();
+  await cleanUp();
+  before = await hypervisorState(client);
+  http = namespaceHttpServer(env, 18082);
+  // The readiness probe must reach the guest, whose address exists only inside the namespace.
+  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
+  page = await context.newPage();
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(msg.text());
+  });
+  await page.goto(serve.url);
+}, 20 * 60_000);
+
+afterAll(async () => {
+  http?.child.kill();
+  await browser?.close();
+  if (serve) await serve.stop();
+  if (client) {
+    await cleanUp().catch(() => undefined);
+    await client.close();
+  }
+}, 120_000);
+
+describe('the app on the real guest image', () => {
+  it('launches by clicking and shows every step until the proxy answers', async () => {
+    await page.getByRole('button', { name: 'Launch a proxy' }).click({ timeout: 60_000 });
+    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
+    await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
+    await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
+    await form.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
+    const t0 = Date.now();
+    await form.getByRole('button', { name: 'Launch', exact: true }).click();
+    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    const steps = progress.getByRole('list', { name: 'Launch steps' });
+    await steps.getByRole('listitem', { name: 'Boot the VM: done' }).waitFor({ timeout: 5 * 60_000 });
+    await steps.getByRole('listitem', { name: 'Wait for an address: done' }).waitFor({ timeout: 10 * 60_000 });
+    await steps.getByRole('listitem', { name: 'Wait for the proxy to answer: done' }).waitFor({ timeout: 10 * 60_000 });
+    console.log(`guest browser lane: click to proxy answering ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await progress.getByText(`${NAME} is up and its proxy answers.`).waitFor();
+    expect(await steps.innerText()).toMatch(/192\.168\.150\.\d+/);
+    await page.screenshot({ path: join(shots, 'launch-ready-light.png') });
+  }, 15 * 60_000);
+
+  it('copies a URL from the dialog that forwards HTTP', async () => {
+    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    await progress.getByRole('button', { name: 'Copy URL' }).click();
+    await page.getByRole('status', { name: 'Notifications' }).getByText(`Copied the URL of ${NAME}`).waitFor();
+    const url = String(await page.evaluate('navigator.clipboard.readText()'));
+    expect(url).toMatch(/^http:\/\/egress:[A-Za-z0-9_-]+@192\.168\.150\.\d+:3128$/);
+    // The password is a secret: it is copied, never shown.
+    expect(await page.content()).not.toContain(new URL(url).password);
+    expect(fetchThroughProxy(env, url, http.url)).toContain(GUEST_PAGE_MARK);
+    await progress.getByRole('button', { name: 'Close' }).click();
+    await progress.waitFor({ state: 'detached' });
+  }, 5 * 60_000);
+
+  it('lists it with its address and the address source', async () => {
+    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(NAME) });
+    await row.waitFor({ timeout: 60_000 });
+    const text = await row.innerText();
+    expect(text).toMatch(/running/);
+    expect(text).toMatch(/192\.168\.150\.\d+/);
+    expect(text).toMatch(/lease|agent|arp/);
+    await page.screenshot({ path: join(shots, 'proxies-ready-light.png') });
+    publishScreenshot(join(shots, 'proxies-ready-light.png'), join(docs, 'proxies.png'));
+  });
+
+  it('deletes it through the confirmation, leaving the host as it was', async () => {
+    const table = page.getByRole('table', { name: 'Proxies' });
+    await table.getByRole('checkbox', { name: `Select ${NAME}` }).check();
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog', { name: `Delete ${NAME}?` }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Launch your first proxy' }).waitFor({ timeout: 2 * 60_000 });
+    await nav('Tasks').click();
+    await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Delete ${NAME}` }).getByText(/^Done/).waitFor({ timeout: 60_000 });
+    const after = await hypervisorState(client);
+    expect(after.domains).toEqual(before.domains);
+    expect(after.volumes).toEqual([...new Set([...before.volumes, baseVolumeName(image.sha256, 'qcow2')])].sort());
+  }, 3 * 60_000);
+
+  it('logs no CSP violation or page error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
