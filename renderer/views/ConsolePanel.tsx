@@ -148,8 +148,16 @@ function ConsoleSession({ name }: { name: string }) {
     if (id) void backend().console.close({ session: id }).catch(() => undefined);
   }, []);
 
+  /** False once the panel is gone: a console:open answering after that is closed at once. */
+  const alive = useRef(true);
   // The panel going away (or showing another proxy: see ConsolePanel's key) ends the session.
-  useEffect(() => close, [close]);
+  useEffect(() => {
+    alive.current = true;
+    return () => {
+      alive.current = false;
+      close();
+    };
+  }, [close]);
 
   const connect = useCallback(
     async (force: boolean) => {
@@ -158,6 +166,7 @@ function ConsoleSession({ name }: { name: string }) {
       early.current = [];
       try {
         const opened = await backend().console.open({ name, ...(force ? { force: true } : {}) });
+        if (!alive.current) return void backend().console.close({ session: opened.session }).catch(() => undefined);
         session.current = opened.session;
         for (const p of early.current ?? []) if (p.session === opened.session) terminal.current?.write(p.data);
         setState({ phase: 'connected', session: opened.session, host: opened.host });
