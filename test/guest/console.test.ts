@@ -9,7 +9,6 @@
  * CSP): connect, the prompt in the terminal, a take-over from elsewhere, "Take over",
  * disconnect. Everything created is removed, even on failure.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +26,7 @@ import type { ConsoleClosed, ConsoleOpen } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { Task } from '../../shared/tasks.js';
 import { VIEWPORT, launchChromium } from '../browser/chromium.js';
+import { guestConfig, guestImage } from '../support/guest-env.js';
 import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/test-env.js';
 
@@ -65,29 +65,9 @@ async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | und
 const prompts = (session: string) => (output.get(session) ?? '').match(/login: /g)?.length ?? 0;
 
 beforeAll(async () => {
-  const image = execFileSync('bash', ['test/env/guest-image.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).trim().split('\n').pop()!;
-  const sha256 = execFileSync('sha256sum', [image], { encoding: 'utf8' }).split(' ')[0]!;
   const home = mkdtempSync(join(tmpdir(), 'egress-con-'));
   const configFile = join(home, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 }',
-      '  images:',
-      `    guest: { url: "file://${image}", sha256: ${sha256} }`,
-      '  defaults: { machineType: small, image: guest }',
-      '  vendorData: |',
-      '    #cloud-config',
-      '    runcmd:',
-      '      - [systemctl, enable, --now, qemu-guest-agent]',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(configFile, guestConfig(env, guestImage()));
   // The readiness probe reaches the guest from inside the test namespace only.
   process.env[PROBE_NETNS_ENV] = env.EGRESS_TEST_NETNS;
   client = await systemClient();
