@@ -1,4 +1,5 @@
 /** The benchmark needs the test environment (libvirtd, sshd): bench/run.sh brings it up. */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -12,8 +13,19 @@ export interface BenchEnv {
   EGRESS_TEST_POOL_DIR: string;
 }
 
+const envFile = () => join(process.env.EGRESS_TEST_STATE ?? '/var/tmp/egress-desk-test', 'env.json');
+
+/** Why the test environment cannot be used (its facts file or libvirtd missing), or undefined when it is up. */
+export function testEnvMissing(): string | undefined {
+  const file = envFile();
+  if (!existsSync(file)) return `${file} is missing`;
+  const r = spawnSync('virsh', ['-c', 'qemu:///system', 'version'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.status !== 0) return `libvirtd at qemu:///system does not answer${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`;
+  return undefined;
+}
+
 export function benchEnv(): BenchEnv {
-  const file = join(process.env.EGRESS_TEST_STATE ?? '/var/tmp/egress-desk-test', 'env.json');
+  const file = envFile();
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`bash test/env/up.sh\` first (npm run bench does)`);
   return JSON.parse(readFileSync(file, 'utf8')) as BenchEnv;
 }

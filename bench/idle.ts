@@ -9,16 +9,15 @@
  * Electron's own browser process is not here (no Electron binary on these machines): the
  * figure is the backend's, which is what grows with the fleet.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { VIEWPORT, launchChromium } from './browser/chromium.js';
+import { startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
 
 const CLI = fileURLToPath(new URL('../../bin/egress-desk.js', import.meta.url));
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Longer than the 60 s background re-listing, so one falls inside the window. */
 export const IDLE_WINDOW_MS = 65_000;
 
@@ -43,20 +42,6 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function startServe(home: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--no-open'], { env: { PATH: process.env.PATH ?? '', HOME: home, EGRESS_DESK_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`egress-desk serve exited (${code}): ${err}`)));
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (out.includes('\n')) resolve({ child, url: out.split('\n')[0]!.trim() });
-    });
-  });
-}
-
 /** Opens the app on a fleet of `expected` proxies, waits until the table shows them all, then measures the idle window. */
 export async function idleFigures(env: BenchEnv, expected: number, log: (line: string) => void): Promise<IdleFigures> {
   const home = mkdtempSync(join(tmpdir(), 'egress-bench-idle-'));
@@ -75,10 +60,10 @@ export async function idleFigures(env: BenchEnv, expected: number, log: (line: s
       '',
     ].join('\n'),
   );
-  const serve = await startServe(home);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const serve = await startServeProcess(CLI, { HOME: home, EGRESS_DESK_HOME: home });
+  const browser = await launchChromium();
   try {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
     await page.goto(serve.url);
     const counter = `${expected} of ${expected}`;
     await page.getByText(counter, { exact: true }).waitFor({ timeout: 120_000 });
@@ -93,6 +78,6 @@ export async function idleFigures(env: BenchEnv, expected: number, log: (line: s
     return { proxies: expected, rssBytes: procStatus(pid, 'VmRSS'), peakRssBytes: procStatus(pid, 'VmHWM'), cpuShare };
   } finally {
     await browser.close();
-    serve.child.kill('SIGTERM');
+    await serve.stop();
   }
 }

@@ -4,12 +4,10 @@
  * already cached and uploaded, without waiting for a guest. Starting the QEMU process
  * (DomainCreate, the `boot` step) is reported beside it: that is the hypervisor's time.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { BenchEnv } from './environment.js';
+import { tinyHome } from './tiny-home.js';
 
 const CLI = new URL('../electron/cli/main.js', import.meta.url).pathname;
 
@@ -28,15 +26,7 @@ export interface LaunchFigures {
 }
 
 export function launchFigures(env: BenchEnv, runs = 5): LaunchFigures {
-  const home = mkdtempSync(join(tmpdir(), 'egress-bench-launch-'));
-  const image = join(home, 'tiny.qcow2');
-  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', image, '16M']);
-  const sha256 = createHash('sha256').update(readFileSync(image)).digest('hex');
-  const config = join(home, 'config.yaml');
-  writeFileSync(
-    config,
-    `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: egtest-net, domainType: qemu }\n  machineTypes:\n    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }\n  images:\n    tiny: { url: "file://${image}", sha256: ${sha256} }\n  defaults: { machineType: tiny, image: tiny }\n`,
-  );
+  const { home, config, sha256 } = tinyHome(env, 'egress-bench-launch-');
   const name = 'egtest-bench-launch';
   const overheads: number[] = [];
   const boots: number[] = [];

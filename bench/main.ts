@@ -4,8 +4,9 @@
  * `--json` prints `[{name, ours, peer, unit, ratio, target, met}]`; `--only a,c` picks.
  */
 import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { benchEnv } from './environment.js';
+import { type BenchEnv, benchEnv, testEnvMissing } from './environment.js';
 import { minimalClientRate } from './minimal-client.js';
 import { pythonLibVersionRate } from './peers.js';
 import { type BenchResult, formatTable, result } from './results.js';
@@ -15,6 +16,7 @@ import { downloadFigures } from './download.js';
 import { launchFigures } from './launch.js';
 import { FLEET_SIZE, defineFleet, oursListMs, pythonListMs, undefineFleet } from './fleet.js';
 import { IDLE_WINDOW_MS, idleFigures } from './idle.js';
+import { firstRenderFigures, launchClickFigures } from './ui.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;
@@ -22,7 +24,9 @@ const MIB = 1024 * 1024;
 
 type Bench = (log: (line: string) => void) => Promise<BenchResult[]>;
 
-const env = benchEnv();
+// Read when a benchmark needs it: (g) runs without the test environment.
+let loadedEnv: BenchEnv | undefined;
+const env = (): BenchEnv => (loadedEnv ??= benchEnv());
 const BENCH_DIR = process.env.EGRESS_BENCH_DIR ?? '/var/tmp/egress-bench';
 
 /** Rounds per figure: runs of ours and of the peer alternate, and each side's median counts (the machine is noisy). */
@@ -47,14 +51,14 @@ async function interleaved(measures: Array<() => Promise<number> | number>): Pro
 const benches: Record<string, Bench> = {
   async a(log) {
     log(`(a) ${CALLS} sequential CONNECT_GET_LIB_VERSION, ${ROUNDS} alternating rounds: python3-libvirt and ours`);
-    const [peer, ours] = await interleaved([() => pythonLibVersionRate(CALLS), () => oursSequentialRate(env.EGRESS_TEST_SOCKET, CALLS)]);
+    const [peer, ours] = await interleaved([() => pythonLibVersionRate(CALLS), () => oursSequentialRate(env().EGRESS_TEST_SOCKET, CALLS)]);
     return [result({ name: '(a) sequential calls vs python3-libvirt', ours: ours!, peer: peer!, unit: 'calls/s', target: 1.0, note: `libvirt's C client (python3-libvirt 9.0), local socket; medians of ${ROUNDS} alternating rounds` })];
   },
   async b(log) {
     log(`(b) ${CALLS} pipelined calls, ${WINDOW} in flight, ${ROUNDS} alternating rounds: ours, the daemon's ceiling (minimal client), python3-libvirt sequential`);
     const [ours, ceiling, python] = (await interleaved([
-      () => oursPipelinedRate(env.EGRESS_TEST_SOCKET, CALLS, WINDOW),
-      () => minimalClientRate(env.EGRESS_TEST_SOCKET, CALLS, WINDOW),
+      () => oursPipelinedRate(env().EGRESS_TEST_SOCKET, CALLS, WINDOW),
+      () => minimalClientRate(env().EGRESS_TEST_SOCKET, CALLS, WINDOW),
       () => pythonLibVersionRate(CALLS),
     ])) as [number, number, number];
     return [
@@ -72,7 +76,7 @@ const benches: Record<string, Bench> = {
   async c(log) {
     log('(c) 1 GiB upload into a pool over SSH to 127.0.0.1: ours, virsh (OpenSSH), cp');
     const runs: UploadFigures[] = [];
-    for (let round = 0; round < 3; round++) runs.push(await uploadFigures(env, BENCH_DIR));
+    for (let round = 0; round < 3; round++) runs.push(await uploadFigures(env(), BENCH_DIR));
     const rate = (s: number) => runs[0]!.bytes / MIB / s;
     const ours = median(runs.map((f) => rate(f.oursSeconds)));
     const virsh = median(runs.map((f) => rate(f.virshSeconds)));
@@ -85,17 +89,17 @@ const benches: Record<string, Bench> = {
   },
   async d(log) {
     log('(d) launch overhead, warm cache and base, qemu:///system, no guest boot: 5 launches');
-    const f = launchFigures(env);
+    const f = launchFigures(env());
     return [result({ name: '(d) launch overhead vs the 300 ms budget', ours: f.overheadMs, peer: 300, unit: 'ms', lowerIsBetter: true, target: 1.0, note: `median of ${f.runs} warm launches (validate, place, image, upload check, volumes, seed, define); starting the QEMU process (DomainCreate) took ${f.bootMs.toFixed(0)} ms more and belongs to the hypervisor's boot` })];
   },
   async e(log) {
     log(`(e) listing ${FLEET_SIZE} proxies on one host: defining them, then ours and python3-libvirt in alternating rounds`);
-    const names = await defineFleet(env);
+    const names = await defineFleet(env());
     try {
       let seen = { ours: 0, python: 0 };
       const [ours, peer] = await interleaved([
         async () => {
-          const r = await oursListMs(env);
+          const r = await oursListMs(env());
           seen.ours = r.proxies;
           return r.ms;
         },
@@ -109,7 +113,7 @@ const benches: Record<string, Bench> = {
       seen = { ...seen };
       return [result({ name: `(e) list ${FLEET_SIZE} proxies vs python3-libvirt sequential`, ours: ours!, peer: peer!, unit: 'ms', lowerIsBetter: true, target: 3.0, note: 'ours: list + pipelined XML + one GET_ALL_DOMAIN_STATS; python: XML, state and metadata per domain' })];
     } finally {
-      await undefineFleet(env, names);
+      await undefineFleet(env(), names);
     }
   },
   async f(log) {
@@ -124,16 +128,62 @@ const benches: Record<string, Bench> = {
     const rss = Math.max(...runs.map((r) => r.rss));
     return [result({ name: '(f) image download + verify vs curl, sync, sha256sum', ours, peer, unit: 'MiB/s', target: 1.2, note: `medians of 3 rounds; peak RSS ${(rss / MIB).toFixed(0)} MB (budget < 200 MB)` })];
   },
+  async g(log) {
+    log('(g) Proxies view in Chromium through egress-desk serve: first render of 1,000 rows and of 10 (alternating, 5 rounds), scrolling the 1,000');
+    const f = await firstRenderFigures();
+    return [
+      result({ name: '(g) first render, 1,000 proxies, vs the 200 ms budget', ours: f.thousandMs, peer: 200, unit: 'ms', lowerIsBetter: true, target: 1.0, note: `from the proxies:list answer reaching the page to the end of the first painted frame with rows; median of ${f.rounds}; ${f.thousandScriptMs.toFixed(0)} ms of it before that frame (parse, store, React); main-thread CPU ${f.thousandCpuMs.toFixed(0)} ms; load average ${f.load[0].toFixed(1)}→${f.load[1].toFixed(1)} on ${cpus().length} cores` }),
+      result({ name: '(g) first render, 1,000 proxies vs 10', ours: f.thousandMs, peer: f.tenMs, unit: 'ms', lowerIsBetter: true, target: 0, note: 'the same page and path with 10 proxies, same run: what 990 more rows cost (for scale)' }),
+      result({
+        name: '(g) longest frame scrolling 1,000 rows vs the 50 ms budget',
+        ours: f.longestFrameMs,
+        peer: 50,
+        unit: 'ms',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `top to bottom, one viewport per frame (every frame new rows), median of ${f.rounds} rounds' longest frame interval; ${f.frames} frames in all, ${f.framesOver50} over 50 ms, ${f.longAnimationFrames} long animation frames reported by Chromium, p95 ${f.p95FrameMs.toFixed(1)} ms, ${f.scrollMs.toFixed(0)} ms per scroll; the idle page's longest frame over as many frames: ${f.idleLongestFrameMs.toFixed(1)} ms`,
+      }),
+      result({
+        name: '(g) main-thread CPU per scroll frame vs the 50 ms budget',
+        ours: f.scrollCpuPerFrameMs,
+        peer: 50,
+        unit: 'ms',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: "Chromium's ThreadTime over the scroll / frames (a mean, median of the rounds): what a frame costs the page when it has a core to itself, apart from the machine's load",
+      }),
+    ];
+  },
+  async h(log) {
+    const missing = testEnvMissing();
+    if (missing) {
+      log(`(h) skipped: it launches through the real backend and needs the test environment (${missing}); run \`bash test/env/up.sh\` as root`);
+      return [];
+    }
+    log('(h) Launch dialog submit to the first progress step shown, in Chromium through serve, on the test environment\'s libvirtd: 1 + 5 launches, each cancelled');
+    const f = await launchClickFigures(env());
+    return [
+      result({
+        name: '(h) Launch click to the first progress step vs the 100 ms budget',
+        ours: f.stepMs,
+        peer: 100,
+        unit: 'ms',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `from the submit click to the end of the first painted frame with a running or done step; median of ${f.rounds} (a first launch not counted); the progress view (the launch call answered) was painted after ${f.progressMs.toFixed(0)} ms; opening the dialog (the renderer alone) takes ${f.dialogMs.toFixed(0)} ms`,
+      }),
+    ];
+  },
   async i(log) {
     const count = 1000;
     log(`(i) the app's backend (egress-desk serve, page open in Chromium) idle: an empty fleet, then ${count} proxies`);
-    const empty = await idleFigures(env, 0, log);
-    const names = await defineFleet(env, count);
+    const empty = await idleFigures(env(), 0, log);
+    const names = await defineFleet(env(), count);
     let full;
     try {
-      full = await idleFigures(env, count, log);
+      full = await idleFigures(env(), count, log);
     } finally {
-      await undefineFleet(env, names);
+      await undefineFleet(env(), names);
     }
     const mb = (b: number) => (b / MIB).toFixed(0);
     const pct = (x: number) => `${(x * 100).toFixed(2)} %`;

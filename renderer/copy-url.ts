@@ -4,6 +4,7 @@
  * and never rendered into the page.
  */
 import { backend } from './backend.js';
+import { copyText } from './clipboard.js';
 import { errorMessage } from './format.js';
 import { useUiStore } from './stores/ui-store.js';
 
@@ -15,9 +16,7 @@ export async function copyProxyUrl(name: string): Promise<boolean> {
       toast(`${name} has no address yet: wait until it has booted, then copy again.`, 'error');
       return false;
     }
-    await navigator.clipboard.writeText(url);
-    toast(`Copied the URL of ${name} (it includes the password).`);
-    return true;
+    return await copyText(url, `the URL of ${name}`, ' (it includes the password)');
   } catch (err) {
     toast(`Could not copy the URL of ${name}: ${errorMessage(err)}`, 'error');
     return false;

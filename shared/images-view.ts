@@ -11,6 +11,20 @@ export const MachineTypeViewSchema = z.object({
 });
 export type MachineTypeView = z.infer<typeof MachineTypeViewSchema>;
 
+/**
+ * Whether an image's base volume (named by its digest) is in one host's pool: `unknown`
+ * when the host is not connected or its pool could not be listed (`message` says why),
+ * never guessed as absent.
+ */
+export const ImagePresenceSchema = z.object({
+  host: z.string(),
+  present: z.enum(['yes', 'no', 'unknown']),
+  /** The base volume's name, when present. */
+  volume: z.string().optional(),
+  message: z.string().optional(),
+});
+export type ImagePresence = z.infer<typeof ImagePresenceSchema>;
+
 export const ImageViewSchema = z.object({
   name: z.string(),
   url: z.string(),
@@ -24,5 +38,7 @@ export const ImageViewSchema = z.object({
   /** The partial's expected size, when the server said it. */
   totalBytes: z.number().optional(),
   lastUsed: z.string().optional(),
+  /** Per configured host, in config order: is the base volume uploaded there? */
+  hosts: z.array(ImagePresenceSchema).optional(),
 });
 export type ImageView = z.infer<typeof ImageViewSchema>;

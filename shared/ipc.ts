@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
+import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSaveSchema, MachineTypeRemoveSchema, MachineTypeSaveSchema } from './catalog-edit.js';
 import { HostStatusSchema } from './hosts.js';
 import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
@@ -121,6 +122,12 @@ export const channels = {
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),
+  /** Catalog edits: each goes through AppService.editConfig (validated, saved atomically, refused while tasks run). */
+  'machineTypes:save': channel(MachineTypeSaveSchema, CatalogEditResultSchema),
+  'machineTypes:remove': channel(MachineTypeRemoveSchema, CatalogEditResultSchema),
+  'images:save': channel(ImageSaveSchema, CatalogEditResultSchema),
+  'images:remove': channel(ImageRemoveSchema, CatalogEditResultSchema),
+  'defaults:set': channel(DefaultsSetSchema, CatalogEditResultSchema),
   'proxies:list': channel(z.undefined(), FleetListingSchema),
   'proxies:inspect': channel(ProxyNameSchema, ProxyInspectionSchema),
   'proxies:launch': channel(ProxySpecSchema, TaskRefSchema),

@@ -10,6 +10,8 @@ import { type FleetBackend, openFleetBackend } from '../services/app/fleet-backe
 import { ConfigService } from '../services/config/config-service.js';
 import { ConfigStore } from '../services/config/config-store.js';
 import { configPath } from '../services/config/paths.js';
+import { FileCredentialsStore, credentialsPath } from '../services/credentials/credentials-store.js';
+import { KeyringCredentialsStore } from '../services/credentials/keyring-credentials-store.js';
 import { FileSecretStore, type SecretStore, secretsPath } from '../services/credentials/secret-store.js';
 import { Passphrases } from '../services/hosts/passphrases.js';
 import { SshConnectionPool } from '../transport/index.js';
@@ -36,6 +38,8 @@ export interface AppServicesOptions {
   reconcileIntervalMs?: number;
   /** Where remembered SSH passphrases go: the Electron shell's safeStorage store; else `<dataDir>/secrets.json` (0600). */
   secrets?: SecretStore;
+  /** The desktop app's OS keychain store: proxy credentials go there (the 0600 file stays behind it for the CLI's proxies). */
+  keyring?: SecretStore;
 }
 
 /** The services, handlers and router for a data directory, as seen from `frontEnd`. */
@@ -47,7 +51,14 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
   const passphrases = new Passphrases(options.secrets ?? new FileSecretStore(secretsPath(dataDir)));
   const openBackend =
     options.openBackend ??
-    ((kvm: ResolvedKVMConfig) => openFleetBackend({ config: kvm, dataDir, sshPool: new SshConnectionPool({ env: process.env, askPassphrase: passphrases.ask }), env: process.env, passphrases }));
+    ((kvm: ResolvedKVMConfig) => openFleetBackend({
+        config: kvm,
+        dataDir,
+        sshPool: new SshConnectionPool({ env: process.env, askPassphrase: passphrases.ask }),
+        env: process.env,
+        passphrases,
+        ...(options.keyring ? { credentials: new KeyringCredentialsStore(options.keyring, new FileCredentialsStore(credentialsPath(dataDir))) } : {}),
+      }));
   const app = new AppService({ store, config, openBackend, ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}) });
   const close = () => app.close();
   const router = createRouter(createHandlers({ config, info, app }), { subscribe: (sink) => app.subscribe(sink), close });

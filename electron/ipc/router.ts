@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { formatIssue } from '../../shared/config.js';
+import { configErrorMap } from '../../shared/config-issues.js';
 import { type ChannelInput, type ChannelName, type ChannelOutput, type Envelope, type ErrorEnvelope, type EventName, type EventPayload, channels } from '../../shared/ipc.js';
 
 /** The service side of every channel. */
@@ -66,7 +67,9 @@ export function createRouter(handlers: Handlers, hooks: RouterHooks = {}): Route
         }
         const name = channel as ChannelName;
         const spec = channels[name];
-        const parsed = spec.input.safeParse(input);
+        // The config's wording for zod's own checks, so that a channel whose input is a config
+        // entry (machineTypes:save…) refuses it with the words a config file would get.
+        const parsed = spec.input.safeParse(input, { error: configErrorMap });
         if (!parsed.success) {
           const issues = zodIssues(parsed.error);
           throw new ValidationError(`invalid input for ${name}: ${issues.map(formatIssue).join('; ')}`, issues);

@@ -8,12 +8,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
 import { ConsoleOwner } from '../ipc/console-owner.js';
+import { logBackend } from '../ipc/backend-log.js';
 import { writeFileAtomic } from '../services/config/atomic-write.js';
 import { dataDir } from '../services/config/paths.js';
-import { logDir } from '../services/log/logger.js';
+import { createLogger, logDir } from '../services/log/logger.js';
 import { menuTemplate } from './menu.js';
 import { safeStorageSecretStore } from './safe-secret-store.js';
 import { hardenSession, lockNavigation, secureWebPreferences } from './security.js';
+import { rememberWindowState, restoredWindowOptions } from './window.js';
 
 const rendererIndex = fileURLToPath(new URL('../../renderer/index.html', import.meta.url));
 const preloadScript = fileURLToPath(new URL('../../preload/preload.cjs', import.meta.url));
@@ -26,8 +28,15 @@ export function startShell(): void {
   const dir = dataDir();
   // The app and the CLI share one data directory.
   app.setPath('userData', dir);
-  const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: safeStorageSecretStore(dir) });
-  const { router } = services;
+  const log = createLogger({ dataDir: dir });
+  log.info({ version: app.getVersion(), electron: process.versions.electron, dataDir: dir }, 'app: starting');
+  // The monitor only observes: Electron still handles the exception as it would without it.
+  process.on('uncaughtExceptionMonitor', (err) => log.error({ err: err.message, stack: err.stack }, 'app: uncaught exception'));
+  // One OS-keychain store for SSH passphrases and proxy credentials alike.
+  const keyring = safeStorageSecretStore(dir);
+  const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: keyring, keyring });
+  // Host state changes, task outcomes and failed calls go to the log file (never a call's input).
+  const { router } = logBackend(services.router, log);
   // The window's console sessions close when its page goes (reload) or the window closes.
   const consoles = new ConsoleOwner(router);
   const appUrl = pathToFileURL(rendererIndex).href;
@@ -63,7 +72,11 @@ export function startShell(): void {
     // Cancel running tasks and close the host connections before the process goes.
     closing = true;
     event.preventDefault();
-    void services.close().finally(() => app.quit());
+    log.info('app: quitting');
+    void services.close().finally(() => {
+      log.flush();
+      app.quit();
+    });
   });
   app.on('web-contents-created', (_e, contents) => lockNavigation(contents, appUrl, (url) => void shell.openExternal(url)));
 
@@ -84,8 +97,12 @@ export function startShell(): void {
         }),
       ),
     );
-    window = new BrowserWindow({ width: 1200, height: 800, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
-    window.once('ready-to-show', () => window?.show());
+    const restored = await restoredWindowOptions(dir);
+    window = new BrowserWindow({ ...restored.options, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
+    rememberWindowState(window, dir, log);
+    // maximize() also shows the window: only once it has something to show.
+    window.once('ready-to-show', () => (restored.maximized ? window?.maximize() : window?.show()));
+    window.webContents.on('render-process-gone', (_e, details) => log.error({ reason: details.reason, exitCode: details.exitCode }, 'app: the window\'s renderer process ended'));
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
     window.webContents.on('did-start-loading', () => {
       ready = false;

@@ -7,13 +7,9 @@
  * ("basic_text"): that is obfuscation, not protection, and the person is told so.
  */
 import { safeStorage } from 'electron';
-import { join } from 'node:path';
-import { FileSecretStore, type SecretStore, type SecretStoreAvailability, SecretStoreUnavailableError } from '../services/credentials/secret-store.js';
+import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretStore, type SecretStoreAvailability, SecretStoreUnavailableError, safeSecretsPath } from '../services/credentials/secret-store.js';
 
-/** The encrypted secrets file of a data directory. */
-export function safeSecretsPath(dataDir: string): string {
-  return join(dataDir, 'secrets.safe.json');
-}
+export { safeSecretsPath } from '../services/credentials/secret-store.js';
 
 function availability(platform: NodeJS.Platform): SecretStoreAvailability {
   if (!safeStorage.isEncryptionAvailable()) {
@@ -32,7 +28,7 @@ export function safeStorageSecretStore(dataDir: string, platform: NodeJS.Platfor
     description: `encrypted with your OS keychain (Electron safeStorage) in ${file}`,
     availability: () => availability(platform),
     codec: {
-      encoding: 'electron-safe-storage',
+      encoding: SAFE_STORAGE_ENCODING,
       encode: (value) => {
         const state = availability(platform);
         if (!state.available) throw new SecretStoreUnavailableError(`not remembered: ${state.reason}`);

@@ -4,10 +4,12 @@ import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage, formatAge } from '../format.js';
+import { useInspectorStore } from '../stores/inspector-store.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
-import { rowWindow } from '../windowing.js';
+import { rowWindow, scrollToRow } from '../windowing.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { InspectorView } from './InspectorView.js';
 
 /** Must match `.grid-row` height in styles.css. */
 export const ROW_HEIGHT = 36;
@@ -70,8 +72,42 @@ function StateBadge({ state }: { state: string }) {
   return <span className={`badge state-${state}`}>{state}</span>;
 }
 
+/**
+ * The Proxies view: the table, or the inspector of one proxy while one is open. The table
+ * stays mounted (hidden) under the inspector, so its filter, selection and scroll position
+ * are as they were when the person comes back.
+ */
 export function ProxiesView() {
+  const inspecting = useInspectorStore((s) => s.target !== null);
+  return (
+    <>
+      {inspecting && <InspectorView />}
+      <ProxiesTable hidden={inspecting} />
+    </>
+  );
+}
+
+/** Enter on a focused row, or a double-click on it (not on its checkbox or buttons), opens the inspector. */
+function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
+  if (e.target !== e.currentTarget) return;
+  const row = e.currentTarget;
+  if (e.key === 'Enter') {
+    e.preventDefault();
+    useInspectorStore.getState().open(name);
+  } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+    // Moves between the rendered rows; the overscan keeps a neighbour in the DOM and focusing it scrolls.
+    const next = e.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling;
+    if (next instanceof HTMLElement) {
+      e.preventDefault();
+      next.focus();
+    }
+  }
+}
+
+function ProxiesTable({ hidden }: { hidden: boolean }) {
   const { proxies, loaded, error } = useProxiesStore();
+  const returnTo = useInspectorStore((s) => s.returnTo);
+  const openInspector = useInspectorStore((s) => s.open);
   const { sort, setSort, setLaunchOpen, toast } = useUiStore();
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -95,6 +131,34 @@ export function ProxiesView() {
     return () => observer.disconnect();
   }, [loaded, all.length]);
   const win = rowWindow({ count: rows.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
+
+  // Back from the inspector: the proxy's row is scrolled into view and its Inspect button
+  // gets the focus (once the window has rendered that row, hence the second effect).
+  const returned = useRef<string | undefined>(undefined);
+  const pendingFocus = useRef<{ name: string; until: number } | undefined>(undefined);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!returnTo) returned.current = undefined;
+    if (!returnTo || hidden || !el || returned.current === returnTo) return;
+    returned.current = returnTo;
+    const index = rows.findIndex((p) => p.name === returnTo);
+    if (index < 0) return;
+    pendingFocus.current = { name: returnTo, until: Date.now() + 2000 };
+    const top = scrollToRow({ index, rowHeight: ROW_HEIGHT, scrollTop: el.scrollTop, height: el.clientHeight });
+    if (top !== el.scrollTop) {
+      el.scrollTop = top;
+      setScrollTop(top);
+    }
+  }, [returnTo, hidden, rows]);
+  useEffect(() => {
+    const pending = pendingFocus.current;
+    if (!pending) return;
+    if (Date.now() > pending.until) pendingFocus.current = undefined;
+    const button = scroller.current?.querySelector<HTMLElement>(`[data-inspect="${CSS.escape(pending.name)}"]`);
+    if (!button) return;
+    pendingFocus.current = undefined;
+    button.focus();
+  });
 
   const toggle = (key: string) =>
     setSelected((s) => {
@@ -133,7 +197,7 @@ export function ProxiesView() {
   };
 
   return (
-    <section className="view view-proxies" aria-labelledby="proxies-h">
+    <section className="view view-proxies" aria-labelledby="proxies-h" hidden={hidden}>
       <div className="view-head">
         <h2 id="proxies-h">Proxies</h2>
         <span className="meta">{loaded ? `${rows.length} of ${all.length}` : 'loading…'}</span>
@@ -176,7 +240,18 @@ export function ProxiesView() {
                   const key = proxyKey(p);
                   const isSelected = selected.has(key);
                   return (
-                    <div role="row" className={`grid-row${isSelected ? ' selected' : ''}`} key={key} aria-rowindex={win.start + i + 2} aria-selected={isSelected}>
+                    <div
+                      role="row"
+                      className={`grid-row${isSelected ? ' selected' : ''}`}
+                      key={key}
+                      aria-rowindex={win.start + i + 2}
+                      aria-selected={isSelected}
+                      tabIndex={0}
+                      onKeyDown={(e) => rowKeys(e, p.name)}
+                      onDoubleClick={(e) => {
+                        if (!(e.target instanceof HTMLElement && e.target.closest('input, button'))) openInspector(p.name);
+                      }}
+                    >
                       <div role="cell" className="col col-select">
                         <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
                       </div>
@@ -200,6 +275,7 @@ export function ProxiesView() {
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
+                        <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>
                   );

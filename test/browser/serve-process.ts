@@ -1,55 +1,10 @@
 /** `egress-desk serve` as a real child process (the built CLI), for the unit and browser lanes. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ServeProcess, startServeProcess } from '../../bench/browser/serve.js';
 import { cliBin } from '../support/dist.js';
 
-export interface ServeProcess {
-  child: ChildProcess;
-  /** The one-time link printed on stdout. */
-  url: string;
-  origin: string;
-  stdout: () => string;
-  stderr: () => string;
-  /** Sends a signal and resolves to the exit code (null if killed by a signal). */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
+export type { ServeProcess } from '../../bench/browser/serve.js';
 
 /** Starts `egress-desk serve --no-open` and waits for its link (rejects with its stderr if it exits first). */
 export function startServe(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [cliBin, 'serve', '--no-open', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`egress-desk serve printed no link within ${timeoutMs} ms; stderr:\n${stderr}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`egress-desk serve exited (${code}) before printing a link; stderr:\n${stderr}`));
-    });
-    child.stdout.on('data', (d: string) => {
-      stdout += d;
-      const line = stdout.split('\n')[0];
-      if (!stdout.includes('\n') || !line) return;
-      clearTimeout(timer);
-      const url = line.trim();
-      resolve({
-        child,
-        url,
-        origin: new URL(url).origin,
-        stdout: () => stdout,
-        stderr: () => stderr,
-        stop: async (signal = 'SIGTERM') => {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-          return exited;
-        },
-      });
-    });
-  });
+  return startServeProcess(cliBin, env, args, timeoutMs);
 }

@@ -20,6 +20,7 @@ import { repoRoot } from '../support/dist.js';
 import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
 import { tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
+import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
 
@@ -239,35 +240,9 @@ describe('browser views: against the real libvirtd', () => {
   it('renders only a window of 1,000 proxies, and scrolls to the last', async () => {
     // The backend's proxies:list answer is replaced on the wire (Playwright's WebSocket
     // routing): the renderer is the product build, unchanged.
-    const fake = Array.from({ length: 1000 }, (_, i) => ({
-      name: `bulk-${String(i).padStart(4, '0')}`,
-      id: `ep-bulk-${i}`,
-      host: 'local',
-      state: i % 7 === 0 ? 'shutoff' : 'running',
-      port: 3128,
-      machineType: 'tiny',
-      image: { name: 'tiny', sha256 },
-      createdAt: new Date(Date.now() - i * 60_000).toISOString(),
-      owner: 'egress-desk',
-      specHash: 'x',
-      addresses: [{ address: `192.168.150.${(i % 250) + 2}`, prefix: 24, family: 'ipv4', source: 'lease' }],
-    }));
     const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
     const p = watch(await context.newPage());
-    await p.routeWebSocket(/\/ws$/, (ws) => {
-      const server = ws.connectToServer();
-      const lists = new Set<number>();
-      ws.onMessage((m) => {
-        const request = JSON.parse(String(m)) as { id: number; channel: string };
-        if (request.channel === 'proxies:list') lists.add(request.id);
-        server.send(m);
-      });
-      server.onMessage((m) => {
-        const response = JSON.parse(String(m)) as { id?: number; envelope?: unknown };
-        if (response.id !== undefined && lists.has(response.id)) ws.send(JSON.stringify({ id: response.id, envelope: { ok: true, value: { proxies: fake, hosts: [] } } }));
-        else ws.send(m);
-      });
-    });
+    await routeProxiesList(p, fakeProxies(1000, sha256));
     await p.goto(`${serve.origin}/`);
     await nav(p, 'Proxies').click();
     const table = p.getByRole('table', { name: 'Proxies' });

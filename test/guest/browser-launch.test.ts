@@ -117,7 +117,7 @@ describe('the app on the real guest image', () => {
     expect(text).toMatch(/192\.168\.150\.\d+/);
     expect(text).toMatch(/lease|agent|arp/);
     await page.screenshot({ path: join(shots, 'proxies-ready-light.png') });
-    publishScreenshot(join(shots, 'proxies-ready-light.png'), join(docs, 'proxies.png'));
+    publishScreenshot(join(shots, 'proxies-ready-light.png'), join(docs, 'proxies-ready.png'));
   });
 
   it('deletes it through the confirmation, leaving the host as it was', async () => {

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { createAppServices } from '../../ipc/app-services.js';
+import { logBackend } from '../../ipc/backend-log.js';
 import { openBrowser } from '../../serve/open-browser.js';
 import { type ServeServer, startServeServer } from '../../serve/server.js';
 import { BUILT_RENDERER_DIR, rendererIsBuilt } from '../../serve/static-files.js';
@@ -44,12 +45,17 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
         if (!rendererIsBuilt(BUILT_RENDERER_DIR)) {
           throw new CliError(`the app is not built (${BUILT_RENDERER_DIR} has no index.html): run npm run build`, EXIT.failed);
         }
-        const { router } = createAppServices(ctx.dataDir, 'serve', { version: VERSION, configFile: ctx.configFile });
+        const services = createAppServices(ctx.dataDir, 'serve', { version: VERSION, configFile: ctx.configFile });
         const log = ctx.log;
+        log.info({ version: VERSION, dataDir: ctx.dataDir, config: ctx.configFile }, 'serve: starting');
+        // Host state changes, task outcomes and failed calls go to the log file (never a call's input).
+        const backend = logBackend(services.router, log);
         let server: ServeServer;
         try {
-          server = await startServeServer({ rendererDir: BUILT_RENDERER_DIR, router, log, port });
+          server = await startServeServer({ rendererDir: BUILT_RENDERER_DIR, router: backend.router, log, port });
         } catch (err) {
+          backend.stop();
+          await services.close();
           const code = (err as NodeJS.ErrnoException).code;
           if (code === 'EADDRINUSE') throw new CliError(`port ${port} on 127.0.0.1 is in use: choose another with --port, or 0 for any free one`, EXIT.failed);
           throw err;
@@ -65,6 +71,7 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
         const signal = await stopped;
         log.info({ signal }, 'serve: stopping');
         await server.close();
+        backend.stop();
         log.info('serve: stopped');
         return EXIT.ok;
       }),

@@ -9,6 +9,7 @@
  */
 import { type ProviderConfig, type ResolvedKVMConfig, validateProviderConfig, withDefaults } from '../../../shared/config.js';
 import { type ConfigDiff, diffConfigs } from '../../../shared/config-diff.js';
+import { type CatalogEdit, applyCatalogEdit } from '../../../shared/catalog-edit.js';
 import type { HostStatus } from '../../../shared/hosts.js';
 import type { ImageView, MachineTypeView } from '../../../shared/images-view.js';
 import type { ChannelInput, ChannelOutput, ConfigPreview, EventName, EventPayload } from '../../../shared/ipc.js';
@@ -19,6 +20,7 @@ import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
 import { formatProxyUrl } from '../credentials/credentials-store.js';
+import { CredentialsInKeyringError } from '../credentials/keyring-credentials-store.js';
 import { type ProxyRecord, toRecord } from '../provider/kvm/context.js';
 import { messageOf } from '../provider/kvm/errors.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
@@ -28,6 +30,7 @@ import { TaskService } from '../tasks/task-service.js';
 import { ConsoleSessions } from './console-sessions.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { imagePresence } from './image-presence.js';
 import { seedView } from './seed-view.js';
 import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../hosts/host-edits.js';
 
@@ -140,9 +143,10 @@ export class AppService {
 
   async imagesList(): Promise<ImageView[]> {
     const { backend } = await this.open();
-    const [cached, partials] = await Promise.all([backend.images.list(), backend.images.partials()]);
-    return Object.entries(backend.config.images).map(([name, image]): ImageView => {
-      const view: ImageView = { name, url: image.url, sha256: image.sha256, format: image.format, isDefault: backend.config.defaults.image === name, cache: 'absent' };
+    const entries = Object.entries(backend.config.images);
+    const [cached, partials, presence] = await Promise.all([backend.images.list(), backend.images.partials(), imagePresence(backend, entries.map(([, image]) => image))]);
+    return entries.map(([name, image], i): ImageView => {
+      const view: ImageView = { name, url: image.url, sha256: image.sha256, format: image.format, isDefault: backend.config.defaults.image === name, cache: 'absent', hosts: presence[i]! };
       const hit = cached.find((c) => c.sha256 === image.sha256);
       const partial = partials.find((p) => p.sha256 === image.sha256);
       if (hit) return { ...view, cache: 'cached', sizeBytes: hit.size, lastUsed: hit.lastUsed.toISOString() };
@@ -168,6 +172,36 @@ export class AppService {
     return { taskId };
   }
 
+  /** Adds, changes or renames a machine type (a rename moves the default with it). */
+  machineTypesSave(input: ChannelInput<'machineTypes:save'>): Promise<{ path: string }> {
+    return this.catalogEdit({ op: 'machineType:save', entry: input });
+  }
+
+  /** Removes a machine type; refused for the default and for the last one. */
+  machineTypesRemove(input: ChannelInput<'machineTypes:remove'>): Promise<{ path: string }> {
+    return this.catalogEdit({ op: 'machineType:remove', name: input.name });
+  }
+
+  /** Adds, changes or renames an image entry. */
+  imagesSave(input: ChannelInput<'images:save'>): Promise<{ path: string }> {
+    return this.catalogEdit({ op: 'image:save', entry: input });
+  }
+
+  /** Removes an image entry (refused for the default). The cached file stays: the cache is keyed by digest, not name. */
+  imagesRemove(input: ChannelInput<'images:remove'>): Promise<{ path: string }> {
+    return this.catalogEdit({ op: 'image:remove', name: input.name });
+  }
+
+  defaultsSet(input: ChannelInput<'defaults:set'>): Promise<{ path: string }> {
+    return this.catalogEdit({ op: 'defaults:set', ...input });
+  }
+
+  /** One catalog edit through the shared check (the renderer's own) and the one write path. */
+  private async catalogEdit(edit: CatalogEdit): Promise<{ path: string }> {
+    const { path } = await this.editConfig((config) => applyCatalogEdit(config, edit));
+    return { path };
+  }
+
   // ---- proxies ----
 
   async proxiesList(): Promise<FleetListing> {
@@ -180,7 +214,9 @@ export class AppService {
   async proxiesInspect(input: ChannelInput<'proxies:inspect'>): Promise<ChannelOutput<'proxies:inspect'>> {
     const { backend } = await this.open();
     const inspection = await backend.provider.inspect(input.name);
-    const seed = seedView(inspection.metadata, backend.config, await backend.credentials.get(input.name));
+    // Credentials this front end cannot decrypt (the desktop app's keyring) only change which seed variant is shown.
+    const stored = await backend.credentials.get(input.name).catch((err: unknown) => (err instanceof CredentialsInKeyringError ? undefined : Promise.reject(err)));
+    const seed = seedView(inspection.metadata, backend.config, stored);
     return { ...inspection, problems: { ...inspection.problems } as Record<string, string>, ...(seed ? { seed } : {}) };
   }
 

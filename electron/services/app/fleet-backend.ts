@@ -9,6 +9,19 @@ import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
 import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile } from '../../transport/index.js';
 import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
+import { FileCredentialsWithKeyringNames } from '../credentials/keyring-credentials-store.js';
+import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretCodec, safeSecretsPath } from '../credentials/secret-store.js';
+
+/** Reads the desktop app's secrets file for its key names only: its values need the OS keychain. */
+const KEYS_ONLY: SecretCodec = {
+  encoding: SAFE_STORAGE_ENCODING,
+  encode: () => {
+    throw new Error('only the desktop app writes its keyring file');
+  },
+  decode: () => {
+    throw new Error('only the desktop app can decrypt its keyring file');
+  },
+};
 import { collectHostInfo } from '../hosts/host-info.js';
 import { HostConnections } from '../hosts/host-connections.js';
 import type { Passphrases } from '../hosts/passphrases.js';
@@ -68,6 +81,8 @@ export interface FleetBackendOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Called when a host's client is first used (the CLI's --verbose line). */
   onConnected?: (host: string, via: string) => void;
+  /** Where proxy credentials are kept; default: the 0600 credentials file (which knows the desktop app's keyring names). */
+  credentials?: CredentialsStore;
   /** The passphrases known to the app (the pool's askPassphrase should be its `ask`); without it, unlock is refused. */
   passphrases?: Passphrases;
 }
@@ -110,7 +125,8 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     return api;
   };
   const images = new ImageCache({ dir: join(options.dataDir, 'images') });
-  const credentials = new FileCredentialsStore(credentialsPath(options.dataDir));
+  const credentials =
+    options.credentials ?? new FileCredentialsWithKeyringNames(new FileCredentialsStore(credentialsPath(options.dataDir)), new FileSecretStore(safeSecretsPath(options.dataDir), { codec: KEYS_ONLY }));
   const provider = new KvmProvider({ config, apiFor, images, credentials, probe: createPortProbe({ sshPool, env: options.env }) });
 
   const hosts: HostDirectory = {

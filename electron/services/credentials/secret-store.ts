@@ -26,6 +26,8 @@ export interface SecretStore {
   /** Throws {@link SecretStoreUnavailableError} when {@link availability} says no. */
   set(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
+  /** Every key held (never the values). */
+  keys(): Promise<string[]>;
 }
 
 /** How values are written: `plain` as given, or through an encrypting codec. */
@@ -57,6 +59,14 @@ type SecretsFile = z.infer<typeof FileSchema>;
 export function secretsPath(dataDir: string): string {
   return join(dataDir, 'secrets.json');
 }
+
+/** The desktop app's encrypted secrets file (electron/shell/safe-secret-store.ts writes it). */
+export function safeSecretsPath(dataDir: string): string {
+  return join(dataDir, 'secrets.safe.json');
+}
+
+/** The encoding the desktop app's file records: values encrypted by Electron safeStorage, base64. */
+export const SAFE_STORAGE_ENCODING = 'electron-safe-storage';
 
 /** The key under which a key file's passphrase is remembered. */
 export function passphraseKey(keyFile: string): string {
@@ -107,6 +117,10 @@ export class FileSecretStore implements SecretStore {
 
   delete(key: string): Promise<void> {
     return this.update((all) => all.delete(key));
+  }
+
+  async keys(): Promise<string[]> {
+    return Object.keys((await this.read()).secrets);
   }
 
   private update(change: (all: Map<string, string>) => void): Promise<void> {

@@ -35,6 +35,11 @@ const nearMisses: Partial<Record<ChannelName, unknown[]>> = {
     { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: 'x', extra: true },
   ],
   'console:close': [{}, { session: '' }, { session: 'F6C2D4E-8A1B-4C3D-9E5F-112233445566' }],
+  'machineTypes:save': [{ name: 'a', vcpus: 0, memoryMiB: 128, diskGiB: 1 }, { name: 'A', vcpus: 1, memoryMiB: 128, diskGiB: 1 }, { name: 'a', vcpus: 1, memoryMiB: 128 }, { name: 'a', vcpus: 1.5, memoryMiB: 128, diskGiB: 1 }],
+  'machineTypes:remove': [{ name: 'a' }, { name: 'a', confirm: false }],
+  'images:save': [{ name: 'a', url: 'ftp://x/y', sha256: 'a'.repeat(64), format: 'qcow2' }, { name: 'a', url: 'file:///x', sha256: 'A'.repeat(64), format: 'qcow2' }, { name: 'a', url: 'file:///x', sha256: 'a'.repeat(64), format: 'vmdk' }],
+  'images:remove': [{ name: 'a', confirm: 'yes' }],
+  'defaults:set': [{}, { machineType: '' }],
 };
 
 describe('router', () => {

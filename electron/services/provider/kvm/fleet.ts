@@ -4,6 +4,7 @@
  * proxies, never fatal. The XML (not DOMAIN_GET_METADATA, which libvirt 9.0 returns with
  * the namespace stripped) is parsed, so the element is matched by its namespace URI.
  */
+import { CredentialsInKeyringError } from '../../credentials/keyring-credentials-store.js';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { ProxyNotFoundError, messageOf } from './errors.js';
@@ -128,6 +129,10 @@ export async function inspectProxy(ctx: ProviderContext, name: string): Promise<
     domainXml: domain.xml,
     addresses: report.addresses,
     problems: report.problems,
-    hasCredentials: (await ctx.credentials.get(name)) !== undefined,
+    // Credentials only the desktop app can decrypt are still credentials.
+    hasCredentials: await ctx.credentials.get(name).then(
+      (c) => c !== undefined,
+      (err: unknown) => (err instanceof CredentialsInKeyringError ? true : Promise.reject(err)),
+    ),
   };
 }

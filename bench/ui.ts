@@ -1,0 +1,265 @@
+/**
+ * (g) and (h): the renderer, measured in Debian's Chromium through the real
+ * `egress-desk serve` and the built renderer (the same path as the browser lane).
+ *
+ * (g) First render of the Proxies view with 1,000 proxies — from the proxies:list answer
+ * reaching the page to the end of the first painted frame with rows — beside the same
+ * page with 10 proxies; then scrolling the 1,000 from top to bottom, one viewport per
+ * frame, with every frame interval and Chromium's long animation frames recorded, beside
+ * the same number of frames on the idle page. The listing is replaced on the wire
+ * (browser/fake-listing.ts); the backend behind serve has one unreachable host, so no real
+ * fleet's events disturb the figures.
+ *
+ * (h) Clicking the Launch dialog's submit to the end of the first painted frame showing a
+ * running or done step, on the real backend (the test environment's libvirtd): the call
+ * goes through serve's WebSocket, the router and the task service, and the step arrives as
+ * a task:update event. Each launch is then cancelled and removed.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { VIEWPORT, launchChromium } from './browser/chromium.js';
+import { fakeProxies, routeProxiesList } from './browser/fake-listing.js';
+import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
+import { type ServeProcess, startServeProcess } from './browser/serve.js';
+import type { BenchEnv } from './environment.js';
+import { tinyHome } from './tiny-home.js';
+
+/** Rounds to measure, and where the built CLI is. */
+export interface UiBenchOptions {
+  rounds?: number;
+  /** bin/egress-desk.js */
+  bin?: string;
+  /** dist/electron/cli/main.js */
+  cli?: string;
+}
+// The built CLI, seen from dist/bench/ (the browser lane's test of this file runs it from the sources and passes its own).
+const BIN = fileURLToPath(new URL('../../bin/egress-desk.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+async function times(page: Page): Promise<PageTimes> {
+  return (await page.evaluate('window.__bench')) as PageTimes;
+}
+
+/** Calls one of page-timing.ts's scripts with `arg` (a string is evaluated as an expression: the call is written out). */
+async function call<T>(page: Page, script: string, arg: unknown): Promise<T> {
+  return (await page.evaluate(`(${script})(${JSON.stringify(arg)})`)) as T;
+}
+
+/** Polls the page's times until `key` is set (waitForFunction would evaluate a string, which the app's CSP forbids). */
+async function waitForTime(page: Page, key: keyof PageTimes, timeoutMs = 60_000): Promise<PageTimes> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const t = await times(page);
+    if (t[key] !== null) return t;
+    if (Date.now() > until) throw new Error(`the page never recorded ${key} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A context logged in to serve (the printed link works once; every page after it reuses the cookie). */
+async function loggedIn(browser: Browser, serve: ServeProcess): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
+  const page = await context.newPage();
+  await page.goto(serve.url);
+  await page.close();
+  return context;
+}
+
+/** A page with the timing script and a reader of its main thread's CPU time; page errors are collected. */
+interface TimedPage {
+  page: Page;
+  /** Chromium's ThreadTime for the page's main thread, ms: CPU spent, whatever else the machine is doing. */
+  cpuMs: () => Promise<number>;
+  /** The CPU time read just before the fake proxies:list answer was sent (null without one). */
+  answerCpuMs: () => number | null;
+}
+
+/** A page with the timing script, errors collected (a page error fails the benchmark: the figure would not be the app's). */
+async function timedPage(context: BrowserContext, errors: string[], proxies?: ReturnType<typeof fakeProxies>): Promise<TimedPage> {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const cpuMs = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) * 1000;
+  let answerCpu: number | null = null;
+  // The route first: the timing script must wrap the WebSocket the page really gets.
+  if (proxies) await routeProxiesList(page, proxies, async () => void (answerCpu ??= await cpuMs()));
+  await page.addInitScript(TIMING_INIT_SCRIPT);
+  return { page, cpuMs, answerCpuMs: () => answerCpu };
+}
+
+export interface FirstRenderFigures {
+  /** Medians, ms: 1,000 rows and 10 rows. */
+  thousandMs: number;
+  tenMs: number;
+  /** Median of the part before the frame: answer to the rAF callback that first saw rows (parse, store, React). */
+  thousandScriptMs: number;
+  /** Median main-thread CPU from the answer being sent to the painted frame being seen, ms (1,000 rows). */
+  thousandCpuMs: number;
+  /** Mean main-thread CPU per scroll frame, ms (median over rounds). */
+  scrollCpuPerFrameMs: number;
+  /** The 1-minute load average at the start and the end (2 cores here: above 2 means queueing for CPU). */
+  load: [number, number];
+  /** Per scroll round: the longest frame interval, ms; the median of those is the figure. */
+  longestFrameMs: number;
+  /** Over every scroll round. */
+  frames: number;
+  framesOver50: number;
+  longAnimationFrames: number;
+  p95FrameMs: number;
+  scrollMs: number;
+  /** The idle page's longest frame over as many frames (median over rounds): the machine's noise. */
+  idleLongestFrameMs: number;
+  rounds: number;
+}
+
+/** (g): `rounds` alternating rounds of the 1,000-row and 10-row page, each round scrolling the 1,000. */
+export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptions = {}): Promise<FirstRenderFigures> {
+  const home = mkdtempSync(join(tmpdir(), 'egress-bench-ui-'));
+  // One host over SSH to a loopback port nobody listens on: the backend answers at once, and no fleet exists.
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n',
+  );
+  const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
+  const browser = await launchChromium();
+  const errors: string[] = [];
+  const thousand = fakeProxies(1000);
+  const ten = fakeProxies(10);
+  const runs = { thousand: [] as number[], thousandScript: [] as number[], thousandCpu: [] as number[], ten: [] as number[], longest: [] as number[], idle: [] as number[], frames: [] as number[], long: [] as number[], scrollMs: [] as number[], scrollCpu: [] as number[] };
+  const loadStart = loadavg()[0]!;
+  try {
+    const context = await loggedIn(browser, serve);
+    const render = async (proxies: typeof thousand): Promise<TimedPage & { ms: number; scriptMs: number; cpu: number }> => {
+      const timed = await timedPage(context, errors, proxies);
+      await timed.page.goto(`${serve.origin}/`);
+      const t = await waitForTime(timed.page, 'rowsPaintedAt');
+      const cpu = (await timed.cpuMs()) - timed.answerCpuMs()!;
+      return { ...timed, ms: t.rowsPaintedAt! - t.answerAt!, scriptMs: t.rowsAt! - t.answerAt!, cpu };
+    };
+    // One page of each first, not counted: the browser's caches and the JIT warm up.
+    for (const proxies of [thousand, ten]) await (await render(proxies)).page.close();
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? [ten, thousand] : [thousand, ten];
+      for (const proxies of order) {
+        const { page, ms, scriptMs, cpu, cpuMs } = await render(proxies);
+        if (proxies === ten) {
+          runs.ten.push(ms);
+          await page.close();
+          continue;
+        }
+        runs.thousand.push(ms);
+        runs.thousandScript.push(scriptMs);
+        runs.thousandCpu.push(cpu);
+        const cpuBefore = await cpuMs();
+        const scroll = await call<ScrollFigures>(page, SCROLL_SCRIPT, { lastName: thousand.at(-1)!.name });
+        if (!scroll.reachedEnd) throw new Error('the scroll did not bring the last row in');
+        runs.longest.push(Math.max(...scroll.frames));
+        runs.frames.push(...scroll.frames);
+        runs.long.push(...scroll.longFrames);
+        runs.scrollMs.push(scroll.totalMs);
+        runs.scrollCpu.push(((await cpuMs()) - cpuBefore) / scroll.frames.length);
+        const idle = await call<number[]>(page, IDLE_FRAMES_SCRIPT, { count: scroll.frames.length });
+        runs.idle.push(Math.max(...idle));
+        await page.close();
+      }
+    }
+    if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
+  } finally {
+    await browser.close();
+    await serve.stop();
+  }
+  return {
+    thousandMs: median(runs.thousand),
+    tenMs: median(runs.ten),
+    thousandScriptMs: median(runs.thousandScript),
+    thousandCpuMs: median(runs.thousandCpu),
+    scrollCpuPerFrameMs: median(runs.scrollCpu),
+    load: [loadStart, loadavg()[0]!],
+    longestFrameMs: median(runs.longest),
+    frames: runs.frames.length,
+    framesOver50: runs.frames.filter((f) => f > 50).length,
+    longAnimationFrames: runs.long.length,
+    p95FrameMs: percentile(runs.frames, 95),
+    scrollMs: median(runs.scrollMs),
+    idleLongestFrameMs: median(runs.idle),
+    rounds,
+  };
+}
+
+export interface LaunchClickFigures {
+  /** Median, ms: submit click to the first running/done step painted. */
+  stepMs: number;
+  /** Median, ms: submit click to the progress view painted (the launch call answered with its task). */
+  progressMs: number;
+  /** Median, ms: the toolbar's Launch click to the dialog painted (the renderer alone: the floor). */
+  dialogMs: number;
+  rounds: number;
+}
+
+const NAME = 'egtest-bench-h';
+
+
+/** (h): `rounds` launches through the dialog (plus one not counted), each cancelled and removed. */
+export async function launchClickFigures(env: BenchEnv, { rounds = 5, bin = BIN, cli = CLI }: UiBenchOptions = {}): Promise<LaunchClickFigures> {
+  const tiny = tinyHome(env, 'egress-bench-h-');
+  const dataEnv = { EGRESS_DESK_HOME: join(tiny.home, 'data'), HOME: tiny.home };
+  const names = Array.from({ length: rounds + 1 }, (_, i) => `${NAME}-${i}`);
+  const serve = await startServeProcess(bin, dataEnv, ['--config', tiny.config]);
+  const browser = await launchChromium();
+  const errors: string[] = [];
+  const runs = { step: [] as number[], progress: [] as number[], dialog: [] as number[] };
+  try {
+    const context = await loggedIn(browser, serve);
+    const { page } = await timedPage(context, errors);
+    await page.goto(`${serve.origin}/`);
+    for (const [i, name] of names.entries()) {
+      await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
+      await dialog.waitFor();
+      await dialog.getByRole('combobox', { name: 'Host' }).locator('option', { hasText: 'local (connected)' }).waitFor({ state: 'attached', timeout: 60_000 });
+      await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+      await dialog.getByRole('combobox', { name: 'Host' }).selectOption('local');
+      await dialog.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
+      await dialog.getByRole('button', { name: 'Launch', exact: true }).click();
+      const t = await waitForTime(page, 'stepPaintedAt');
+      if (i > 0) {
+        runs.step.push(t.stepPaintedAt! - t.submitAt!);
+        runs.progress.push(t.progressPaintedAt! - t.submitAt!);
+        runs.dialog.push(t.dialogPaintedAt! - t.dialogClickAt!);
+      }
+      // Cancel: the launch removes what it created. A launch that got too far to cancel is deleted below.
+      const progress = page.getByRole('dialog', { name: `Launching ${name}` });
+      const cancel = progress.getByRole('button', { name: 'Cancel launch' });
+      if (await cancel.isVisible()) await cancel.click().catch(() => undefined);
+      await progress.getByRole('button', { name: /^Close$/ }).waitFor({ timeout: 120_000 });
+      await progress.getByRole('button', { name: /^Close$/ }).click();
+      await progress.waitFor({ state: 'detached' });
+    }
+    if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
+  } finally {
+    await browser.close();
+    await serve.stop();
+    const childEnv = { PATH: process.env.PATH, ...dataEnv };
+    for (const name of names) spawnSync(process.execPath, [cli, '--config', tiny.config, 'proxies', 'delete', name], { env: childEnv });
+    spawnSync('virsh', ['-c', 'qemu:///system', 'vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${tiny.sha256}.qcow2`]);
+  }
+  return { stepMs: median(runs.step), progressMs: median(runs.progress), dialogMs: median(runs.dialog), rounds };
+}

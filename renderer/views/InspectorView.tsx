@@ -1,0 +1,91 @@
+/**
+ * The inspector for one proxy, shown in place of the proxies table (ProxiesView): its
+ * metadata, domain XML and seed in tabs. Opened by a row's Inspect button, Enter or a
+ * double-click; Escape or Back returns to the table. The open proxy and tab are remembered
+ * across a reload; `proxy:changed` events for it refresh it, and a removal says so.
+ */
+import { useEffect } from 'react';
+import { backend } from '../backend.js';
+import { useInspectorStore } from '../stores/inspector-store.js';
+import { OverviewPanel } from './inspector/OverviewPanel.js';
+import { SeedPanel } from './inspector/SeedPanel.js';
+import { type TabDef, Tabs } from './inspector/Tabs.js';
+import { XmlPanel } from './inspector/XmlPanel.js';
+import type { ProxyInspectionView } from '../../shared/proxies.js';
+
+interface PanelProps {
+  inspection: ProxyInspectionView;
+  gone: boolean;
+}
+
+/** The tabs, in order: a new one (the serial console) is one more entry. */
+const TABS: ReadonlyArray<{ id: string; label: string; Panel: (p: PanelProps) => React.ReactNode }> = [
+  { id: 'overview', label: 'Overview', Panel: OverviewPanel },
+  { id: 'xml', label: 'Domain XML', Panel: XmlPanel },
+  { id: 'seed', label: 'Seed', Panel: SeedPanel },
+];
+
+/** True while the person is typing into a field, or in a terminal: Escape belongs to them then. */
+function keepsEscape(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.closest('.xterm') !== null;
+}
+
+export function InspectorView() {
+  const { target, inspection, loading, error, gone, close, setTab, refresh } = useInspectorStore();
+  const name = target?.name;
+
+  // Load when the target changes; follow proxy:changed events for it.
+  useEffect(() => {
+    if (!name) return;
+    const api = backend();
+    void useInspectorStore.getState().refresh(api);
+    return api.on('proxy:changed', (change) => useInspectorStore.getState().changed(api, change));
+  }, [name]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || keepsEscape(e.target) || document.querySelector('dialog[open]')) return;
+      e.preventDefault();
+      useInspectorStore.getState().close();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  if (!target) return null;
+  const state = inspection?.proxy.state;
+  const tabs: TabDef[] = inspection ? TABS.map((t) => ({ id: t.id, label: t.label, panel: () => <t.Panel inspection={inspection} gone={gone} /> })) : [];
+
+  return (
+    <section className="view view-inspector" aria-label={`Inspector for ${target.name}`}>
+      <div className="view-head">
+        <button type="button" aria-label="Back to proxies" aria-keyshortcuts="Escape" onClick={close}>
+          ← Proxies
+        </button>
+        <h2 id="inspector-h">{target.name}</h2>
+        {state && !gone && <span className={`badge state-${state}`}>{state}</span>}
+        {inspection && <span className="meta">on {inspection.proxy.host}</span>}
+        <div className="toolbar" role="toolbar" aria-label="Inspector actions">
+          <span className="meta" aria-live="polite">{loading ? 'refreshing…' : ''}</span>
+          <button type="button" disabled={loading || gone} onClick={() => void refresh(backend())}>Refresh</button>
+          <button type="button" aria-label="Close inspector" onClick={close}>Close</button>
+        </div>
+      </div>
+      {gone && (
+        <div role="alert" className="notice notice-error">
+          <strong>{target.name} no longer exists.</strong> It was deleted (here, by another client or on the host).{' '}
+          {inspection ? 'What is shown is its last known state.' : ''} <button type="button" className="small" onClick={close}>Back to proxies</button>
+        </div>
+      )}
+      {error && (
+        <div role="alert" className="notice notice-error">
+          Cannot inspect {target.name}: {error}. Check its host in the Hosts view, then{' '}
+          <button type="button" className="small" onClick={() => void refresh(backend())}>try again</button>
+        </div>
+      )}
+      {!inspection && !gone && !error && <p className="meta">Loading {target.name}…</p>}
+      {inspection && <Tabs tabs={tabs} selected={target.tab} onSelect={setTab} label={`Sections of ${target.name}`} idPrefix="inspector" />}
+    </section>
+  );
+}
