@@ -1,3 +1,5 @@
+// First: before any zod schema is built (see the file).
+import './zod-jitless.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';

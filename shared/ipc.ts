@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
+import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
 import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSaveSchema, MachineTypeRemoveSchema, MachineTypeSaveSchema } from './catalog-edit.js';
 import { HostStatusSchema } from './hosts.js';
 import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
@@ -137,6 +138,10 @@ export const channels = {
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
+  /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
+  'console:open': channel(ConsoleOpenInputSchema, ConsoleOpenSchema),
+  'console:write': channel(ConsoleWriteInputSchema, ConsoleWriteSchema),
+  'console:close': channel(ConsoleCloseInputSchema, ConsoleCloseSchema),
 } as const;
 
 /**
@@ -157,6 +162,8 @@ export const events = {
   'task:update': TaskSchema,
   'proxy:changed': ProxyChangedSchema,
   'host:status': HostStatusSchema,
+  'console:data': ConsoleDataSchema,
+  'console:closed': ConsoleClosedSchema,
   'app:command': AppCommandSchema,
 } as const;
 

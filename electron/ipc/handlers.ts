@@ -41,5 +41,8 @@ export function createHandlers(services: Services): Handlers {
     'proxies:url': (input) => app.proxiesUrl(input),
     'tasks:list': () => app.tasksList(),
     'tasks:cancel': (input) => app.tasksCancel(input),
+    'console:open': (input) => app.consoles.open(input),
+    'console:write': (input) => app.consoles.write(input),
+    'console:close': (input) => app.consoles.close(input),
   };
 }

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
+import { ConsoleOwner } from '../ipc/console-owner.js';
 import type { Router } from '../ipc/router.js';
 import type { Envelope, WsEvent, WsResponse } from '../../shared/ipc-transport.js';
 
@@ -34,7 +35,7 @@ function asText(data: RawData): string {
 }
 
 /** Answers one raw message: parses, validates and routes it. Never throws. */
-export async function answer(router: Router, data: RawData, isBinary: boolean): Promise<WsResponse> {
+export async function answer(router: Pick<Router, 'invoke'>, data: RawData, isBinary: boolean): Promise<WsResponse> {
   if (isBinary) return { id: null, envelope: protocolError('binary messages are not accepted: send JSON text') };
   let message: unknown;
   try {
@@ -58,8 +59,10 @@ export async function answer(router: Router, data: RawData, isBinary: boolean): 
 export function serveContract(wss: WebSocketServer, router: Router, log: Logger): (event: string, payload: unknown) => void {
   wss.on('connection', (socket: WebSocket) => {
     log.info({ clients: wss.clients.size }, 'serve: browser connected');
+    // The console sessions this browser opens close when its socket does.
+    const owner = new ConsoleOwner(router);
     socket.on('message', (data, isBinary) => {
-      void answer(router, data, isBinary).then((response) => {
+      void answer(owner, data, isBinary).then((response) => {
         if (response.envelope.ok === false && response.envelope.error.name === 'ProtocolError') {
           log.warn({ reason: response.envelope.error.message }, 'serve: refused a malformed message');
         }
@@ -68,7 +71,10 @@ export function serveContract(wss: WebSocketServer, router: Router, log: Logger)
     });
     // Too-big messages (ws closes with 1009) and broken frames surface here: log, don't crash.
     socket.on('error', (err) => log.warn({ err: err.message }, 'serve: WebSocket error'));
-    socket.on('close', (code) => log.info({ code }, 'serve: browser disconnected'));
+    socket.on('close', (code) => {
+      log.info({ code }, 'serve: browser disconnected');
+      void owner.release();
+    });
   });
   return (event, payload) => {
     const message: WsEvent = { event, payload };

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS_CHANNEL, INVOKE_CHANNEL } from '../../shared/ipc.js';
 import { createAppServices } from '../ipc/app-services.js';
+import { ConsoleOwner } from '../ipc/console-owner.js';
 import { logBackend } from '../ipc/backend-log.js';
 import { writeFileAtomic } from '../services/config/atomic-write.js';
 import { dataDir } from '../services/config/paths.js';
@@ -36,6 +37,8 @@ export function startShell(): void {
   const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: keyring, keyring });
   // Host state changes, task outcomes and failed calls go to the log file (never a call's input).
   const { router } = logBackend(services.router, log);
+  // The window's console sessions close when its page goes (reload) or the window closes.
+  const consoles = new ConsoleOwner(router);
   const appUrl = pathToFileURL(rendererIndex).href;
   let window: BrowserWindow | undefined;
   // Events wait until the window has loaded (a renderer that is not listening yet would lose them).
@@ -55,7 +58,7 @@ export function startShell(): void {
     if (!window || event.sender !== window.webContents || event.senderFrame !== window.webContents.mainFrame) {
       return { ok: false, error: { name: 'AccessDenied', message: 'calls are accepted only from the app window' } };
     }
-    return router.invoke(channel, input);
+    return consoles.invoke(channel, input);
   });
 
   app.on('second-instance', () => {
@@ -101,7 +104,10 @@ export function startShell(): void {
     window.once('ready-to-show', () => (restored.maximized ? window?.maximize() : window?.show()));
     window.webContents.on('render-process-gone', (_e, details) => log.error({ reason: details.reason, exitCode: details.exitCode }, 'app: the window\'s renderer process ended'));
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
-    window.webContents.on('did-start-loading', () => (ready = false));
+    window.webContents.on('did-start-loading', () => {
+      ready = false;
+      void consoles.release();
+    });
     window.webContents.on('did-finish-load', () => {
       ready = true;
       const pending = queued;

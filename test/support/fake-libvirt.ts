@@ -5,10 +5,11 @@
  * pool-changing job while one runs (so missing serialisation fails loudly), and any
  * operation can be made to fail on its Nth call (fault injection).
  */
-import type { Readable } from 'node:stream';
+import { Duplex, type Readable } from 'node:stream';
 import { ErrorCode, LibvirtError } from '../../electron/libvirt/index.js';
 import {
   type AddressSource,
+  type ConsoleOptions,
   type DomainEvent,
   type DomainInfo,
   type DomainStateName,
@@ -42,6 +43,60 @@ interface FakeDomain {
   name: string;
   xml: string;
   state: DomainStateName;
+}
+
+/**
+ * The guest's side of a fake console: what the guest prints reaches the client's stream,
+ * what the client writes is recorded. Like libvirt, a domain has one console holder at a
+ * time; a forced open ends the previous holder's stream, and so does the domain stopping.
+ */
+export class FakeConsole {
+  /** Bytes the client wrote, in order. */
+  readonly input: Buffer[] = [];
+  /** Event-loop turns each write takes before its callback (simulated transport latency). */
+  writeTicks = 1;
+  private inputListeners = new Set<(text: string) => void>();
+
+  constructor(
+    readonly domain: string,
+    readonly stream: Duplex,
+  ) {}
+
+  /** The guest prints `data` (bytes as given, or a string as UTF-8). */
+  print(data: string | Uint8Array): void {
+    if (!this.stream.destroyed && !this.stream.readableEnded) this.stream.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data));
+  }
+
+  /** Everything written so far, as UTF-8 text. */
+  written(): string {
+    return Buffer.concat(this.input).toString('utf8');
+  }
+
+  /** Calls `listener` with each write (the guest "reading" its tty). */
+  onInput(listener: (text: string) => void): () => void {
+    this.inputListeners.add(listener);
+    return () => void this.inputListeners.delete(listener);
+  }
+
+  /** @internal the client wrote a chunk */
+  received(chunk: Buffer): void {
+    this.input.push(chunk);
+    for (const l of this.inputListeners) l(chunk.toString('utf8'));
+  }
+
+  /** The daemon ends the stream (EOF), as when the domain stops or another client forces the console. */
+  end(): void {
+    if (!this.stream.destroyed && !this.stream.readableEnded) this.stream.push(null);
+  }
+
+  /** The stream fails (a broken connection). */
+  fail(error: Error): void {
+    this.stream.destroy(error);
+  }
+
+  get open(): boolean {
+    return !this.stream.destroyed && !this.stream.readableEnded;
+  }
 }
 
 export interface FakeHostOptions {
@@ -84,6 +139,8 @@ export class FakeHost implements LibvirtApi {
   /** When true, every call fails as if the host were down. */
   down = false;
   agentAddresses = new Map<string, GuestAddress[]>();
+  /** The console holder of each domain (the last one opened, possibly already ended). */
+  readonly consoles = new Map<string, FakeConsole>();
   private readonly counts = new Map<Op, number>();
   private readonly faults: Array<{ op: Op; nth: number; error: Error }> = [];
   private readonly listeners = new Set<(e: DomainEvent) => void>();
@@ -168,6 +225,8 @@ export class FakeHost implements LibvirtApi {
   }
 
   private emit(domain: string, event: string): void {
+    // A stopped domain's console has no tty behind it any more: its stream ends.
+    if (event === 'STOPPED' || event === 'UNDEFINED') this.consoles.get(domain)?.end();
     for (const l of this.listeners) l({ domain, event });
   }
 
@@ -325,6 +384,39 @@ export class FakeHost implements LibvirtApi {
   async kvmOffered(): Promise<boolean> {
     await this.enter('kvmOffered');
     return this.kvm;
+  }
+
+  async openConsole(domain: string, options: ConsoleOptions): Promise<Duplex> {
+    await this.enter('openConsole', domain);
+    const d = this.domain(domain);
+    if (d.state !== 'running') throw LibvirtError.local(ErrorCode.OPERATION_INVALID, 'Requested operation is not valid: domain is not running');
+    const held = this.consoles.get(domain);
+    if (held?.open) {
+      if (!options.force) throw LibvirtError.local(ErrorCode.OPERATION_FAILED, 'operation failed: Active console session exists for this domain');
+      held.end();
+    }
+    // The stream's callbacks reach the guest side, which needs the stream to exist first.
+    const ref: { fake?: FakeConsole } = {};
+    const stream = new Duplex({
+      allowHalfOpen: false,
+      read: () => undefined,
+      write: (chunk: Buffer, _encoding, callback) => {
+        let n = ref.fake?.writeTicks ?? 1;
+        const step = (): void => {
+          if (n-- > 0) return void setImmediate(step);
+          ref.fake?.received(chunk);
+          callback();
+        };
+        step();
+      },
+      final: (callback) => {
+        ref.fake?.end();
+        callback();
+      },
+    });
+    ref.fake = new FakeConsole(domain, stream);
+    this.consoles.set(domain, ref.fake);
+    return stream;
   }
 
   async onLifecycle(listener: (event: DomainEvent) => void): Promise<() => Promise<void>> {

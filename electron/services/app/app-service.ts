@@ -27,6 +27,7 @@ import type { FleetListing } from '../provider/kvm/fleet.js';
 import type { DomainEvent, LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { parseInstanceMetadata } from '../provider/kvm/metadata.js';
 import { TaskService } from '../tasks/task-service.js';
+import { ConsoleSessions } from './console-sessions.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
 import type { FleetBackend } from './fleet-backend.js';
 import { imagePresence } from './image-presence.js';
@@ -74,6 +75,8 @@ const key = (host: string, domain: string) => `${host}/${domain}`;
 
 export class AppService {
   readonly tasks: TaskService;
+  /** Serial console sessions (console:open/write/close); closed with the backend. */
+  readonly consoles: ConsoleSessions;
   private readonly listeners = new Set<AppEventListener>();
   private readonly now: () => number;
   private opening: Promise<Open> | undefined;
@@ -83,6 +86,7 @@ export class AppService {
     this.now = options.now ?? Date.now;
     this.tasks = options.tasks ?? new TaskService({ now: this.now });
     this.tasks.setListener((task) => this.emit('task:update', task));
+    this.consoles = new ConsoleSessions({ backend: async () => (await this.open()).backend, emit: (event, payload) => this.emit(event, payload) });
   }
 
   /** Every event of the contract; returns the unsubscribe. */
@@ -520,6 +524,7 @@ export class AppService {
 
   /** Drops the backend (connections, subscriptions, timer): the next call builds it from the file. */
   private async reset(): Promise<void> {
+    this.consoles.closeAll(this.closed ? 'the app is closing' : 'the config changed and the connections were rebuilt: connect again');
     const opening = this.opening;
     this.opening = undefined;
     const open = await opening?.catch(() => undefined);

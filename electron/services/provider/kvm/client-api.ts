@@ -3,9 +3,10 @@
  * together (the connection pipelines them), so a fleet listing of N domains costs three
  * round trips, not N+1: the list, all XML descriptions at once, and one stats call.
  */
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { z } from 'zod';
 import {
+  ConsoleFlags,
   type DomainRef,
   DomainDefine,
   DomainStatsType,
@@ -25,7 +26,7 @@ import {
   listAllVolumes,
 } from '../../../libvirt/index.js';
 import { kvmOffered } from '../../hosts/host-info.js';
-import { type AddressSource, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
+import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
 const SOURCE_CODES: Record<AddressSource, number> = { lease: InterfaceAddressesSource.LEASE, agent: InterfaceAddressesSource.AGENT, arp: InterfaceAddressesSource.ARP };
@@ -165,6 +166,11 @@ export class ClientApi implements LibvirtApi {
 
   kvmOffered(): Promise<boolean> {
     return kvmOffered(this.client);
+  }
+
+  async openConsole(domain: string, options: ConsoleOptions): Promise<Duplex> {
+    // devName null: the first console, which the builders make the serial port.
+    return this.client.openConsole(await this.dom(domain), null, ConsoleFlags.SAFE | (options.force ? ConsoleFlags.FORCE : 0));
   }
 
   onLifecycle(listener: (event: DomainEvent) => void): Promise<() => Promise<void>> {

@@ -4,7 +4,7 @@
  * in-memory fake (test/support/fake-libvirt.ts) implements them for unit tests, with
  * fault injection and the pool-job checks that libvirt itself makes.
  */
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 
 /** A domain's state, named (virDomainState). */
 export type DomainStateName = 'nostate' | 'running' | 'blocked' | 'paused' | 'shutdown' | 'shutoff' | 'crashed' | 'pmsuspended';
@@ -59,6 +59,12 @@ export interface DomainEvent {
   event: string;
 }
 
+/** Options of {@link LibvirtApi.openConsole}. */
+export interface ConsoleOptions {
+  /** Take the console over from the client holding it (VIR_DOMAIN_CONSOLE_FORCE): that client is disconnected. */
+  force: boolean;
+}
+
 export interface UploadOptions {
   length: number;
   onProgress?: (done: number, total: number) => void;
@@ -99,6 +105,14 @@ export interface LibvirtApi {
   freeMemory(): Promise<number>;
   /** Whether libvirt offers KVM (domain type kvm) here. */
   kvmOffered(): Promise<boolean>;
+  /**
+   * Opens the domain's first console device (the serial port) as a byte stream: written
+   * bytes reach the guest, the guest's output can be read; ending it ends the session,
+   * destroying it aborts. Always VIR_DOMAIN_CONSOLE_SAFE; when another client holds the
+   * console it fails with OPERATION_FAILED ("Active console session exists…") unless
+   * `force` is set.
+   */
+  openConsole(domain: string, options: ConsoleOptions): Promise<Duplex>;
   /** Subscribes to lifecycle events of every domain; resolves to the unsubscribe function. */
   onLifecycle(listener: (event: DomainEvent) => void): Promise<() => Promise<void>>;
 }
