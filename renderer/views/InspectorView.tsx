@@ -1,12 +1,13 @@
 /**
  * The inspector for one proxy, shown in place of the proxies table (ProxiesView): its
- * metadata, domain XML and seed in tabs. Opened by a row's Inspect button, Enter or a
+ * metadata, domain XML, seed and serial console in tabs. Opened by a row's Inspect button, Enter or a
  * double-click; Escape or Back returns to the table. The open proxy and tab are remembered
  * across a reload; `proxy:changed` events for it refresh it, and a removal says so.
  */
 import { useEffect } from 'react';
 import { backend } from '../backend.js';
 import { useInspectorStore } from '../stores/inspector-store.js';
+import { ConsolePanel } from './ConsolePanel.js';
 import { OverviewPanel } from './inspector/OverviewPanel.js';
 import { SeedPanel } from './inspector/SeedPanel.js';
 import { type TabDef, Tabs } from './inspector/Tabs.js';
@@ -18,11 +19,13 @@ interface PanelProps {
   gone: boolean;
 }
 
-/** The tabs, in order: a new one (the serial console) is one more entry. */
+/** The tabs, in order. */
 const TABS: ReadonlyArray<{ id: string; label: string; Panel: (p: PanelProps) => React.ReactNode }> = [
   { id: 'overview', label: 'Overview', Panel: OverviewPanel },
   { id: 'xml', label: 'Domain XML', Panel: XmlPanel },
   { id: 'seed', label: 'Seed', Panel: SeedPanel },
+  // Rendered only while selected: leaving the tab closes the console session.
+  { id: 'console', label: 'Console', Panel: ({ inspection }) => <ConsolePanel name={inspection.proxy.name} /> },
 ];
 
 /** True while the person is typing into a field, or in a terminal: Escape belongs to them then. */

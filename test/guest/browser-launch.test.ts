@@ -2,8 +2,9 @@
  * The whole app on the real guest image, in Chromium through `egress-desk serve`: launch a
  * proxy by clicking, watch every step up to "the proxy answers", copy its URL from the
  * dialog and fetch a page through it (inside the test namespace), find it in the table with
- * its address and that address's source, open the inspector, and delete it through the
- * confirmation, leaving the host as it was (the shared base volume excepted).
+ * its address and that address's source, open the inspector (metadata, address) and its
+ * serial console (the guest's login prompt, input reaching the guest), and delete it
+ * through the confirmation, leaving the host as it was (the shared base volume excepted).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -119,6 +120,39 @@ describe('the app on the real guest image', () => {
     await page.screenshot({ path: join(shots, 'proxies-ready-light.png') });
     publishScreenshot(join(shots, 'proxies-ready-light.png'), join(docs, 'proxies-ready.png'));
   });
+
+  it('opens the inspector: the metadata fields and the address with its source', async () => {
+    await page.getByRole('table', { name: 'Proxies' }).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
+    await inspector.waitFor();
+    const overview = inspector.getByRole('tabpanel', { name: 'Overview' });
+    await overview.getByText(image.sha256).waitFor();
+    const text = await overview.innerText();
+    for (const field of ['Name', 'Host', 'Owner', 'Machine type', 'Image', 'Port', 'Created', 'Spec hash']) expect(text).toContain(field);
+    expect(text).toMatch(/192\.168\.150\.\d+/);
+    expect(text).toMatch(/lease|agent|arp/);
+  });
+
+  it('shows the serial console in the inspector: the guest login prompt, and input reaches it', async () => {
+    const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
+    await inspector.getByRole('tablist').getByRole('tab', { name: 'Console', exact: true }).click();
+    const panel = inspector.getByRole('region', { name: `Serial console of ${NAME}` });
+    await panel.getByRole('button', { name: `Connect to the console of ${NAME}` }).click();
+    const status = panel.getByRole('status');
+    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toMatch(/^Connected to /);
+    // The getty printed its prompt before we came: Enter makes it ask again, into the terminal.
+    const rows = panel.locator('.xterm-rows');
+    await panel.getByRole('region', { name: `Terminal of ${NAME}` }).click();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.innerText(), { timeout: 120_000 }).toMatch(new RegExp(`${NAME} login:`));
+    await page.screenshot({ path: join(shots, 'inspector-console-light.png') });
+    publishScreenshot(join(shots, 'inspector-console-light.png'), join(docs, 'inspector-console.png'));
+    await panel.getByRole('button', { name: `Disconnect from the console of ${NAME}` }).click();
+    await expect.poll(() => status.innerText()).toBe('Closed: disconnected');
+    // Escape leaves the terminal alone; the inspector's Back button returns to the table.
+    await inspector.getByRole('button', { name: 'Back to proxies' }).click();
+    await page.getByRole('table', { name: 'Proxies' }).waitFor();
+  }, 5 * 60_000);
 
   it('deletes it through the confirmation, leaving the host as it was', async () => {
     const table = page.getByRole('table', { name: 'Proxies' });

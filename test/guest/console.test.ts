@@ -4,28 +4,20 @@
  * its console opened through console:open while it boots, the guest's getty reached
  * (`login:`), a newline written and the prompt seen again. Against the real daemon: a
  * second open is refused as busy (SAFE), `force` takes the console over and the first
- * session is told. Then the real ConsolePanel in Chromium (built by Vite from
- * test/guest/console-page, served by serve's server over the same backend, under the app's
- * CSP): connect, the prompt in the terminal, a take-over from elsewhere, "Take over",
- * disconnect. Everything created is removed, even on failure.
+ * session is told. The console in the app (the inspector's Console tab, in Chromium) is
+ * driven by test/guest/browser-launch.test.ts. Everything created is removed, even on failure.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import react from '@vitejs/plugin-react';
-import type { Browser } from 'playwright-core';
-import { build } from 'vite';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
-import { type ServeServer, startServeServer } from '../../electron/serve/server.js';
-import { silentLogger } from '../../electron/services/log/logger.js';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { PROBE_NETNS_ENV } from '../../electron/services/provider/kvm/port-probe.js';
 import type { ConsoleClosed, ConsoleOpen } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { Task } from '../../shared/tasks.js';
-import { VIEWPORT, launchChromium } from '../browser/chromium.js';
 import { guestConfig, guestImage } from '../support/guest-env.js';
 import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/test-env.js';
@@ -34,9 +26,6 @@ const env = testEnv();
 const NAME = 'egtest-con-1';
 let client: LibvirtClient;
 let services: AppServices | undefined;
-let serve: ServeServer | undefined;
-let browser: Browser | undefined;
-const shots = resolve('test-results', 'screenshots');
 const output = new Map<string, string>();
 const closed: ConsoleClosed[] = [];
 const savedProbeEnv = process.env[PROBE_NETNS_ENV];
@@ -71,7 +60,6 @@ beforeAll(async () => {
   // The readiness probe reaches the guest from inside the test namespace only.
   process.env[PROBE_NETNS_ENV] = env.EGRESS_TEST_NETNS;
   client = await systemClient();
-  mkdirSync(shots, { recursive: true });
   services = createAppServices(join(home, 'data'), 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
   services.app.subscribe((event, payload) => {
     if (event === 'console:data') {
@@ -82,9 +70,6 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  // Closing serve's server closes the backend behind its router too.
-  await serve?.close();
   await services?.close();
   if (savedProbeEnv === undefined) Reflect.deleteProperty(process.env, PROBE_NETNS_ENV);
   else process.env[PROBE_NETNS_ENV] = savedProbeEnv;
@@ -141,57 +126,6 @@ describe('the serial console of a real guest, through the backend', () => {
     console.log(`console lane: launch ${task.state} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     expect(task.state).toBe('succeeded');
   }, 15 * 60_000);
-
-  it('ConsolePanel in Chromium through serve: connect, the prompt, take over, disconnect, no CSP violation', async () => {
-    // The real panel and bridge, built like the renderer; served by serve's own server over this backend.
-    const out = mkdtempSync(join(tmpdir(), 'egress-con-page-'));
-    await build({
-      configFile: false,
-      root: resolve('test/guest/console-page'),
-      base: './',
-      plugins: [react()],
-      define: { __CONSOLE_PROXY__: JSON.stringify(NAME) },
-      build: { outDir: out, emptyOutDir: true, target: 'chrome130' },
-      logLevel: 'warn',
-    });
-    serve = await startServeServer({ rendererDir: out, router: services!.router, log: silentLogger() });
-    browser = await launchChromium();
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.addInitScript("document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective))");
-    await page.goto(serve.url);
-
-    const status = page.getByRole('status');
-    await expect.poll(() => status.innerText()).toMatch(/^Not connected\./);
-    await page.getByRole('button', { name: `Connect to the console of ${NAME}` }).click();
-    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toBe(`Connected to ${NAME} on local. Keys you type go to the guest.`);
-    // The getty printed its prompt before we came: Enter makes it ask again, into the terminal.
-    const rows = page.locator('.xterm-rows');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => rows.innerText(), { timeout: 120_000 }).toMatch(new RegExp(`${NAME} login:`));
-    await page.screenshot({ path: join(shots, 'console-panel.png') });
-
-    // Someone else forces the console: the panel says why it closed; Connect is then refused as busy.
-    const other = await call<ConsoleOpen>('console:open', { name: NAME, force: true });
-    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toMatch(/^Closed: the console was closed by the host|^Closed: another/);
-    await page.getByRole('button', { name: `Connect to the console of ${NAME}` }).click();
-    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toMatch(new RegExp(`^another client holds the console of ${NAME}: take it over\\?`));
-    await page.getByRole('button', { name: new RegExp(`^Take over the console of ${NAME}`) }).click();
-    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toMatch(/^Connected to /);
-    await expect.poll(() => closed.find((c) => c.session === other.session)?.cause, { timeout: 30_000 }).toBe('ended');
-    await page.keyboard.press('Enter');
-    await expect.poll(async () => ((await rows.innerText()).match(/login:/g) ?? []).length, { timeout: 120_000 }).toBeGreaterThan(1);
-
-    await page.getByRole('button', { name: `Disconnect from the console of ${NAME}` }).click();
-    await expect.poll(() => status.innerText()).toBe('Closed: disconnected');
-    expect(services!.app.consoles.size).toBe(0);
-    expect(problems).toEqual([]);
-    await page.close();
-  }, 10 * 60_000);
 
   it('deletes the proxy', async () => {
     const del = await call<{ taskId: string }>('proxies:delete', { name: NAME, confirm: true });
