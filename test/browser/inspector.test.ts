@@ -241,9 +241,13 @@ describe('the inspector: against the real libvirtd', () => {
     await expect(tab(page, 'Domain XML').getAttribute('aria-selected')).resolves.toBe('true');
     await expect(tab(page, 'Domain XML').evaluate((el) => el === document.activeElement)).resolves.toBe(true);
     await page.keyboard.press('End');
-    await expect(tab(page, 'Seed').getAttribute('aria-selected')).resolves.toBe('true');
+    await expect(tab(page, 'Console').getAttribute('aria-selected')).resolves.toBe('true');
+    // The console tab offers to connect; it does not connect by itself.
+    await inspector(page).getByRole('button', { name: `Connect to the console of ${NAME}` }).waitFor();
     await page.keyboard.press('ArrowRight');
     await expect(tab(page, 'Overview').getAttribute('aria-selected')).resolves.toBe('true');
+    await page.keyboard.press('ArrowLeft');
+    await expect(tab(page, 'Console').getAttribute('aria-selected')).resolves.toBe('true');
     await page.keyboard.press('ArrowLeft');
     await expect(tab(page, 'Seed').getAttribute('aria-selected')).resolves.toBe('true');
     await page.keyboard.press('ArrowLeft');
