@@ -108,7 +108,13 @@ function ConsoleSession({ name }: { name: string }) {
           try {
             await backend().console.write({ session: id, data: piece });
           } catch (err) {
-            if (session.current === id) term.write(`\r\n[input not sent: ${err instanceof Error ? err.message : String(err)}]\r\n`);
+            if (session.current !== id) return;
+            term.write(`\r\n[input not sent: ${err instanceof Error ? err.message : String(err)}]\r\n`);
+            // The page lost the backend (serve stopped, the socket dropped): the backend has closed the session.
+            if (err instanceof Error && err.name === 'Disconnected') {
+              session.current = null;
+              setState({ phase: 'closed', reason: 'the connection to Egress Desk was lost: reload the page to connect again' });
+            }
             return;
           }
         }
