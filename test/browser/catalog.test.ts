@@ -11,31 +11,30 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../electron/services/config/document.js';
 import type { ProviderConfig } from '../../shared/config.js';
-import { repoRoot } from '../support/dist.js';
 import { testEnv } from '../support/test-env.js';
-import { VIEWPORT, launchChromium } from './chromium.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, localHost, openApp, testConfig, watchPage } from './app-page.js';
+import { VIEWPORT } from './chromium.js';
 import { publishScreenshot } from './screenshots.js';
-import { type ServeProcess, startServe } from './serve-process.js';
+import type { ServeProcess } from './serve-process.js';
 
 const env = testEnv();
-const shots = join(repoRoot, 'test-results', 'screenshots');
-const docs = join(repoRoot, 'docs', 'screenshots');
+const shots = SHOTS;
+const docs = DOCS_SHOTS;
 const OFFLINE = 'egtest-catalog-off';
 const WRONG_SHA = '0'.repeat(64);
 
 let home: string;
 let image: { path: string; sha256: string };
+let app: AppPage;
 let serve: ServeProcess;
 let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
 const types = () => page.getByRole('region', { name: 'Machine types' });
@@ -53,42 +52,25 @@ function pullableImage(dir: string): { path: string; sha256: string } {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-catalog-'));
-  image = pullableImage(home);
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      // A host whose libvirt socket does not exist: never connected, so its presence is unknown.
-      `    - { name: ${OFFLINE}, address: local, socketPath: /nonexistent/${OFFLINE}.sock }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  defaults: { machineType: tiny }',
-      '',
-    ].join('\n'),
-  );
-  mkdirSync(shots, { recursive: true });
-  mkdirSync(docs, { recursive: true });
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
+  app = await openApp({
+    prefix: 'egress-catalog-',
+    clipboard: true,
+    config: (dir) => {
+      image = pullableImage(dir);
+      return testConfig(env, {
+        // A host whose libvirt socket does not exist: never connected, so its presence is unknown.
+        hosts: [localHost(env), `{ name: ${OFFLINE}, address: local, socketPath: /nonexistent/${OFFLINE}.sock }`],
+        defaults: '{ machineType: tiny }',
+      });
+    },
   });
-  await page.goto(serve.url);
+  ({ home, page, browser, serve } = app);
   await nav('Images & machine types').click({ timeout: 30_000 });
   await types().getByRole('row', { name: /^tiny\b/ }).waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
 });
 
 describe('browser: machine types, edited in place', () => {
@@ -252,10 +234,7 @@ describe('browser: an image, added, pulled and verified', () => {
   it('reads in the dark theme too', async () => {
     const dark = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await page.context().storageState() });
     const darkPage = await dark.newPage();
-    darkPage.on('pageerror', (err) => pageErrors.push(err.message));
-    darkPage.on('console', (msg) => {
-      if (msg.type() === 'error') pageErrors.push(msg.text());
-    });
+    watchPage(darkPage, app.errors);
     await darkPage.goto(`${serve.origin}/`);
     await darkPage.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
     await darkPage.getByRole('region', { name: 'Images' }).getByRole('row', { name: /^egtest-img\b/ }).waitFor();
@@ -265,6 +244,6 @@ describe('browser: an image, added, pulled and verified', () => {
   });
 
   it('logs no CSP violation or page error', () => {
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

@@ -5,13 +5,13 @@
  * Images & machine types view; invalid YAML shows its error and keeps Import disabled.
  * No libvirtd is needed: nothing here talks to a host.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIEWPORT, launchChromium } from './chromium.js';
-import { type ServeProcess, startServe } from './serve-process.js';
+import { type AppPage, openApp } from './app-page.js';
+import { VIEWPORT } from './chromium.js';
+import type { ServeProcess } from './serve-process.js';
 
 const HOST = 'cfgtest-host';
 const SHA = 'a'.repeat(64);
@@ -35,28 +35,19 @@ let home: string;
 let serve: ServeProcess;
 let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
+let app: AppPage;
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
+const nav = (name: string) => app.nav(name);
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-config-view-'));
-  writeFileSync(join(home, 'config.yaml'), ORIGINAL);
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
-  await page.goto(serve.url);
+  app = await openApp({ prefix: 'egress-config-view-', clipboard: true, config: () => ORIGINAL });
+  ({ home, serve, browser, page } = app);
+  pageErrors = app.errors;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
 });
 
 describe('browser: the Config view exports and imports', () => {

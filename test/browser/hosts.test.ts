@@ -8,28 +8,22 @@
  * explanation and no way to trust it. HOME is a temporary directory: the app's known_hosts
  * is HOME/.ssh/known_hosts there, and /root/.ssh is never written.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/dist.js';
 import { testEnv } from '../support/test-env.js';
-import { VIEWPORT, launchChromium } from './chromium.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
-import { type ServeProcess, startServe } from './serve-process.js';
 
 const env = testEnv();
-const shots = join(repoRoot, 'test-results', 'screenshots');
-const docs = join(repoRoot, 'docs', 'screenshots');
 const SSH_HOST = 'egtest-hosts-ssh';
 const MISMATCH_HOST = 'egtest-hosts-mm';
 
 let home: string;
-let serve: ServeProcess;
-let browser: Browser;
+let app: AppPage;
 let page: Page;
-const pageErrors: string[] = [];
 /** The real user's known_hosts before the run: it must be the same after. */
 const realKnownHosts = join(homedir(), '.ssh', 'known_hosts');
 const realBefore = existsSync(realKnownHosts) ? readFileSync(realKnownHosts, 'utf8') : undefined;
@@ -39,8 +33,8 @@ const hostsRegion = () => page.getByRole('region', { name: 'Hosts' });
 const card = (name: string) => hostsRegion().getByRole('article', { name });
 
 async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(shots, `${name}.png`) });
-  publishScreenshot(join(shots, `${name}.png`), join(docs, `${name}.png`));
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  publishScreenshot(join(SHOTS, `${name}.png`), join(DOCS_SHOTS, `${name}.png`));
 }
 
 /** Fills the host dialog's fields by label (empty values are left alone). */
@@ -59,36 +53,12 @@ async function removeHost(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-hosts-view-'));
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '',
-    ].join('\n'),
-  );
-  mkdirSync(shots, { recursive: true });
-  mkdirSync(docs, { recursive: true });
-  // HOME is the temporary directory: ~/.ssh (known_hosts, config) is there, never the real one.
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
-  await page.goto(serve.url);
+  app = await openApp({ prefix: 'egress-hosts-view-', config: () => testConfig(env) });
+  ({ home, page } = app);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
 });
 
 describe('browser: the Hosts view against the real sshd', () => {
@@ -192,6 +162,6 @@ describe('browser: the Hosts view against the real sshd', () => {
 
   it('never touched the real ~/.ssh, and logged no console error or CSP violation', () => {
     expect(existsSync(realKnownHosts) ? readFileSync(realKnownHosts, 'utf8') : undefined).toBe(realBefore);
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

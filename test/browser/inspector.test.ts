@@ -8,8 +8,7 @@
  * Copy URL disabled with its reason; Escape back to the table; the open proxy remembered
  * across a reload; and the inspector saying so when the proxy is deleted under it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,37 +16,32 @@ import { type LibvirtClient, findDomainByName, findVolume } from '../../electron
 import { parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { MASK } from '../../shared/proxies.js';
-import { repoRoot } from '../support/dist.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
-import { VIEWPORT, launchChromium } from './chromium.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
+import { VIEWPORT } from './chromium.js';
 import { publishScreenshot } from './screenshots.js';
-import { type ServeProcess, startServe } from './serve-process.js';
+import type { ServeProcess } from './serve-process.js';
 
 const env = testEnv();
-const shots = join(repoRoot, 'test-results', 'screenshots');
-const docs = join(repoRoot, 'docs', 'screenshots');
+const shots = SHOTS;
+const docs = DOCS_SHOTS;
 const NAME = 'egtest-insp-1';
 
 let home: string;
 let sha256: string;
 /** Whether this file uploaded the tiny base volume (then it removes it; else another test's is left alone). */
 let ownBase = false;
+let app: AppPage;
 let serve: ServeProcess;
 let browser: Browser;
 let light: BrowserContext;
 let page: Page;
 let client: LibvirtClient | undefined;
-const pageErrors: string[] = [];
 
-function watch(p: Page): Page {
-  p.on('pageerror', (err) => pageErrors.push(err.message));
-  p.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
-  return p;
-}
+/** Another page of this test (dark theme): its errors count with the first page's. */
+const watch = (p: Page): Page => watchPage(p, app.errors);
 
 const table = (p: Page) => p.getByRole('table', { name: 'Proxies' });
 /**
@@ -84,42 +78,26 @@ async function cleanUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-inspector-'));
-  const image = tinyImage(home);
-  sha256 = image.sha256;
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  images:',
-      `    tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-      '  defaults: { machineType: tiny, image: tiny }',
-      '',
-    ].join('\n'),
-  );
-  mkdirSync(shots, { recursive: true });
-  mkdirSync(docs, { recursive: true });
+  app = await openApp({
+    prefix: 'egress-inspector-',
+    clipboard: true,
+    config: (dir) => {
+      const image = tinyImage(dir);
+      sha256 = image.sha256;
+      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+    },
+  });
+  ({ home, serve, browser, page } = app);
+  light = app.context;
   await cleanUp();
   client ??= await systemClient();
   ownBase = (await findVolume(client, await testPool(client), baseVolumeName(sha256, 'qcow2'))) === null;
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
-  browser = await launchChromium();
-  light = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  await light.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
-  page = watch(await light.newPage());
-  await page.goto(serve.url);
   // Loaded: the table, or the empty state (other test files' proxies may be on the same libvirtd).
   await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table(page)).waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
   if (sha256) await cleanUp().catch(() => undefined);
   await client?.close();
 });
@@ -323,6 +301,6 @@ describe('the inspector: against the real libvirtd', () => {
   });
 
   it('logs no CSP violation or page error', () => {
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

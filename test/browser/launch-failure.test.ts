@@ -5,65 +5,37 @@
  * let the person go back to the form with their input kept; the host must be left as it
  * was (no domain, no volume); the Tasks panel keeps the failure with its message.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { repoRoot } from '../support/dist.js';
 import { systemClient } from '../support/libvirt.js';
 import { hypervisorState, tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
-import { VIEWPORT, launchChromium } from './chromium.js';
-import { type ServeProcess, startServe } from './serve-process.js';
+import { type AppPage, SHOTS, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();
-const shots = join(repoRoot, 'test-results', 'screenshots');
 const NAME = 'egtest-fail-1';
 /** A digest the tiny image does not have. */
 const WRONG = 'ab'.repeat(32);
 
-let serve: ServeProcess;
-let browser: Browser;
+let app: AppPage;
 let page: Page;
 let client: LibvirtClient;
 let before: Awaited<ReturnType<typeof hypervisorState>>;
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-fail-'));
-  const image = tinyImage(home);
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  images:',
-      `    mislabelled: { url: "file://${image.path}", sha256: ${WRONG} }`,
-      '  defaults: { machineType: tiny, image: mislabelled }',
-      '',
-    ].join('\n'),
-  );
   client = await systemClient();
   before = await hypervisorState(client);
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' })).newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
+  app = await openApp({
+    prefix: 'egress-fail-',
+    config: (home) => testConfig(env, { images: [`mislabelled: { url: "file://${tinyImage(home).path}", sha256: ${WRONG} }`], defaults: '{ machineType: tiny, image: mislabelled }' }),
   });
-  await page.goto(serve.url);
+  page = app.page;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
   await client?.close();
 });
 
@@ -86,7 +58,7 @@ describe('browser: a launch that fails', () => {
     await progress.getByRole('list', { name: 'Launch steps' }).getByRole('listitem', { name: /Get the base image: failed/ }).waitFor();
     // No step after the failed one ran.
     await expect(progress.getByRole('listitem', { name: /Define the VM: (running|done)/ }).count()).resolves.toBe(0);
-    await page.screenshot({ path: join(shots, 'launch-failed-light.png') });
+    await page.screenshot({ path: join(SHOTS, 'launch-failed-light.png') });
     expect(await hypervisorState(client)).toEqual(before);
   });
 
@@ -100,13 +72,13 @@ describe('browser: a launch that fails', () => {
   });
 
   it('keeps the failure in the Tasks panel with its message', async () => {
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Tasks', exact: true }).click();
+    await app.nav('Tasks').click();
     const item = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` });
     await item.getByText(/^Failed/).waitFor({ timeout: 30_000 });
     expect(await item.innerText()).toContain(WRONG);
   });
 
   it('logs no CSP violation or page error', () => {
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

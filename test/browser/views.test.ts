@@ -8,43 +8,35 @@
  * (the WebSocket's proxies:list answer replaced by Playwright; the product has no test path).
  * Screenshots of every view, light and dark, go to test-results/screenshots/.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { publishScreenshot } from './screenshots.js';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
-import { repoRoot } from '../support/dist.js';
 import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
 import { tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
-import { VIEWPORT, launchChromium } from './chromium.js';
-import { type ServeProcess, startServe } from './serve-process.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
+import { VIEWPORT } from './chromium.js';
+import type { ServeProcess } from './serve-process.js';
 
 const env = testEnv();
-const shots = join(repoRoot, 'test-results', 'screenshots');
-const docs = join(repoRoot, 'docs', 'screenshots');
+const shots = SHOTS;
+const docs = DOCS_SHOTS;
 const NAME = 'egtest-ui-1';
 
-let home: string;
 let sha256: string;
+let app: AppPage;
 let serve: ServeProcess;
 let browser: Browser;
 let light: BrowserContext;
 let page: Page;
 let client: LibvirtClient | undefined;
-const pageErrors: string[] = [];
 
-function watch(p: Page): Page {
-  p.on('pageerror', (err) => pageErrors.push(err.message));
-  p.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
-  return p;
-}
+/** Another page of this test: its errors count with the first page's. */
+const watch = (p: Page): Page => watchPage(p, app.errors);
 
 const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
 
@@ -56,38 +48,22 @@ async function cleanUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-views-'));
-  const image = tinyImage(home);
-  sha256 = image.sha256;
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  images:',
-      `    tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-      '  defaults: { machineType: tiny, image: tiny }',
-      '',
-    ].join('\n'),
-  );
-  mkdirSync(shots, { recursive: true });
-  mkdirSync(docs, { recursive: true });
-  await cleanUp();
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home });
-  browser = await launchChromium();
-  light = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  await light.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
-  page = watch(await light.newPage());
-  await page.goto(serve.url);
+  app = await openApp({
+    prefix: 'egress-views-',
+    clipboard: true,
+    config: (dir) => {
+      const image = tinyImage(dir);
+      sha256 = image.sha256;
+      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+    },
+    prepare: cleanUp,
+  });
+  ({ serve, browser, page } = app);
+  light = app.context;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
   if (sha256) await cleanUp().catch(() => undefined);
   await client?.close();
 });
@@ -291,6 +267,6 @@ describe('browser views: against the real libvirtd', () => {
   });
 
   it('logs no CSP violation or page error', () => {
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });

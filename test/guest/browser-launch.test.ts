@@ -7,17 +7,13 @@
  * through the confirmation, leaving the host as it was (the shared base volume excepted).
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
-import { VIEWPORT, launchChromium } from '../browser/chromium.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from '../browser/app-page.js';
 import { publishScreenshot } from '../browser/screenshots.js';
-import { type ServeProcess, startServe } from '../browser/serve-process.js';
-import { repoRoot } from '../support/dist.js';
 import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
 import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider-env.js';
@@ -25,19 +21,17 @@ import { testEnv } from '../support/test-env.js';
 
 const env = testEnv();
 const NAME = 'egtest-gui-1';
-const shots = join(repoRoot, 'test-results', 'screenshots');
-const docs = join(repoRoot, 'docs', 'screenshots');
+const shots = SHOTS;
+const docs = DOCS_SHOTS;
 
 let image: GuestImage;
 let client: LibvirtClient;
 let http: { child: ChildProcess; url: string };
-let serve: ServeProcess;
-let browser: Browser;
+let app: AppPage;
 let page: Page;
 let before: Awaited<ReturnType<typeof hypervisorState>>;
-const pageErrors: string[] = [];
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
+const nav = (name: string) => app.nav(name);
 
 async function cleanUp(): Promise<void> {
   const id = instanceId(NAME);
@@ -47,30 +41,18 @@ async function cleanUp(): Promise<void> {
 
 beforeAll(async () => {
   image = guestImage();
-  const home = mkdtempSync(join(tmpdir(), 'egress-gui-'));
-  writeFileSync(join(home, 'config.yaml'), guestConfig(env, image));
-  mkdirSync(shots, { recursive: true });
   client = await systemClient();
   await cleanUp();
   before = await hypervisorState(client);
   http = namespaceHttpServer(env, 18082);
   // The readiness probe must reach the guest, whose address exists only inside the namespace.
-  serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
-  page = await context.newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
-  await page.goto(serve.url);
+  app = await openApp({ prefix: 'egress-gui-', clipboard: true, config: () => guestConfig(env, image), env: { EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } });
+  page = app.page;
 }, 20 * 60_000);
 
 afterAll(async () => {
   http?.child.kill();
-  await browser?.close();
-  if (serve) await serve.stop();
+  await app?.close();
   if (client) {
     await cleanUp().catch(() => undefined);
     await client.close();
@@ -168,6 +150,6 @@ describe('the app on the real guest image', () => {
   }, 3 * 60_000);
 
   it('logs no CSP violation or page error', () => {
-    expect(pageErrors).toEqual([]);
+    expect(app.errors).toEqual([]);
   });
 });
