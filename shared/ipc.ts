@@ -130,6 +130,11 @@ export const channels = {
   'defaults:set': channel(DefaultsSetSchema, CatalogEditResultSchema),
   'proxies:list': channel(z.undefined(), FleetListingSchema),
   'proxies:inspect': channel(ProxyNameSchema, ProxyInspectionSchema),
+  /** Where a launch would go now, and why (nothing is changed): the Launch dialog's "Automatic". */
+  'proxies:place': channel(
+    z.strictObject({ host: ProxySpecSchema.shape.host, machineType: ProxySpecSchema.shape.machineType }),
+    z.object({ host: z.string(), reason: z.string() }),
+  ),
   'proxies:launch': channel(ProxySpecSchema, TaskRefSchema),
   'proxies:start': channel(ProxyNameSchema, TaskRefSchema),
   'proxies:stop': channel(ProxyNameSchema, TaskRefSchema),

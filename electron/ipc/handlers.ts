@@ -34,6 +34,7 @@ export function createHandlers(services: Services): Handlers {
     'defaults:set': (input) => app.defaultsSet(input),
     'proxies:list': () => app.proxiesList(),
     'proxies:inspect': (input) => app.proxiesInspect(input),
+    'proxies:place': (input) => app.proxiesPlace(input),
     'proxies:launch': (input) => app.proxiesLaunch(input),
     'proxies:start': (input) => app.proxiesStart(input),
     'proxies:stop': (input) => app.proxiesStop(input),

@@ -3,7 +3,7 @@
  * `proxies:launch` answers with a task, the task's steps as `task:update` brings them, with
  * cancel, and an honest failure view (the step that failed and the backend's message).
  */
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { DEFAULTS, DNS_LABEL } from '../../shared/config.js';
 import { isCidr } from '../../shared/net.js';
 import type { ProxySpec } from '../../shared/proxy.js';
@@ -114,6 +114,24 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const task = useTasksStore((s) => (taskId ? s.tasks[taskId] : undefined));
   const cancel = useTasksStore((s) => s.cancel);
 
+  // What "Automatic" would choose now, and why: asked again when the machine type or a host's state changes.
+  const [auto, setAuto] = useState<{ ok: true; reason: string } | { ok: false; message: string }>();
+  const hostStates = hosts.map((h) => `${h.name}:${h.state}`).join(',');
+  useEffect(() => {
+    if (host) return;
+    let live = true;
+    backend()
+      .proxies.place(machineType ? { machineType } : {})
+      .then(
+        (p) => live && setAuto({ ok: true, reason: p.reason }),
+        (err: unknown) => live && setAuto({ ok: false, message: errorMessage(err) }),
+      );
+    return () => {
+      live = false;
+    };
+  }, [host, machineType, hostStates]);
+  const hostHint = host ? undefined : auto ? (auto.ok ? `Automatic now: ${auto.reason}.` : `Automatic cannot place it now: ${auto.message}`) : 'Automatic picks the connected host with the most free memory.';
+
   const errors = { name: touched ? nameError(name) : undefined, port: portError(port), allow: allowError(allow) };
   const defaultPort = state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort;
 
@@ -214,8 +232,8 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             }}
           />
         </Field>
-        <Field id={ids.host} label="Host" hint="Automatic picks the connected host with the most free memory.">
-          <select id={ids.host} value={host} onChange={(e) => setHost(e.target.value)} aria-describedby={`${ids.host}-hint`}>
+        <Field id={ids.host} label="Host" {...(hostHint ? { hint: hostHint } : {})}>
+          <select id={ids.host} value={host} onChange={(e) => setHost(e.target.value)} aria-describedby={hostHint ? `${ids.host}-hint` : undefined}>
             <option value="">Automatic</option>
             {hosts.map((h) => (
               <option key={h.name} value={h.name}>

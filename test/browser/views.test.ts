@@ -124,6 +124,9 @@ describe('browser views: against the real libvirtd', () => {
     for (const label of ['Name', 'Port']) await dialog.getByRole('textbox', { name: label, exact: true }).waitFor();
     for (const label of ['Host', 'Machine type', 'Image']) await dialog.getByRole('combobox', { name: label }).waitFor();
     await expect(dialog.getByRole('combobox', { name: 'Host' }).locator('option').allInnerTexts()).resolves.toEqual(['Automatic', 'local (connected)']);
+    // What Automatic would choose now, and why: the provider's own placement, asked without launching.
+    await dialog.getByText(new RegExp(`^Automatic now: local: most free memory \\(\\d+\\.\\d GiB\\) with room in pool ${env.EGRESS_TEST_POOL}\\.$`)).waitFor({ timeout: 30_000 });
+    await expect(dialog.getByRole('combobox', { name: 'Host' }).getAttribute('aria-describedby')).resolves.toMatch(/-hint$/);
     // Tab moves from the name through the fields in order.
     await page.keyboard.press('Tab');
     await expect(page.evaluate("document.activeElement.id === document.querySelector('dialog select').id")).resolves.toBe(true);

@@ -220,6 +220,12 @@ export class AppService {
     return { ...inspection, problems: { ...inspection.problems } as Record<string, string>, ...(seed ? { seed } : {}) };
   }
 
+  /** Where a launch would go now, and why; changes nothing. */
+  async proxiesPlace(input: ChannelInput<'proxies:place'>): Promise<ChannelOutput<'proxies:place'>> {
+    const { backend } = await this.open();
+    return backend.provider.placement({ ...(input.host !== undefined ? { host: input.host } : {}), ...(input.machineType !== undefined ? { machineType: input.machineType } : {}) });
+  }
+
   /** Launches as a task whose steps are the provider's (validate … proxy). */
   async proxiesLaunch(spec: ProxySpec): Promise<{ taskId: string }> {
     const open = await this.open();

@@ -178,7 +178,7 @@ describe('placement', () => {
     expect((await f.provider.launch({ name: 'p1' })).proxy.host).toBe('edge-a');
     f.a.down = true;
     const err = await f.provider.launch({ name: 'p2' }).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/edge-b: 0\.1 GiB of memory free, the machine type needs 0\.5 GiB/);
+    expect((err as Error).message).toMatch(/edge-b: 100 MiB of memory free, the machine type needs 512 MiB/);
   });
 
   it('an explicit host that is not in the config is a placement error', async () => {

@@ -24,8 +24,9 @@ export interface PlacementInput {
   memoryBytes?: number;
 }
 
-/** `12.3 GiB`. */
+/** `12.3 GiB`, or `256 MiB` below 1 GiB (a tenth of a GiB is too coarse for small machine types). */
 export function gib(bytes: number): string {
+  if (bytes < 1024 ** 3) return `${Math.round(bytes / 1024 ** 2)} MiB`;
   return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 }
 

@@ -11,6 +11,8 @@ import { ProxyNotFoundError, messageOf } from './errors.js';
 import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, listFleet, locate } from './fleet.js';
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
 import { instanceId, instanceMac, instanceVolumes } from './names.js';
+import { place } from './placement.js';
+import { SpecError } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
 
@@ -44,6 +46,25 @@ export class KvmProvider {
   /** Launches a proxy (docs/provider.md); see {@link LaunchOptions}. */
   launch(spec: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
     return launch(this.ctx, spec, options);
+  }
+
+  /**
+   * Where a launch with these settings would go now, and why (the Launch dialog shows it
+   * beside "Automatic"): the same placement the launch runs, touching nothing. Throws
+   * PlacementError when no host can take it, SpecError for an unknown machine type.
+   */
+  async placement(input: { host?: string; machineType?: string }): Promise<{ host: string; reason: string }> {
+    const name = input.machineType ?? this.ctx.config.defaults.machineType;
+    const machineType = name === undefined ? undefined : this.ctx.config.machineTypes[name];
+    if (!machineType) throw new SpecError(name === undefined ? 'no machine type given and the config names no default (kvm.defaults.machineType)' : `no machine type named ${JSON.stringify(name)} (known: ${Object.keys(this.ctx.config.machineTypes).join(', ')})`);
+    const chosen = await place({
+      hosts: this.ctx.config.hosts,
+      apiFor: this.ctx.apiFor,
+      ...(input.host !== undefined ? { host: input.host } : {}),
+      diskBytes: machineType.diskGiB * 1024 ** 3,
+      memoryBytes: machineType.memoryMiB * 1024 * 1024,
+    });
+    return { host: chosen.host.name, reason: chosen.reason };
   }
 
   /** Every proxy on every host; hosts that are down are reported in `hosts`. */
