@@ -80,6 +80,8 @@ export class AppService {
   private readonly listeners = new Set<AppEventListener>();
   private readonly now: () => number;
   private opening: Promise<Open> | undefined;
+  /** The last config write (import or edit): the next one waits for it. */
+  private writes: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(private readonly options: AppServiceOptions) {
@@ -301,7 +303,11 @@ export class AppService {
   }
 
   /** Validates and replaces the config file atomically; an invalid text is never saved. */
-  async configImport(input: ChannelInput<'config:import'>): Promise<{ path: string; diff: ConfigDiff }> {
+  configImport(input: ChannelInput<'config:import'>): Promise<{ path: string; diff: ConfigDiff }> {
+    return this.oneWriteAtATime(() => this.importNow(input));
+  }
+
+  private async importNow(input: ChannelInput<'config:import'>): Promise<{ path: string; diff: ConfigDiff }> {
     const file = input.syntax === 'json' ? 'import.json' : 'import.yaml';
     const result = validateProviderConfig(parseConfigText(input.text, file));
     if (!result.ok) throw new ConfigInvalidError(file, result.issues);
@@ -320,7 +326,21 @@ export class AppService {
    * current config's connections. The one write path for every in-app config edit
    * (hosts, machine types, images).
    */
-  async editConfig(mutate: (config: ProviderConfig) => ProviderConfig): Promise<{ path: string; diff: ConfigDiff; config: ProviderConfig }> {
+  editConfig(mutate: (config: ProviderConfig) => ProviderConfig): Promise<{ path: string; diff: ConfigDiff; config: ProviderConfig }> {
+    return this.oneWriteAtATime(() => this.editNow(mutate));
+  }
+
+  /**
+   * Config writes run one after another: each reads the file the previous one wrote, so two
+   * edits at the same moment (two browser tabs, a host edit during a catalog save) both land.
+   */
+  private oneWriteAtATime<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(write, write);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  private async editNow(mutate: (config: ProviderConfig) => ProviderConfig): Promise<{ path: string; diff: ConfigDiff; config: ProviderConfig }> {
     const current = await this.providerConfig();
     const next = mutate(structuredClone(current));
     const result = validateProviderConfig(next);

@@ -72,8 +72,8 @@ export class CredentialsInKeyringError extends Error {
 export class FileCredentialsWithKeyringNames implements CredentialsStore {
   constructor(
     private readonly file: CredentialsStore,
-    /** The desktop app's secrets file, read for its keys only (its values need the OS keychain). */
-    private readonly appKeyring: Pick<SecretStore, 'keys'>,
+    /** The desktop app's secrets file: its keys are read, and entries removed (neither needs the OS keychain; reading a value would). */
+    private readonly appKeyring: Pick<SecretStore, 'keys' | 'delete'>,
   ) {}
 
   async get(proxy: string): Promise<ProxyCredentials | undefined> {
@@ -83,17 +83,24 @@ export class FileCredentialsWithKeyringNames implements CredentialsStore {
     return undefined;
   }
 
-  set(proxy: string, credentials: ProxyCredentials): Promise<void> {
-    return this.file.set(proxy, credentials);
+  async set(proxy: string, credentials: ProxyCredentials): Promise<void> {
+    await this.file.set(proxy, credentials);
+    // The app reads its keyring first: an old entry there would shadow these credentials.
+    await this.forgetInKeyring(proxy);
   }
 
-  delete(proxy: string): Promise<void> {
-    // The keyring entry stays until the app runs: it removes entries of proxies that are gone.
-    return this.file.delete(proxy);
+  async delete(proxy: string): Promise<void> {
+    await this.file.delete(proxy);
+    await this.forgetInKeyring(proxy);
   }
 
   names(): Promise<string[]> {
     return this.file.names();
+  }
+
+  /** Removes the app's entry for `proxy`, if it has one (a file the CLI cannot read is left alone). */
+  private async forgetInKeyring(proxy: string): Promise<void> {
+    if (await this.inKeyring(proxy)) await this.appKeyring.delete(PREFIX + proxy);
   }
 
   private async inKeyring(proxy: string): Promise<boolean> {

@@ -5,7 +5,7 @@
  * Electron's safeStorage needs Electron (electron/shell/safe-secret-store.ts is tested with
  * electron mocked in test/unit/hosts/safe-secret-store.test.ts).
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,21 @@ describe('proxy credentials in the desktop app', () => {
     await app.delete('ann');
     await app.delete('ann-old');
     await expect(app.names()).resolves.toEqual([]);
+  });
+
+  it('a delete or a new launch in the CLI removes the app\'s keyring entry, so the app never shows stale credentials', async () => {
+    const { dir, app, cli } = setup();
+    await app.set('ann', ann);
+    await app.set('eve', ann);
+    await cli.delete('ann');
+    await expect(app.get('ann')).resolves.toBeUndefined();
+    await cli.set('eve', { username: 'egress', password: 'relaunched-eve' });
+    await expect(app.get('eve')).resolves.toEqual({ username: 'egress', password: 'relaunched-eve' });
+    expect(readFileSync(safeSecretsPath(dir), 'utf8')).not.toContain('proxy-credentials:');
+    // A proxy the app never had leaves its file alone.
+    const fresh = setup();
+    await fresh.cli.set('zed', ann);
+    expect(existsSync(safeSecretsPath(fresh.dir))).toBe(false);
   });
 
   it('the CLI says where the credentials of an app-launched proxy are, instead of a URL without them', async () => {

@@ -22,6 +22,18 @@ const onDisk = (): ProviderConfig => parseConfigText(readFileSync(app.configFile
 const SHA = 'c'.repeat(64);
 
 describe('channels: catalog edits', () => {
+  it('two edits at the same moment both land: config writes run one after another', async () => {
+    app = appFixture();
+    await Promise.all([
+      app.call('machineTypes:save', { name: 'medium', vcpus: 2, memoryMiB: 2048, diskGiB: 20 }),
+      app.call('machineTypes:save', { name: 'large', vcpus: 4, memoryMiB: 4096, diskGiB: 40 }),
+      app.call('images:save', { name: 'other', url: 'file:///images/other.qcow2', sha256: 'c'.repeat(64), format: 'qcow2' }),
+    ]);
+    const onDisk = parseConfigText(readFileSync(app.configFile, 'utf8'), 'config.yaml') as ProviderConfig;
+    expect(Object.keys(onDisk.kvm!.machineTypes!).sort()).toEqual(['large', 'medium', 'small']);
+    expect(Object.keys(onDisk.kvm!.images!).sort()).toEqual(['img', 'other']);
+  });
+
   it('machineTypes:save adds, edits and renames; the file and the list follow', async () => {
     app = appFixture();
     expect(await app.call('machineTypes:save', { name: 'medium', vcpus: 2, memoryMiB: 2048, diskGiB: 20 })).toEqual({ path: app.configFile });
