@@ -116,7 +116,8 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
 
   // What "Automatic" would choose now, and why: asked again when the machine type or a host's state changes.
   const [auto, setAuto] = useState<{ ok: true; reason: string } | { ok: false; message: string }>();
-  const hostStates = hosts.map((h) => `${h.name}:${h.state}`).join(',');
+  // Only a host becoming connected (or going away) changes the answer; asking never connects a host.
+  const connectedHosts = hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(',');
   useEffect(() => {
     if (host) return;
     let live = true;
@@ -129,7 +130,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     return () => {
       live = false;
     };
-  }, [host, machineType, hostStates]);
+  }, [host, machineType, connectedHosts]);
   const hostHint = host ? undefined : auto ? (auto.ok ? `Automatic now: ${auto.reason}.` : `Automatic cannot place it now: ${auto.message}`) : 'Automatic picks the connected host with the most free memory.';
 
   const errors = { name: touched ? nameError(name) : undefined, port: portError(port), allow: allowError(allow) };

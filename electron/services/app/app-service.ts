@@ -225,7 +225,8 @@ export class AppService {
   /** Where a launch would go now, and why; changes nothing. */
   async proxiesPlace(input: ChannelInput<'proxies:place'>): Promise<ChannelOutput<'proxies:place'>> {
     const { backend } = await this.open();
-    return backend.provider.placement({ ...(input.host !== undefined ? { host: input.host } : {}), ...(input.machineType !== undefined ? { machineType: input.machineType } : {}) });
+    const connected = new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name));
+    return backend.provider.placement({ ...(input.host !== undefined ? { host: input.host } : {}), ...(input.machineType !== undefined ? { machineType: input.machineType } : {}), connected });
   }
 
   /** Launches as a task whose steps are the provider's (validate … proxy). */

@@ -1,6 +1,7 @@
 /** proxies:place: where a launch would go, and why, over the real backend on two in-memory hosts; nothing is created. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AppFixture, appFixture } from './app-fixture.js';
+import { fixture } from '../provider/provider-fixture.js';
+import { type AppFixture, appFixture, fakeHostDirectory } from './app-fixture.js';
 
 let app: AppFixture;
 afterEach(async () => {
@@ -33,5 +34,19 @@ describe('proxies:place', () => {
   it('refuses an unknown machine type by name', async () => {
     app = appFixture();
     await expect(app.call('proxies:place', { machineType: 'huge' })).rejects.toThrow('no machine type named "huge" (known: small)');
+  });
+});
+
+describe('proxies:place asks only connected hosts', () => {
+  it('leaves out a host that is not connected (a preview never starts a connection), and says when none is', async () => {
+    const fx = fixture();
+    const hosts = fakeHostDirectory(fx);
+    let down = ['edge-b'];
+    const status = (name: string) => ({ ...hosts.status(name), ...(down.includes(name) ? { state: 'error' as const, message: 'connection refused' } : {}) });
+    app = appFixture({ fx, hosts: { ...hosts, status, statuses: () => [...fx.hosts.keys()].map(status) } });
+    // edge-b has more free memory, but it is not connected.
+    await expect(app.call('proxies:place', {})).resolves.toEqual({ host: 'edge-a', reason: 'edge-a: most free memory (4.0 GiB) with room in pool default' });
+    down = ['edge-a', 'edge-b'];
+    await expect(app.call('proxies:place', {})).rejects.toThrow('no host is connected yet (see Hosts)');
   });
 });

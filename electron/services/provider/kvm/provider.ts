@@ -7,7 +7,7 @@
 import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
-import { ProxyNotFoundError, messageOf } from './errors.js';
+import { PlacementError, ProxyNotFoundError, messageOf } from './errors.js';
 import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, listFleet, locate } from './fleet.js';
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
 import { instanceId, instanceMac, instanceVolumes } from './names.js';
@@ -50,15 +50,19 @@ export class KvmProvider {
 
   /**
    * Where a launch with these settings would go now, and why (the Launch dialog shows it
-   * beside "Automatic"): the same placement the launch runs, touching nothing. Throws
+   * beside "Automatic"): the same placement the launch runs, touching nothing; with
+   * `connected`, only those hosts are asked (the launch itself tries every host). Throws
    * PlacementError when no host can take it, SpecError for an unknown machine type.
    */
-  async placement(input: { host?: string; machineType?: string }): Promise<{ host: string; reason: string }> {
+  async placement(input: { host?: string; machineType?: string; connected?: ReadonlySet<string> }): Promise<{ host: string; reason: string }> {
     const name = input.machineType ?? this.ctx.config.defaults.machineType;
     const machineType = name === undefined ? undefined : this.ctx.config.machineTypes[name];
     if (!machineType) throw new SpecError(name === undefined ? 'no machine type given and the config names no default (kvm.defaults.machineType)' : `no machine type named ${JSON.stringify(name)} (known: ${Object.keys(this.ctx.config.machineTypes).join(', ')})`);
+    // A preview asks only hosts that are connected: it must never start connections (a host that keeps failing would be retried on every look).
+    const hosts = input.connected ? this.ctx.config.hosts.filter((h) => input.connected!.has(h.name)) : this.ctx.config.hosts;
+    if (input.host === undefined && hosts.length === 0) throw new PlacementError('no host is connected yet (see Hosts)');
     const chosen = await place({
-      hosts: this.ctx.config.hosts,
+      hosts: input.host === undefined ? hosts : this.ctx.config.hosts,
       apiFor: this.ctx.apiFor,
       ...(input.host !== undefined ? { host: input.host } : {}),
       diskBytes: machineType.diskGiB * 1024 ** 3,
