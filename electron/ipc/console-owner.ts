@@ -3,32 +3,54 @@
  * page), so that they close when that client goes: a browser tab closed or a window
  * reloaded must not keep holding a guest's console (the session limit would fill up and
  * the console would stay "busy" for everyone else). The front end routes its calls through
- * {@link ConsoleOwner.invoke}, which notes the sessions `console:open` hands out, and calls
- * {@link ConsoleOwner.release} when the client disconnects.
+ * {@link ConsoleOwner.invoke}, which notes the sessions `console:open` hands out and
+ * refuses `console:write`/`console:close` for sessions this client did not open, and calls
+ * {@link ConsoleOwner.release} when the client disconnects. Serve mode also sends each
+ * session's events to its owner only ({@link ConsoleOwner.owns}).
  */
 import { ConsoleOpenSchema } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { Router } from './router.js';
 
+const sessionOf = (input: unknown): string | undefined =>
+  typeof input === 'object' && input !== null && 'session' in input && typeof input.session === 'string' ? input.session : undefined;
+
 export class ConsoleOwner {
   private readonly sessions = new Set<string>();
+  /** Bumped by every release: an open that answers after one belongs to a client that is gone. */
+  private generation = 0;
 
   constructor(private readonly router: Pick<Router, 'invoke'>) {}
 
+  /** True when this client opened `session` (and has not closed it). */
+  owns(session: string): boolean {
+    return this.sessions.has(session);
+  }
+
   /** Routes one call, remembering the console sessions it opens or closes. */
   async invoke(channel: unknown, input: unknown): Promise<Envelope> {
+    const session = sessionOf(input);
+    if ((channel === 'console:write' || channel === 'console:close') && session !== undefined && !this.sessions.has(session)) {
+      return { ok: false, error: { name: 'ConsoleSessionUnknown', message: 'this console session is not open in this window (it ended, or another window or tab opened it): connect again' } };
+    }
+    const generation = this.generation;
     const envelope = await this.router.invoke(channel, input);
     if (envelope.ok && channel === 'console:open') {
       const opened = ConsoleOpenSchema.safeParse(envelope.value);
-      if (opened.success) this.sessions.add(opened.data.session);
-    } else if (channel === 'console:close' && typeof input === 'object' && input !== null && 'session' in input && typeof input.session === 'string') {
-      this.sessions.delete(input.session);
+      if (opened.success) {
+        // The client went while the console was opening: nobody would ever close it.
+        if (generation !== this.generation) await this.router.invoke('console:close', { session: opened.data.session });
+        else this.sessions.add(opened.data.session);
+      }
+    } else if (channel === 'console:close' && session !== undefined) {
+      this.sessions.delete(session);
     }
     return envelope;
   }
 
   /** Closes every session this client opened (those that ended by themselves answer closed: false). */
   async release(): Promise<void> {
+    this.generation++;
     const sessions = [...this.sessions];
     this.sessions.clear();
     await Promise.all(sessions.map((session) => this.router.invoke('console:close', { session })));

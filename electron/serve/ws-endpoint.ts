@@ -57,10 +57,13 @@ export async function answer(router: Pick<Router, 'invoke'>, data: RawData, isBi
  * (`{event, payload}` to every open socket; the server feeds it the router's events).
  */
 export function serveContract(wss: WebSocketServer, router: Router, log: Logger): (event: string, payload: unknown) => void {
+  /** Each browser's console sessions, for releasing them with its socket and routing their events to it alone. */
+  const owners = new Map<WebSocket, ConsoleOwner>();
   wss.on('connection', (socket: WebSocket) => {
     log.info({ clients: wss.clients.size }, 'serve: browser connected');
     // The console sessions this browser opens close when its socket does.
     const owner = new ConsoleOwner(router);
+    owners.set(socket, owner);
     socket.on('message', (data, isBinary) => {
       void answer(owner, data, isBinary).then((response) => {
         if (response.envelope.ok === false && response.envelope.error.name === 'ProtocolError') {
@@ -73,12 +76,23 @@ export function serveContract(wss: WebSocketServer, router: Router, log: Logger)
     socket.on('error', (err) => log.warn({ err: err.message }, 'serve: WebSocket error'));
     socket.on('close', (code) => {
       log.info({ code }, 'serve: browser disconnected');
+      owners.delete(socket);
       void owner.release();
     });
   });
   return (event, payload) => {
     const message: WsEvent = { event, payload };
     const text = JSON.stringify(message);
+    // A console's output and end go to the browser that opened it, not to every tab.
+    if (event === 'console:data' || event === 'console:closed') {
+      const session = (payload as { session: string }).session;
+      for (const [client, owner] of owners) {
+        if (!owner.owns(session)) continue;
+        if (client.readyState === client.OPEN) client.send(text);
+        return;
+      }
+      // Not claimed yet (its console:open is still on its way back): its own browser buffers it by session id.
+    }
     for (const client of wss.clients) if (client.readyState === client.OPEN) client.send(text);
   };
 }

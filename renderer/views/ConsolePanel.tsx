@@ -9,7 +9,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { type ITheme, Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ConsoleData } from '../../shared/console.js';
+import type { ConsoleClosed, ConsoleData } from '../../shared/console.js';
 import { backend } from '../backend.js';
 import { openTerminal } from './xterm-csp.js';
 import './console-panel.css';
@@ -51,7 +51,7 @@ function stateLine(state: ConsoleState, name: string): string {
     case 'connecting':
       return state.force ? 'Taking the console over…' : 'Connecting…';
     case 'connected':
-      return `Connected to ${name} on ${state.host}. Keys you type go to the guest.`;
+      return `Connected to ${name} on ${state.host}. Keys you type go to the guest; Ctrl+] leaves the terminal.`;
     case 'busy':
       return state.message;
     case 'closed':
@@ -74,6 +74,10 @@ function ConsoleSession({ name }: { name: string }) {
   const session = useRef<string | null>(null);
   /** Output that arrived while console:open was still answering (its session id unknown yet). */
   const early = useRef<ConsoleData[] | null>(null);
+  /** An end that arrived while console:open was still answering (another client forced the console at once). */
+  const earlyClosed = useRef<ConsoleClosed[] | null>(null);
+  /** The bar with the buttons: Ctrl+] moves the focus there (the terminal takes Tab and Escape for the guest). */
+  const bar = useRef<HTMLDivElement>(null);
   const writes = useRef<Promise<void>>(Promise.resolve());
 
   // The terminal lives as long as the panel: created once, fitted to its box, themed from the app's colours.
@@ -98,6 +102,15 @@ function ConsoleSession({ name }: { name: string }) {
     const scheme = window.matchMedia('(prefers-color-scheme: dark)');
     const retheme = () => (term.options.theme = themeOf(element));
     scheme.addEventListener('change', retheme);
+    // Ctrl+] (virsh console's escape) leaves the terminal: without it a keyboard user could not reach the buttons.
+    term.attachCustomKeyEventHandler((e) => {
+      if (e.type === 'keydown' && e.ctrlKey && !e.altKey && !e.metaKey && (e.key === ']' || e.code === 'BracketRight')) {
+        e.preventDefault();
+        bar.current?.querySelector<HTMLButtonElement>('button:not([disabled])')?.focus();
+        return false;
+      }
+      return true;
+    });
     const typed = term.onData((data) => {
       const id = session.current;
       if (!id) return;
@@ -138,7 +151,10 @@ function ConsoleSession({ name }: { name: string }) {
       else early.current?.push(payload);
     });
     const offClosed = api.on('console:closed', (payload) => {
-      if (payload.session !== session.current) return;
+      if (payload.session !== session.current) {
+        earlyClosed.current?.push(payload);
+        return;
+      }
       session.current = null;
       setState({ phase: 'closed', reason: payload.reason });
     });
@@ -170,11 +186,14 @@ function ConsoleSession({ name }: { name: string }) {
       close();
       setState({ phase: 'connecting', force });
       early.current = [];
+      earlyClosed.current = [];
       try {
         const opened = await backend().console.open({ name, ...(force ? { force: true } : {}) });
         if (!alive.current) return void backend().console.close({ session: opened.session }).catch(() => undefined);
-        session.current = opened.session;
         for (const p of early.current ?? []) if (p.session === opened.session) terminal.current?.write(p.data);
+        const ended = earlyClosed.current?.find((c) => c.session === opened.session);
+        if (ended) return setState({ phase: 'closed', reason: ended.reason });
+        session.current = opened.session;
         setState({ phase: 'connected', session: opened.session, host: opened.host });
         terminal.current?.focus();
       } catch (err) {
@@ -182,6 +201,7 @@ function ConsoleSession({ name }: { name: string }) {
         setState(err instanceof Error && err.name === 'ConsoleBusyError' ? { phase: 'busy', message } : { phase: 'error', message });
       } finally {
         early.current = null;
+        earlyClosed.current = null;
       }
     },
     [name, close],
@@ -196,7 +216,7 @@ function ConsoleSession({ name }: { name: string }) {
   const connecting = state.phase === 'connecting';
   return (
     <section className="console-panel" aria-label={`Serial console of ${name}`}>
-      <div className="console-bar">
+      <div className="console-bar" ref={bar}>
         {connected ? (
           <button type="button" aria-label={`Disconnect from the console of ${name}`} onClick={disconnect}>
             Disconnect

@@ -127,6 +127,9 @@ describe('the app on the real guest image', () => {
     await panel.getByRole('region', { name: `Terminal of ${NAME}` }).click();
     await page.keyboard.press('Enter');
     await expect.poll(() => rows.innerText(), { timeout: 120_000 }).toMatch(new RegExp(`${NAME} login:`));
+    // Ctrl+] leaves the terminal (it keeps Tab and Escape for the guest): the focus goes to the bar's button.
+    await page.keyboard.press('Control+BracketRight');
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe(`Disconnect from the console of ${NAME}`);
     await page.screenshot({ path: join(shots, 'inspector-console-light.png') });
     publishScreenshot(join(shots, 'inspector-console-light.png'), join(docs, 'inspector-console.png'));
     await panel.getByRole('button', { name: `Disconnect from the console of ${NAME}` }).click();

@@ -75,4 +75,25 @@ describe('serve: the console over the WebSocket', () => {
     expect(opened2.session).not.toBe(opened1.session);
     second.socket.close();
   });
+
+  it('sends a console only to the browser that opened it, and refuses another tab\'s input for it', async () => {
+    const { taskId } = (await app.call('proxies:launch', { name: 'p2' })) as { taskId: string };
+    const proxy = ((await app.finished(taskId)).result as { proxy: { host: string; id: string } }).proxy;
+    const host = app.fx.hosts.get(proxy.host)!;
+    const mine = await browser();
+    const other = await browser();
+    const session = (await mine.call<ConsoleOpen>('console:open', { name: 'p2' })).session;
+    host.consoles.get(proxy.id)!.print('p2 login: ');
+    await until(() => mine.messages.find((m) => m.event === 'console:data'), 'console:data on the owner\'s socket');
+    // Give the other socket every chance to receive it too.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(other.messages.filter((m) => m.event === 'console:data')).toEqual([]);
+    for (const channel of ['console:write', 'console:close']) {
+      const err = (await other.call(channel, channel === 'console:write' ? { session, data: 'x' } : { session }).catch((e: unknown) => e)) as Error;
+      expect(err.name).toBe('ConsoleSessionUnknown');
+    }
+    expect(host.consoles.get(proxy.id)!.written()).toBe('');
+    mine.socket.close();
+    other.socket.close();
+  });
 });
