@@ -347,7 +347,8 @@ export class AppService {
     const result = validateProviderConfig(next);
     if (!result.ok) throw new ConfigInvalidError(this.options.store.file, result.issues);
     this.refuseWhileBusy('change the config');
-    await this.options.store.save(result.config);
+    // In place: the person's comments and layout in the file survive an edit from the app.
+    await this.options.store.update(result.config);
     await this.reset();
     return { path: this.options.store.file, diff: diffConfigs(current, result.config), config: result.config };
   }

@@ -3,12 +3,13 @@
  * saved atomically. A file that does not validate is never overwritten: it may hold a
  * person's hand edits, and replacing it would lose them.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type ProviderConfig, validateProviderConfig } from '../../../shared/config.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { defaultConfig } from './default-config.js';
 import { ConfigInvalidError, ConfigReadError, loadConfigFile, serializeConfig } from './document.js';
+import { updateYamlText } from './yaml-update.js';
 
 export interface LoadedConfig {
   config: ProviderConfig;
@@ -53,9 +54,37 @@ export class ConfigStore {
     await this.write(result.config);
   }
 
+  /**
+   * Like {@link save}, for an edit of the current config: the file's YAML is changed in
+   * place (comments and layout kept; only what differs is rewritten), see yaml-update.ts.
+   */
+  async update(config: ProviderConfig): Promise<void> {
+    const result = validateProviderConfig(config);
+    if (!result.ok) throw new ConfigInvalidError(this.file, result.issues);
+    let text: string;
+    try {
+      await this.load();
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      const missing = err instanceof ConfigReadError && err.reason === 'no such file';
+      if (!missing) throw new ConfigNotReplacedError(this.file, err instanceof Error ? err.message : String(err));
+      return this.write(result.config);
+    }
+    // A .json config stays strict JSON (it has no comments to keep).
+    const updated = this.isJson() ? undefined : updateYamlText(text, result.config);
+    if (updated === undefined) return this.write(result.config);
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.file, updated);
+  }
+
   private async write(config: ProviderConfig): Promise<void> {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.file, serializeConfig(config));
+    // The file is read back by its name: a .json file must stay JSON.
+    await writeFileAtomic(this.file, serializeConfig(config, this.isJson() ? 'json' : 'operator'));
+  }
+
+  private isJson(): boolean {
+    return this.file.toLowerCase().endsWith('.json');
   }
 }
 
