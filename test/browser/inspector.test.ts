@@ -14,9 +14,9 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
 import { parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
-import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { MASK } from '../../shared/proxies.js';
-import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
 import { tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
@@ -72,9 +72,7 @@ const codeText = (block: Locator) => block.locator('.code-text').evaluateAll((el
 
 async function cleanUp(): Promise<void> {
   client ??= await systemClient();
-  const id = instanceId(NAME);
-  await removeDomain(client, id);
-  await removeVolumes(client, [...Object.values(instanceVolumes(id)), ...(ownBase ? [baseVolumeName(sha256, 'qcow2')] : [])]);
+  await removeProxy(client, NAME, ownBase ? [baseVolumeName(sha256, 'qcow2')] : []);
 }
 
 beforeAll(async () => {

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
-import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
+import { removeProxy, systemClient } from '../support/libvirt.js';
 import { tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
@@ -42,9 +42,7 @@ const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Views'
 
 async function cleanUp(): Promise<void> {
   client ??= await systemClient();
-  const id = instanceId(NAME);
-  await removeDomain(client, id);
-  await removeVolumes(client, [...Object.values(instanceVolumes(id)), baseVolumeName(sha256, 'qcow2')]);
+  await removeProxy(client, NAME, [baseVolumeName(sha256, 'qcow2')]);
 }
 
 beforeAll(async () => {

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from '../browser/app-page.js';
 import { publishScreenshot } from '../browser/screenshots.js';
 import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
-import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 
@@ -33,11 +33,7 @@ let before: Awaited<ReturnType<typeof hypervisorState>>;
 
 const nav = (name: string) => app.nav(name);
 
-async function cleanUp(): Promise<void> {
-  const id = instanceId(NAME);
-  await removeDomain(client, id);
-  await removeVolumes(client, Object.values(instanceVolumes(id)));
-}
+const cleanUp = () => removeProxy(client, NAME);
 
 beforeAll(async () => {
   image = guestImage();

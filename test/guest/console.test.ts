@@ -13,14 +13,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { instanceId } from '../../electron/services/provider/kvm/names.js';
 import { PROBE_NETNS_ENV } from '../../electron/services/provider/kvm/port-probe.js';
 import type { ConsoleClosed, ConsoleOpen } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { Task } from '../../shared/tasks.js';
 import { guestConfig, guestImage } from '../support/guest-env.js';
-import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { removeProxy, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/test-env.js';
+import { waitFor as poll } from '../support/wait.js';
 
 const env = testEnv();
 const NAME = 'egtest-con-1';
@@ -36,20 +37,8 @@ async function call<T>(channel: string, input?: unknown): Promise<T> {
   return envelope.value as T;
 }
 
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}${last ? ` (last: ${last instanceof Error ? last.message : String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+/** Console output is checked every 500 ms. */
+const waitFor = <T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined) => poll(what, ms, probe, 500);
 
 const prompts = (session: string) => (output.get(session) ?? '').match(/login: /g)?.length ?? 0;
 
@@ -74,9 +63,7 @@ afterAll(async () => {
   if (savedProbeEnv === undefined) Reflect.deleteProperty(process.env, PROBE_NETNS_ENV);
   else process.env[PROBE_NETNS_ENV] = savedProbeEnv;
   if (client) {
-    const id = instanceId(NAME);
-    await removeDomain(client, id);
-    await removeVolumes(client, Object.values(instanceVolumes(id)));
+    await removeProxy(client, NAME);
     await client.close();
   }
 }, 120_000);

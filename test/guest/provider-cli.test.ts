@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { GUEST_PAGE_MARK, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
-import { removeDomain, removeVolumes, systemClient } from '../support/libvirt.js';
+import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider-env.js';
 import { runCliProcess } from '../support/run-cli.js';
 import { testEnv } from '../support/test-env.js';
@@ -44,9 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.kill();
   if (client) {
-    const id = instanceId(NAME);
-    await removeDomain(client, id);
-    await removeVolumes(client, Object.values(instanceVolumes(id)));
+    await removeProxy(client, NAME);
     await client.close();
   }
 }, 120_000);

@@ -23,6 +23,7 @@ import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/r
 import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { testEnv } from '../support/test-env.js';
+import { waitFor } from '../support/wait.js';
 
 const env = testEnv();
 const BOOT_DEADLINE_MS = 6 * 60_000;
@@ -30,22 +31,6 @@ let client: LibvirtClient;
 let image: { path: string; sha256: string; size: number };
 let server: ChildProcess | undefined;
 const cleanup: { domain?: string; volumes: string[] } = { volumes: [] };
-
-/** Polls `probe` until it returns a value, or fails after `ms` with what was seen last. */
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}${last ? ` (last: ${last instanceof Error ? last.message : String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
 
 /** Runs a command inside the test namespace: the only place guest addresses may be reached from. */
 function inNetns(cmd: string, args: string[], timeoutMs = 30_000): string {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, listAllVolumes } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
-import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 
@@ -38,9 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!client) return;
-  const id = instanceId(NAME);
-  await removeDomain(client, id);
-  await removeVolumes(client, [...Object.values(instanceVolumes(id)), baseVolumeName(sha256, 'qcow2')]);
+  await removeProxy(client, NAME, [baseVolumeName(sha256, 'qcow2')]);
   await client.close();
 });
 

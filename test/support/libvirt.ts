@@ -1,5 +1,6 @@
 /** Real libvirt for tests: a client on the test environment's socket, and cleanup that always runs. */
 import { type DomainRef, DomainDestroy, DomainUndefine, LibvirtClient, type StoragePoolRef, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
+import { instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { LocalSocketDialer } from '../../electron/transport/index.js';
 import { testEnv } from './test-env.js';
 
@@ -27,4 +28,14 @@ export async function removeVolumes(client: LibvirtClient, names: readonly strin
     const vol = await findVolume(client, pool, name);
     if (vol) await client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
   }
+}
+
+/**
+ * Removes everything a launch of proxy `name` creates (its domain, overlay and seed),
+ * plus `extraVolumes` (e.g. a base volume the test owns); no error for what is gone.
+ */
+export async function removeProxy(client: LibvirtClient, name: string, extraVolumes: readonly string[] = []): Promise<void> {
+  const id = instanceId(name);
+  await removeDomain(client, id);
+  await removeVolumes(client, [...Object.values(instanceVolumes(id)), ...extraVolumes]);
 }
