@@ -9,13 +9,12 @@
  * Electron's own browser process is not here (no Electron binary on these machines): the
  * figure is the backend's, which is what grows with the fleet.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
 import { startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
+import { tinyHome } from './tiny-home.js';
 
 const CLI = fileURLToPath(new URL('../../bin/egress-desk.js', import.meta.url));
 /** Longer than the 60 s background re-listing, so one falls inside the window. */
@@ -44,22 +43,8 @@ function cpuSeconds(pid: number): number {
 
 /** Opens the app on a fleet of `expected` proxies, waits until the table shows them all, then measures the idle window. */
 export async function idleFigures(env: BenchEnv, expected: number, log: (line: string) => void): Promise<IdleFigures> {
-  const home = mkdtempSync(join(tmpdir(), 'egress-bench-idle-'));
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: egtest-net, domainType: qemu }`,
-      '  machineTypes:',
-      '    small: { vcpus: 1, memoryMiB: 256 }',
-      '  images:',
-      `    test: { url: "file:///dev/null", sha256: ${'f'.repeat(64)} }`,
-      '  defaults: { machineType: small, image: test }',
-      '',
-    ].join('\n'),
-  );
+  // Nothing is launched: any config on the test host will do.
+  const { home } = tinyHome(env, 'egress-bench-idle-');
   const serve = await startServeProcess(CLI, { HOME: home, EGRESS_DESK_HOME: home });
   const browser = await launchChromium();
   try {

@@ -12,7 +12,7 @@ import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, listF
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
 import { instanceId, instanceMac, instanceVolumes } from './names.js';
 import { place } from './placement.js';
-import { SpecError } from './render.js';
+import { resolveMachineType } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
 
@@ -55,9 +55,7 @@ export class KvmProvider {
    * PlacementError when no host can take it, SpecError for an unknown machine type.
    */
   async placement(input: { host?: string; machineType?: string; connected?: ReadonlySet<string> }): Promise<{ host: string; reason: string }> {
-    const name = input.machineType ?? this.ctx.config.defaults.machineType;
-    const machineType = name === undefined ? undefined : this.ctx.config.machineTypes[name];
-    if (!machineType) throw new SpecError(name === undefined ? 'no machine type given and the config names no default (kvm.defaults.machineType)' : `no machine type named ${JSON.stringify(name)} (known: ${Object.keys(this.ctx.config.machineTypes).join(', ')})`);
+    const { machineType } = resolveMachineType(this.ctx.config, input.machineType);
     // A preview asks only hosts that are connected: it must never start connections (a host that keeps failing would be retried on every look).
     const hosts = input.connected ? this.ctx.config.hosts.filter((h) => input.connected!.has(h.name)) : this.ctx.config.hosts;
     if (input.host === undefined && hosts.length === 0) throw new PlacementError('no host is connected yet (see Hosts)');

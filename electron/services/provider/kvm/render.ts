@@ -33,6 +33,15 @@ export interface ResolvedSpec {
   vendorData: string;
 }
 
+/** The machine type asked for, or the config's default; SpecError when there is none by that name. */
+export function resolveMachineType(config: ResolvedKVMConfig, asked: string | undefined): { name: string; machineType: ResolvedKVMConfig['machineTypes'][string] } {
+  const name = asked ?? config.defaults.machineType;
+  if (!name) throw new SpecError('no machine type given and the config names no default (kvm.defaults.machineType)');
+  const machineType = config.machineTypes[name];
+  if (!machineType) throw new SpecError(`no machine type named ${JSON.stringify(name)} (known: ${Object.keys(config.machineTypes).join(', ')})`);
+  return { name, machineType };
+}
+
 /**
  * Fills a spec from the config: machine type and image from `defaults`, port from
  * `proxy.port`, allow list from {@link DEFAULT_ALLOW}, generated credentials. The host
@@ -40,10 +49,7 @@ export interface ResolvedSpec {
  */
 export function resolveSpec(spec: ProxySpec, config: ResolvedKVMConfig, host: ResolvedKVMHost, generate: () => ProxyCredentials = generateCredentials): ResolvedSpec {
   checkProxyName(spec.name);
-  const machineTypeName = spec.machineType ?? config.defaults.machineType;
-  if (!machineTypeName) throw new SpecError('no machine type given and the config names no default (kvm.defaults.machineType)');
-  const machineType = config.machineTypes[machineTypeName];
-  if (!machineType) throw new SpecError(`no machine type named ${JSON.stringify(machineTypeName)} (known: ${Object.keys(config.machineTypes).join(', ')})`);
+  const { name: machineTypeName, machineType } = resolveMachineType(config, spec.machineType);
   const imageName = spec.image ?? config.defaults.image;
   const known = Object.keys(config.images);
   if (!imageName) {
