@@ -3,11 +3,11 @@
  * 0600, replaced atomically. They never go into libvirt metadata (which any reader of
  * the host's libvirt can see); the guest gets them through its seed.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
-import { writeFileAtomic } from '../config/atomic-write.js';
+import { PrivateJsonFile } from './private-json-file.js';
 
 const FileSchema = z.object({
   version: z.literal(1),
@@ -30,9 +30,11 @@ export function credentialsPath(dataDir: string): string {
 
 /** A store in a JSON file; read-modify-write cycles of one process run one at a time. */
 export class FileCredentialsStore implements CredentialsStore {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writer: PrivateJsonFile<z.infer<typeof FileSchema>, ProxyCredentials>;
 
-  constructor(readonly file: string) {}
+  constructor(readonly file: string) {
+    this.writer = new PrivateJsonFile(file, () => this.read(), { get: (d) => d.proxies, set: (d, proxies) => (d.proxies = proxies) });
+  }
 
   async get(proxy: string): Promise<ProxyCredentials | undefined> {
     return (await this.read()).proxies[proxy];
@@ -52,16 +54,7 @@ export class FileCredentialsStore implements CredentialsStore {
   }
 
   private update(change: (all: Map<string, ProxyCredentials>) => void): Promise<void> {
-    const job = this.queue.then(async () => {
-      const data = await this.read();
-      const all = new Map(Object.entries(data.proxies));
-      change(all);
-      data.proxies = Object.fromEntries([...all].sort(([a], [b]) => a.localeCompare(b)));
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    });
-    this.queue = job.catch(() => undefined);
-    return job;
+    return this.writer.update(change);
   }
 
   private async read(): Promise<z.infer<typeof FileSchema>> {

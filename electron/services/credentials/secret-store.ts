@@ -9,10 +9,10 @@
  * a {@link SecretStoreCorruptError} naming it, so nothing in it is lost by a later write.
  * Values never reach a message or a log; only keys (e.g. a key file's path) do.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../config/atomic-write.js';
+import { PrivateJsonFile } from './private-json-file.js';
 
 /** Whether the store can keep secrets now, and if not, why (shown beside "remember"). */
 export type SecretStoreAvailability = { available: true } | { available: false; reason: string };
@@ -87,11 +87,12 @@ export interface FileSecretStoreOptions {
 export class FileSecretStore implements SecretStore {
   readonly description: string;
   private readonly codec: SecretCodec;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writer: PrivateJsonFile<SecretsFile, string>;
 
   constructor(readonly file: string, private readonly options: FileSecretStoreOptions = {}) {
     this.codec = options.codec ?? PLAIN;
     this.description = options.description ?? `in ${file}, readable only by you`;
+    this.writer = new PrivateJsonFile(file, () => this.read(), { get: (d) => d.secrets, set: (d, secrets) => (d.secrets = secrets) });
   }
 
   availability(): SecretStoreAvailability {
@@ -124,16 +125,7 @@ export class FileSecretStore implements SecretStore {
   }
 
   private update(change: (all: Map<string, string>) => void): Promise<void> {
-    const job = this.queue.then(async () => {
-      const data = await this.read();
-      const all = new Map(Object.entries(data.secrets));
-      change(all);
-      data.secrets = Object.fromEntries([...all].sort(([a], [b]) => a.localeCompare(b)));
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    });
-    this.queue = job.catch(() => undefined);
-    return job;
+    return this.writer.update(change);
   }
 
   private async read(): Promise<SecretsFile> {
