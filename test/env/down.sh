@@ -126,6 +126,18 @@ else
   rm -f "$RUN_DIR/started-virtlogd"
 fi
 
+# polkitd (users.sh started it): libvirtd is its only client here
+polkitd_pid="$(marker_pid started-polkitd polkitd)"
+if [[ -n "$polkitd_pid" ]]; then
+  if [[ -z "$(pids_of libvirtd)" ]]; then
+    log "stopping polkitd (pid $polkitd_pid)"
+    stop_pid "$polkitd_pid"
+    rm -f "$RUN_DIR/started-polkitd"
+  fi
+else
+  rm -f "$RUN_DIR/started-polkitd"
+fi
+
 # ---------------------------------------------------------------------------
 # 4. Network namespace (only if up.sh created it)
 # ---------------------------------------------------------------------------

@@ -35,6 +35,11 @@ AUTHORIZED_KEYS="$SSH_DIR/authorized_keys"
 KNOWN_HOSTS="$SSH_DIR/known_hosts"
 KNOWN_HOSTS_MISMATCH="$SSH_DIR/known_hosts.mismatch"
 
+# Non-root users (users.sh): homes, keys and authorized_keys under $USERS_DIR/NAME.
+USERS_DIR="$STATE/users"
+MEMBER_USER=egtest-member
+OUTSIDER_USER=egtest-outsider
+
 log() { printf 'test-env: %s\n' "$*" >&2; }
 warn() { printf 'test-env: WARNING: %s\n' "$*" >&2; }
 die() { printf 'test-env: ERROR: %s\n' "$*" >&2; exit 1; }

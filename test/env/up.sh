@@ -13,6 +13,7 @@ PACKAGES=(
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
   openssh-server openssh-client dnsmasq-base iptables genisoimage mmdebstrap
   e2fsprogs fdisk extlinux syslinux-common python3-libvirt curl iproute2 chromium fuseiso libxml2-utils
+  polkitd dbus
 )
 
 if ! [[ "$EGRESS_TEST_SSH_PORT" =~ ^[0-9]+$ ]] || ((EGRESS_TEST_SSH_PORT < 1 || EGRESS_TEST_SSH_PORT > 65535)); then
@@ -271,7 +272,8 @@ Port $EGRESS_TEST_SSH_PORT
 ListenAddress 127.0.0.1
 HostKey $HOST_KEY
 PidFile $SSHD_PIDFILE
-AuthorizedKeysFile $AUTHORIZED_KEYS
+# per user (users.sh): a key logs in only as its own user; root's file is in the Match block below
+AuthorizedKeysFile $USERS_DIR/%u/.ssh/authorized_keys
 PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
@@ -292,6 +294,8 @@ PrintMotd no
 MaxStartups 200:30:400
 MaxSessions 100
 Subsystem sftp internal-sftp
+Match User root
+  AuthorizedKeysFile $AUTHORIZED_KEYS
 EOF
 )"
 sshd_config_changed=0
@@ -387,13 +391,17 @@ if pid_alive "$dnsmasq_pid" && [[ "$(pid_netns "$dnsmasq_pid")" != "$NS_ID" ]]; 
   die "dnsmasq of $NET_NAME (pid $dnsmasq_pid) runs outside netns $NETNS"
 fi
 
+# polkitd and the non-root users (sets USERS_ENV_KEYS / USERS_ENV_VALUES)
+# shellcheck source=users.sh
+source "$HERE/users.sh"
+
 # ---------------------------------------------------------------------------
 # 7. env.sh / env.json
 # ---------------------------------------------------------------------------
 ENV_KEYS=(EGRESS_TEST_STATE EGRESS_TEST_NETNS EGRESS_TEST_SOCKET EGRESS_TEST_SSH_PORT EGRESS_TEST_SSH_KEY
   EGRESS_TEST_SSH_KEY_ENCRYPTED EGRESS_TEST_SSH_PASSPHRASE EGRESS_TEST_KNOWN_HOSTS
   EGRESS_TEST_KNOWN_HOSTS_MISMATCH EGRESS_TEST_HOST_KEY_SHA256 EGRESS_TEST_POOL EGRESS_TEST_POOL_DIR
-  EGRESS_TEST_NETWORK EGRESS_TEST_BRIDGE_IP)
+  EGRESS_TEST_NETWORK EGRESS_TEST_BRIDGE_IP "${USERS_ENV_KEYS[@]}")
 declare -A ENV_VALUES=(
   [EGRESS_TEST_STATE]="$STATE"
   [EGRESS_TEST_NETNS]="$NETNS"
@@ -410,6 +418,7 @@ declare -A ENV_VALUES=(
   [EGRESS_TEST_NETWORK]="$NET_NAME"
   [EGRESS_TEST_BRIDGE_IP]="$NET_IP"
 )
+for k in "${USERS_ENV_KEYS[@]}"; do ENV_VALUES[$k]="${USERS_ENV_VALUES[$k]}"; done
 json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
 
 {
