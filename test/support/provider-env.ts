@@ -1,12 +1,12 @@
 /** What the provider lanes share: a throwaway home, a config for it, and the pool/domain state to compare. */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
 import { testPool } from './libvirt.js';
-import { runCliProcess } from './run-cli.js';
+import { type RunAs, runCliProcess } from './run-cli.js';
 
 /** The test pool's volumes and every domain, sorted: "nothing left behind" compares two of these. */
 export async function hypervisorState(client: LibvirtClient): Promise<{ volumes: string[]; domains: string[] }> {
@@ -18,10 +18,14 @@ export async function hypervisorState(client: LibvirtClient): Promise<{ volumes:
   };
 }
 
-/** A 16 MiB empty qcow2 and its digest: a base image that needs no guest to be useful. */
-export function tinyImage(dir: string): { path: string; sha256: string } {
+/**
+ * A 16 MiB empty qcow2 and its digest: a base image that needs no guest to be useful. Every
+ * such image has the same digest, so its base volume may be in the pool already; another
+ * `sizeKiB` gives another digest (a test that must see the upload happen).
+ */
+export function tinyImage(dir: string, sizeKiB = 16 * 1024): { path: string; sha256: string } {
   const path = join(dir, 'tiny.qcow2');
-  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', path, '16M']);
+  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', path, `${sizeKiB}K`]);
   return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
 }
 
@@ -34,9 +38,13 @@ export interface ProviderHome {
 
 /**
  * A temp home with a config of one host line (YAML flow map), one machine type and one
- * image; `extra` lines are appended under `kvm:`.
+ * image; `extra` lines are appended under `kvm:`. With `as`, the CLI runs as that user (the
+ * config is handed to it; `home` must be theirs already, see test-users.ts).
  */
-export function providerHome(prefix: string, o: { host: string; machineType: string; image: { name: string; path: string; sha256: string }; extra?: string[]; env?: Record<string, string>; home?: string }): ProviderHome {
+export function providerHome(
+  prefix: string,
+  o: { host: string; machineType: string; image: { name: string; path: string; sha256: string }; extra?: string[]; env?: Record<string, string>; home?: string; as?: RunAs },
+): ProviderHome {
   const home = o.home ?? mkdtempSync(join(tmpdir(), prefix));
   const config = join(home, 'config.yaml');
   writeFileSync(
@@ -55,9 +63,10 @@ export function providerHome(prefix: string, o: { host: string; machineType: str
       '',
     ].join('\n'),
   );
+  if (o.as) chownSync(config, o.as.uid, o.as.gid);
   return {
     home,
     config,
-    proxies: (...args) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), ...o.env }),
+    proxies: (...args) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), ...o.env }, undefined, o.as),
   };
 }

@@ -1,4 +1,4 @@
-/** Runs the real `egress-desk` binary as a child process. */
+/** Runs the real `egress-desk` binary as a child process, as this process's user or as another one. */
 import { spawn } from 'node:child_process';
 import { cliBin } from './dist.js';
 
@@ -8,10 +8,22 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCliProcess(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+/** A local account to run the CLI as (root only): its ids become the child's, with its groups from the user database. */
+export interface RunAs {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+export function runCliProcess(args: string[], env: Record<string, string>, cwd?: string, as?: RunAs): Promise<CliResult> {
+  // setpriv --init-groups gives the child the user's supplementary groups (libvirt, say), as a
+  // login does; node's own uid/gid options would drop them all.
+  const [command, argv] = as
+    ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, cliBin, ...args]]
+    : [process.execPath, [cliBin, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliBin, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env },
+    const child = spawn(command, argv, {
+      env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...(as ? { USER: as.name, LOGNAME: as.name } : {}), ...env },
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

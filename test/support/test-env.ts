@@ -21,6 +21,17 @@ export interface TestEnv {
   EGRESS_TEST_POOL_DIR: string;
   EGRESS_TEST_NETWORK: string;
   EGRESS_TEST_BRIDGE_IP: string;
+  /** A user in the libvirt group (qemu:///system through polkit), with its own key on the test sshd. */
+  EGRESS_TEST_MEMBER_USER: string;
+  EGRESS_TEST_MEMBER_UID: string;
+  EGRESS_TEST_MEMBER_GID: string;
+  EGRESS_TEST_MEMBER_SSH_KEY: string;
+  /** A user outside the libvirt group (polkit refuses it), with its own key on the test sshd. */
+  EGRESS_TEST_OUTSIDER_USER: string;
+  EGRESS_TEST_OUTSIDER_UID: string;
+  EGRESS_TEST_OUTSIDER_GID: string;
+  EGRESS_TEST_OUTSIDER_SSH_KEY: string;
+  EGRESS_TEST_LIBVIRT_GROUP: string;
 }
 
 export function testEnv(): TestEnv {

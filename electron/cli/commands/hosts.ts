@@ -32,6 +32,11 @@ export function cliSshPool(ctx: CliContext): SshConnectionPool {
   });
 }
 
+/** The --verbose line for a daemon that asks polkit about this user (a non-root user on a system socket). */
+export function polkitLine(host: string): string {
+  return `${host}: libvirtd asks polkit to authorise this user (AUTH_POLKIT)`;
+}
+
 export function registerHostCommands(program: Command, kit: CommandKit): void {
   const hosts = program.command('hosts').description('the libvirt hosts of the config');
   hosts
@@ -42,7 +47,7 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
       kit.action(async (ctx, opts: { json?: boolean }) => {
         const config = await loadKvmConfig(ctx);
         const sshPool = cliSshPool(ctx);
-        const connections = new HostConnections({ hosts: config.hosts, sshPool });
+        const connections = new HostConnections({ hosts: config.hosts, sshPool, onPolkit: (host) => ctx.debug(polkitLine(host)) });
         try {
           const statuses: HostStatus[] = await Promise.all(
             config.hosts.map(async (host) => {

@@ -4,7 +4,7 @@ import { openFleetBackend } from '../../services/app/fleet-backend.js';
 import type { KvmProvider } from '../../services/provider/kvm/provider.js';
 import type { CliContext } from '../context.js';
 import { loadKvmConfig } from '../load-config.js';
-import { cliSshPool } from './hosts.js';
+import { cliSshPool, polkitLine } from './hosts.js';
 
 export interface CliProvider {
   provider: KvmProvider;
@@ -21,6 +21,7 @@ export async function openProvider(ctx: CliContext): Promise<CliProvider> {
     sshPool: cliSshPool(ctx),
     env: ctx.io.env,
     onConnected: (host, via) => ctx.debug(`${host}: connected through ${via}`),
+    onPolkit: (host) => ctx.debug(polkitLine(host)),
   });
   return { provider: backend.provider, config, close: () => backend.close() };
 }

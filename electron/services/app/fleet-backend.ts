@@ -81,6 +81,8 @@ export interface FleetBackendOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Called when a host's client is first used (the CLI's --verbose line). */
   onConnected?: (host: string, via: string) => void;
+  /** Called when a host's daemon asks for polkit authorisation (the CLI's --verbose line). */
+  onPolkit?: (host: string) => void;
   /** Where proxy credentials are kept; default: the 0600 credentials file (which knows the desktop app's keyring names). */
   credentials?: CredentialsStore;
   /** The passphrases known to the app (the pool's askPassphrase should be its `ask`); without it, unlock is refused. */
@@ -100,7 +102,12 @@ export class HostKeyNotConfirmedError extends Error {
 export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
   const { config, sshPool } = options;
   const { passphrases } = options;
-  const connections = new HostConnections({ hosts: config.hosts, sshPool, ...(passphrases ? { secretStore: () => passphrases.storeInfo() } : {}) });
+  const connections = new HostConnections({
+    hosts: config.hosts,
+    sshPool,
+    ...(passphrases ? { secretStore: () => passphrases.storeInfo() } : {}),
+    ...(options.onPolkit ? { onPolkit: options.onPolkit } : {}),
+  });
   const apis = new Map<string, { client: unknown; api: LibvirtApi }>();
   /** The last unknown-key error per host: what `trust` records, once confirmed. */
   const unknownKeys = new Map<string, HostKeyUnknownError>();

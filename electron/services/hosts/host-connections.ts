@@ -7,7 +7,8 @@
 import { EventEmitter } from 'node:events';
 import type { ResolvedKVMHost } from '../../../shared/config.js';
 import type { HostState, HostStatus } from '../../../shared/hosts.js';
-import { ConnectionClosedError, ErrorCode, LibvirtClient, LibvirtError } from '../../libvirt/index.js';
+import { ConnectionClosedError, LibvirtClient } from '../../libvirt/index.js';
+import { HostAccessDeniedError, hostAccessError } from './host-access.js';
 import { DEFAULT_SOCKET_PATH, type Dialer, HostKeyMismatchError, HostKeyUnknownError, SshAuthError, type SshConnectionPool, TransportError, dialerForHost } from '../../transport/index.js';
 
 /** The hypervisor URI for a host: the system daemon's QEMU driver, or the daemon's own choice on another socket (a session daemon). */
@@ -24,6 +25,11 @@ export interface HostConnectionsOptions {
   connectTimeoutMs?: number;
   /** Builds a host's dialer; the transport's by default. */
   dialer?: (host: ResolvedKVMHost) => Dialer;
+  /**
+   * Called when a host's daemon asks for polkit authorisation (AUTH_POLKIT: a non-root user on
+   * a system socket) before it is asked: a UI can say "waiting for authorisation", the CLI logs it.
+   */
+  onPolkit?: (host: string) => void;
   /** Where a remembered passphrase would go, shown with a passphrase request (see Passphrases.storeInfo). */
   secretStore?: () => { available: boolean; description: string };
 }
@@ -56,9 +62,8 @@ export function classifyFailure(err: unknown): HostFailure {
     }
     return { state: 'auth-needed', message };
   }
-  if (err instanceof LibvirtError && (err.code === ErrorCode.AUTH_FAILED || err.code === ErrorCode.ACCESS_DENIED || err.code === ErrorCode.AUTH_CANCELLED)) {
-    return { state: 'auth-needed', message: `libvirt refused access: ${err.message}. On the host, add your user to the libvirt group (usermod -aG libvirt USER) or allow it through polkit.` };
-  }
+  // The handshake's refusals arrive here already explained (see connect and host-access.ts).
+  if (err instanceof HostAccessDeniedError) return { state: 'auth-needed', message };
   return { state: 'error', message };
 }
 
@@ -128,7 +133,8 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
     const signal = AbortSignal.timeout(this.options.connectTimeoutMs ?? 30_000);
     try {
       const uri = this.options.uri?.(entry.host) ?? uriForHost(entry.host);
-      const client = await LibvirtClient.connect(entry.dialer, { uri, signal });
+      const onPolkit = this.options.onPolkit;
+      const client = await LibvirtClient.connect(entry.dialer, { uri, signal, ...(onPolkit ? { onPolkit: () => onPolkit(entry.host.name) } : {}) });
       entry.client = client;
       client.once('close', (reason) => {
         if (entry.client !== client) return;
@@ -137,7 +143,8 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
       });
       this.setStatus(entry, { state: 'connected' });
       return client;
-    } catch (err) {
+    } catch (caught) {
+      const err = hostAccessError(caught, entry.host, entry.dialer);
       const failure = signal.aborted && !(err instanceof TransportError) ? { state: 'error' as const, message: `no answer from ${entry.dialer.description} within ${(this.options.connectTimeoutMs ?? 30_000) / 1000} s` } : classifyFailure(err);
       this.setStatus(entry, failure);
       throw err;
