@@ -323,10 +323,11 @@ function withSignal<T>(work: Promise<T>, signal: AbortSignal | undefined): Promi
   });
 }
 
-function localUserName(): string {
+/** This process's user name from the passwd database, else $USER/$LOGNAME, else `fallback` (ssh's default login: root). */
+export function localUserName(fallback = 'root'): string {
   try {
     return userInfo().username;
   } catch {
-    return process.env.USER ?? process.env.LOGNAME ?? 'root';
+    return process.env.USER ?? process.env.LOGNAME ?? fallback;
   }
 }

@@ -5,10 +5,9 @@
  * polkit agent available to authenticate action 'org.libvirt.unix.manage'") says neither
  * which host nor what to do; this error says both, for the local socket and for SSH.
  */
-import { userInfo } from 'node:os';
 import type { ResolvedKVMHost } from '../../../shared/config.js';
 import { isAuthError, LibvirtError } from '../../libvirt/index.js';
-import { type Dialer, SshDialer } from '../../transport/index.js';
+import { type Dialer, localUserName, SshDialer } from '../../transport/index.js';
 
 /** The libvirt group Debian, Ubuntu and Fedora create with libvirt-daemon, which their polkit rule admits. */
 export const LIBVIRT_GROUP = 'libvirt';
@@ -30,20 +29,11 @@ export class HostAccessDeniedError extends Error {
   }
 }
 
-/** The local account's name, for messages ("your user" when the passwd database does not know the uid). */
-export function localUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env.USER ?? 'your user';
-  }
-}
-
 /**
  * Turns an authentication/authorisation failure of the handshake into a
  * {@link HostAccessDeniedError}; any other error is returned as it is.
  */
-export function hostAccessError(err: unknown, host: ResolvedKVMHost, dialer: Dialer, localUser: () => string = localUserName): unknown {
+export function hostAccessError(err: unknown, host: ResolvedKVMHost, dialer: Dialer, localUser: () => string = () => localUserName('your user')): unknown {
   if (!(err instanceof LibvirtError) || !isAuthError(err)) return err;
   const said = err.message.replace(/[.\s]+$/, '');
   if (dialer instanceof SshDialer) {
