@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '../support/dist.js';
+import type { RunAs } from '../support/run-cli.js';
 import type { TestEnv } from '../support/test-env.js';
+import { giveTree, userHome } from '../support/test-users.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
 
@@ -74,17 +76,20 @@ export interface OpenAppOptions {
   clipboard?: boolean;
   /** Runs after the config is written and before serve starts (removing a previous run's leftovers). */
   prepare?: () => Promise<void>;
+  /** Runs serve as this (non-root) user: the home and what `config` put in it are handed to it first. */
+  as?: RunAs;
 }
 
 /** A home, serve and a Chromium page on the app; `close()` undoes all of it. */
 export async function openApp(options: OpenAppOptions): Promise<AppPage> {
-  const home = mkdtempSync(join(tmpdir(), options.prefix));
-  writeFileSync(join(home, 'config.yaml'), options.config(home));
+  const home = options.as ? userHome(options.as, options.prefix) : mkdtempSync(join(tmpdir(), options.prefix));
+  writeFileSync(join(home, 'config.yaml'), options.config(home), { mode: 0o600 });
+  if (options.as) giveTree(options.as, home);
   mkdirSync(SHOTS, { recursive: true });
   mkdirSync(DOCS_SHOTS, { recursive: true });
   await options.prepare?.();
   // HOME is the temporary directory too: ~/.ssh (known_hosts, config) is there, never the real one.
-  const serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, ...options.env });
+  const serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, ...options.env }, [], undefined, options.as);
   let browser: Browser | undefined;
   try {
     browser = await launchChromium();

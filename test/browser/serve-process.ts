@@ -1,10 +1,11 @@
 /** `egress-desk serve` as a real child process (the built CLI), for the unit and browser lanes. */
 import { type ServeProcess, startServeProcess } from '../../bench/browser/serve.js';
 import { cliBin } from '../support/dist.js';
+import type { RunAs } from '../support/run-cli.js';
 
 export type { ServeProcess } from '../../bench/browser/serve.js';
 
-/** Starts `egress-desk serve --no-open` and waits for its link (rejects with its stderr if it exits first). */
-export function startServe(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000): Promise<ServeProcess> {
-  return startServeProcess(cliBin, env, args, timeoutMs);
+/** Starts `egress-desk serve --no-open` (as `as`, when given) and waits for its link (rejects with its stderr if it exits first). */
+export function startServe(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: RunAs): Promise<ServeProcess> {
+  return startServeProcess(cliBin, env, args, timeoutMs, as);
 }

@@ -38,6 +38,16 @@ export function giveTo(user: RunAs, ...paths: string[]): void {
   for (const p of paths) chownSync(p, user.uid, user.gid);
 }
 
+/** Hands `dir` and everything under it to `user`. */
+export function giveTree(user: RunAs, dir: string): void {
+  chownSync(dir, user.uid, user.gid);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) giveTree(user, path);
+    else chownSync(path, user.uid, user.gid);
+  }
+}
+
 /** One line per entry under `dir` (itself included) that is not owned by `uid` or is open to others: `path uid mode`. */
 export function foreignOrOpenEntries(dir: string, uid: number): string[] {
   const found: string[] = [];
