@@ -168,7 +168,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       api,
       host,
       domain: id,
-      mac: instanceMac(id),
+      mac: instanceMac(id, metadata.createdAt),
       port: resolved.port,
       probe: ctx.probe,
       deadline: started + (options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS),
