@@ -452,7 +452,11 @@ export class AppService {
     }
     if (!metadata && !known) return; // not one of ours
     if (domain && metadata) {
-      this.proxyChanged(open, toRecord(host, domain, metadata, known?.addresses ?? []), event.event);
+      // Every entry on a hypervisor sees its events: the proxy is reported under its own entry only (docs/provider.md).
+      const where = open.backend.provider.reportingEntry(host, metadata.host);
+      if (!where) return;
+      const mine = where.host === host ? known : open.seen.get(key(where.host, event.domain));
+      this.proxyChanged(open, toRecord(where.host, domain, metadata, mine?.addresses ?? [], where.unknownHost), event.event);
     } else {
       open.seen.delete(key(host, event.domain));
       this.emit('proxy:changed', { host, domain: event.domain, ...(known ? { name: known.name } : {}), event: event.event, removed: true });
