@@ -74,7 +74,7 @@ export function chooseFrontEnd({ options, binary, env, platform, download }: Sta
   if (options.browser) return browser('you asked for it (--browser)', 'npm start without it opens the desktop window');
   // The window takes no options: whoever passes serve's options means the browser.
   if (options.serveArgs.length > 0) {
-    return browser(`${options.serveArgs.join(' ')} ${options.serveArgs.length > 1 ? 'are options' : 'is an option'} of egress-desk serve`, 'npm start without options opens the desktop window');
+    return browser(`you passed options of egress-desk serve (${options.serveArgs.join(' ')})`, 'npm start without them opens the desktop window');
   }
   const desktop = hasDesktop(env, platform);
   if (!binary.found) {
