@@ -17,6 +17,7 @@ export interface StartOptions {
   serveArgs: string[];
 }
 
+/** `npm start -- --help`. */
 export const START_USAGE = [
   'usage: npm start [-- [--browser] [--no-build] [serve options]]',
   '  opens the desktop window (Electron); where Electron cannot be had, the same app in your browser',
@@ -25,6 +26,7 @@ export const START_USAGE = [
   '  other options go to egress-desk serve and so choose the browser: --port N, --no-open, --config FILE, --verbose',
 ].join('\n');
 
+/** Reads `npm start`'s own flags; any other argument is kept for serve (which validates it). */
 export function parseStartArgs(argv: readonly string[]): StartOptions {
   const options: StartOptions = { browser: false, build: true, help: false, serveArgs: [] };
   for (const arg of argv) {
