@@ -3,6 +3,7 @@
  * it (test/env/up.sh). Each test has its own HOME and known_hosts; nothing touches ~/.ssh.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import ssh2 from 'ssh2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv, type TestEnv } from '../support/test-env.js';
@@ -142,7 +143,7 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
 
   it('says that the remote socket is missing, and keeps the connection for other dials', async () => {
     const { pool, events } = setup();
-    const missing = '/run/libvirt/egress-test-no-such-sock';
+    const missing = join(dirname(env.EGRESS_TEST_SOCKET), 'egress-test-no-such-sock');
     const err = await dialer(pool, { socketPath: missing }).dial().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RemoteSocketError);
     expect((err as Error).message).toContain(`libvirt's socket ${missing} does not exist on 127.0.0.1: is libvirtd running there?`);
