@@ -5,6 +5,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
+# shellcheck source=fresh.sh
+source "$HERE/fresh.sh"
 
 export DEBIAN_FRONTEND=noninteractive
 T0=$SECONDS
@@ -109,6 +111,13 @@ mkdir -p "$STATE"
 exec 9>>"$STATE/.lock"
 flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
 
+# Under CI (or EGRESS_TEST_FRESH=1): nothing of an earlier run is reused (fresh.sh).
+FRESH=0
+if fresh_requested; then
+  FRESH=1
+  start_from_nothing
+fi
+
 chmod 755 "$STATE"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
 mkdir -p "$SSH_DIR"
@@ -188,6 +197,9 @@ done
 for pid in $(pids_of libvirtd); do
   [[ "$(pid_netns "$pid")" == "$NS_ID" ]] || die "libvirtd pid $pid is not in netns $NETNS"
 done
+# Starting from nothing: test objects that libvirtd loaded from its persistent
+# definitions (it was not running to be asked before) go too.
+if ((FRESH)); then remove_test_objects; fi
 
 if [[ -e /dev/kvm ]]; then chmod 666 /dev/kvm; fi
 
