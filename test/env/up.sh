@@ -5,6 +5,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
+# shellcheck source=fresh.sh
+source "$HERE/fresh.sh"
 
 export DEBIAN_FRONTEND=noninteractive
 T0=$SECONDS
@@ -109,6 +111,13 @@ mkdir -p "$STATE"
 exec 9>>"$STATE/.lock"
 flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
 
+# Under CI (or EGRESS_TEST_FRESH=1): nothing of an earlier run is reused (fresh.sh).
+FRESH=0
+if fresh_requested; then
+  FRESH=1
+  start_from_nothing
+fi
+
 chmod 755 "$STATE"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
 mkdir -p "$SSH_DIR"
@@ -188,6 +197,9 @@ done
 for pid in $(pids_of libvirtd); do
   [[ "$(pid_netns "$pid")" == "$NS_ID" ]] || die "libvirtd pid $pid is not in netns $NETNS"
 done
+# Starting from nothing: test objects that libvirtd loaded from its persistent
+# definitions (it was not running to be asked before) go too.
+if ((FRESH)); then remove_test_objects; fi
 
 if [[ -e /dev/kvm ]]; then chmod 666 /dev/kvm; fi
 
@@ -392,7 +404,7 @@ fi
 # ---------------------------------------------------------------------------
 ENV_KEYS=(EGRESS_TEST_STATE EGRESS_TEST_NETNS EGRESS_TEST_SOCKET EGRESS_TEST_SSH_PORT EGRESS_TEST_SSH_KEY
   EGRESS_TEST_SSH_KEY_ENCRYPTED EGRESS_TEST_SSH_PASSPHRASE EGRESS_TEST_KNOWN_HOSTS
-  EGRESS_TEST_KNOWN_HOSTS_MISMATCH EGRESS_TEST_HOST_KEY_SHA256 EGRESS_TEST_POOL EGRESS_TEST_POOL_DIR
+  EGRESS_TEST_KNOWN_HOSTS_MISMATCH EGRESS_TEST_HOST_KEY_SHA256 EGRESS_TEST_HOST_KEY_PUB EGRESS_TEST_POOL EGRESS_TEST_POOL_DIR
   EGRESS_TEST_NETWORK EGRESS_TEST_BRIDGE_IP)
 declare -A ENV_VALUES=(
   [EGRESS_TEST_STATE]="$STATE"
@@ -405,6 +417,7 @@ declare -A ENV_VALUES=(
   [EGRESS_TEST_KNOWN_HOSTS]="$KNOWN_HOSTS"
   [EGRESS_TEST_KNOWN_HOSTS_MISMATCH]="$KNOWN_HOSTS_MISMATCH"
   [EGRESS_TEST_HOST_KEY_SHA256]="$HOST_KEY_SHA256"
+  [EGRESS_TEST_HOST_KEY_PUB]="$HOST_KEY.pub"
   [EGRESS_TEST_POOL]="$POOL_NAME"
   [EGRESS_TEST_POOL_DIR]="$POOL_DIR"
   [EGRESS_TEST_NETWORK]="$NET_NAME"
