@@ -77,6 +77,21 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
     );
 
   proxies
+    .command('url')
+    .description('the proxy URL with its credentials, at its current address (the guest agent\'s, else its newest DHCP lease): what Copy URL copies')
+    .argument('<name>', 'proxy name')
+    .action(
+      kit.action(async (ctx, name: string) =>
+        withProvider(ctx, async ({ provider }) => {
+          const url = await provider.proxyUrl(name);
+          if (url === undefined) throw new CliError(`proxy ${name} has no current address: it is not running, or neither the guest agent nor a DHCP lease knows one yet (see: egress-desk proxies inspect ${name})`, EXIT.failed);
+          ctx.io.stdout(`${url}\n`);
+          return EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
     .command('start')
     .description('start a stopped proxy')
     .argument('<name>', 'proxy name')
