@@ -1,19 +1,19 @@
-// `npm start`: build, then open the app window with Electron. Electron fetches its binary
-// on first run; where that cannot happen (no network), this says so plainly.
-import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+// `npm start`: build, then open the app: the desktop window where Electron's binary exists,
+// else the same app in the browser (`egress-desk serve`); electron/start/ decides and says why.
+// `--no-build` skips the build (tests run it against the build npm test already made).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const build = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
-
-let electronPath;
-try {
-  electronPath = createRequire(import.meta.url)('electron');
-} catch (err) {
-  console.error(`\nEgress Desk could not start Electron: ${err instanceof Error ? err.message.split('\n')[0] : err}`);
-  console.error('Electron downloads its binary on first run; this machine could not fetch it.');
-  console.error('The CLI works without it: npx egress-desk --help');
+const args = process.argv.slice(2);
+if (!args.includes('--no-build')) {
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const entry = new URL('../dist/electron/start/run-start.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('npm start: the app is not built; run npm run build, or npm start without --no-build.');
   process.exit(1);
 }
-const child = spawn(electronPath, ['.'], { stdio: 'inherit' });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const { runStart } = await import(entry.href);
+process.exitCode = await runStart(args, fileURLToPath(new URL('..', import.meta.url)));

@@ -23,6 +23,8 @@ export const HostInfoSchema = z.object({
   freeMemoryBytes: z.number(),
   /** Whether libvirt offers KVM on this host (domain capabilities). */
   kvm: z.boolean(),
+  /** libvirt's host UUID: entries with the same one reach the same hypervisor. */
+  uuid: z.string().optional(),
   pools: z.array(PoolInfoSchema),
   networks: z.array(z.object({ name: z.string(), active: z.boolean() })),
   domainCount: z.number(),
@@ -53,3 +55,22 @@ export const HostStatusSchema = z.object({
   info: HostInfoSchema.optional(),
 });
 export type HostStatus = z.infer<typeof HostStatusSchema>;
+
+/**
+ * Entries that reach the same hypervisor as an earlier entry of the list (same libvirt host
+ * UUID): entry name → the first entry on that hypervisor. Hosts not connected yet are
+ * not judged. The Hosts view shows it ("same hypervisor as `one`"); the fleet lists such a
+ * hypervisor's domains once.
+ */
+export function sameHypervisorAs(statuses: ReadonlyArray<Pick<HostStatus, 'name' | 'info'>>): Map<string, string> {
+  const first = new Map<string, string>();
+  const same = new Map<string, string>();
+  for (const s of statuses) {
+    const uuid = s.info?.uuid;
+    if (!uuid) continue;
+    const leader = first.get(uuid);
+    if (leader === undefined) first.set(uuid, s.name);
+    else same.set(s.name, leader);
+  }
+  return same;
+}

@@ -16,6 +16,8 @@ export const GuestAddressSchema = z.object({
   source: z.enum(ADDRESS_SOURCES),
   mac: z.string().optional(),
   interface: z.string().optional(),
+  /** For a lease: when it expires (ms since the epoch). */
+  expiresAt: z.number().optional(),
 });
 export type GuestAddressView = z.infer<typeof GuestAddressSchema>;
 
@@ -33,6 +35,12 @@ export const ProxyRecordSchema = z.object({
   owner: z.enum(['egress-desk', 'operator']),
   specHash: z.string(),
   addresses: z.array(GuestAddressSchema),
+  /**
+   * Set when the host entry its metadata names is not an entry on this hypervisor any more
+   * (renamed or removed from the config): the name it carries. It is listed under the
+   * first entry on its hypervisor and never treated as broken.
+   */
+  unknownHost: z.string().optional(),
 });
 export type ProxyRecordView = z.infer<typeof ProxyRecordSchema>;
 
@@ -41,6 +49,8 @@ export const HostListingSchema = z.object({
   ok: z.boolean(),
   error: z.string().optional(),
   proxies: z.number(),
+  /** Another entry reaches the same hypervisor and lists its domains: that entry's name. */
+  sameAs: z.string().optional(),
   unreadable: z.array(z.object({ domain: z.string(), error: z.string() })),
 });
 

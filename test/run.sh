@@ -19,17 +19,26 @@ env_is_up() {
   [ -f "$state/env.json" ] && command -v virsh >/dev/null 2>&1 &&
     timeout 10 virsh -c qemu:///system version >/dev/null 2>&1
 }
-if env_is_up; then
+# Under CI the environment is born fresh every run (test/env/fresh.sh decides the same way):
+# one that is "already up" from before is never reused.
+fresh=0
+case "${EGRESS_TEST_FRESH:-}" in
+  1) fresh=1 ;;
+  0) ;;
+  *) case "${CI:-}" in true | 1 | yes) fresh=1 ;; esac ;;
+esac
+export EGRESS_TEST_FRESH="$fresh"
+if [ "$fresh" = 0 ] && env_is_up; then
   step "test environment: already up ($state)"
 else
-  step "test environment: starting"
+  if [ "$fresh" = 1 ]; then step "test environment: starting from nothing (CI)"; else step "test environment: starting"; fi
   if [ "$(id -u)" != 0 ]; then
     echo "The libvirt lane needs libvirtd and sshd started by test/env/up.sh, which must run as root." >&2
     echo "Run 'sudo bash test/env/up.sh' once, then 'npm test' again (or 'npm run test:unit' for the unit lane alone)." >&2
     exit 1
   fi
-  bash test/env/up.sh
   trap 'bash test/env/down.sh || true' EXIT
+  bash test/env/up.sh
 fi
 
 step "tests"

@@ -6,7 +6,8 @@
  * {@link ConsoleOwner.invoke}, which notes the sessions `console:open` hands out and
  * refuses `console:write`/`console:close` for sessions this client did not open, and calls
  * {@link ConsoleOwner.release} when the client disconnects. Serve mode also sends each
- * session's events to its owner only ({@link ConsoleOwner.owns}).
+ * session's events to its owner only: {@link ConsoleOwnerHooks} tell it when a session
+ * becomes this client's and when it stops being so (electron/serve/console-routes.ts).
  */
 import { ConsoleOpenSchema } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
@@ -15,12 +16,24 @@ import type { Router } from './router.js';
 const sessionOf = (input: unknown): string | undefined =>
   typeof input === 'object' && input !== null && 'session' in input && typeof input.session === 'string' ? input.session : undefined;
 
+/** Told as sessions become a client's and stop being so (serve routes their events by these). */
+export interface ConsoleOwnerHooks {
+  /** A `console:open` of this client answered `session`: it is this client's from now on. */
+  claimed?(session: string): void;
+  /** `session` is no longer this client's: the client went, before or after its open answered. */
+  dropped?(session: string): void;
+}
+
 export class ConsoleOwner {
-  private readonly sessions = new Set<string>();
+  /** This client's sessions (until it closes them or goes) → whether they ended by themselves. */
+  private readonly sessions = new Map<string, { ended: boolean }>();
   /** Bumped by every release: an open that answers after one belongs to a client that is gone. */
   private generation = 0;
 
-  constructor(private readonly router: Pick<Router, 'invoke'>) {}
+  constructor(
+    private readonly router: Pick<Router, 'invoke'>,
+    private readonly hooks: ConsoleOwnerHooks = {},
+  ) {}
 
   /** True when this client opened `session` (and has not closed it). */
   owns(session: string): boolean {
@@ -38,9 +51,15 @@ export class ConsoleOwner {
     if (envelope.ok && channel === 'console:open') {
       const opened = ConsoleOpenSchema.safeParse(envelope.value);
       if (opened.success) {
+        const id = opened.data.session;
         // The client went while the console was opening: nobody would ever close it.
-        if (generation !== this.generation) await this.router.invoke('console:close', { session: opened.data.session });
-        else this.sessions.add(opened.data.session);
+        if (generation !== this.generation) {
+          this.hooks.dropped?.(id);
+          await this.router.invoke('console:close', { session: id });
+        } else {
+          this.sessions.set(id, { ended: false });
+          this.hooks.claimed?.(id);
+        }
       }
     } else if (channel === 'console:close' && session !== undefined) {
       this.sessions.delete(session);
@@ -48,11 +67,21 @@ export class ConsoleOwner {
     return envelope;
   }
 
+  /**
+   * `session` ended (its console:closed went out to this client): no hook hears of it again.
+   * It stays this client's, so that a late write or close gets "ended", not "not yours".
+   */
+  ended(session: string): void {
+    const s = this.sessions.get(session);
+    if (s) s.ended = true;
+  }
+
   /** Closes every session this client opened (those that ended by themselves answer closed: false). */
   async release(): Promise<void> {
     this.generation++;
     const sessions = [...this.sessions];
     this.sessions.clear();
-    await Promise.all(sessions.map((session) => this.router.invoke('console:close', { session })));
+    for (const [session, { ended }] of sessions) if (!ended) this.hooks.dropped?.(session);
+    await Promise.all(sessions.map(([session]) => this.router.invoke('console:close', { session })));
   }
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ConsoleOwner } from '../ipc/console-owner.js';
 import type { Router } from '../ipc/router.js';
 import type { Envelope, WsEvent, WsResponse } from '../../shared/ipc-transport.js';
+import { ConsoleRoutes } from './console-routes.js';
 
 /** A well-formed call. Extra keys are refused: a client sending them is not ours. */
 export const WsRequestSchema = z.strictObject({
@@ -52,24 +53,39 @@ export async function answer(router: Pick<Router, 'invoke'>, data: RawData, isBi
   return { id, envelope: await router.invoke(channel, input) };
 }
 
+const send = (socket: WebSocket, text: string): void => {
+  if (socket.readyState === socket.OPEN) socket.send(text);
+};
+
 /**
  * Wires a WebSocketServer's connections to the router; returns a broadcaster for events
- * (`{event, payload}` to every open socket; the server feeds it the router's events).
+ * (`{event, payload}` to every open socket, except a console's events, which go to the
+ * socket that opened it alone; the server feeds it the router's events).
  */
 export function serveContract(wss: WebSocketServer, router: Router, log: Logger): (event: string, payload: unknown) => void {
-  /** Each browser's console sessions, for releasing them with its socket and routing their events to it alone. */
+  /** Each browser's console sessions, for releasing them with its socket. */
   const owners = new Map<WebSocket, ConsoleOwner>();
+  /** Which socket each console session's events go to (held while its open is answering). */
+  const routes = new ConsoleRoutes<WebSocket>();
   wss.on('connection', (socket: WebSocket) => {
     log.info({ clients: wss.clients.size }, 'serve: browser connected');
     // The console sessions this browser opens close when its socket does.
-    const owner = new ConsoleOwner(router);
+    const owner: ConsoleOwner = new ConsoleOwner(router, {
+      // Sent before the open's answer, as output arriving then would be: the page keeps events by session id.
+      claimed: (session) => {
+        const { texts, ended } = routes.claim(session, socket);
+        for (const text of texts) send(socket, text);
+        if (ended) owner.ended(session);
+      },
+      dropped: (session) => routes.drop(session),
+    });
     owners.set(socket, owner);
     socket.on('message', (data, isBinary) => {
       void answer(owner, data, isBinary).then((response) => {
         if (response.envelope.ok === false && response.envelope.error.name === 'ProtocolError') {
           log.warn({ reason: response.envelope.error.message }, 'serve: refused a malformed message');
         }
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(response));
+        send(socket, JSON.stringify(response));
       });
     });
     // Too-big messages (ws closes with 1009) and broken frames surface here: log, don't crash.
@@ -83,16 +99,16 @@ export function serveContract(wss: WebSocketServer, router: Router, log: Logger)
   return (event, payload) => {
     const message: WsEvent = { event, payload };
     const text = JSON.stringify(message);
-    // A console's output and end go to the browser that opened it, not to every tab.
+    // A console's output and end go to the browser that opened it, never to every tab.
     if (event === 'console:data' || event === 'console:closed') {
       const session = (payload as { session: string }).session;
-      for (const [client, owner] of owners) {
-        if (!owner.owns(session)) continue;
-        if (client.readyState === client.OPEN) client.send(text);
-        return;
-      }
-      // Not claimed yet (its console:open is still on its way back): its own browser buffers it by session id.
+      const end = event === 'console:closed';
+      const client = routes.route(session, text, end);
+      if (!client) return; // held until its open answers, or its browser is gone
+      send(client, text);
+      if (end) owners.get(client)?.ended(session);
+      return;
     }
-    for (const client of wss.clients) if (client.readyState === client.OPEN) client.send(text);
+    for (const client of wss.clients) send(client, text);
   };
 }

@@ -25,9 +25,11 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
     const key = `${change.host}/${change.domain}`;
     set((s) => {
       if (change.removed) {
-        if (!(key in s.proxies)) return {};
-        const { [key]: _gone, ...rest } = s.proxies;
-        return { proxies: rest };
+        // By its domain, and by its name on that host: a proxy's domain is named after it, so
+        // either identifies the row, and a removal that could not name the domain still lands.
+        const gone = (k: string, p: ProxyRecordView) => k === key || (change.name !== undefined && p.host === change.host && p.name === change.name);
+        const rest = Object.fromEntries(Object.entries(s.proxies).filter(([k, p]) => !gone(k, p)));
+        return Object.keys(rest).length === Object.keys(s.proxies).length ? {} : { proxies: rest };
       }
       if (!change.proxy) return {};
       return { proxies: { ...s.proxies, [key]: change.proxy } };

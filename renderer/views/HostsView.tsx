@@ -5,7 +5,7 @@
  */
 import { type FormEvent, useState } from 'react';
 import type { KVMHost } from '../../shared/config.js';
-import type { HostStatus } from '../../shared/hosts.js';
+import { type HostStatus, sameHypervisorAs } from '../../shared/hosts.js';
 import { backend } from '../backend.js';
 import { useConfigStore } from '../config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
@@ -113,7 +113,7 @@ function PassphrasePrompt({ host }: { host: HostStatus }) {
   );
 }
 
-function HostCard({ host, proxies, onEdit, onRemove }: { host: HostStatus; proxies: number; onEdit?: () => void; onRemove?: () => void }) {
+function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatus; proxies: number; sameAs?: string | undefined; onEdit?: () => void; onRemove?: () => void }) {
   const info = host.info;
   const prompted = host.state === 'host-key-unknown' || host.needs === 'passphrase' || host.hostKeyMismatch;
   return (
@@ -144,6 +144,11 @@ function HostCard({ host, proxies, onEdit, onRemove }: { host: HostStatus; proxi
       )}
       {host.hostKeyMismatch && <HostKeyRefused host={host} />}
       {host.needs === 'passphrase' && <PassphrasePrompt host={host} />}
+      {sameAs && (
+        <p className="meta">
+          Same hypervisor as <strong>{sameAs}</strong>: its proxies are listed once, each under the entry that launched it.
+        </p>
+      )}
       <dl className="facts">
         <dt>Proxies</dt>
         <dd>{proxies}</dd>
@@ -219,6 +224,7 @@ export function HostsView() {
   const configHosts = useConfigStore((s) => s.state?.config?.kvm?.hosts);
   const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }>();
   const [notice, setNotice] = useState<string>();
+  const same = sameHypervisorAs(hosts);
   const counts = new Map<string, number>();
   for (const p of Object.values(proxies)) counts.set(p.host, (counts.get(p.host) ?? 0) + 1);
   const configHost = (name: string) => configHosts?.find((h) => h.name === name);
@@ -271,7 +277,10 @@ export function HostsView() {
                 <tr key={h.name}>
                   <td>{h.name}</td>
                   <td><span className={`badge host-state-${h.state}`}>{STATE_TEXT[h.state]}</span></td>
-                  <td>{h.via}</td>
+                  <td>
+                    {h.via}
+                    {same.get(h.name) && <span className="meta"> (same hypervisor as {same.get(h.name)})</span>}
+                  </td>
                   <td>{counts.get(h.name) ?? 0}</td>
                 </tr>
               ))}
@@ -283,6 +292,7 @@ export function HostsView() {
                 key={h.name}
                 host={h}
                 proxies={counts.get(h.name) ?? 0}
+                sameAs={same.get(h.name)}
                 {...(configHost(h.name)
                   ? {
                       onEdit: () => {

@@ -257,10 +257,17 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       </div>
                       <div role="cell" className="col col-state"><StateBadge state={p.state} /></div>
                       <div role="cell" className="col col-name">{p.name}</div>
-                      <div role="cell" className="col col-host">{p.host}</div>
+                      <div role="cell" className="col col-host">
+                        {p.host}
+                        {p.unknownHost && (
+                          <span className="meta" title={`its metadata names host ${p.unknownHost}, which is not an entry on this hypervisor now (renamed or removed)`}>
+                            {' '}(launched on {p.unknownHost})
+                          </span>
+                        )}
+                      </div>
                       <div role="cell" className="col col-address">
                         {p.addresses.length === 0 ? (
-                          <span className="meta">no address yet</span>
+                          <span className="meta">{p.state === 'shutoff' ? 'not running' : 'no address yet'}</span>
                         ) : (
                           p.addresses.map((a) => (
                             <span key={`${a.address}-${a.source}`} className="addr" title={`learnt from ${a.source}`}>

@@ -19,7 +19,7 @@ import { type ServeProcess, startServe } from './serve-process.js';
 export const SHOTS = join(repoRoot, 'test-results', 'screenshots');
 export const DOCS_SHOTS = join(repoRoot, 'docs', 'screenshots');
 
-/** The local host line of a config: the test pool and network, TCG (KVM fails for guests here). */
+/** The local host line of a config: the test pool and network, TCG (it runs on every host, with or without KVM). */
 export function localHost(env: TestEnv): string {
   return `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
 }

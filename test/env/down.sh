@@ -8,7 +8,8 @@ source "$HERE/lib.sh"
 
 ((EUID == 0)) || die "test/env/down.sh must run as root"
 
-if [[ -d "$STATE" ]]; then
+# up.sh runs this with the lock already held (EGRESS_TEST_LOCKED=1) when it starts from nothing.
+if [[ -d "$STATE" && "${EGRESS_TEST_LOCKED:-}" != 1 ]]; then
   exec 9>>"$STATE/.lock"
   flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
 fi
@@ -20,63 +21,10 @@ marker_pid() {
   if pid_alive "$pid" && [[ "$(pid_comm "$pid")" == "$2" ]]; then echo "$pid"; fi
 }
 
-names_with_prefix() { grep "^$PREFIX" || true; }
-
 # ---------------------------------------------------------------------------
-# 1. libvirt objects named egtest-*
+# 1. libvirt objects named egtest-* (and the ep-egtest-* proxies tests launch)
 # ---------------------------------------------------------------------------
-if command -v virsh >/dev/null 2>&1 && libvirt_up; then
-  while read -r d; do
-    [[ -n "$d" ]] || continue
-    log "removing domain $d"
-    virsh_ destroy "$d" >/dev/null 2>&1 || true
-    virsh_ undefine "$d" --nvram --managed-save --snapshots-metadata --checkpoints-metadata >/dev/null 2>&1 ||
-      virsh_ undefine "$d" --managed-save --snapshots-metadata >/dev/null 2>&1 ||
-      virsh_ undefine "$d" >/dev/null 2>&1 || true
-    if virsh_ dominfo "$d" >/dev/null 2>&1; then warn "could not remove domain $d"; fi
-  done < <(virsh_ list --all --name 2>/dev/null | names_with_prefix)
-
-  delete_volumes() { # pool [only-prefixed]
-    local v
-    while read -r v; do
-      [[ -n "$v" ]] || continue
-      if [[ "${2:-}" == prefixed && "$v" != "$PREFIX"* ]]; then continue; fi
-      virsh_ vol-delete --pool "$1" "$v" >/dev/null 2>&1 || warn "could not delete volume $v in pool $1"
-    done < <(virsh_ vol-list --pool "$1" 2>/dev/null | awk '{print $1}' || true)
-  }
-
-  while read -r p; do
-    [[ -n "$p" ]] || continue
-    if [[ "$p" == "$PREFIX"* ]]; then
-      log "removing storage pool $p and its volumes"
-      virsh_ pool-start "$p" >/dev/null 2>&1 || true
-      virsh_ pool-refresh "$p" >/dev/null 2>&1 || true
-      delete_volumes "$p"
-      virsh_ pool-destroy "$p" >/dev/null 2>&1 || true
-      virsh_ pool-undefine "$p" >/dev/null 2>&1 || true
-      if virsh_ pool-info "$p" >/dev/null 2>&1; then warn "could not remove pool $p"; fi
-    else
-      # volumes named egtest-* that tests left in other (active) pools
-      delete_volumes "$p" prefixed
-    fi
-  done < <(virsh_ pool-list --all --name 2>/dev/null || true)
-
-  while read -r n; do
-    [[ -n "$n" ]] || continue
-    log "removing network $n"
-    virsh_ net-destroy "$n" >/dev/null 2>&1 || true
-    virsh_ net-undefine "$n" >/dev/null 2>&1 || true
-    if virsh_ net-info "$n" >/dev/null 2>&1; then warn "could not remove network $n"; fi
-  done < <(virsh_ net-list --all --name 2>/dev/null | names_with_prefix)
-
-  while read -r f; do
-    [[ -n "$f" ]] || continue
-    log "removing nwfilter $f"
-    virsh_ nwfilter-undefine "$f" >/dev/null 2>&1 || warn "could not remove nwfilter $f"
-  done < <(virsh_ nwfilter-list 2>/dev/null | awk '{print $2}' | names_with_prefix)
-else
-  log "libvirtd is not answering on $SOCKET; no libvirt objects to remove"
-fi
+remove_test_objects
 
 # ---------------------------------------------------------------------------
 # 2. sshd

@@ -95,3 +95,70 @@ stop_pid() {
 }
 
 libvirt_up() { timeout 5 virsh -q -c "$URI" version >/dev/null 2>&1; }
+
+# A libvirt object the tests made: named egtest-…, or ep-egtest-… (a proxy the tests
+# launched: the provider puts ep- before the proxy's name, on its domain and volumes).
+is_test_name() { [[ "$1" == "$PREFIX"* || "$1" == "ep-$PREFIX"* ]]; }
+test_names() { # filter stdin
+  local n
+  while read -r n; do
+    if [[ -n "$n" ]] && is_test_name "$n"; then echo "$n"; fi
+  done
+}
+
+# Destroy/undefine every test domain, pool (with its volumes), network and nwfilter, and
+# test volumes left in other pools (used by down.sh, and by up.sh when it starts fresh).
+remove_test_objects() {
+  if ! { command -v virsh >/dev/null 2>&1 && libvirt_up; }; then
+    log "libvirtd is not answering on $SOCKET; no libvirt objects to remove"
+    return 0
+  fi
+  local d p n f
+  while read -r d; do
+    log "removing domain $d"
+    virsh_ destroy "$d" >/dev/null 2>&1 || true
+    virsh_ undefine "$d" --nvram --managed-save --snapshots-metadata --checkpoints-metadata >/dev/null 2>&1 ||
+      virsh_ undefine "$d" --managed-save --snapshots-metadata >/dev/null 2>&1 ||
+      virsh_ undefine "$d" >/dev/null 2>&1 || true
+    if virsh_ dominfo "$d" >/dev/null 2>&1; then warn "could not remove domain $d"; fi
+  done < <(virsh_ list --all --name 2>/dev/null | test_names)
+
+  while read -r p; do
+    [[ -n "$p" ]] || continue
+    if [[ "$p" == "$PREFIX"* ]]; then
+      log "removing storage pool $p and its volumes"
+      virsh_ pool-start "$p" >/dev/null 2>&1 || true
+      virsh_ pool-refresh "$p" >/dev/null 2>&1 || true
+      delete_pool_volumes "$p" all
+      virsh_ pool-destroy "$p" >/dev/null 2>&1 || true
+      virsh_ pool-undefine "$p" >/dev/null 2>&1 || true
+      if virsh_ pool-info "$p" >/dev/null 2>&1; then warn "could not remove pool $p"; fi
+    else
+      # test volumes that tests left in other (active) pools
+      delete_pool_volumes "$p" tests
+    fi
+  done < <(virsh_ pool-list --all --name 2>/dev/null || true)
+
+  while read -r n; do
+    [[ "$n" == "$PREFIX"* ]] || continue
+    log "removing network $n"
+    virsh_ net-destroy "$n" >/dev/null 2>&1 || true
+    virsh_ net-undefine "$n" >/dev/null 2>&1 || true
+    if virsh_ net-info "$n" >/dev/null 2>&1; then warn "could not remove network $n"; fi
+  done < <(virsh_ net-list --all --name 2>/dev/null || true)
+
+  while read -r f; do
+    [[ "$f" == "$PREFIX"* ]] || continue
+    log "removing nwfilter $f"
+    virsh_ nwfilter-undefine "$f" >/dev/null 2>&1 || warn "could not remove nwfilter $f"
+  done < <(virsh_ nwfilter-list 2>/dev/null | awk '{print $2}' || true)
+}
+
+delete_pool_volumes() { # pool all|tests
+  local v
+  while read -r v; do
+    [[ -n "$v" ]] || continue
+    if [[ "$2" == tests ]] && ! is_test_name "$v"; then continue; fi
+    virsh_ vol-delete --pool "$1" "$v" >/dev/null 2>&1 || warn "could not delete volume $v in pool $1"
+  done < <(virsh_ vol-list --pool "$1" 2>/dev/null | awk '{print $1}' || true)
+}

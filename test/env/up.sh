@@ -5,6 +5,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
+# shellcheck source=fresh.sh
+source "$HERE/fresh.sh"
 
 export DEBIAN_FRONTEND=noninteractive
 T0=$SECONDS
@@ -13,7 +15,7 @@ PACKAGES=(
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
   openssh-server openssh-client dnsmasq-base iptables genisoimage mmdebstrap
   e2fsprogs fdisk extlinux syslinux-common python3-libvirt curl iproute2 chromium fuseiso libxml2-utils
-  polkitd dbus
+  busybox polkitd dbus
 )
 
 if ! [[ "$EGRESS_TEST_SSH_PORT" =~ ^[0-9]+$ ]] || ((EGRESS_TEST_SSH_PORT < 1 || EGRESS_TEST_SSH_PORT > 65535)); then
@@ -110,6 +112,13 @@ mkdir -p "$STATE"
 exec 9>>"$STATE/.lock"
 flock -w 600 9 || die "another up.sh/down.sh holds $STATE/.lock"
 
+# Under CI (or EGRESS_TEST_FRESH=1): nothing of an earlier run is reused (fresh.sh).
+FRESH=0
+if fresh_requested; then
+  FRESH=1
+  start_from_nothing
+fi
+
 chmod 755 "$STATE"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
 mkdir -p "$SSH_DIR"
@@ -189,6 +198,9 @@ done
 for pid in $(pids_of libvirtd); do
   [[ "$(pid_netns "$pid")" == "$NS_ID" ]] || die "libvirtd pid $pid is not in netns $NETNS"
 done
+# Starting from nothing: test objects that libvirtd loaded from its persistent
+# definitions (it was not running to be asked before) go too.
+if ((FRESH)); then remove_test_objects; fi
 
 if [[ -e /dev/kvm ]]; then chmod 666 /dev/kvm; fi
 
@@ -400,7 +412,7 @@ source "$HERE/users.sh"
 # ---------------------------------------------------------------------------
 ENV_KEYS=(EGRESS_TEST_STATE EGRESS_TEST_NETNS EGRESS_TEST_SOCKET EGRESS_TEST_SSH_PORT EGRESS_TEST_SSH_KEY
   EGRESS_TEST_SSH_KEY_ENCRYPTED EGRESS_TEST_SSH_PASSPHRASE EGRESS_TEST_KNOWN_HOSTS
-  EGRESS_TEST_KNOWN_HOSTS_MISMATCH EGRESS_TEST_HOST_KEY_SHA256 EGRESS_TEST_POOL EGRESS_TEST_POOL_DIR
+  EGRESS_TEST_KNOWN_HOSTS_MISMATCH EGRESS_TEST_HOST_KEY_SHA256 EGRESS_TEST_HOST_KEY_PUB EGRESS_TEST_POOL EGRESS_TEST_POOL_DIR
   EGRESS_TEST_NETWORK EGRESS_TEST_BRIDGE_IP "${USERS_ENV_KEYS[@]}")
 declare -A ENV_VALUES=(
   [EGRESS_TEST_STATE]="$STATE"
@@ -413,6 +425,7 @@ declare -A ENV_VALUES=(
   [EGRESS_TEST_KNOWN_HOSTS]="$KNOWN_HOSTS"
   [EGRESS_TEST_KNOWN_HOSTS_MISMATCH]="$KNOWN_HOSTS_MISMATCH"
   [EGRESS_TEST_HOST_KEY_SHA256]="$HOST_KEY_SHA256"
+  [EGRESS_TEST_HOST_KEY_PUB]="$HOST_KEY.pub"
   [EGRESS_TEST_POOL]="$POOL_NAME"
   [EGRESS_TEST_POOL_DIR]="$POOL_DIR"
   [EGRESS_TEST_NETWORK]="$NET_NAME"

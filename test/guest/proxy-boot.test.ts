@@ -43,7 +43,7 @@ beforeAll(async () => {
   image = { path, sha256, size: statSync(path).size };
   client = await systemClient();
   // A page served on the bridge address, inside the namespace: what the proxy must fetch.
-  server = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, '/usr/bin/python3', '-m', 'http.server', '18080', '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
+  server = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', '18080', '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
 }, 20 * 60_000);
 
 afterAll(async () => {

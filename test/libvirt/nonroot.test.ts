@@ -164,15 +164,15 @@ describe('what a user without access is told', () => {
     const h = homeFor(outsider, localHost());
     const r = await h.hosts();
     expect(r.code).toBe(1);
-    expect(r.statuses[0]).toMatchObject({ state: 'auth-needed', message: expect.stringMatching(/refused your user egtest-outsider/) });
-    expect(r.statuses[0]!.message).toMatch(/Join the libvirt group \(sudo usermod -aG libvirt egtest-outsider\) and log in again/);
+    expect(r.statuses[0]).toMatchObject({ state: 'auth-needed', message: expect.stringContaining(`refused your user ${outsider.name}`) });
+    expect(r.statuses[0]!.message).toContain(`Join the libvirt group (sudo usermod -aG libvirt ${outsider.name}) and log in again`);
   });
 
   it('outside the libvirt group: launch fails with one message naming the host, and creates nothing', async () => {
     const h = homeFor(outsider, localHost());
     const before = await state();
     const r = await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24');
-    expectOneMessage(r, /libvirt on local \(this machine, .*\) refused your user egtest-outsider .*Join the libvirt group/);
+    expectOneMessage(r, new RegExp(`libvirt on local \\(this machine, .*\\) refused your user ${outsider.name} .*Join the libvirt group`));
     expect(r.stdout).toBe('');
     expect(await state()).toEqual(before);
   });
@@ -207,9 +207,9 @@ describe('what a user without access is told', () => {
     const before = await state();
     const status = await h.hosts();
     expect(status.code).toBe(1);
-    expect(status.statuses[0]).toMatchObject({ state: 'auth-needed', message: expect.stringMatching(/libvirt on loop \(127\.0\.0\.1\) refused SSH user egtest-outsider/) });
+    expect(status.statuses[0]).toMatchObject({ state: 'auth-needed', message: expect.stringContaining(`libvirt on loop (127.0.0.1) refused SSH user ${outsider.name}`) });
     const r = await h.proxies('launch', REMOTE, '--allow', '192.168.150.0/24');
-    expectOneMessage(r, /libvirt on loop \(127\.0\.0\.1\) refused SSH user egtest-outsider .*add egtest-outsider to the libvirt group/);
+    expectOneMessage(r, new RegExp(`libvirt on loop \\(127\\.0\\.0\\.1\\) refused SSH user ${outsider.name} .*add ${outsider.name} to the libvirt group`));
     expect(await state()).toEqual(before);
   });
 });

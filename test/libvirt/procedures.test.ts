@@ -5,16 +5,18 @@
  * that none was missed.
  */
 import { randomBytes } from 'node:crypto';
+import { machine } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/client.js';
 import { DomainState, DomainXml, InterfaceAddressesSource, ListDomains, MetadataType } from '../../electron/libvirt/constants.js';
 import { ErrorCode, LibvirtError, isNotFound } from '../../electron/libvirt/errors.js';
 import type { LifecycleEvent } from '../../electron/libvirt/events.js';
-import { domainTypesFromCapabilities, getAllDomainStats } from '../../electron/libvirt/helpers.js';
+import { domainTypesFromCapabilities, formatVersion, getAllDomainStats } from '../../electron/libvirt/helpers.js';
 import { MessageType } from '../../electron/libvirt/packet.js';
 import { procedures } from '../../electron/libvirt/procedures.js';
 import { type DhcpLease, type DomainRef, formatUuid } from '../../electron/libvirt/types.js';
+import { virshVersions } from '../support/libvirt.js';
 import { testEnv } from '../support/test-env.js';
 import { type Tap, bestEffort, connect, egtestName, qemuDomainXml, testDomainXml, until } from './client-support.js';
 
@@ -54,11 +56,14 @@ describe('connection and host procedures', () => {
   it('describe the hypervisor and host', async () => {
     expect(await test.call('CONNECT_GET_URI')).toBe('test:///default');
     expect(await test.call('CONNECT_GET_TYPE')).toBe('TEST');
-    expect(await qemu.call('CONNECT_GET_VERSION')).toBeGreaterThan(7_000_000n);
-    expect(await qemu.call('CONNECT_GET_LIB_VERSION')).toBeGreaterThanOrEqual(9_000_000n);
+    // What the daemon tells virsh about itself, not the versions of any particular machine.
+    const host = virshVersions();
+    expect(formatVersion(await qemu.call('CONNECT_GET_VERSION'))).toBe(host.hypervisor.version);
+    expect(formatVersion(await qemu.call('CONNECT_GET_LIB_VERSION'))).toBe(host.daemon);
     expect(await qemu.call('CONNECT_GET_HOSTNAME')).toMatch(/\S/);
     const info = await qemu.call('NODE_GET_INFO');
-    expect(info.model).toBe('x86_64');
+    // NODE_GET_INFO's model is the host's machine name (uname -m), whatever this host is.
+    expect(info.model).toBe(machine());
     expect(info.cpus).toBeGreaterThan(0);
     expect(info.memory).toBeGreaterThan(0n);
     expect(await qemu.call('NODE_GET_FREE_MEMORY')).toBeGreaterThan(0n);
@@ -161,9 +166,9 @@ describe('domains on the test driver', () => {
     await test.call('DOMAIN_SET_METADATA', { dom, type: MetadataType.ELEMENT, metadata: element, key: 'egress', uri: NS, flags: 0 });
     const stored = await get();
     expect(stored).toContain('<name>egress-a</name>');
-    // libvirt 9.0 hands the element back with the default namespace dropped and only the
-    // key's prefix declared: parse by the declared URI, not by the element's namespace.
-    expect(stored).toMatch(new RegExp(`^<instance xmlns:egress="${NS}">`));
+    // Some releases (9.0) hand the element back with the default namespace dropped and only
+    // the key's prefix declared, others as written: parse by the declared URI either way.
+    expect(stored).toMatch(new RegExp(`^<instance xmlns(:egress)?="${NS}">`));
     expect(await test.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })).toContain('<port>3128</port>');
     await test.call('DOMAIN_SET_METADATA', { dom, type: MetadataType.ELEMENT, metadata: null, key: null, uri: NS, flags: 0 });
     await expect(get()).rejects.toMatchObject({ code: ErrorCode.NO_DOMAIN_METADATA });

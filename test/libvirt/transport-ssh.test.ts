@@ -3,6 +3,8 @@
  * it (test/env/up.sh). Each test has its own HOME and known_hosts; nothing touches ~/.ssh.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ssh2 from 'ssh2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv, type TestEnv } from '../support/test-env.js';
 import {
@@ -122,8 +124,9 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
 
   it('treats a host known only by another key type as changed, as OpenSSH 9 does', async () => {
     const { home, pool } = setup({ knownHosts: null });
-    const rsa = 'AAAAB3NzaC1yc2EAAAADAQABAAABAQCGlC9N1ZwLOjURr1hleW3su/33ajfxM2HKOjbIrUXCEloTqCWTfKZsNoszxEF9aiY9uD3tugDLUBwaqvgxi5pndvTn6beWjpthGokmxHH3Z8RP37/AWiHVyLNO6MK2FFu0Ear0kDopNRKKhnnwKgobtI74p8nB7zDRtBjlpPumSHzR1r5VVevtesZx7iiDKC0eMnu4ODKy3XXv5fFA7pu5DB8FtcNu8EeyYUv6bgfzRh1nPIUuhySKhEoIJxO/VnQ9Ty2N35Zhv9t2OS/VzQyxNsS1/pt5sKa/Ni5S96WiSspV+KW2qvIZSD7MQN6p/SAJAzdaRN1j5tNtfAZdwr/l';
-    writeFileSync(home.knownHosts, `[127.0.0.1]:${port} ssh-rsa ${rsa}\n`);
+    // A key of another type, made now: no key from any machine is written into a test.
+    const [, rsa] = ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 }).public.split(' ');
+    writeFileSync(home.knownHosts, `[127.0.0.1]:${port} ssh-rsa ${rsa!}\n`);
     const err = await dialer(pool).dial().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HostKeyMismatchError);
     expect((err as HostKeyMismatchError).expected.keyType).toBe('ssh-rsa');
@@ -140,7 +143,7 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
 
   it('says that the remote socket is missing, and keeps the connection for other dials', async () => {
     const { pool, events } = setup();
-    const missing = '/run/libvirt/egress-test-no-such-sock';
+    const missing = join(dirname(env.EGRESS_TEST_SOCKET), 'egress-test-no-such-sock');
     const err = await dialer(pool, { socketPath: missing }).dial().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RemoteSocketError);
     expect((err as Error).message).toContain(`libvirt's socket ${missing} does not exist on 127.0.0.1: is libvirtd running there?`);
@@ -280,8 +283,9 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
   });
 
   it('records a trusted key with formatKnownHostLine in [host]:port form', () => {
-    expect(formatKnownHostLine('127.0.0.1', port, 'ssh-ed25519', Buffer.from('AAAAC3NzaC1lZDI1NTE5AAAAIH5Iuhj1VN32NoMEJnQHKErHbNGcf+tSWMffr2osQ8Ws', 'base64'))).toBe(
-      readFileSync(env.EGRESS_TEST_KNOWN_HOSTS, 'utf8').trim(),
-    );
+    // The key this run's sshd was born with (test/env/up.sh), never one from another machine.
+    const [type, blob] = readFileSync(env.EGRESS_TEST_HOST_KEY_PUB, 'utf8').trim().split(/\s+/);
+    expect(type).toBe('ssh-ed25519');
+    expect(formatKnownHostLine('127.0.0.1', port, type!, Buffer.from(blob!, 'base64'))).toBe(readFileSync(env.EGRESS_TEST_KNOWN_HOSTS, 'utf8').trim());
   });
 });

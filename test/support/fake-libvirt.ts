@@ -5,6 +5,7 @@
  * pool-changing job while one runs (so missing serialisation fails loudly), and any
  * operation can be made to fail on its Nth call (fault injection).
  */
+import { randomUUID } from 'node:crypto';
 import { Duplex, type Readable } from 'node:stream';
 import { ErrorCode, LibvirtError } from '../../electron/libvirt/index.js';
 import {
@@ -134,6 +135,8 @@ export class FakeHost implements LibvirtApi {
   readonly overlaps: string[] = [];
   freeMemoryBytes: number;
   kvm: boolean;
+  /** libvirt's host UUID: give two fakes the same one, or one fake two entry names, for entries on one hypervisor. */
+  uuid: string = randomUUID();
   acpi: boolean;
   autoLease: boolean;
   /** When true, every call fails as if the host were down. */
@@ -379,6 +382,11 @@ export class FakeHost implements LibvirtApi {
   async freeMemory(): Promise<number> {
     await this.enter('freeMemory');
     return this.freeMemoryBytes;
+  }
+
+  async hostUuid(): Promise<string> {
+    await this.enter('hostUuid');
+    return this.uuid;
   }
 
   async kvmOffered(): Promise<boolean> {

@@ -43,7 +43,7 @@ export const GUEST_PAGE_MARK = 'egress guest lane';
 
 /** Serves test/fixtures/guest-www on the bridge address inside the namespace; kill() it after. */
 export function namespaceHttpServer(env: TestEnv, port = 18081): { child: ChildProcess; url: string } {
-  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, '/usr/bin/python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
+  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
   return { child, url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html` };
 }
 

@@ -1,4 +1,5 @@
 /** Real libvirt for tests: a client on the test environment's socket, and cleanup that always runs. */
+import { execFileSync } from 'node:child_process';
 import { type DomainRef, DomainDestroy, DomainUndefine, LibvirtClient, type StoragePoolRef, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
 import { instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { LocalSocketDialer } from '../../electron/transport/index.js';
@@ -38,4 +39,25 @@ export async function removeProxy(client: LibvirtClient, name: string, extraVolu
   const id = instanceId(name);
   await removeDomain(client, id);
   await removeVolumes(client, [...Object.values(instanceVolumes(id)), ...extraVolumes]);
+}
+
+/** What the daemon reports about itself, asked through virsh: a second client to check ours against. */
+export interface HostVersions {
+  /** The daemon's libvirt version, e.g. `9.0.0`. */
+  daemon: string;
+  /** The hypervisor's name and version, e.g. `QEMU` and `7.2.0`. */
+  hypervisor: { name: string; version: string };
+}
+
+/**
+ * `virsh version --daemon` on the test socket, parsed. Tests compare our client's answers
+ * with it instead of writing down the versions of the machine they were written on.
+ */
+export function virshVersions(): HostVersions {
+  const uri = `qemu+unix:///system?socket=${testEnv().EGRESS_TEST_SOCKET}`;
+  const out = execFileSync('virsh', ['-c', uri, 'version', '--daemon'], { encoding: 'utf8', timeout: 30_000 });
+  const daemon = /^Running against daemon: (\d+\.\d+\.\d+)$/m.exec(out)?.[1];
+  const hypervisor = /^Running hypervisor: (\S+) (\d+\.\d+\.\d+)$/m.exec(out);
+  if (!daemon || !hypervisor) throw new Error(`virsh version --daemon printed no daemon or hypervisor version:\n${out}`);
+  return { daemon, hypervisor: { name: hypervisor[1]!, version: hypervisor[2]! } };
 }

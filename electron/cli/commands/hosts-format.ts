@@ -13,8 +13,9 @@ export function formatBytes(n: number): string {
   return i === 0 ? `${n} B` : `${value.toFixed(1)} ${units[i]}`;
 }
 
-export function formatHostStatus(s: HostStatus): string {
+export function formatHostStatus(s: HostStatus, sameAs?: string): string {
   const lines = [`${s.name}  ${s.via}  ${s.state}`];
+  if (sameAs) lines.push(`  same hypervisor as ${sameAs}: its proxies are listed once, each under the entry that launched it`);
   if (s.message) lines.push(`  ${s.message}`);
   if (s.fingerprint) lines.push(`  fingerprint  ${s.fingerprint}`);
   const info = s.info;

@@ -1,6 +1,6 @@
 /** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
 import type { Command } from 'commander';
-import type { HostStatus } from '../../../shared/hosts.js';
+import { type HostStatus, sameHypervisorAs } from '../../../shared/hosts.js';
 import { FileSecretStore, secretsPath } from '../../services/credentials/secret-store.js';
 import { collectHostInfo } from '../../services/hosts/host-info.js';
 import { Passphrases } from '../../services/hosts/passphrases.js';
@@ -65,7 +65,10 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
             }),
           );
           if (opts.json) ctx.io.stdout(`${JSON.stringify(statuses, null, 2)}\n`);
-          else ctx.io.stdout(statuses.map(formatHostStatus).join('\n'));
+          else {
+            const same = sameHypervisorAs(statuses);
+            ctx.io.stdout(statuses.map((s) => formatHostStatus(s, same.get(s.name))).join('\n'));
+          }
           const failed = statuses.filter((s) => !s.info);
           if (failed.length && !opts.json) ctx.io.stderr(`${failed.length} of ${statuses.length} hosts failed\n`);
           return failed.length ? EXIT.failed : EXIT.ok;

@@ -30,6 +30,7 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
             const rows = [['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'ADDRESSES'], ...listing.proxies.map((p) => [p.name, p.host, p.state, String(p.port), p.machineType, p.image.name, addresses(p)])];
             ctx.io.stdout(listing.proxies.length ? `${table(rows)}\n` : 'no proxies\n');
             for (const h of down) ctx.io.stderr(`host ${h.host} is not reachable: ${h.error}\n`);
+            for (const p of listing.proxies) if (p.unknownHost) ctx.io.stderr(`proxy ${p.name}: its metadata names host ${p.unknownHost}, which is not an entry on its hypervisor now (renamed or removed?): listed under ${p.host}\n`);
             for (const h of listing.hosts) for (const u of h.unreadable) ctx.io.stderr(`${h.host}: domain ${u.domain} has metadata this version cannot read: ${u.error}\n`);
           }
           return down.length ? EXIT.failed : EXIT.ok;
@@ -70,6 +71,21 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
               '',
             ].join('\n'),
           );
+          return EXIT.ok;
+        }),
+      ),
+    );
+
+  proxies
+    .command('url')
+    .description('the proxy URL with its credentials, at its current address (the guest agent\'s, else its newest DHCP lease): what Copy URL copies')
+    .argument('<name>', 'proxy name')
+    .action(
+      kit.action(async (ctx, name: string) =>
+        withProvider(ctx, async ({ provider }) => {
+          const url = await provider.proxyUrl(name);
+          if (url === undefined) throw new CliError(`proxy ${name} has no current address: it is not running, or neither the guest agent nor a DHCP lease knows one yet (see: egress-desk proxies inspect ${name})`, EXIT.failed);
+          ctx.io.stdout(`${url}\n`);
           return EXIT.ok;
         }),
       ),

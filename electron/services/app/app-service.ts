@@ -26,6 +26,7 @@ import { messageOf } from '../provider/kvm/errors.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
 import type { DomainEvent, LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { parseInstanceMetadata } from '../provider/kvm/metadata.js';
+import { instanceId } from '../provider/kvm/names.js';
 import { TaskService } from '../tasks/task-service.js';
 import { ConsoleSessions } from './console-sessions.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
@@ -71,6 +72,13 @@ interface Open {
   timer?: NodeJS.Timeout;
 }
 
+/**
+ * What a rebuilt backend inherits from the one a config change closed: the proxies it
+ * knew, so that their removal events still name their domain (a delete right after an
+ * edit, an undefine seen only as a lifecycle event).
+ */
+type Inherited = Promise<Map<string, ProxyRecord> | undefined>;
+
 const key = (host: string, domain: string) => `${host}/${domain}`;
 
 export class AppService {
@@ -80,6 +88,8 @@ export class AppService {
   private readonly listeners = new Set<AppEventListener>();
   private readonly now: () => number;
   private opening: Promise<Open> | undefined;
+  /** Set by a config change that closed a backend; taken by the next one to open. */
+  private inherited: Inherited | undefined;
   /** The last config write (import or edit): the next one waits for it. */
   private writes: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -403,14 +413,30 @@ export class AppService {
 
   private open(): Promise<Open> {
     if (this.closed) return Promise.reject(new Error('the app is shutting down'));
-    this.opening ??= this.kvmConfig().then((config) => this.wire(this.options.openBackend(config)));
-    // A config that cannot be used now may be fixed by the next call: do not keep the failure.
-    this.opening.catch(() => (this.opening = undefined));
+    if (!this.opening) {
+      const inherited = this.inherited;
+      this.inherited = undefined;
+      this.opening = this.kvmConfig().then(async (config) => this.wire(this.options.openBackend(config), await inherited));
+      // A config that cannot be used now may be fixed by the next call: do not keep the failure (nor lose the inheritance).
+      this.opening.catch(() => {
+        this.opening = undefined;
+        this.inherited ??= inherited;
+      });
+    }
     return this.opening;
   }
 
-  private wire(backend: FleetBackend): Open {
+  /** Wires a new backend's events; `inherited` is what the backend a config change closed had seen. */
+  private wire(backend: FleetBackend, inherited?: Map<string, ProxyRecord>): Open {
     const open: Open = { backend, unsubscribe: [], lifecycle: new Map(), seen: new Map() };
+    if (inherited) {
+      // Hosts still in the config keep what was known of them (a removed host's proxies are
+      // no longer this app's to follow); a listing then brings it up to date, reporting what
+      // changed while no backend was watching, or on a host whose entry now reaches elsewhere.
+      const hosts = new Set(backend.config.hosts.map((h) => h.name));
+      for (const [k, p] of inherited) if (hosts.has(p.host)) open.seen.set(k, p);
+      void this.relist(open);
+    }
     open.unsubscribe.push(
       backend.hosts.onStatus((status) => {
         this.emit('host:status', status);
@@ -452,7 +478,11 @@ export class AppService {
     }
     if (!metadata && !known) return; // not one of ours
     if (domain && metadata) {
-      this.proxyChanged(open, toRecord(host, domain, metadata, known?.addresses ?? []), event.event);
+      // Every entry on a hypervisor sees its events: the proxy is reported under its own entry only (docs/provider.md).
+      const where = open.backend.provider.reportingEntry(host, metadata.host);
+      if (!where) return;
+      const mine = where.host === host ? known : open.seen.get(key(where.host, event.domain));
+      this.proxyChanged(open, toRecord(where.host, domain, metadata, mine?.addresses ?? [], where.unknownHost), event.event);
     } else {
       open.seen.delete(key(host, event.domain));
       this.emit('proxy:changed', { host, domain: event.domain, ...(known ? { name: known.name } : {}), event: event.event, removed: true });
@@ -465,23 +495,31 @@ export class AppService {
     this.emit('proxy:changed', payload);
   }
 
-  /** The background re-listing: reports what changed without a lifecycle event (another client, a lost event). */
+  /**
+   * The background re-listing: reports what changed without a lifecycle event (another
+   * client, a lost event). A proxy that an event changed while the listing was on its way
+   * is left as the event put it: the event is newer than the listing.
+   */
   private async relist(open: Open): Promise<void> {
+    const before = new Map(open.seen);
     let listing: FleetListing;
     try {
       listing = await open.backend.provider.list();
     } catch {
       return;
     }
-    const before = new Map(open.seen);
+    const changedMeanwhile = (k: string) => open.seen.get(k) !== before.get(k);
     const reachable = new Set(listing.hosts.filter((h) => h.ok).map((h) => h.host));
     for (const proxy of listing.proxies) {
-      const old = before.get(key(proxy.host, proxy.id));
-      before.delete(key(proxy.host, proxy.id));
+      const k = key(proxy.host, proxy.id);
+      const old = before.get(k);
+      const skip = changedMeanwhile(k);
+      before.delete(k);
+      if (skip) continue;
       if (!old || JSON.stringify(old) !== JSON.stringify(proxy)) this.proxyChanged(open, proxy, 'RECONCILED');
     }
     for (const [k, gone] of before) {
-      if (!reachable.has(gone.host)) continue; // unknown, not gone
+      if (!reachable.has(gone.host) || changedMeanwhile(k)) continue; // unknown, not gone; or an event said otherwise
       open.seen.delete(k);
       this.emit('proxy:changed', { host: gone.host, domain: gone.id, name: gone.name, event: 'RECONCILED', removed: true });
     }
@@ -493,7 +531,7 @@ export class AppService {
     for (const p of listing.proxies) open.seen.set(key(p.host, p.id), p);
   }
 
-  private proxyTask(verb: 'start' | 'stop' | 'delete', title: string, name: string, fn: (b: FleetBackend) => Promise<unknown>): Promise<{ taskId: string }> {
+  private proxyTask(verb: 'start' | 'stop' | 'delete', title: string, name: string, fn: (b: FleetBackend) => Promise<object>): Promise<{ taskId: string }> {
     return this.open().then((open) => {
       const taskId = this.tasks.run(
         title,
@@ -504,10 +542,13 @@ export class AppService {
           const now = await open.backend.provider.get(name).catch(() => undefined);
           if (now) this.proxyChanged(open, now, verb.toUpperCase());
           else if (verb === 'delete') {
-            const gone = [...open.seen.values()].find((p) => p.name === name);
-            if (gone) open.seen.delete(key(gone.host, gone.id));
-            const host = (result as { host?: string }).host ?? gone?.host ?? '';
-            this.emit('proxy:changed', { host, domain: gone?.id ?? '', name, event: 'DELETED', removed: true });
+            // The delete says where the proxy was; its domain is named after it. Neither needs
+            // the proxy to have been seen by this backend (a config edit rebuilds it).
+            const host = 'host' in result && typeof result.host === 'string' ? result.host : undefined;
+            const gone = [...open.seen.values()].find((p) => p.name === name && (host === undefined || p.host === host));
+            const removed = { host: host ?? gone?.host ?? '', domain: gone?.id ?? instanceId(name) };
+            open.seen.delete(key(removed.host, removed.domain));
+            this.emit('proxy:changed', { ...removed, name, event: 'DELETED', removed: true });
           }
           return result;
         },
@@ -555,6 +596,8 @@ export class AppService {
     this.consoles.closeAll(this.closed ? 'the app is closing' : 'the config changed and the connections were rebuilt: connect again');
     const opening = this.opening;
     this.opening = undefined;
+    // Taken synchronously, so that a call racing this reset already builds on it.
+    if (opening && !this.closed) this.inherited = opening.then((o) => o.seen, () => undefined);
     const open = await opening?.catch(() => undefined);
     if (!open) return;
     if (open.timer) clearInterval(open.timer);

@@ -17,8 +17,20 @@ export async function kvmOffered(client: Caller): Promise<boolean> {
   }
 }
 
+/**
+ * The hypervisor's identity: libvirt's host UUID (`<host><uuid>` of the capabilities; the
+ * SMBIOS system UUID, or libvirtd.conf's host_uuid). Two host entries with the same one
+ * reach the same hypervisor (docs/provider.md).
+ */
+export async function hostUuid(client: Caller): Promise<string> {
+  const caps = await client.call('CONNECT_GET_CAPABILITIES');
+  const uuid = /<host>\s*<uuid>\s*([0-9a-fA-F-]{32,36})\s*<\/uuid>/.exec(caps)?.[1];
+  if (!uuid) throw new Error('the host capabilities carry no <host><uuid>');
+  return uuid.toLowerCase();
+}
+
 export async function collectHostInfo(client: Caller): Promise<HostInfo> {
-  const [hostname, lib, type, version, node, free, pools, networks, activeNetworks, domains, kvm] = await Promise.all([
+  const [hostname, lib, type, version, node, free, pools, networks, activeNetworks, domains, kvm, uuid] = await Promise.all([
     client.call('CONNECT_GET_HOSTNAME'),
     client.call('CONNECT_GET_LIB_VERSION'),
     client.call('CONNECT_GET_TYPE'),
@@ -30,6 +42,7 @@ export async function collectHostInfo(client: Caller): Promise<HostInfo> {
     listAllNetworks(client, ListPoolsOrNetworks.ACTIVE),
     listAllDomains(client),
     kvmOffered(client),
+    hostUuid(client).catch(() => undefined),
   ]);
   const poolInfos = await Promise.all(pools.map((pool) => client.call('STORAGE_POOL_GET_INFO', { pool })));
   const active = new Set(activeNetworks.map((n) => n.name));
@@ -43,6 +56,7 @@ export async function collectHostInfo(client: Caller): Promise<HostInfo> {
     memoryBytes: Number(node.memory) * 1024,
     freeMemoryBytes: Number(free),
     kvm,
+    ...(uuid ? { uuid } : {}),
     pools: pools.map((p, i) => ({
       name: p.name,
       // virStoragePoolState: 2 = running.

@@ -1,4 +1,8 @@
-/** ConsoleOwner over a scripted router: sessions are remembered, other clients' sessions refused, and an open that answers after its client left is closed at once. */
+/**
+ * ConsoleOwner over a scripted router: sessions are remembered, other clients' sessions
+ * refused, an open that answers after its client left is closed at once, and its hooks say
+ * when a session becomes the client's and when it stops being so.
+ */
 import { describe, expect, it } from 'vitest';
 import { ConsoleOwner } from '../../../electron/ipc/console-owner.js';
 import type { Envelope } from '../../../shared/ipc.js';
@@ -49,5 +53,24 @@ describe('ConsoleOwner', () => {
       ['console:open', { name: 'p' }],
       ['console:close', { session: id(1) }],
     ]);
+  });
+
+  it('tells its hooks what it claims and drops; a session that ended is not dropped again', async () => {
+    const r = router();
+    const told: string[] = [];
+    const owner = new ConsoleOwner(r, { claimed: (s) => told.push(`claimed ${s}`), dropped: (s) => told.push(`dropped ${s}`) });
+    for (let i = 0; i < 2; i++) {
+      const opening = owner.invoke('console:open', { name: 'p' });
+      r.answerOpen();
+      await opening;
+    }
+    owner.ended(id(1));
+    // Ended, it is still this client's: a late close is answered, not refused as another's.
+    expect(owner.owns(id(1))).toBe(true);
+    const late = owner.invoke('console:open', { name: 'p' });
+    await owner.release();
+    r.answerOpen();
+    await late;
+    expect(told).toEqual([`claimed ${id(1)}`, `claimed ${id(2)}`, `dropped ${id(2)}`, `dropped ${id(3)}`]);
   });
 });

@@ -4,6 +4,8 @@ import { type DomainSpec, buildDomainXml } from '../../../electron/services/prov
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { instanceId, instanceMac, instanceUuid, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 
+const CREATED = '2026-01-01T00:00:00.000Z';
+
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, isArray: (n) => ['disk', 'controller', 'interface'].includes(n) });
 const id = instanceId('web-1');
 const vols = instanceVolumes(id);
@@ -20,7 +22,7 @@ function spec(over: Partial<DomainSpec> = {}): DomainSpec {
     rootVolume: vols.root,
     seedVolume: vols.seed,
     nic: { network: 'default' },
-    mac: instanceMac(id),
+    mac: instanceMac(id, CREATED),
     metadata: {
       formatVersion: 1,
       name: 'web-1',
@@ -69,7 +71,7 @@ describe('domain XML', () => {
 
   it('has a virtio NIC with the stable MAC, on a network or a bridge', () => {
     const onNet = parse(buildDomainXml(spec())).devices.interface[0];
-    expect(onNet).toMatchObject({ type: 'network', mac: { address: instanceMac(id) }, source: { network: 'default' }, model: { type: 'virtio' } });
+    expect(onNet).toMatchObject({ type: 'network', mac: { address: instanceMac(id, CREATED) }, source: { network: 'default' }, model: { type: 'virtio' } });
     const onBridge = parse(buildDomainXml(spec({ nic: { bridge: 'br0' } }))).devices.interface[0];
     expect(onBridge).toMatchObject({ type: 'bridge', source: { bridge: 'br0' } });
   });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DNS_LABEL } from '../../../shared/config.js';
+
+const CREATED = '2026-01-01T00:00:00.000Z';
 import {
   InvalidNameError,
   baseVolumeName,
@@ -59,11 +61,13 @@ describe('instance names', () => {
     expect(() => baseVolumeName('AB'.repeat(32), 'qcow2')).toThrow();
   });
 
-  it('derives a stable QEMU-range MAC and a stable RFC 9562 UUID', () => {
+  it('derives a QEMU-range MAC per launch and a stable RFC 9562 UUID', () => {
     const id = instanceId('web-1');
-    expect(instanceMac(id)).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
-    expect(instanceMac(id)).toBe(instanceMac(id));
-    expect(instanceMac(id)).not.toBe(instanceMac(instanceId('web-2')));
+    expect(instanceMac(id, CREATED)).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
+    expect(instanceMac(id, CREATED)).toBe(instanceMac(id, CREATED));
+    expect(instanceMac(id, CREATED)).not.toBe(instanceMac(instanceId('web-2'), CREATED));
+    // Each launch of a name gets its own MAC: leases of an earlier instance never match a new one.
+    expect(instanceMac(id, '2026-01-01T00:00:01.000Z')).not.toBe(instanceMac(id, CREATED));
     expect(instanceUuid(id)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(instanceUuid(id)).toBe(instanceUuid(id));
   });

@@ -2,11 +2,14 @@
  * The serial console through serve mode's WebSocket: console:open answers, the guest's
  * output arrives as console:data pushed on the socket, console:write reaches the guest,
  * and the session closes by itself when the browser's socket goes (the guest's console is
- * free again for the next client, without force).
+ * free again for the next client, without force). A console's output and end reach only
+ * the tab that opened it, also while its console:open answer is still on its way (held
+ * back here, as a busy server would), and when that tab goes before it arrives.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { WebSocket } from 'ws';
-import type { ConsoleClosed, ConsoleOpen } from '../../../shared/console.js';
+import type { Router } from '../../../electron/ipc/router.js';
+import type { ConsoleClosed, ConsoleData, ConsoleOpen } from '../../../shared/console.js';
 import type { Task } from '../../../shared/tasks.js';
 import { type AppFixture, appFixture } from '../ipc/app-fixture.js';
 import { type Fixture, connect, login, opened, startFixture } from './support.js';
@@ -16,9 +19,32 @@ let fx: Fixture;
 /** The one-time link works once: every socket of this browser carries its session cookie. */
 let cookie: string;
 
+/** console:open answers wait for this; open unless a test holds them. */
+let opensHeld: Promise<void> = Promise.resolve();
+/** Holds console:open answers (the consoles open; only the answers wait) until the returned function is called. */
+function holdOpens(): () => void {
+  let release = (): void => undefined;
+  opensHeld = new Promise<void>((resolve) => (release = resolve));
+  const done = () => {
+    release();
+    opensHeld = Promise.resolve();
+  };
+  onTestFinished(done);
+  return done;
+}
+
 beforeAll(async () => {
   app = appFixture();
-  fx = await startFixture({ router: app.services.router });
+  const backend = app.services.router;
+  const router: Router = {
+    ...backend,
+    invoke: async (channel, input) => {
+      const envelope = await backend.invoke(channel, input);
+      if (channel === 'console:open') await opensHeld;
+      return envelope;
+    },
+  };
+  fx = await startFixture({ router });
   cookie = await login(fx.server);
 });
 afterAll(async () => {
@@ -35,7 +61,23 @@ async function until<T>(find: () => T | undefined, what: string, ms = 5000): Pro
   }
 }
 
-async function browser(): Promise<{ socket: WebSocket; messages: Array<Record<string, unknown>>; call: <T>(channel: string, input: unknown) => Promise<T> }> {
+interface Tab {
+  socket: WebSocket;
+  messages: Array<Record<string, unknown>>;
+  call: <T>(channel: string, input: unknown) => Promise<T>;
+}
+
+/** The console events a tab has received. */
+const consoleEvents = (tab: Tab) => tab.messages.filter((m) => m.event === 'console:data' || m.event === 'console:closed');
+
+/** Launches a proxy on the fixture's hosts; its fake console and domain. */
+async function launched(name: string) {
+  const { taskId } = (await app.call('proxies:launch', { name })) as { taskId: string };
+  const proxy = ((await app.finished(taskId)).result as { proxy: { host: string; id: string } }).proxy;
+  return { host: app.fx.hosts.get(proxy.host)!, domain: proxy.id };
+}
+
+async function browser(): Promise<Tab> {
   const socket = connect(fx.server, { Origin: fx.server.origin, Cookie: cookie });
   const messages: Array<Record<string, unknown>> = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data)) as Record<string, unknown>));
@@ -95,5 +137,51 @@ describe('serve: the console over the WebSocket', () => {
     expect(host.consoles.get(proxy.id)!.written()).toBe('');
     mine.socket.close();
     other.socket.close();
+  });
+
+  it('sends the output of a console whose open has not answered yet only to the tab that opened it', async () => {
+    const { host, domain } = await launched('p3');
+    const mine = await browser();
+    const other = await browser();
+    onTestFinished(() => void [mine, other].map((tab) => tab.socket.close()));
+    const before = app.services.app.consoles.size;
+    const release = holdOpens();
+    const opening = mine.call<ConsoleOpen>('console:open', { name: 'p3' });
+    await until(() => (app.services.app.consoles.size === before + 1 && host.consoles.get(domain)?.open ? true : undefined), 'the console to open');
+    host.consoles.get(domain)!.print('p3 login: ');
+    const data = await until(() => app.eventsOf('console:data').find((d: ConsoleData) => d.data === 'p3 login: '), 'the output to leave the backend');
+    // Anything sent to the other tab before this answer has arrived by now (one socket, in order).
+    await other.call('tasks:list', undefined);
+    expect(consoleEvents(other)).toEqual([]);
+    release();
+    const opened = await opening;
+    expect(opened.session).toBe(data.session);
+    await mine.call('tasks:list', undefined);
+    expect(consoleEvents(mine)).toEqual([{ event: 'console:data', payload: { session: opened.session, data: 'p3 login: ' } }]);
+    await other.call('tasks:list', undefined);
+    expect(consoleEvents(other)).toEqual([]);
+  });
+
+  it('sends the output and end of a console whose tab went before its open answered to no other tab', async () => {
+    const { host, domain } = await launched('p4');
+    const mine = await browser();
+    const other = await browser();
+    onTestFinished(() => void other.socket.close());
+    const before = app.services.app.consoles.size;
+    const release = holdOpens();
+    void mine.call<ConsoleOpen>('console:open', { name: 'p4' }).catch(() => undefined);
+    await until(() => (app.services.app.consoles.size === before + 1 && host.consoles.get(domain)?.open ? true : undefined), 'the console to open');
+    host.consoles.get(domain)!.print('p4 login: ');
+    const data = await until(() => app.eventsOf('console:data').find((d: ConsoleData) => d.data === 'p4 login: '), 'the output to leave the backend');
+    // The tab goes; its console:open answers after that, and its console is closed for it.
+    await new Promise((resolve) => {
+      mine.socket.once('close', resolve);
+      mine.socket.close();
+    });
+    release();
+    await until(() => app.eventsOf('console:closed').find((c: ConsoleClosed) => c.session === data.session), 'the orphaned console to close');
+    expect(app.services.app.consoles.size).toBe(before);
+    await other.call('tasks:list', undefined);
+    expect(consoleEvents(other)).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ import {
   listAllDomains,
   listAllVolumes,
 } from '../../../libvirt/index.js';
-import { kvmOffered } from '../../hosts/host-info.js';
+import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
 import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
@@ -47,6 +47,7 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
 
 export class ClientApi implements LibvirtApi {
   private readonly pools = new Map<string, Promise<StoragePoolRef>>();
+  private uuid: Promise<string> | undefined;
 
   constructor(readonly client: LibvirtClient) {}
 
@@ -150,6 +151,8 @@ export class ClientApi implements LibvirtApi {
       source: 'lease',
       ...(l.mac ? { mac: l.mac } : {}),
       interface: l.iface,
+      // Seconds since the epoch; 0 for a lease that never expires.
+      ...(Number(l.expirytime) > 0 ? { expiresAt: Number(l.expirytime) * 1000 } : {}),
     }));
   }
 
@@ -166,6 +169,13 @@ export class ClientApi implements LibvirtApi {
 
   kvmOffered(): Promise<boolean> {
     return kvmOffered(this.client);
+  }
+
+  /** Asked once per connection: the identity does not change while the daemon runs. */
+  hostUuid(): Promise<string> {
+    this.uuid ??= hostUuid(this.client);
+    this.uuid.catch(() => (this.uuid = undefined));
+    return this.uuid;
   }
 
   async openConsole(domain: string, options: ConsoleOptions): Promise<Duplex> {

@@ -44,11 +44,13 @@ export interface ProviderContext extends ProviderDeps {
   launching: Set<string>;
   /** Per proxy name: launches of one name run one after the other. */
   names: HostQueues;
+  /** Per host entry, the identity of the hypervisor it reaches, as last learnt (hypervisors.ts). */
+  identities: Map<string, string>;
 }
 
 export function createContext(deps: ProviderDeps): ProviderContext {
   const queues = new HostQueues();
-  return { ...deps, now: deps.now ?? Date.now, queues, baseImages: new BaseImages(queues), launching: new Set(), names: new HostQueues() };
+  return { ...deps, now: deps.now ?? Date.now, queues, baseImages: new BaseImages(queues), launching: new Set(), names: new HostQueues(), identities: new Map() };
 }
 
 /** A proxy as the front ends see it. */
@@ -66,10 +68,12 @@ export interface ProxyRecord {
   specHash: string;
   /** Addresses known without asking the guest (leases); inspect asks every source. */
   addresses: GuestAddress[];
+  /** The host its metadata names, when that is not an entry on this hypervisor (renamed, removed). */
+  unknownHost?: string;
 }
 
-export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = []): ProxyRecord {
-  return {
+export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = [], unknownHost?: string): ProxyRecord {
+  const record: ProxyRecord = {
     name: meta.name,
     id: domain.name,
     host,
@@ -82,4 +86,6 @@ export function toRecord(host: string, domain: { name: string; state: DomainStat
     specHash: meta.specHash,
     addresses,
   };
+  if (unknownHost !== undefined) record.unknownHost = unknownHost;
+  return record;
 }

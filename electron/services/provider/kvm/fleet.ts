@@ -10,8 +10,10 @@ import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { ProxyNotFoundError, messageOf } from './errors.js';
 import type { DomainInfo, GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
-import { instanceId, instanceMac } from './names.js';
-import { type AddressReport, collectAddresses } from './readiness.js';
+import { type DomainFacts, domainFacts } from './domain-facts.js';
+import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js';
+import { instanceId } from './names.js';
+import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './readiness.js';
 
 /** How listing one host went. */
 export interface HostListing {
@@ -20,6 +22,8 @@ export interface HostListing {
   /** Why not, when not ok. */
   error?: string;
   proxies: number;
+  /** Another entry reaches the same hypervisor and lists its domains: that entry's name. */
+  sameAs?: string;
   /** Domains carrying a metadata element this version cannot read. */
   unreadable: Array<{ domain: string; error: string }>;
 }
@@ -34,53 +38,90 @@ export function metadataOf(domain: DomainInfo): InstanceMetadata | undefined {
   return parseInstanceMetadata(domain.xml);
 }
 
-/** Every proxy of one host, with lease addresses from one call for the whole network. */
-async function listHost(ctx: ProviderContext, host: ResolvedKVMHost): Promise<{ proxies: ProxyRecord[]; listing: HostListing }> {
-  const listing: HostListing = { host: host.name, ok: true, proxies: 0, unreadable: [] };
+/** The NIC addresses are looked up by: the first interface of the domain's XML (the builders make one). */
+export function nicOf(domain: DomainInfo): Nic {
+  let facts: DomainFacts | undefined;
   try {
-    const api = await ctx.apiFor(host.name);
-    const [domains, leases] = await Promise.all([
-      api.listDomains(),
-      // Leases are a nicety of the listing: a network that is gone must not hide the proxies.
-      host.network ? api.dhcpLeases(host.network).catch((): GuestAddress[] => []) : Promise.resolve<GuestAddress[]>([]),
-    ]);
-    const proxies: ProxyRecord[] = [];
-    for (const domain of domains) {
-      let meta: InstanceMetadata | undefined;
-      try {
-        meta = metadataOf(domain);
-      } catch (err) {
-        listing.unreadable.push({ domain: domain.name, error: messageOf(err) });
-        continue;
-      }
-      if (!meta) continue;
-      const mac = instanceMac(domain.name).toLowerCase();
-      proxies.push(toRecord(host.name, domain, meta, leases.filter((l) => l.mac?.toLowerCase() === mac)));
-    }
-    listing.proxies = proxies.length;
-    return { proxies, listing };
-  } catch (err) {
-    return { proxies: [], listing: { ...listing, ok: false, error: messageOf(err) } };
+    facts = domainFacts(domain.xml);
+  } catch {
+    facts = undefined;
   }
+  const nic = facts?.interfaces[0];
+  // A domain whose XML has no MAC has no lease either; this MAC matches nothing.
+  return nic ?? { mac: '00:00:00:00:00:00' };
+}
+
+/** The proxies of one hypervisor, listed once through its first entry, each under the entry it belongs to. */
+async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[]; unreadable: HostListing['unreadable'] }> {
+  const domains = await hv.api.listDomains();
+  const ours: Array<{ domain: DomainInfo; meta: InstanceMetadata; nic: Nic }> = [];
+  const unreadable: HostListing['unreadable'] = [];
+  for (const domain of domains) {
+    try {
+      const meta = metadataOf(domain);
+      if (meta) ours.push({ domain, meta, nic: nicOf(domain) });
+    } catch (err) {
+      unreadable.push({ domain: domain.name, error: messageOf(err) });
+    }
+  }
+  // One lease call per network the proxies are on; a network that is gone must not hide the proxies.
+  const networks = [...new Set(ours.map((o) => o.nic.network).filter((n): n is string => n !== undefined))];
+  const leases = new Map(await Promise.all(networks.map(async (n) => [n, await hv.api.dhcpLeases(n).catch((): GuestAddress[] => [])] as const)));
+  const proxies = ours.map(({ domain, meta, nic }) => {
+    const { host, unknownHost } = owningEntry(meta.host, hv.members);
+    const seen = (nic.network ? (leases.get(nic.network) ?? []) : []).filter((l) => l.mac?.toLowerCase() === nic.mac);
+    return toRecord(host.name, domain, meta, currentAddresses(seen, isRunning(domain)), unknownHost);
+  });
+  return { proxies, unreadable };
+}
+
+/** Running as far as addresses go: the guest may hold a lease. */
+export function isRunning(domain: Pick<DomainInfo, 'state'>): boolean {
+  return domain.state === 'running' || domain.state === 'paused' || domain.state === 'blocked';
 }
 
 export async function listFleet(ctx: ProviderContext): Promise<FleetListing> {
-  const results = await Promise.all(ctx.config.hosts.map((host) => listHost(ctx, host)));
+  const { hypervisors, unreachable } = await groupHypervisors(ctx);
+  const listings = new Map<string, HostListing>();
+  for (const { host, error } of unreachable) listings.set(host.name, { host: host.name, ok: false, error, proxies: 0, unreadable: [] });
+  const proxies: ProxyRecord[] = [];
+  await Promise.all(
+    hypervisors.map(async (hv) => {
+      try {
+        const listed = await listHypervisor(hv);
+        proxies.push(...listed.proxies);
+        for (const member of hv.members) {
+          const listing: HostListing = { host: member.name, ok: true, proxies: listed.proxies.filter((p) => p.host === member.name).length, unreadable: member === hv.leader ? listed.unreadable : [] };
+          if (member !== hv.leader) listing.sameAs = hv.leader.name;
+          listings.set(member.name, listing);
+        }
+      } catch (err) {
+        for (const member of hv.members) listings.set(member.name, { host: member.name, ok: false, error: messageOf(err), proxies: 0, unreadable: [] });
+      }
+    }),
+  );
   return {
-    proxies: results.flatMap((r) => r.proxies).sort((a, b) => a.name.localeCompare(b.name) || a.host.localeCompare(b.host)),
-    hosts: results.map((r) => r.listing),
+    proxies: proxies.sort((a, b) => a.name.localeCompare(b.name) || a.host.localeCompare(b.host)),
+    hosts: ctx.config.hosts.map((h) => listings.get(h.name)!),
   };
 }
 
 /** Where a proxy lives. */
 export interface Located {
+  /** The entry it belongs to (its metadata's host, or the first entry on its hypervisor). */
   host: ResolvedKVMHost;
   api: LibvirtApi;
   domain: DomainInfo;
   metadata: InstanceMetadata;
+  /** Set when its metadata names a host that is not an entry on its hypervisor. */
+  unknownHost?: string;
 }
 
-/** The proxy called `name`, or undefined; `unreachable` collects hosts that could not be asked. */
+/**
+ * The proxy called `name`, or undefined; `unreachable` collects hosts that could not be
+ * asked. Every entry is asked; of the answers, the entry the proxy's metadata names wins,
+ * never merely the first to answer (two entries may reach one hypervisor).
+ */
 export async function findProxy(ctx: ProviderContext, name: string, unreachable: string[] = []): Promise<Located | undefined> {
   const id = instanceId(name);
   const found = await Promise.all(
@@ -96,7 +137,11 @@ export async function findProxy(ctx: ProviderContext, name: string, unreachable:
       }
     }),
   );
-  return found.find((f) => f !== undefined);
+  const answers = found.filter((f): f is Located => f !== undefined);
+  const own = answers.find((f) => f.metadata.host === f.host.name);
+  if (own) return own;
+  const first = answers[0];
+  return first && { ...first, unknownHost: first.metadata.host };
 }
 
 /** Like {@link findProxy}, but a missing proxy is a {@link ProxyNotFoundError}. */
@@ -120,11 +165,10 @@ export interface ProxyInspection {
 }
 
 export async function inspectProxy(ctx: ProviderContext, name: string): Promise<ProxyInspection> {
-  const { host, api, domain, metadata } = await locate(ctx, name);
-  const running = domain.state === 'running' || domain.state === 'paused' || domain.state === 'blocked';
-  const report: AddressReport = running ? await collectAddresses(api, host, domain.name, instanceMac(domain.name)) : { addresses: [], problems: {} };
+  const { host, api, domain, metadata, unknownHost } = await locate(ctx, name);
+  const report: AddressReport = isRunning(domain) ? await collectAddresses(api, host, domain.name, nicOf(domain)) : { addresses: [], problems: {} };
   return {
-    proxy: toRecord(host.name, domain, metadata, report.addresses),
+    proxy: toRecord(host.name, domain, metadata, report.addresses, unknownHost),
     metadata,
     domainXml: domain.xml,
     addresses: report.addresses,

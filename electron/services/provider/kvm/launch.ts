@@ -10,6 +10,7 @@ import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
+import { resolveDomainType } from './domain-type.js';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, messageOf } from './errors.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
@@ -168,7 +169,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       api,
       host,
       domain: id,
-      mac: instanceMac(id),
+      mac: instanceMac(id, metadata.createdAt),
       port: resolved.port,
       probe: ctx.probe,
       deadline: started + (options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS),
@@ -214,7 +215,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     });
     const { host, api } = placement;
     const resolved = resolveSpec(spec, ctx.config, host, ctx.generateCredentials ?? generateCredentials);
-    const domainType = host.domainType === 'auto' ? ((await api.kvmOffered()) ? 'kvm' : 'qemu') : host.domainType;
+    const domainType = await resolveDomainType(host.domainType, api);
     finish(`${placement.reason}; domain type ${domainType}`);
     check();
 

@@ -50,6 +50,8 @@ export interface GuestAddress {
   source: AddressSource;
   mac?: string;
   interface?: string;
+  /** For a DHCP lease: when it expires (ms since the epoch). The latest one for a MAC is the current one. */
+  expiresAt?: number;
 }
 
 /** A lifecycle event, reduced to what the provider reacts to. */
@@ -103,6 +105,8 @@ export interface LibvirtApi {
   interfaceAddresses(domain: string, source: AddressSource): Promise<GuestAddress[]>;
   /** Free host memory in bytes. */
   freeMemory(): Promise<number>;
+  /** libvirt's host UUID: two host entries with the same one reach the same hypervisor. */
+  hostUuid(): Promise<string>;
   /** Whether libvirt offers KVM (domain type kvm) here. */
   kvmOffered(): Promise<boolean>;
   /**

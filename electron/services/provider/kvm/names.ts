@@ -90,9 +90,15 @@ export function baseVolumeName(sha256: string, format: 'qcow2' | 'raw'): string 
   return `${BASE_VOLUME_PREFIX}${sha256}.${format === 'qcow2' ? 'qcow2' : 'img'}`;
 }
 
-/** A locally administered unicast MAC in QEMU's range (52:54:00), stable for an instance id. */
-export function instanceMac(id: string): string {
-  const h = createHash('sha256').update(`egress-desk:mac:${id}`).digest();
+/**
+ * A locally administered unicast MAC in QEMU's range (52:54:00) for one launch of an
+ * instance: hashed from the instance id and the launch's `createdAt`, so a proxy deleted
+ * and launched again under the same name gets a new MAC, and the DHCP leases its earlier
+ * instances left (an hour each by default) never match the new one (docs/provider.md).
+ * Listing reads the MAC from the domain XML, never from this function.
+ */
+export function instanceMac(id: string, createdAt: string): string {
+  const h = createHash('sha256').update(`egress-desk:mac:${id}:${createdAt}`).digest();
   return ['52', '54', '00', ...[h[0]!, h[1]!, h[2]!].map((b) => b.toString(16).padStart(2, '0'))].join(':');
 }
 

@@ -8,9 +8,12 @@ import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
 import { PlacementError, ProxyNotFoundError, messageOf } from './errors.js';
-import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, listFleet, locate } from './fleet.js';
+import { type VolumeRef, ownVolumes } from './domain-facts.js';
+import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, isRunning, listFleet, locate, nicOf } from './fleet.js';
+import { reportingEntry } from './hypervisors.js';
+import type { LibvirtApi } from './libvirt-api.js';
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
-import { instanceId, instanceMac, instanceVolumes } from './names.js';
+import { instanceId, instanceVolumes } from './names.js';
 import { place } from './placement.js';
 import { resolveMachineType } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
@@ -69,6 +72,16 @@ export class KvmProvider {
     return { host: chosen.host.name, reason: chosen.reason };
   }
 
+  /**
+   * For a lifecycle event seen through host entry `entry` about a proxy whose metadata
+   * names `metadataHost`: the entry to report it under, or undefined when another entry on
+   * the same hypervisor reports it (hypervisors.ts). The fleet watcher uses it so that an
+   * event is shown once, under the proxy's own entry.
+   */
+  reportingEntry(entry: string, metadataHost: string): { host: string; unknownHost?: string } | undefined {
+    return reportingEntry(this.ctx, entry, metadataHost);
+  }
+
   /** Every proxy on every host; hosts that are down are reported in `hosts`. */
   list(): Promise<FleetListing> {
     return listFleet(this.ctx);
@@ -85,10 +98,15 @@ export class KvmProvider {
     return inspectProxy(this.ctx, name);
   }
 
-  /** `http://user:pass@address:port` for a running proxy, from the first address any source knows. */
+  /**
+   * `http://user:pass@address:port` for a running proxy, from its current address (the
+   * agent's, else its newest lease: readiness.ts currentAddresses); undefined when it is
+   * not running or no source knows one. A stale lease is never offered.
+   */
   async proxyUrl(name: string): Promise<string | undefined> {
     const { host, api, domain, metadata } = await locate(this.ctx, name);
-    const report = await collectAddresses(api, host, domain.name, instanceMac(domain.name));
+    if (!isRunning(domain)) return undefined;
+    const report = await collectAddresses(api, host, domain.name, nicOf(domain));
     const address = candidates(report.addresses)[0];
     if (!address) return undefined;
     return formatProxyUrl(address, metadata.port, await this.ctx.credentials.get(name));
@@ -137,7 +155,10 @@ export class KvmProvider {
   /**
    * Destroys, undefines (NVRAM, managed save, snapshot metadata) and deletes the root and
    * seed volumes, then forgets the credentials. The base volume stays: other proxies share it.
-   * A proxy whose domain is gone but whose volumes remain is cleaned all the same.
+   * The proxy is the one on the entry its metadata names (fleet.ts findProxy), and its
+   * volumes are the ones its domain XML names, in the pools it names: never looked up in
+   * the pool the config says today (docs/provider.md). A proxy whose domain is gone but
+   * whose volumes remain is cleaned all the same.
    */
   async delete(name: string): Promise<DeleteResult> {
     const unreachable: string[] = [];
@@ -146,6 +167,8 @@ export class KvmProvider {
     const volumes = instanceVolumes(id);
     if (found) {
       const { host, api, domain } = found;
+      // Read before the domain goes: afterwards nothing says where its disks were.
+      const own = ownVolumes(domain);
       const removed: string[] = [];
       if (domain.state !== 'shutoff') {
         await api.destroyDomain(domain.name).catch(async (err: unknown) => {
@@ -155,14 +178,16 @@ export class KvmProvider {
       }
       await api.undefineDomain(domain.name);
       removed.push(`domain ${domain.name}`);
-      removed.push(...(await this.deleteVolumes(host.name, [volumes.root, volumes.seed])));
+      removed.push(...(await this.deleteVolumes(host.name, api, own)));
       await this.ctx.credentials.delete(name);
       return { host: host.name, removed };
     }
-    // No domain: leftovers of a crashed launch may still hold the name's volumes.
+    // No domain: leftovers of a crashed launch may still hold the name's volumes (in the pool the launch used: the entry's).
     for (const host of this.ctx.config.hosts) {
       if (unreachable.some((u) => u.startsWith(`${host.name} `))) continue;
-      const removed = await this.deleteVolumes(host.name, [volumes.root, volumes.seed]).catch(() => []);
+      const api = await this.ctx.apiFor(host.name).catch(() => undefined);
+      if (!api) continue;
+      const removed = await this.deleteVolumes(host.name, api, [volumes.root, volumes.seed].map((volume) => ({ pool: host.pool, volume }))).catch(() => []);
       if (removed.length) {
         await this.ctx.credentials.delete(name);
         return { host: host.name, removed };
@@ -176,18 +201,16 @@ export class KvmProvider {
     return reconcile(this.ctx, options);
   }
 
-  private async deleteVolumes(hostName: string, names: string[]): Promise<string[]> {
-    const host = this.ctx.config.hosts.find((h) => h.name === hostName)!;
-    const api = await this.ctx.apiFor(hostName);
+  private async deleteVolumes(hostName: string, api: LibvirtApi, refs: readonly VolumeRef[]): Promise<string[]> {
     return this.ctx.queues.run(hostName, async () => {
       const removed: string[] = [];
-      for (const name of names) {
+      for (const { pool, volume } of refs) {
         try {
-          if (!(await api.getVolume(host.pool, name))) continue;
-          await api.deleteVolume(host.pool, name);
-          removed.push(`volume ${name}`);
+          if (!(await api.getVolume(pool, volume))) continue;
+          await api.deleteVolume(pool, volume);
+          removed.push(`volume ${volume}`);
         } catch (err) {
-          throw new Error(`cannot delete volume ${name} in pool ${host.pool} on ${hostName}: ${messageOf(err)}`, { cause: err });
+          throw new Error(`cannot delete volume ${volume} in pool ${pool} on ${hostName}: ${messageOf(err)}`, { cause: err });
         }
       }
       return removed;

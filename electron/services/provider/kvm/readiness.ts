@@ -23,11 +23,20 @@ function usable(a: GuestAddress): boolean {
   return a.address !== '::1' && !a.address.toLowerCase().startsWith('fe80');
 }
 
+/** A domain's network interface, as its XML says: the MAC, and the libvirt network when it is on one. */
+export interface Nic {
+  mac: string;
+  network?: string | undefined;
+}
+
 /**
  * Asks every source at once. The agent answers only once the guest runs it; ARP inside a
- * network namespace may fail ("wrong nlmsg len"): both are reported, never fatal.
+ * network namespace may fail ("wrong nlmsg len"): both are reported, never fatal. Leases
+ * come from the network the interface is on (its XML), else the host entry's network.
  */
-export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, domain: string, mac: string): Promise<AddressReport> {
+export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, domain: string, nic: Nic): Promise<AddressReport> {
+  const { mac } = nic;
+  const network = nic.network ?? host.network;
   const problems: AddressReport['problems'] = {};
   const ask = async (source: AddressSource, run: () => Promise<GuestAddress[]>): Promise<GuestAddress[]> => {
     try {
@@ -39,13 +48,41 @@ export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, d
   };
   const sameMac = (a: GuestAddress) => a.mac === undefined || a.mac.toLowerCase() === mac.toLowerCase();
   const [lease, agent, arp] = await Promise.all([
-    host.network ? ask('lease', () => api.dhcpLeases(host.network!, mac)) : Promise.resolve([]),
+    network ? ask('lease', () => api.dhcpLeases(network, mac)) : Promise.resolve([]),
     ask('agent', () => api.interfaceAddresses(domain, 'agent')),
     ask('arp', () => api.interfaceAddresses(domain, 'arp')),
   ]);
-  if (!host.network) problems.lease = `host ${host.name} uses bridge ${host.bridge ?? '?'}: libvirt has no DHCP leases for it`;
-  const addresses = [...lease, ...agent, ...arp].filter((a) => sameMac(a) && usable(a));
+  if (!network) problems.lease = `host ${host.name} uses bridge ${host.bridge ?? '?'}: libvirt has no DHCP leases for it`;
+  const addresses = currentAddresses([...lease, ...agent, ...arp].filter((a) => sameMac(a) && usable(a)), true);
   return { addresses, problems };
+}
+
+/**
+ * The addresses the instance has now, from what the sources said about its MAC. A MAC can
+ * carry several leases (an earlier instance of the same name, a guest that changed its
+ * DHCP client id), and an address from an old lease may since belong to another VM: Copy
+ * URL must never offer it. So: nothing while the domain is not running; the guest agent's
+ * addresses when it answers (leases and ARP only where they agree with it); otherwise the
+ * lease with the latest expiry per address family (ARP only where it agrees with that);
+ * ARP alone only where there are no leases at all (a host bridge).
+ */
+export function currentAddresses(addresses: readonly GuestAddress[], running: boolean): GuestAddress[] {
+  if (!running) return [];
+  const agent = addresses.filter((a) => a.source === 'agent');
+  if (agent.length) {
+    const said = new Set(agent.map((a) => a.address));
+    return addresses.filter((a) => said.has(a.address));
+  }
+  const leases = addresses.filter((a) => a.source === 'lease');
+  const latest = new Map<GuestAddress['family'], GuestAddress>();
+  for (const lease of leases) {
+    const best = latest.get(lease.family);
+    // A lease without an expiry never expires: nothing is newer.
+    if (!best || (lease.expiresAt ?? Infinity) > (best.expiresAt ?? Infinity)) latest.set(lease.family, lease);
+  }
+  if (!leases.length) return addresses.filter((a) => a.source === 'arp');
+  const kept = new Set([...latest.values()].map((a) => a.address));
+  return addresses.filter((a) => kept.has(a.address) && (a.source === 'arp' || latest.get(a.family) === a));
 }
 
 /** Addresses to try, IPv4 first, each once, leases before the agent before ARP. */
@@ -59,6 +96,8 @@ export interface WaitOptions {
   host: ResolvedKVMHost;
   domain: string;
   mac: string;
+  /** The network the interface is on (default: the host entry's). */
+  network?: string;
   port: number;
   probe: PortProbe;
   /** Give up at this instant (ms since the epoch, by `now`). */
@@ -93,7 +132,7 @@ export async function waitForProxy(o: WaitOptions): Promise<WaitResult> {
   try {
     for (;;) {
       if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('cancelled');
-      const report = await collectAddresses(o.api, o.host, o.domain, o.mac);
+      const report = await collectAddresses(o.api, o.host, o.domain, { mac: o.mac, network: o.network });
       if (report.addresses.length && !announced) {
         announced = true;
         o.onAddress?.(report.addresses);

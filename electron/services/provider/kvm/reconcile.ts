@@ -7,7 +7,9 @@
 import type { ProviderContext } from './context.js';
 import { messageOf } from './errors.js';
 import { metadataOf } from './fleet.js';
-import { instanceId, instanceOfVolume, instanceVolumes, isInstanceVolume } from './names.js';
+import { groupHypervisors, owningEntry } from './hypervisors.js';
+import { instanceId, instanceOfVolume, isInstanceVolume } from './names.js';
+import { ownVolumes } from './domain-facts.js';
 
 export interface ReconcileFinding {
   kind: 'orphan-volume' | 'broken-domain' | 'stale-credentials';
@@ -27,25 +29,34 @@ export interface ReconcileReport {
   fixed: boolean;
 }
 
+/**
+ * What reconcile may touch (docs/provider.md): per hypervisor (entries that reach the same
+ * one are checked together, once), instance volumes in the entries' pools that no domain
+ * of that hypervisor owns; and our domains whose own disks, as their XML names them, are
+ * missing from the pools their XML names. A domain whose disks are all there is never
+ * touched, whichever entry's pool the config names now; one whose pools cannot be read
+ * is not judged.
+ */
 export async function reconcile(ctx: ProviderContext, options: { fix?: boolean } = {}): Promise<ReconcileReport> {
   const report: ReconcileReport = { findings: [], unreachable: [], fixed: options.fix === true };
   const fleet = new Set<string>();
+  const { hypervisors, unreachable } = await groupHypervisors(ctx);
+  for (const { host, error } of unreachable) report.unreachable.push({ host: host.name, error });
   await Promise.all(
-    ctx.config.hosts.map(async (host) => {
+    hypervisors.map(async ({ leader, api, members }) => {
       try {
-        const api = await ctx.apiFor(host.name);
-        // A refresh makes libvirt see volumes created or removed behind its back.
-        await ctx.queues.run(host.name, () => api.refreshPool(host.pool));
-        const [domains, volumes] = await Promise.all([api.listDomains(), api.listVolumes(host.pool)]);
+        // The pools of this hypervisor's entries and the pools its domains name, each read once (after a refresh: libvirt then sees volumes changed behind its back).
+        const pools = new Map<string, Promise<Set<string>>>();
+        const volumesOf = (pool: string): Promise<Set<string>> => {
+          let p = pools.get(pool);
+          if (!p) {
+            p = ctx.queues.run(leader.name, () => api.refreshPool(pool)).then(async () => new Set(await api.listVolumes(pool)));
+            pools.set(pool, p);
+          }
+          return p;
+        };
+        const domains = await api.listDomains();
         const names = new Set(domains.map((d) => d.name));
-        const present = new Set(volumes);
-        for (const volume of volumes) {
-          const owner = instanceOfVolume(volume);
-          if (!isInstanceVolume(volume) || !owner || names.has(owner) || ctx.launching.has(owner)) continue;
-          const finding: ReconcileFinding = { kind: 'orphan-volume', host: host.name, object: volume, detail: `volume in pool ${host.pool} with no domain ${owner}` };
-          if (options.fix) await attempt(finding, () => ctx.queues.run(host.name, () => api.deleteVolume(host.pool, volume)));
-          report.findings.push(finding);
-        }
         for (const domain of domains) {
           let meta;
           try {
@@ -56,24 +67,57 @@ export async function reconcile(ctx: ProviderContext, options: { fix?: boolean }
           if (!meta) continue;
           fleet.add(meta.name);
           if (ctx.launching.has(domain.name)) continue;
-          const wanted = instanceVolumes(domain.name);
-          const missing = [wanted.root, wanted.seed].filter((v) => !present.has(v));
+          const host = owningEntry(meta.host, members).host;
+          const own = ownVolumes(domain);
+          const missing: string[] = [];
+          let unreadablePool: string | undefined;
+          for (const ref of own) {
+            const present = await volumesOf(ref.pool).catch((err: unknown) => {
+              unreadablePool ??= `pool ${ref.pool}: ${messageOf(err)}`;
+              return undefined;
+            });
+            if (present && !present.has(ref.volume)) missing.push(`${ref.volume} (pool ${ref.pool})`);
+          }
+          if (unreadablePool) {
+            report.unreachable.push({ host: host.name, error: `cannot judge ${domain.name}: ${unreadablePool}` });
+            continue;
+          }
           if (!missing.length) continue;
-          const finding: ReconcileFinding = { kind: 'broken-domain', host: host.name, object: domain.name, detail: `proxy ${meta.name}: volume${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing from pool ${host.pool}` };
+          const finding: ReconcileFinding = { kind: 'broken-domain', host: host.name, object: domain.name, detail: `proxy ${meta.name}: volume${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing` };
           if (options.fix) {
             await attempt(finding, async () => {
               if (domain.state !== 'shutoff') await api.destroyDomain(domain.name).catch(() => undefined);
               await api.undefineDomain(domain.name);
-              await ctx.queues.run(host.name, async () => {
-                for (const v of [wanted.root, wanted.seed].filter((x) => present.has(x))) await api.deleteVolume(host.pool, v);
+              await ctx.queues.run(leader.name, async () => {
+                for (const ref of own) if ((await volumesOf(ref.pool)).has(ref.volume)) await api.deleteVolume(ref.pool, ref.volume);
               });
               await ctx.credentials.delete(meta.name);
             });
           }
           report.findings.push(finding);
         }
+        // Orphans: instance volumes in the entries' pools whose domain does not exist on this hypervisor.
+        const seenPools = new Set<string>();
+        for (const member of members) {
+          if (seenPools.has(member.pool)) continue;
+          seenPools.add(member.pool);
+          let volumes: Set<string>;
+          try {
+            volumes = await volumesOf(member.pool);
+          } catch (err) {
+            report.unreachable.push({ host: member.name, error: `pool ${member.pool}: ${messageOf(err)}` });
+            continue;
+          }
+          for (const volume of volumes) {
+            const owner = instanceOfVolume(volume);
+            if (!isInstanceVolume(volume) || !owner || names.has(owner) || ctx.launching.has(owner)) continue;
+            const finding: ReconcileFinding = { kind: 'orphan-volume', host: member.name, object: volume, detail: `volume in pool ${member.pool} with no domain ${owner}` };
+            if (options.fix) await attempt(finding, () => ctx.queues.run(leader.name, () => api.deleteVolume(member.pool, volume)));
+            report.findings.push(finding);
+          }
+        }
       } catch (err) {
-        report.unreachable.push({ host: host.name, error: messageOf(err) });
+        for (const member of members) report.unreachable.push({ host: member.name, error: messageOf(err) });
       }
     }),
   );

@@ -151,7 +151,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     rootVolume: volumes.root,
     seedVolume: volumes.seed,
     nic: spec.host.bridge ? { bridge: spec.host.bridge } : { network: spec.host.network ?? 'default' },
-    mac: instanceMac(id),
+    mac: instanceMac(id, metadata.createdAt),
     metadata,
   });
   return {

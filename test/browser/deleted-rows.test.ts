@@ -1,0 +1,108 @@
+/**
+ * A deleted proxy's row leaves the Proxies table at once, also after a config edit: the
+ * edit rebuilds the backend, and what the backend knew about the fleet must not go with
+ * it (a stopped proxy's removal once went out without its domain, and the row stayed
+ * until a reload). Real `egress-desk serve`, Debian's Chromium, the real libvirtd: the
+ * proxy is launched from a tiny base image with the CLI (no wait: nothing boots) and
+ * forced off, then the app edits the config (a machine type saved in the catalog view)
+ * and deletes the proxy through the confirmation dialog; the page is never reloaded.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LibvirtClient, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
+import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
+import { tinyImage } from '../support/provider-env.js';
+import { runCliProcess } from '../support/run-cli.js';
+import { testEnv } from '../support/test-env.js';
+import { type AppPage, openApp, testConfig } from './app-page.js';
+
+const env = testEnv();
+const NAME = 'egtest-rows-1';
+
+let home: string;
+let sha256: string;
+/** Whether this file uploaded the tiny base volume (then it removes it; else another test's is left alone). */
+let ownBase = false;
+let app: AppPage;
+let page: Page;
+let client: LibvirtClient | undefined;
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
+const table = () => page.getByRole('table', { name: 'Proxies' });
+const row = () => table().getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) });
+
+/** `egress-desk proxies …` on the app's own config and data directory (its credentials too). */
+async function cli(...args: string[]): Promise<string> {
+  const r = await runCliProcess(['--config', join(home, 'config.yaml'), 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: home });
+  if (r.code !== 0) throw new Error(`proxies ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function cleanUp(): Promise<void> {
+  client ??= await systemClient();
+  await removeProxy(client, NAME, ownBase ? [baseVolumeName(sha256, 'qcow2')] : []);
+}
+
+beforeAll(async () => {
+  app = await openApp({
+    prefix: 'egress-rows-',
+    config: (dir) => {
+      const image = tinyImage(dir);
+      sha256 = image.sha256;
+      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+    },
+  });
+  ({ home, page } = app);
+  await cleanUp();
+  ownBase = (await findVolume(client!, await testPool(client!), baseVolumeName(sha256, 'qcow2'))) === null;
+  // Loaded: the table, or the empty state (other test files' proxies may be on the same libvirtd).
+  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table()).waitFor({ timeout: 60_000 });
+});
+
+afterAll(async () => {
+  await app?.close();
+  if (sha256) await cleanUp().catch(() => undefined);
+  await client?.close();
+});
+
+describe('deleted rows: against the real libvirtd', () => {
+  it('shows a proxy launched and stopped outside the app as stopped', async () => {
+    await cli('launch', NAME, '--host', 'local');
+    // No guest answers the power button: a zero timeout forces it off at once.
+    await cli('stop', NAME, '--timeout', '0');
+    await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
+    await row().getByText('shutoff', { exact: true }).waitFor({ timeout: 60_000 });
+  }, 180_000);
+
+  it('drops the row of a stopped proxy deleted after a config edit, without a reload', async () => {
+    // The edit: a machine type saved in the catalog view, which rebuilds the backend.
+    await nav('Images & machine types').click();
+    const types = page.getByRole('region', { name: 'Machine types' });
+    await types.getByRole('button', { name: 'Add machine type' }).click();
+    const form = types.getByRole('group', { name: 'New machine type' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('egtest-rows');
+    await form.getByRole('textbox', { name: 'vCPUs' }).fill('1');
+    await form.getByRole('textbox', { name: 'Memory (MiB)' }).fill('256');
+    await form.getByRole('textbox', { name: 'Disk (GiB)' }).fill('2');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await types.getByRole('row', { name: /^egtest-rows\b/ }).waitFor();
+
+    await nav('Proxies').click();
+    await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
+    await table().getByRole('checkbox', { name: `Select ${NAME}` }).check();
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: `Delete ${NAME}?` });
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    // Gone on the host first, so that a row still shown is the renderer's, not libvirt's.
+    client ??= await systemClient();
+    await expect.poll(async () => findDomainByName(client!, instanceId(NAME)), { timeout: 60_000 }).toBeNull();
+    await expect.poll(() => row().count(), { timeout: 15_000 }).toBe(0);
+  }, 120_000);
+
+  it('logs no CSP violation or page error', () => {
+    expect(app.errors).toEqual([]);
+  });
+});
