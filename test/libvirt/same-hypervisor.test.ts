@@ -18,6 +18,8 @@ import { testEnv } from '../support/test-env.js';
 
 const env = testEnv();
 const NAME = 'egtest-twin';
+/** A second proxy, on the second entry (its pool). */
+const NAME2 = 'egtest-twin-b';
 /** A second pool on the same machine, named so that test/env/down.sh removes it. */
 const FAST = 'egtest-fast';
 let client: LibvirtClient;
@@ -66,6 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!client) return;
+  await removeProxy(client, NAME2);
   await removeProxy(client, NAME, [baseVolumeName(image.sha256, 'qcow2')]);
   for (const v of await volumesOf(FAST).catch(() => [])) virsh('vol-delete', '--pool', FAST, v);
   virsh('pool-destroy', FAST);
@@ -74,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('two host entries on one hypervisor', () => {
-  it('one machine, two pools: listed once, under its own entry; reconcile --fix touches nothing; delete removes its real volumes', async () => {
+  it('one machine, two pools, a proxy on each: listed once, under its own entry; reconcile --fix leaves both healthy proxies alone; delete removes their real volumes', async () => {
     const twin = twinHome('egress-twin-pools-', hostLine('one', env.EGRESS_TEST_POOL), hostLine('two', FAST));
     const cli = twin.proxies;
     const launched = await cli('launch', NAME, '--host', 'one', '--allow', '192.168.150.0/24', '--json');
@@ -83,28 +86,39 @@ describe('two host entries on one hypervisor', () => {
     const id = instanceId(NAME);
     const vols = Object.values(instanceVolumes(id));
     expect(await volumesOf(env.EGRESS_TEST_POOL)).toEqual(expect.arrayContaining(vols));
+    const second = await cli('launch', NAME2, '--host', 'two', '--allow', '192.168.150.0/24', '--json');
+    expect(second.code, second.stderr).toBe(0);
+    const id2 = instanceId(NAME2);
+    const vols2 = Object.values(instanceVolumes(id2));
+    expect(await volumesOf(FAST)).toEqual(expect.arrayContaining(vols2));
 
     const list = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ host: string; ok: boolean; sameAs?: string }> };
     expect(list.proxies.filter((p) => p.name === NAME)).toEqual([expect.objectContaining({ name: NAME, host: 'one' })]);
+    expect(list.proxies.filter((p) => p.name === NAME2)).toEqual([expect.objectContaining({ name: NAME2, host: 'two' })]);
     expect(list.hosts.find((h) => h.host === 'two')).toMatchObject({ ok: true, sameAs: 'one' });
 
     const report = JSON.parse((await cli('reconcile', '--json')).stdout) as { findings: Array<{ object: string }> };
-    expect(report.findings.filter((f) => f.object.includes(id) || f.object === NAME)).toEqual([]);
+    expect(report.findings.filter((f) => [id, id2, NAME, NAME2].some((x) => f.object.includes(x)))).toEqual([]);
 
     const fixed = await cli('reconcile', '--fix', '--json');
     expect(fixed.code).toBe(0);
-    const dom = await findDomainByName(client, id);
-    expect(dom).not.toBeNull();
-    expect((await client.call('DOMAIN_GET_STATE', { dom: dom!, flags: 0 })).state).toBe(1); // still running
+    for (const i of [id, id2]) {
+      const dom = await findDomainByName(client, i);
+      expect(dom).not.toBeNull();
+      expect((await client.call('DOMAIN_GET_STATE', { dom: dom!, flags: 0 })).state).toBe(1); // still running
+    }
     expect(await volumesOf(env.EGRESS_TEST_POOL)).toEqual(expect.arrayContaining(vols));
-    expect(Object.keys((JSON.parse(readFileSync(join(twin.home, 'data', 'credentials.json'), 'utf8')) as { proxies: object }).proxies)).toContain(NAME);
+    expect(await volumesOf(FAST)).toEqual(expect.arrayContaining(vols2));
+    expect(Object.keys((JSON.parse(readFileSync(join(twin.home, 'data', 'credentials.json'), 'utf8')) as { proxies: object }).proxies)).toEqual(expect.arrayContaining([NAME, NAME2]));
 
     const del = await cli('delete', NAME);
     expect(del.code).toBe(0);
     expect(del.stdout).toMatch(/on one:/);
     expect(await findDomainByName(client, id)).toBeNull();
+    const del2 = await cli('delete', NAME2);
+    expect(del2.stdout).toMatch(/on two:/);
     const left = [...(await volumesOf(env.EGRESS_TEST_POOL)), ...(await volumesOf(FAST))];
-    expect(left.filter((v) => vols.includes(v))).toEqual([]);
+    expect(left.filter((v) => vols.includes(v) || vols2.includes(v))).toEqual([]);
   });
 
   it('this machine over SSH (listed first) and locally, each with its own pool: delete removes the volumes where they are', async () => {

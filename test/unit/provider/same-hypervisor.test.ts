@@ -49,6 +49,8 @@ describe('entries on one hypervisor', () => {
       { host: 'far', ok: true, proxies: 0, unreadable: [] },
     ]);
     expect(await f.provider.get('fast1')).toMatchObject({ host: 'two' });
+    // The same spec again, on its own entry: the existing proxy (whichever entry answers first).
+    expect(await f.provider.launch({ name: 'fast1', host: 'two' })).toMatchObject({ created: false, proxy: { host: 'two' } });
     expect(await f.provider.get('egdemo')).toMatchObject({ host: 'one' });
   });
 

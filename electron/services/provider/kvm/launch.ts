@@ -83,7 +83,7 @@ async function rollback(undos: Undo[]): Promise<string[]> {
   return failed;
 }
 
-/** An existing domain of that instance id on any reachable host. */
+/** An existing domain of that instance id on any reachable host (on the entry its metadata names, when several see it). */
 async function findExisting(ctx: ProviderContext, id: string): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; xml: string; state: ProxyRecord['state'] } | undefined> {
   const found = await Promise.all(
     ctx.config.hosts.map(async (host) => {
@@ -97,7 +97,16 @@ async function findExisting(ctx: ProviderContext, id: string): Promise<{ host: R
       }
     }),
   );
-  return found.find((f) => f !== undefined);
+  const answers = found.filter((f) => f !== undefined);
+  // Two entries may reach one hypervisor: the domain is the one of the entry its metadata names (hypervisors.ts).
+  const owned = (f: (typeof answers)[number]): boolean => {
+    try {
+      return parseInstanceMetadata(f.xml)?.host === f.host.name;
+    } catch {
+      return false;
+    }
+  };
+  return answers.find(owned) ?? answers[0];
 }
 
 export async function launch(ctx: ProviderContext, input: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
