@@ -99,6 +99,7 @@ export const procedures = {
   STORAGE_VOL_LOOKUP_BY_NAME: call(95, struct('remote_storage_vol_lookup_by_name_args', { pool: storagePool, name: rstring }), storageVol),
   // `char type` (virStorageVolType: 0 file, 1 block, 2 dir…) is 4 bytes on the wire like every char.
   STORAGE_VOL_GET_INFO: call(98, volArgs, struct('remote_storage_vol_get_info_ret', { type: char, capacity: uhyper, allocation: uhyper })),
+  STORAGE_VOL_GET_XML_DESC: call(99, volFlags, rstring),
   STORAGE_VOL_GET_PATH: call(100, volArgs, rstring),
   NODE_GET_FREE_MEMORY: call(102, xvoid, uhyper),
   CONNECT_GET_URI: call(110, xvoid, rstring),

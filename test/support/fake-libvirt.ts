@@ -25,6 +25,8 @@ import {
 type Op = keyof LibvirtApi;
 
 interface FakeVolume {
+  /** ms since the epoch, like the ctime/mtime libvirt reports for a dir pool's volume. */
+  changedAt?: number;
   name: string;
   path: string;
   capacityBytes: number;
@@ -331,6 +333,11 @@ export class FakeHost implements LibvirtApi {
       p.volumes.set(name, vol);
       return { ...vol };
     });
+  }
+
+  async volumeChangedAt(pool: string, name: string): Promise<number | undefined> {
+    await this.enter('volumeChangedAt', `${pool}/${name}`);
+    return this.pool(pool).volumes.get(name)?.changedAt;
   }
 
   async deleteVolume(pool: string, name: string): Promise<void> {

@@ -151,7 +151,7 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
           else {
             if (!r.findings.length) ctx.io.stdout('nothing to reconcile\n');
             for (const f of r.findings) {
-              const state = f.fixed === true ? ' [fixed]' : f.fixed === false ? ` [not fixed: ${f.error}]` : '';
+              const state = f.fixed === true ? ' [fixed]' : f.fixed === false ? ` [not fixed: ${f.error}]` : f.deferred ? ' [left alone for now]' : '';
               ctx.io.stdout(`${f.kind}  ${f.host ?? '-'}  ${f.object}: ${f.detail}${state}\n`);
             }
             for (const u of r.unreachable) ctx.io.stderr(`host ${u.host} could not be checked: ${u.error}\n`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileCredentialsStore, formatProxyUrl } from '../../../electron/services/credentials/credentials-store.js';
 import { ProxyNotFoundError } from '../../../electron/services/provider/kvm/errors.js';
+import { ORPHAN_GRACE_MS } from '../../../electron/services/provider/kvm/reconcile.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import { fixture } from './provider-fixture.js';
 
@@ -89,6 +90,21 @@ describe('reconcile', () => {
     expect(f.a.pools.get('default')!.volumes.has('unrelated.qcow2')).toBe(true);
     expect((await f.provider.list()).proxies.map((p) => p.name)).toEqual(['ok']);
     expect(f.b.overlaps).toEqual([]);
+  });
+
+  it('a volume with no domain changed within the grace period may be another process launching: reported, left alone, until it is old', async () => {
+    const f = fixture();
+    const young = instanceVolumes(instanceId('elsewhere')).root;
+    f.a.addVolume('default', young);
+    const vol = f.a.pools.get('default')!.volumes.get(young)!;
+    vol.changedAt = Date.now() - 60_000;
+    const r = await f.provider.reconcile({ fix: true });
+    expect(r.findings).toEqual([expect.objectContaining({ kind: 'orphan-volume', object: young, deferred: true, detail: expect.stringMatching(/changed 60 s ago: a launch may be under way in another process/) })]);
+    expect(r.findings[0]!.fixed).toBeUndefined();
+    expect(f.a.pools.get('default')!.volumes.has(young)).toBe(true);
+    vol.changedAt = Date.now() - ORPHAN_GRACE_MS - 1_000;
+    expect((await f.provider.reconcile({ fix: true })).findings).toEqual([expect.objectContaining({ object: young, fixed: true })]);
+    expect(f.a.pools.get('default')!.volumes.has(young)).toBe(false);
   });
 
   it('with a host down, stale credentials are not judged (they may belong there)', async () => {

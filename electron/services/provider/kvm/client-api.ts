@@ -126,6 +126,17 @@ export class ClientApi implements LibvirtApi {
     return { name: vol.name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
   }
 
+  async volumeChangedAt(pool: string, name: string): Promise<number | undefined> {
+    const vol = await findVolume(this.client, await this.pool(pool), name);
+    if (!vol) return undefined;
+    const xml = await this.client.call('STORAGE_VOL_GET_XML_DESC', { vol, flags: 0 });
+    // <target><timestamps><mtime>1796234590.983470259</mtime>…: seconds with a fraction. The
+    // target's come first (a backing store has its own). mtime, not ctime: a launch's
+    // volume is written when made, and ctime cannot be set back to age a volume on purpose.
+    const mtime = Number(/<mtime>\s*(\d+(?:\.\d+)?)\s*<\/mtime>/.exec(xml)?.[1] ?? NaN);
+    return Number.isFinite(mtime) && mtime > 0 ? Math.round(mtime * 1000) : undefined;
+  }
+
   async deleteVolume(pool: string, name: string): Promise<void> {
     const vol = await findVolume(this.client, await this.pool(pool), name);
     if (vol) await this.client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });

@@ -95,6 +95,11 @@ export interface LibvirtApi {
   getVolume(pool: string, name: string): Promise<VolumeInfo | null>;
   /** Creates a volume from XML (flags 0: dir pools refuse VALIDATE). */
   createVolume(pool: string, xml: string): Promise<VolumeInfo>;
+  /**
+   * When the volume was last written (its mtime, ms since the epoch), from its XML's
+   * timestamps; undefined where the pool type keeps none.
+   */
+  volumeChangedAt(pool: string, name: string): Promise<number | undefined>;
   deleteVolume(pool: string, name: string): Promise<void>;
   /** Streams `source` into the volume. */
   uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void>;

@@ -18,6 +18,11 @@ export interface ReconcileFinding {
   object: string;
   detail: string;
   fixed?: boolean;
+  /**
+   * Left alone on purpose: an orphan volume changed less than {@link ORPHAN_GRACE_MS} ago
+   * may be a launch under way in another process (its volumes precede its domain).
+   */
+  deferred?: boolean;
   /** Why the fix failed. */
   error?: string;
 }
@@ -37,6 +42,14 @@ export interface ReconcileReport {
  * touched, whichever entry's pool the config names now; one whose pools cannot be read
  * is not judged.
  */
+/**
+ * How old an instance volume with no domain must be before reconcile calls it an orphan:
+ * longer than a launch takes from its first volume to its domain (the default launch
+ * timeout, 10 min, plus a margin). Launches under way in this process are known exactly
+ * (`ctx.launching`); this covers another process (the app beside the CLI, a script).
+ */
+export const ORPHAN_GRACE_MS = 15 * 60_000;
+
 export async function reconcile(ctx: ProviderContext, options: { fix?: boolean } = {}): Promise<ReconcileReport> {
   const report: ReconcileReport = { findings: [], unreachable: [], fixed: options.fix === true };
   const fleet = new Set<string>();
@@ -112,7 +125,12 @@ export async function reconcile(ctx: ProviderContext, options: { fix?: boolean }
             const owner = instanceOfVolume(volume);
             if (!isInstanceVolume(volume) || !owner || names.has(owner) || ctx.launching.has(owner)) continue;
             const finding: ReconcileFinding = { kind: 'orphan-volume', host: member.name, object: volume, detail: `volume in pool ${member.pool} with no domain ${owner}` };
-            if (options.fix) await attempt(finding, () => ctx.queues.run(leader.name, () => api.deleteVolume(member.pool, volume)));
+            const changed = await api.volumeChangedAt(member.pool, volume).catch(() => undefined);
+            const age = changed === undefined ? undefined : ctx.now() - changed;
+            if (age !== undefined && age < ORPHAN_GRACE_MS) {
+              finding.deferred = true;
+              finding.detail += `, changed ${Math.max(0, Math.round(age / 1000))} s ago: a launch may be under way in another process, so it is left alone until it is ${ORPHAN_GRACE_MS / 60_000} min old`;
+            } else if (options.fix) await attempt(finding, () => ctx.queues.run(leader.name, () => api.deleteVolume(member.pool, volume)));
             report.findings.push(finding);
           }
         }
