@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep } from '../../../electron/services/provider/kvm/errors.js';
+import { STALE_MS } from '../../../electron/services/provider/kvm/base-image.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import type { LibvirtApi } from '../../../electron/services/provider/kvm/libvirt-api.js';
 import { fixture } from './provider-fixture.js';
@@ -73,6 +74,28 @@ describe('transactional launch', () => {
     const uploads = f.a.count('uploadVolume');
     await f.provider.launch({ name: 'p2', host: 'edge-a' });
     expect(f.a.count('uploadVolume')).toBe(uploads + 1); // the seed only
+  });
+
+  it('an incomplete base volume written to a moment ago is another process uploading it: waited for, never deleted; an old one is replaced', async () => {
+    const f = fixture();
+    const base = baseVolumeName(f.image.sha256, 'qcow2');
+    f.a.addVolume('default', base, 16 * 1024 * 1024, 4096);
+    const vol = f.a.pools.get('default')!.volumes.get(base)!;
+    vol.changedAt = Date.now();
+    // The other process finishes its upload a little later.
+    setTimeout(() => {
+      vol.allocationBytes = f.image.size;
+      vol.changedAt = Date.now();
+    }, 700);
+    await f.provider.launch({ name: 'waiter', host: 'edge-a' });
+    expect(f.a.calls).not.toContain(`deleteVolume:${base}`);
+    expect(f.a.count('uploadVolume')).toBe(1); // the seed only
+    // Untouched for longer than STALE_MS: an abandoned upload, replaced.
+    const f2 = fixture();
+    f2.a.addVolume('default', base, 16 * 1024 * 1024, 4096);
+    f2.a.pools.get('default')!.volumes.get(base)!.changedAt = Date.now() - STALE_MS - 1_000;
+    await f2.provider.launch({ name: 'p', host: 'edge-a' });
+    expect(f2.a.calls).toContain(`deleteVolume:${base}`);
   });
 
   it('timeout without rollback leaves the VM and says what was seen; with rollback removes it', async () => {

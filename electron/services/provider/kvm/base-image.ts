@@ -3,11 +3,13 @@
  * in the host's pool (`egress-base-<sha256>.qcow2`), which every proxy's overlay backs
  * onto. Present and complete → reused with no upload; absent → created and filled from
  * the local cache file through a libvirt stream; present but not the right size (a
- * half-finished upload, say) → deleted and replaced. Concurrent launches on one host
- * share one upload per digest.
+ * half-finished upload, say) → deleted and replaced, unless it was written to in the
+ * last minute: then another process is uploading it, and this one waits for that upload.
+ * Concurrent launches on one host share one upload per digest.
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { isAlreadyExists } from '../../../libvirt/index.js';
 import type { HostQueues } from './host-queue.js';
 import type { LibvirtApi, VolumeInfo } from './libvirt-api.js';
 import { baseVolumeName } from './names.js';
@@ -65,7 +67,10 @@ export function isComplete(volume: VolumeInfo, virtualSize: number, fileSize: nu
 export class BaseImages {
   private readonly flights = new Map<string, Promise<BaseVolume>>();
 
-  constructor(private readonly queues: HostQueues) {}
+  constructor(
+    private readonly queues: HostQueues,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The base volume of `image` on `host`, uploading it first when it is missing or incomplete. */
   ensure(host: string, api: LibvirtApi, pool: string, image: LocalImage, options: BaseImageOptions = {}): Promise<BaseVolume> {
@@ -87,27 +92,78 @@ export class BaseImages {
     const existing = await api.getVolume(pool, name);
     if (existing && isComplete(existing, virtualSize, image.size)) return { volume: existing, uploaded: false };
     return this.queues.run(host, async () => {
-      // Looked at again inside the queue: another process may have finished it meanwhile.
-      const current = await api.getVolume(pool, name);
-      if (current && isComplete(current, virtualSize, image.size)) return { volume: current, uploaded: false };
-      if (current) await api.deleteVolume(pool, name);
-      await api.createVolume(pool, buildBaseVolumeXml(name, image.size, image.format));
-      try {
-        await api.uploadVolume(pool, name, createReadStream(image.path), {
-          length: image.size,
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        const volume = await api.getVolume(pool, name);
-        if (!volume || !isComplete(volume, virtualSize, image.size)) {
-          throw new Error(`base volume ${name} in pool ${pool} is incomplete after the upload (capacity ${volume?.capacityBytes ?? 0}, allocation ${volume?.allocationBytes ?? 0} bytes)`);
+      for (;;) {
+        if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('cancelled');
+        // Looked at again inside the queue: another process may have finished it meanwhile.
+        const current = await api.getVolume(pool, name);
+        if (current && isComplete(current, virtualSize, image.size)) return { volume: current, uploaded: false };
+        if (current) {
+          // Incomplete: another process may be writing it right now (this process's uploads are queued).
+          if (await this.beingWritten(api, pool, name)) {
+            options.onProgress?.(current.allocationBytes, image.size);
+            await sleep(WAIT_MS, options.signal);
+            continue;
+          }
+          await api.deleteVolume(pool, name);
         }
-        return { volume, uploaded: true };
-      } catch (err) {
-        // A half-uploaded base would be mistaken for a partial one next time anyway; remove it now.
-        await api.deleteVolume(pool, name).catch(() => undefined);
-        throw err;
+        try {
+          await api.createVolume(pool, buildBaseVolumeXml(name, image.size, image.format));
+        } catch (err) {
+          // Another process created it between our look and our create: wait for its upload instead.
+          if (isAlreadyExists(err)) continue;
+          throw err;
+        }
+        return await this.upload(api, pool, name, image, virtualSize, options);
       }
     });
   }
+
+  private async upload(api: LibvirtApi, pool: string, name: string, image: LocalImage, virtualSize: number, options: BaseImageOptions): Promise<BaseVolume> {
+    try {
+      await api.uploadVolume(pool, name, createReadStream(image.path), {
+        length: image.size,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const volume = await api.getVolume(pool, name);
+      if (!volume || !isComplete(volume, virtualSize, image.size)) {
+        throw new Error(`base volume ${name} in pool ${pool} is incomplete after the upload (capacity ${volume?.capacityBytes ?? 0}, allocation ${volume?.allocationBytes ?? 0} bytes)`);
+      }
+      return { volume, uploaded: true };
+    } catch (err) {
+      // A half-uploaded base would be mistaken for a partial one next time anyway; remove it now.
+      await api.deleteVolume(pool, name).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Whether an incomplete base volume was written to within {@link STALE_MS}: then another
+   * process (the app beside the CLI, a script) is most likely uploading it, and deleting it
+   * as "half-finished" would break that upload. A pool that keeps no timestamps cannot
+   * tell: the volume counts as abandoned, as before.
+   */
+  private async beingWritten(api: LibvirtApi, pool: string, name: string): Promise<boolean> {
+    const changed = await api.volumeChangedAt(pool, name).catch(() => undefined);
+    return changed !== undefined && this.now() - changed < STALE_MS;
+  }
+}
+
+/** An incomplete base volume untouched this long is an abandoned upload (a process that died). */
+export const STALE_MS = 60_000;
+/** How often a waiting launch looks at another process's upload. */
+const WAIT_MS = 500;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+      },
+      { once: true },
+    );
+  });
 }

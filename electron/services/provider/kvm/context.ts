@@ -50,7 +50,7 @@ export interface ProviderContext extends ProviderDeps {
 
 export function createContext(deps: ProviderDeps): ProviderContext {
   const queues = new HostQueues();
-  return { ...deps, now: deps.now ?? Date.now, queues, baseImages: new BaseImages(queues), launching: new Set(), names: new HostQueues(), identities: new Map() };
+  return { ...deps, now: deps.now ?? Date.now, queues, baseImages: new BaseImages(queues, deps.now ?? Date.now), launching: new Set(), names: new HostQueues(), identities: new Map() };
 }
 
 /** A proxy as the front ends see it. */

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { isAlreadyExists } from '../../../libvirt/index.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { resolveDomainType } from './domain-type.js';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, messageOf } from './errors.js';
@@ -54,6 +55,20 @@ export interface LaunchResult {
 }
 
 export const DEFAULT_LAUNCH_TIMEOUT_MS = 10 * 60_000;
+
+/** How long a launch that lost the name to another process waits for that process's domain. */
+const CLAIM_WAIT_MS = 60_000;
+
+/**
+ * The proxy's root volume exists though no domain of that name did a moment ago: another
+ * process is launching the same name (or crashed doing so and left it).
+ */
+export class NameClaimedError extends Error {
+  override readonly name = 'NameClaimedError';
+  constructor(proxy: string, host: string, pool: string, volume: string, cause: unknown) {
+    super(`another launch of ${proxy} holds its root volume ${volume} in pool ${pool} on ${host}, and no domain of that name appeared: a launch under way in another process, or the leftovers of one (proxies reconcile finds them)`, { cause });
+  }
+}
 
 /** What the creating steps leave for the waiting ones. */
 interface Created {
@@ -144,18 +159,34 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       if (!someHost) throw new PlacementError('the config has no hosts');
       // Resolving once against any host checks machine type and image before anything is asked of a host.
       resolveSpec(spec, ctx.config, someHost, () => ({ username: 'check', password: 'check' }));
-      const existing = await findExisting(ctx, id);
-      if (existing) {
+      // An existing proxy of that name: itself when the spec is the same, else a conflict.
+      const judge = (existing: NonNullable<Awaited<ReturnType<typeof findExisting>>>): { record: ProxyRecord; reason: string } => {
         const meta = parseInstanceMetadata(existing.xml);
         if (!meta || (spec.host !== undefined && spec.host !== existing.host.name)) throw new AlreadyExistsError(spec.name, existing.host.name);
         const hash = specHash(resolveSpec(spec, ctx.config, existing.host, () => ({ username: 'check', password: 'check' })));
         if (hash !== meta.specHash) throw new AlreadyExistsError(spec.name, existing.host.name);
         finish('an identical proxy exists');
         return { reason: `${existing.host.name}: the proxy exists there`, record: toRecord(existing.host.name, { name: id, state: existing.state }, meta) };
-      }
+      };
+      const existing = await findExisting(ctx, id);
+      if (existing) return judge(existing);
       finish();
       ctx.launching.add(id);
-      return createObjects(spec);
+      try {
+        return await createObjects(spec);
+      } catch (err) {
+        if (!(err instanceof NameClaimedError)) throw err;
+        // Another process claimed the name first (its root volume exists): its domain follows within moments.
+        ctx.launching.delete(id);
+        const deadline = ctx.now() + CLAIM_WAIT_MS;
+        for (;;) {
+          const theirs = await findExisting(ctx, id);
+          if (theirs) return judge(theirs);
+          if (ctx.now() >= deadline) throw err;
+          await new Promise((r) => setTimeout(r, 250));
+          check();
+        }
+      }
     });
   } catch (err) {
     ctx.launching.delete(id);
@@ -250,7 +281,10 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
 
     begin('volumes');
     await ctx.queues.run(host.name, async () => {
-      await api.createVolume(pool, rendered.overlayVolumeXml);
+      // The root volume is the launch's claim on the name, across processes: libvirt creates a volume name once.
+      await api.createVolume(pool, rendered.overlayVolumeXml).catch((err: unknown) => {
+        throw isAlreadyExists(err) ? new NameClaimedError(resolved.name, host.name, pool, rendered.volumes.root, err) : err;
+      });
       undos.push(removeVolume(rendered.volumes.root));
     });
     finish(rendered.volumes.root);

@@ -1,0 +1,109 @@
+/**
+ * Crowds on the real daemon (issue 15): launches from several processes at once, on a
+ * host whose base volume is not there yet (so the processes also race to upload it).
+ * One process serialises its own launches; across processes only libvirt can arbitrate:
+ * the proxy's root volume is the claim (creating a volume whose name exists fails), a
+ * base volume being written by another process is waited for, never deleted as
+ * "incomplete", and pool jobs libvirt refuses while another runs are retried.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LibvirtClient, findVolume, listAllDomains } from '../../electron/libvirt/index.js';
+import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '../../electron/services/provider/kvm/names.js';
+import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
+import { type ProviderHome, hypervisorState, providerHome } from '../support/provider-env.js';
+import { testEnv } from '../support/test-env.js';
+
+const env = testEnv();
+const SAME = 'egtest-crowd-same';
+const MANY = Array.from({ length: 6 }, (_, i) => `egtest-crowd-${i + 1}`);
+let client: LibvirtClient;
+let cli: ProviderHome['proxies'];
+let image: { path: string; sha256: string };
+
+/** A qcow2 holding 48 MiB of random data: its upload takes long enough for processes to overlap. */
+function busyImage(dir: string): { path: string; sha256: string } {
+  const raw = join(dir, 'busy.raw');
+  const path = join(dir, 'busy.qcow2');
+  execFileSync('dd', ['if=/dev/urandom', `of=${raw}`, 'bs=1M', 'count=48', 'status=none']);
+  execFileSync('qemu-img', ['convert', '-q', '-f', 'raw', '-O', 'qcow2', raw, path]);
+  return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+}
+
+async function ourVolumes(): Promise<string[]> {
+  const state = await hypervisorState(client);
+  return state.volumes.filter((v) => isInstanceVolume(v) && v.includes('egtest-crowd'));
+}
+
+beforeAll(async () => {
+  const home = mkdtempSync(join(tmpdir(), 'egress-crowds-'));
+  image = busyImage(home);
+  cli = providerHome('egress-crowds-', {
+    home,
+    host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+    image: { name: 'busy', ...image },
+  }).proxies;
+  client = await systemClient();
+  await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
+});
+
+afterAll(async () => {
+  if (!client) return;
+  for (const name of [SAME, ...MANY]) await removeProxy(client, name);
+  await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
+  await client.close();
+});
+
+/** The base volume is whole: libvirt reads the qcow2 header's virtual size. */
+async function baseIsWhole(): Promise<void> {
+  const vol = await findVolume(client, await testPool(client), baseVolumeName(image.sha256, 'qcow2'));
+  expect(vol).not.toBeNull();
+  const info = await client.call('STORAGE_VOL_GET_INFO', { vol: vol! });
+  expect(Number(info.capacity)).toBe(48 * 1024 * 1024);
+  expect(Number(info.allocation)).toBeGreaterThanOrEqual(Math.floor(readFileSync(image.path).length / 4096) * 4096);
+}
+
+describe('launches from several processes at once', () => {
+  it('the same name from two processes (identical specs, cold base): one proxy, the other process gets it as it is; nothing duplicated or orphaned', async () => {
+    const [a, b] = await Promise.all([cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'), cli('launch', SAME, '--allow', '192.168.150.0/24', '--json')]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const created = [a, b].map((r) => (JSON.parse(r.stdout) as { created: boolean }).created).sort();
+    expect(created).toEqual([false, true]);
+    const domains = (await listAllDomains(client)).map((d) => d.name).filter((n) => n === instanceId(SAME));
+    expect(domains).toEqual([instanceId(SAME)]);
+    expect((await ourVolumes()).sort()).toEqual(Object.values(instanceVolumes(instanceId(SAME))).sort());
+    await baseIsWhole();
+    expect((await cli('delete', SAME)).code).toBe(0);
+  });
+
+  it('a different spec under the same name from another process at the same time: exactly one proxy, the other refused as AlreadyExists', async () => {
+    await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
+    const [a, b] = await Promise.all([cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'), cli('launch', SAME, '--port', '8080', '--allow', '192.168.150.0/24', '--json')]);
+    const codes = [a.code, b.code].sort();
+    expect(codes, `${a.stderr}\n${b.stderr}`).toEqual([0, 1]);
+    const loser = a.code === 1 ? a : b;
+    expect(loser.stderr).toMatch(/already exists on host local with a different spec/);
+    expect((await ourVolumes()).sort()).toEqual(Object.values(instanceVolumes(instanceId(SAME))).sort());
+    expect((await cli('delete', SAME)).code).toBe(0);
+  });
+
+  it('six names from six processes on one host, cold base: all launched, the base uploaded whole once, no orphan', async () => {
+    await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
+    const results = await Promise.all(MANY.map((name) => cli('launch', name, '--allow', '192.168.150.0/24', '--json')));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const domains = new Set((await listAllDomains(client)).map((d) => d.name));
+    for (const name of MANY) expect(domains.has(instanceId(name))).toBe(true);
+    expect((await ourVolumes()).length).toBe(MANY.length * 2);
+    await baseIsWhole();
+    const uploads = results.filter((r) => (JSON.parse(r.stdout) as { timings: Record<string, number> }).timings.upload !== undefined).length;
+    expect(uploads).toBe(MANY.length);
+    await Promise.all(MANY.map((name) => cli('delete', name)));
+    expect(await ourVolumes()).toEqual([]);
+  });
+});
