@@ -58,7 +58,8 @@ interface Obtained {
 /** OpenSSH's `Options` while the files are read: first obtained wins. */
 class Options {
   readonly values = new Map<string, Obtained>();
-  readonly identities: Array<{ written: string; userProvided: boolean; origin: SettingOrigin }> = [];
+  /** `source` is OpenSSH's `userprovided`: 1 for -i, 2 (SSHCONF_USERCONF) for the user's files, 0 for the system's. */
+  readonly identities: Array<{ written: string; source: number; origin: SettingOrigin }> = [];
   readonly warnings: SshConfigWarning[] = [];
   /** `Match final` was seen: a second pass is wanted. */
   wantFinal = false;
@@ -75,10 +76,11 @@ class Options {
     this.values.set(key, { args: [value], rest: value, file: '', line: 0, order: this.values.size });
   }
 
-  addIdentity(written: string, userProvided: boolean, origin: SettingOrigin): void {
-    // OpenSSH's add_identity_file: the same text from the same kind of source is kept once.
-    if (this.identities.some((i) => i.written === written && i.userProvided === userProvided)) return;
-    this.identities.push({ written, userProvided, origin });
+  addIdentity(written: string, source: number, origin: SettingOrigin): void {
+    // OpenSSH's add_identity_file: the same text from the same kind of source is kept once
+    // (so -i and the same IdentityFile in ~/.ssh/config are both listed, as ssh lists them).
+    if (this.identities.some((i) => i.written === written && i.source === source)) return;
+    this.identities.push({ written, source, origin });
   }
 
   warn(warning: SshConfigWarning): void {
@@ -126,7 +128,7 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
     if (!Number.isInteger(target.sshPort) || target.sshPort < 1 || target.sshPort > 65535) throw new SshConfigError(`the SSH port for ${alias} must be 1–65535 (got ${target.sshPort})`);
     o.preset('port', String(target.sshPort));
   }
-  if (target.identityFile !== undefined && target.identityFile.trim() !== '') o.addIdentity(target.identityFile.trim(), true, app);
+  if (target.identityFile !== undefined && target.identityFile.trim() !== '') o.addIdentity(target.identityFile.trim(), 1, app);
   // ssh -J for the hops before the last: they win over the hop's own ProxyJump.
   if (jumpOverride !== undefined && jumpOverride.length > 0) o.preset('proxyjump', jumpOverride.map(formatHop).join(','));
 
@@ -337,7 +339,7 @@ function readFile(parsed: ParsedSources, file: ParsedConfigFile, o: Options, ctx
       continue;
     }
     if (!active) continue;
-    if (kw === 'identityfile' || kw === 'identityfile2') o.addIdentity(line.args[0]!, flags.userConf, { kind: 'ssh_config', file: line.file, line: line.line });
+    if (kw === 'identityfile' || kw === 'identityfile2') o.addIdentity(line.args[0]!, flags.userConf ? 2 : 0, { kind: 'ssh_config', file: line.file, line: line.line });
     else o.set(kw, line);
   }
 }
@@ -361,8 +363,11 @@ function hostLineMatches(host: string, patterns: readonly string[]): boolean {
  * a warning names the file and line.
  */
 function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean | 'error' {
-  const fail = (detail: string): 'error' => {
-    if (!ctx.final) ctx.problems.push({ file: line.file, line: line.line, message: `Bad Match condition (${detail})` });
+  const fail = (detail: string, ownLine = false): 'error' => {
+    if (ctx.final) return 'error';
+    // ssh prints the 'all' complaint as a line of its own, the others inside the condition's.
+    if (ownLine) ctx.problems.push({ file: line.file, line: line.line, message: detail }, { file: line.file, line: line.line, message: 'Bad Match condition' });
+    else ctx.problems.push({ file: line.file, line: line.line, message: `Bad Match condition (${detail})` });
     return 'error';
   };
   const ruser = o.get('user')?.args[0] ?? ctx.local.localUser;
@@ -394,7 +399,7 @@ function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean 
     const name = (negate ? attrib.slice(1) : attrib).toLowerCase();
     if (name === 'all') {
       const arg = next();
-      if (attributes > 1 || (arg !== null && arg !== '' && !arg.startsWith('#'))) return fail(`'${attrib}' cannot be combined with other Match attributes`);
+      if (attributes > 1 || (arg !== null && arg !== '' && !arg.startsWith('#'))) return fail(`'${attrib}' cannot be combined with other Match attributes`, true);
       if (result) result = !negate;
       return result && !execSkipped;
     }
