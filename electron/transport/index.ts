@@ -26,7 +26,7 @@ export {
   type HostKeyStatus,
   type KnownHostLine,
 } from './known-hosts.js';
-export { parseProxyJump, resolveSshHost, type IdentitySource, type JumpSpec, type SshConfigFile, type SshConfigSources, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
+export { parseProxyJump, resolveSshHost, type IdentityFileSetting, type IdentitySource, type SettingOrigin, type SshConfigWarning, type JumpSpec, type SshConfigFile, type SshConfigSources, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
 export { loadSshConfig, type SshConfigPaths } from './ssh-config-load.js';
 export type { AskPassphrase, PassphraseRequest } from './ssh-auth.js';
 export { decryptKeyFile, type KeyUnlock } from './key-unlock.js';

@@ -44,10 +44,11 @@ export interface Identity {
 const MAX_PASSPHRASE_TRIES = 3;
 
 /**
- * Reads identity files. Missing files are skipped, except an explicitly configured one, whose
- * absence is a configuration error. Unreadable ones are reported as attempts.
+ * Reads identity files. Missing files are skipped, except explicitly configured ones (all of
+ * them when `required` is `explicit`, or those in the set), whose absence is a configuration
+ * error. Unreadable ones are reported as attempts.
  */
-export async function readIdentities(paths: readonly string[], source: IdentitySource, attempts: SshAuthAttempt[]): Promise<Identity[]> {
+export async function readIdentities(paths: readonly string[], required: IdentitySource | ReadonlySet<string>, attempts: SshAuthAttempt[]): Promise<Identity[]> {
   const out: Identity[] = [];
   for (const path of paths) {
     let text: string;
@@ -55,7 +56,8 @@ export async function readIdentities(paths: readonly string[], source: IdentityS
       text = await readFile(path, 'utf8');
     } catch (err) {
       const code = errnoCode(err);
-      if ((code === 'ENOENT' || code === 'ENOTDIR') && source !== 'explicit') continue;
+      const mustExist = typeof required === 'string' ? required === 'explicit' : required.has(path);
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && !mustExist) continue;
       if (code === 'ENOENT') throw new SshConfigError(`the identityFile ${path} does not exist`, { cause: err });
       attempts.push({ method: 'key', source: path, outcome: 'unreadable', detail: code ?? messageOf(err) });
       continue;

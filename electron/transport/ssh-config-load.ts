@@ -3,12 +3,14 @@
  * and every file their Include lines name (read up front, so that resolution stays pure).
  */
 import { readdir, readFile } from 'node:fs/promises';
-import SSHConfig, { type Line } from 'ssh-config';
 import { errnoCode } from './errors.js';
-import { includePattern, type SshConfigFile, type SshConfigSources } from './ssh-config.js';
+import { includePattern } from './ssh-config.js';
+import { parseConfigFile } from './ssh-config-parse.js';
+import type { SshConfigFile, SshConfigSources } from './ssh-config-types.js';
 
 /** Where the config files are. `null` skips one (tests pass null for the system file). */
 export interface SshConfigPaths {
+  /** $HOME: where ~/.ssh/config is, and what `~` and relative paths in Include start from (glob(3) reads $HOME). */
   homeDir: string;
   /** Default ~/.ssh/config. */
   userConfigPath?: string | null;
@@ -32,13 +34,9 @@ export async function loadSshConfig(paths: SshConfigPaths): Promise<SshConfigSou
   // Breadth-first over Include lines in every block: which blocks apply is decided later, per host.
   while (queue.length > 0) {
     const { file, isUser } = queue.shift()!;
-    let parsed: SSHConfig;
-    try {
-      parsed = SSHConfig.parse(file.text);
-    } catch {
-      continue; // resolveSshHost reports the parse error with the file's name
-    }
-    for (const pattern of includeArguments(parsed)) {
+    // Lines OpenSSH refuses are reported by resolveSshHost, with the file's name and line.
+    const includeArgs = parseConfigFile(file).lines.filter((l) => l.keyword === 'include').flatMap((l) => l.args);
+    for (const pattern of includeArgs) {
       const absolute = includePattern(pattern, isUser, paths.homeDir);
       if (includes.has(absolute)) continue;
       const files: SshConfigFile[] = [];
@@ -54,18 +52,6 @@ export async function loadSshConfig(paths: SshConfigPaths): Promise<SshConfigSou
     }
   }
   return { ...(user ? { user } : {}), ...(system ? { system } : {}), includes };
-}
-
-function includeArguments(lines: readonly Line[]): string[] {
-  const out: string[] = [];
-  for (const line of lines) {
-    if (line.type !== SSHConfig.DIRECTIVE) continue;
-    if ('config' in line) out.push(...includeArguments(line.config));
-    else if (line.param.toLowerCase() === 'include') {
-      out.push(...(typeof line.value === 'string' ? [line.value] : line.value.map((v) => v.val)));
-    }
-  }
-  return out;
 }
 
 async function readOptional(path: string): Promise<SshConfigFile | undefined> {
@@ -123,4 +109,25 @@ function globSegment(segment: string): RegExp {
     } else re += ch.replace(/[.+^${}()|\\\]]/g, '\\$&');
   }
   return new RegExp(`^${re}$`);
+}
+
+/**
+ * TCP service names from /etc/services (`ssh` → 22), for `Port ssh`: OpenSSH accepts a
+ * service name there (getservbyname). A missing file is an empty map.
+ */
+export async function readServices(path = '/etc/services'): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const raw of text.split('\n')) {
+    const words = raw.replace(/#.*/, '').trim().split(/\s+/);
+    const m = /^(\d+)\/tcp$/.exec(words[1] ?? '');
+    if (!m) continue;
+    for (const name of [words[0]!, ...words.slice(2)]) if (!out.has(name)) out.set(name, Number(m[1]));
+  }
+  return out;
 }

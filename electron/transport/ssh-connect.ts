@@ -60,7 +60,9 @@ export async function connectSsh(settings: SshHostSettings, options: ConnectSshO
   let identities: Identity[];
   try {
     known = await loadHostKeys(files);
-    identities = await readIdentities(settings.identityFiles, settings.identitySource, earlier);
+    // Only the app's own identityFile must exist (like ssh -i); ssh_config's are skipped when absent.
+    const required = new Set(settings.identities.filter((i) => i.origin.kind === 'app').map((i) => i.path));
+    identities = await readIdentities(settings.identityFiles, required, earlier);
   } catch (err) {
     options.sock?.destroy();
     throw err;

@@ -8,7 +8,7 @@
  * every stream on it fails at once with {@link SshConnectionLostError}, and the next dial
  * connects again.
  */
-import { homedir, userInfo } from 'node:os';
+import { homedir, hostname, userInfo } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel, ParsedKey } from 'ssh2';
 import { abortReason, messageOf } from './errors.js';
@@ -16,7 +16,7 @@ import { trustHostKey, type HostKeyUnknownError } from './host-key.js';
 import type { AskPassphrase } from './ssh-auth.js';
 import { ChannelStream } from './ssh-channel.js';
 import { resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
-import { loadSshConfig } from './ssh-config-load.js';
+import { loadSshConfig, readServices } from './ssh-config-load.js';
 import { connectSsh, formatSeconds, type ConnectTcp } from './ssh-connect.js';
 import { RemoteSocketError, SshConnectError, SshConnectionLostError } from './ssh-errors.js';
 
@@ -81,6 +81,7 @@ export class SshConnectionPool {
   private readonly entries = new Map<string, Entry>();
   private readonly keyCache = new Map<string, ParsedKey>();
   private readonly local: SshLocalContext;
+  private services: Promise<Map<string, number>> | undefined;
   private closed = false;
 
   constructor(private readonly options: SshPoolOptions = {}) {
@@ -88,6 +89,7 @@ export class SshConnectionPool {
       homeDir: options.homeDir ?? homedir(),
       localUser: options.localUser ?? localUserName(),
       env: options.env ?? process.env,
+      localHostName: hostname(),
       ...(process.getuid ? { uid: process.getuid() } : {}),
       ...(options.userKnownHostsFiles ? { userKnownHostsFiles: options.userKnownHostsFiles } : {}),
       ...(options.globalKnownHostsFiles ? { globalKnownHostsFiles: options.globalKnownHostsFiles } : {}),
@@ -97,7 +99,8 @@ export class SshConnectionPool {
   /** A host's effective settings, read afresh from ssh_config (so edits apply on the next connection). */
   async resolve(target: SshTarget): Promise<SshHostSettings> {
     const sources = await loadSshConfig({ homeDir: this.local.homeDir, userConfigPath: this.options.userConfigPath, systemConfigPath: this.options.systemConfigPath });
-    return resolveSshHost(target, sources, this.local);
+    this.services ??= readServices();
+    return resolveSshHost(target, sources, { ...this.local, services: await this.services });
   }
 
   /** Opens a stream to a unix socket on the host (libvirt's), over the host's shared connection. */

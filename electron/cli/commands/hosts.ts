@@ -6,12 +6,14 @@ import { collectHostInfo } from '../../services/hosts/host-info.js';
 import { Passphrases } from '../../services/hosts/passphrases.js';
 import { HostConnections } from '../../services/hosts/host-connections.js';
 import { SshConnectionPool } from '../../transport/index.js';
+import { homedir } from 'node:os';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
 import type { CommandKit } from '../program.js';
 import { askSecret } from '../prompt.js';
 import { formatHostStatus } from './hosts-format.js';
+import { formatSshSettings } from './hosts-ssh-config.js';
 
 /**
  * An SSH pool for one command: a passphrase remembered through the app or serve mode
@@ -78,6 +80,37 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
         }
       }),
     );
+  hosts
+    .command('ssh-config')
+    .argument('<name>', 'a host of the config')
+    .description("the host's effective SSH settings, like ssh -G: where it connects, as whom, which keys in which order and where each came from, the jump chain, known_hosts files and every warning (nothing connects)")
+    .option('--json', 'print the settings as JSON')
+    .action(
+      kit.action(async (ctx, name: string, opts: { json?: boolean }) => {
+        const config = await loadKvmConfig(ctx);
+        const host = config.hosts.find((h) => h.name === name);
+        if (!host) {
+          ctx.io.stderr(`no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`);
+          return EXIT.failed;
+        }
+        if (host.address === 'local') {
+          ctx.io.stderr(`${name} is this machine (address: local): no SSH involved\n`);
+          return EXIT.failed;
+        }
+        const sshPool = new SshConnectionPool({ env: ctx.io.env });
+        try {
+          const settings = await sshPool.resolve({
+            address: host.address,
+            ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
+            ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
+            ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
+          });
+          if (opts.json) ctx.io.stdout(`${JSON.stringify({ name, ...settings }, null, 2)}\n`);
+          else ctx.io.stdout(formatSshSettings(name, settings, ctx.io.env.HOME ?? homedir()));
+          return EXIT.ok;
+        } finally {
+          await sshPool.close();
+        }
+      }),
+    );
 }
-
-

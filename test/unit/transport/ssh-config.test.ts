@@ -46,16 +46,21 @@ describe('resolveSshHost: precedence and matching (table)', () => {
     ['? matches exactly one character', 'db1', { user: 'dba' }],
     ['? does not match two characters', 'db10', { user: 'ann' }],
     ['? does not match none', 'db', { user: 'ann' }],
-    ['keywords and host names are case-insensitive', 'EDGE-A', { hostName: '203.0.113.10', port: 2222 }],
+    ['keywords are case-insensitive; Host patterns match the name as typed', 'Edge-A', { hostName: '203.0.113.10', port: 2222 }],
+    ['a Host pattern in another case does not match (OpenSSH compares case)', 'EDGE-A', { hostName: 'edge-a', port: 2000 }],
     ['a second pattern on the Host line matches', 'edge-b', { hostName: '203.0.113.10', port: 2222 }],
     [
       'IdentityFile accumulates in order, tokens and ${VAR} and ~ expanded',
-      'edge-a',
+      'Edge-A',
       { identityFiles: ['/home/ann/.ssh/edge_203.0.113.10_ann_2222', '/home/ann/keys/my key', '/home/ann/.ssh/id_ann'], identitySource: 'ssh_config' },
     ],
     ['%h in HostName is the alias; HostKeyAlias names the known_hosts entry', 'box.lab', { hostName: 'box.lab.example.com', port: 2000, hostKeyName: 'lab-alias', hostKeyPort: 22 }],
-    ['explicit app fields beat ssh_config', { address: 'edge-a', sshUser: 'root', sshPort: 22, identityFile: '~/.ssh/explicit' }, { user: 'root', port: 22, identityFiles: ['/home/ann/.ssh/explicit'], identitySource: 'explicit' }],
-    ['%r in IdentityFile is the final user, explicit one included', { address: 'edge-a', sshUser: 'root' }, { identityFiles: ['/home/ann/.ssh/edge_203.0.113.10_root_2222', '/home/ann/keys/my key', '/home/ann/.ssh/id_ann'] }],
+    [
+      "explicit app fields beat ssh_config; the app's identityFile comes first, like ssh -i",
+      { address: 'edge-b', sshUser: 'root', sshPort: 22, identityFile: '~/.ssh/explicit' },
+      { user: 'root', port: 22, identityFiles: ['/home/ann/.ssh/explicit', '/home/ann/.ssh/edge_203.0.113.10_root_22', '/home/ann/keys/my key', '/home/ann/.ssh/id_ann'], identitySource: 'explicit' },
+    ],
+    ['%r in IdentityFile is the final user, explicit one included', { address: 'edge-b', sshUser: 'root' }, { identityFiles: ['/home/ann/.ssh/edge_203.0.113.10_root_2222', '/home/ann/keys/my key', '/home/ann/.ssh/id_ann'] }],
     ['directives before any Host apply to all hosts', 'anything', { keepaliveIntervalMs: 15_000 }],
   ];
   it.each(cases)('%s', (_name, target, expected) => {
@@ -68,11 +73,13 @@ describe('resolveSshHost: precedence and matching (table)', () => {
       hostName: '198.51.100.7',
       port: 22,
       user: 'ann',
-      identityFiles: ['/home/ann/.ssh/id_ed25519', '/home/ann/.ssh/id_ecdsa', '/home/ann/.ssh/id_rsa'],
+      identityFiles: ['/home/ann/.ssh/id_rsa', '/home/ann/.ssh/id_ecdsa', '/home/ann/.ssh/id_ed25519', '/home/ann/.ssh/id_dsa'],
       identitySource: 'default',
+      identities: ['id_rsa', 'id_ecdsa', 'id_ed25519', 'id_dsa'].map((n) => ({ path: `/home/ann/.ssh/${n}`, written: `~/.ssh/${n}`, origin: { kind: 'default' as const } })),
       identitiesOnly: false,
       agentSocket: '/run/user/1000/agent.sock',
       jump: undefined,
+      proxyJump: undefined,
       proxyCommand: undefined,
       userKnownHostsFiles: ['/home/ann/.ssh/known_hosts', '/home/ann/.ssh/known_hosts2'],
       globalKnownHostsFiles: ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2'],
@@ -82,6 +89,8 @@ describe('resolveSshHost: precedence and matching (table)', () => {
       connectTimeoutMs: undefined,
       keepaliveIntervalMs: undefined,
       keepaliveCountMax: undefined,
+      origins: { hostName: { kind: 'default' }, port: { kind: 'default' }, user: { kind: 'default' } },
+      warnings: [],
     } satisfies SshHostSettings);
   });
 
@@ -125,16 +134,21 @@ describe('resolveSshHost: precedence and matching (table)', () => {
     expect(resolveSshHost({ address: 'h' }, { user: { path: 'c', text: 'UserKnownHostsFile ~/kh' } }, moved).userKnownHostsFiles).toEqual(['/home/ann/kh']);
   });
 
-  it('ignores Match blocks and never runs Match exec', () => {
+  it('applies Match blocks, never runs Match exec, and says so naming the file and line', () => {
     const marker = join(tmpdir(), `egress-match-exec-${process.pid}`);
     const s = resolve(`Match exec "touch ${marker}"\n  User matched\nMatch all\n  Port 9\nHost h\n  Port 2200\n`, 'h');
-    expect(s).toMatchObject({ user: 'ann', port: 2200 });
+    expect(s).toMatchObject({ user: 'ann', port: 9 });
     expect(existsSync(marker)).toBe(false);
+    expect(s.warnings).toEqual([{ file: '/home/ann/.ssh/config', line: 1, message: expect.stringMatching(/^Match exec "touch .*" was not run/) }]);
+    // An earlier criterion that fails means ssh would not run it either: nothing to warn about.
+    expect(resolve(`Match host other exec "touch ${marker}"\n  User matched\n`, 'h').warnings).toEqual([]);
   });
 
-  it('rejects a Port that is not a number', () => {
-    expect(() => resolve('Host h\n  Port ssh\n', 'h')).toThrow(SshConfigError);
-    expect(() => resolve('Host h\n  Port ssh\n', 'h')).toThrow('ssh_config gives h the Port "ssh", which is not a number');
+  it('refuses a Port OpenSSH refuses, in any block, naming file and line as ssh does', () => {
+    expect(() => resolve('Host other\n  Port ssh-ish\n', 'h')).toThrow(SshConfigError);
+    expect(() => resolve('Host other\n  Port ssh-ish\n', 'h')).toThrow("/home/ann/.ssh/config line 2: Bad port 'ssh-ish'.");
+    const services = new Map([['ssh', 22]]);
+    expect(resolveSshHost({ address: 'h' }, { user: { path: 'c', text: 'Port ssh\n' } }, { ...local, services }).port).toBe(22);
   });
 });
 
@@ -186,14 +200,16 @@ describe('resolveSshHost: ProxyJump and ProxyCommand', () => {
     ['ops@bastion:2022', [{ host: 'bastion', user: 'ops', port: 2022 }]],
     ['ssh://ops@bastion:2022', [{ host: 'bastion', user: 'ops', port: 2022 }]],
     ['[2001:db8::1]:2200,b', [{ host: '2001:db8::1', port: 2200 }, { host: 'b' }]],
-    ['a, b@c', [{ host: 'a' }, { host: 'c', user: 'b' }]],
+    ['a,b@c', [{ host: 'a' }, { host: 'c', user: 'b' }]],
+    ['h/2200', [{ host: 'h', port: 2200 }]],
   ])('parses ProxyJump %s', (value, expected) => {
     expect(parseProxyJump(value)).toEqual(expected);
   });
 
   it('rejects an unreadable ProxyJump hop', () => {
     expect(() => parseProxyJump('a,,b')).toThrow(SshConfigError);
-    expect(() => parseProxyJump('a:99999')).toThrow(/must be 1–65535/);
+    expect(() => parseProxyJump('a:99999')).toThrow(/Invalid ProxyJump/);
+    expect(() => parseProxyJump('2001:db8::1')).toThrow(/Invalid ProxyJump/);
   });
 });
 
@@ -221,7 +237,7 @@ describe('Include', () => {
         `${home}/.ssh/conf.d/10-a.conf`,
         `${home}/.ssh/conf.d/20-b.conf`,
       ]);
-      expect(resolveSshHost({ address: 'lab' }, sources, { ...local, homeDir: home })).toMatchObject({ port: 2001, user: 'nested' });
+      expect(resolveSshHost({ address: 'lab' }, sources, { ...local, homeDir: home, env: { ...local.env, HOME: home } })).toMatchObject({ port: 2001, user: 'nested' });
       expect(await loadSshConfig({ homeDir: join(home, 'nobody'), systemConfigPath: null })).toEqual({ includes: new Map() });
     } finally {
       rmSync(home, { recursive: true, force: true });
