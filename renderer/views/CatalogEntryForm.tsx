@@ -192,7 +192,8 @@ export function EntryForm({
             <button type="button" className="primary" disabled={reason !== undefined} aria-describedby={reason ? `${base}-reason` : undefined} onClick={() => void save()}>
               Save
             </button>
-            <button type="button" onClick={() => onDone()}>
+            {/* No blur on press: a field's blur would show its message, move this button down, and the click would miss it. */}
+            <button type="button" onMouseDown={(e) => e.preventDefault()} onClick={() => onDone()}>
               Cancel
             </button>
             {reason && (

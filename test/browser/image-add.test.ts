@@ -27,7 +27,7 @@ let app: AppPage;
 let page: Page;
 let server: TestServer;
 
-const images = () => page.getByRole('region', { name: 'Images' });
+const images = () => page.getByRole('region', { name: 'Images', exact: true });
 const onDisk = (): ProviderConfig => parseConfigText(readFileSync(join(app.home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
 
 async function openForm(name: string, url: string) {
