@@ -11,6 +11,7 @@ import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
 import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSaveSchema, MachineTypeRemoveSchema, MachineTypeSaveSchema } from './catalog-edit.js';
 import { HostStatusSchema } from './hosts.js';
+import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
 import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
@@ -122,6 +123,10 @@ export const channels = {
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),
+  /** Reads the publisher's checksum file beside the URL (or the one named): what it lists, for the person to confirm. */
+  'images:lookup': channel(ImageLookupSchema, PublishedDigestSchema),
+  /** Downloads an image listed by SHA-512 only, checks it and computes its SHA-256 (a task; a mismatch deletes the file). */
+  'images:verifySha512': channel(ImageVerifySchema, TaskRefSchema),
   /** Catalog edits: each goes through AppService.editConfig (validated, saved atomically, refused while tasks run). */
   'machineTypes:save': channel(MachineTypeSaveSchema, CatalogEditResultSchema),
   'machineTypes:remove': channel(MachineTypeRemoveSchema, CatalogEditResultSchema),

@@ -27,6 +27,8 @@ export function createHandlers(services: Services): Handlers {
     'machineTypes:list': () => app.machineTypesList(),
     'images:list': () => app.imagesList(),
     'images:pull': (input) => app.imagesPull(input),
+    'images:lookup': (input) => app.imagesLookup(input),
+    'images:verifySha512': (input) => app.imagesVerifySha512(input),
     'machineTypes:save': (input) => app.machineTypesSave(input),
     'machineTypes:remove': (input) => app.machineTypesRemove(input),
     'images:save': (input) => app.imagesSave(input),

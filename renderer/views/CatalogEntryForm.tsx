@@ -5,7 +5,7 @@
  * Save stays disabled, with the reason beside it, until there is none. Enter saves,
  * Escape cancels.
  */
-import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { type CatalogEdit, type EditIssue, catalogEditIssues } from '../../shared/catalog-edit.js';
 import { formatIssue } from '../../shared/config.js';
 import { backend } from '../backend.js';
@@ -47,6 +47,11 @@ export function EntryForm({
   previousName,
   colSpan,
   onDone,
+  draft: controlled,
+  onDraft,
+  top,
+  filledBySave,
+  beforeSave,
 }: {
   /** "machine type" or "image", for names and messages. */
   noun: string;
@@ -58,12 +63,23 @@ export function EntryForm({
   colSpan: number;
   /** Called when the form closes: with the saved name, or nothing when cancelled. */
   onDone: (saved?: string) => void;
+  /** A draft held by the caller (the Add image form fills fields from a checksum file); the form keeps its own when absent. */
+  draft?: Record<string, string>;
+  onDraft?: (update: (draft: Record<string, string>) => Record<string, string>) => void;
+  /** Shown above the fields. */
+  top?: ReactNode;
+  /** Values the check may take for fields left empty, because `beforeSave` fills them (a sha256 learned by a download). */
+  filledBySave?: Record<string, string>;
+  /** Runs when Save is pressed, before the save call; answers the entry to save. What it throws is shown as "Not saved". */
+  beforeSave?: (entry: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }) {
   const base = useId();
   const config = useConfigStore((s) => s.state?.config);
   const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
   const toast = useUiStore((s) => s.toast);
-  const [draft, setDraft] = useState(initial);
+  const [own, setOwn] = useState(initial);
+  const draft = controlled ?? own;
+  const setDraft = onDraft ?? setOwn;
   const [touched, setTouched] = useState<Record<string, boolean>>({});
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string>();
@@ -71,7 +87,8 @@ export function EntryForm({
   useEffect(() => first.current?.focus(), []);
 
   const entry = candidate(fields, draft, previousName);
-  const edit: CatalogEdit = { op, entry };
+  const filled = Object.fromEntries(Object.entries(filledBySave ?? {}).filter(([k]) => (draft[k] ?? '').trim() === ''));
+  const edit: CatalogEdit = { op, entry: candidate(fields, { ...draft, ...filled }, previousName) };
   const issues = catalogEditIssues(config, edit);
   const byField = (key: string): EditIssue[] => issues.filter((i) => i.field === key);
   const general = issues.filter((i) => i.field === undefined);
@@ -89,8 +106,9 @@ export function EntryForm({
     setError(undefined);
     try {
       const api = backend();
-      if (op === 'machineType:save') await api.machineTypes.save(entry as Parameters<typeof api.machineTypes.save>[0]);
-      else await api.images.save(entry as Parameters<typeof api.images.save>[0]);
+      const toSave = beforeSave ? await beforeSave(entry) : entry;
+      if (op === 'machineType:save') await api.machineTypes.save(toSave as Parameters<typeof api.machineTypes.save>[0]);
+      else await api.images.save(toSave as Parameters<typeof api.images.save>[0]);
       await useConfigStore.getState().load(api);
       toast(`Saved the ${noun} ${String(entry.name)}.`);
       onDone(String(entry.name));
@@ -116,6 +134,7 @@ export function EntryForm({
     <tr className="entry-edit">
       <td colSpan={colSpan}>
         <div className="entry-form" role="group" aria-label={title} onKeyDown={onKey}>
+          {top}
           {fields.map((f, i) => {
             const id = `${base}-${f.key}`;
             const shown = touched[f.key] || draft[f.key] !== initial[f.key] ? byField(f.key) : [];
@@ -173,7 +192,8 @@ export function EntryForm({
             <button type="button" className="primary" disabled={reason !== undefined} aria-describedby={reason ? `${base}-reason` : undefined} onClick={() => void save()}>
               Save
             </button>
-            <button type="button" onClick={() => onDone()}>
+            {/* No blur on press: a field's blur would show its message, move this button down, and the click would miss it. */}
+            <button type="button" onMouseDown={(e) => e.preventDefault()} onClick={() => onDone()}>
               Cancel
             </button>
             {reason && (

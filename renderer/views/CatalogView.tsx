@@ -17,6 +17,7 @@ import { useHostsStore } from '../stores/hosts-store.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
+import { ImageAddForm } from './ImageAddForm.js';
 import { Modal } from './ConfirmDialog.js';
 import { ImagePull } from './ImagePull.js';
 
@@ -29,7 +30,7 @@ const MT_FIELDS: readonly FieldSpec[] = [
 const IMAGE_FIELDS: readonly FieldSpec[] = [
   { key: 'name', label: 'Name', kind: 'text' },
   { key: 'url', label: 'URL', kind: 'text', wide: true, hint: 'https://, http:// or file:// (a file on this machine)' },
-  { key: 'sha256', label: 'sha256', kind: 'text', wide: true, hint: "From the publisher's SHA256SUMS: the pull is checked against it" },
+  { key: 'sha256', label: 'sha256', kind: 'text', wide: true, hint: "From the publisher's checksum file (Read checksum file fills it): the pull is checked against it" },
   { key: 'format', label: 'Format', kind: 'select', options: DISK_FORMATS },
 ];
 const NEW_MT = { name: '', vcpus: '1', memoryMiB: '512', diskGiB: '10' };
@@ -279,7 +280,7 @@ function Images({ images }: { images: ImageView[] }) {
         </button>
       </div>
       {images.length === 0 && editing !== '' ? (
-        <p className="empty">No image yet. Add one with its URL and the sha256 from its publisher&apos;s SHA256SUMS, then pull it.</p>
+        <p className="empty">No image yet. Add one: choose a well-known image (Debian, Ubuntu, Rocky) or type a URL; its publisher&apos;s checksum file is read for you.</p>
       ) : (
         <table className="catalog-table">
           <thead>
@@ -324,9 +325,7 @@ function Images({ images }: { images: ImageView[] }) {
               ),
             )}
             {editing === '' && (
-              <EntryForm
-                noun="image"
-                op="image:save"
+              <ImageAddForm
                 fields={IMAGE_FIELDS}
                 initial={NEW_IMAGE}
                 colSpan={IMAGE_COLUMNS}

@@ -1,25 +1,15 @@
 /** `egress-desk images …`: the local image cache (list, pull, prune) and adding images to the config. */
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { type Command, Option } from 'commander';
-import { formatIssue, type KVMImage, type ProviderConfig, validateProviderConfig } from '../../../shared/config.js';
-import { ConfigStore } from '../../services/config/config-store.js';
-import { fetchPublisherDigest, PublisherDigestError } from '../../services/images/checksums.js';
 import { ImageCache, type RemovedEntry } from '../../services/images/image-cache.js';
-import type { ImageProgress } from '../../services/images/progress.js';
 import { formatBytes, parseSize } from '../../services/images/units.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
-import { loadConfigForCommand, loadKvmConfig } from '../load-config.js';
+import { loadKvmConfig } from '../load-config.js';
 import type { CommandKit } from '../program.js';
-
-/** The cache every front end shares: `<data dir>/images`. */
-export function imageCacheDir(ctx: CliContext): string {
-  return join(ctx.dataDir, 'images');
-}
+import { formatTable, imageCacheDir, interruptible, ProgressPrinter } from './images-shared.js';
+import { type AddOptions, addImage } from './images-add.js';
 
 const short = (sha256: string): string => sha256.slice(0, 12);
-const isTTY = (ctx: CliContext, stream: 'stdin' | 'stderr'): boolean => ctx.io.isTTY?.[stream] ?? Boolean(process[stream].isTTY);
 
 export function registerImageCommands(program: Command, kit: CommandKit): void {
   const images = program.command('images').description('the local image cache: list, download, prune; add images to the config');
@@ -47,15 +37,20 @@ export function registerImageCommands(program: Command, kit: CommandKit): void {
 
   images
     .command('add')
-    .description('add an image to the config file; its digest comes from --sha256, or from the publisher\'s SHA256SUMS beside the URL after you confirm it')
-    .argument('<name>', 'image name (1-63 characters of a-z, 0-9, ".", "_" and "-")')
-    .argument('<url>', 'https, http or file URL of the image')
-    .option('--sha256 <hex>', 'the image\'s sha256 digest (skips SHA256SUMS and the question)')
-    .addOption(new Option('--format <format>', 'disk format (default: qcow2)').choices(['qcow2', 'raw']))
-    .option('--yes', 'accept the digest from SHA256SUMS without asking')
+    .description(
+      'add an image to the config file; its digest comes from --sha256, or from the checksum file the publisher has beside the URL ' +
+        '(SHA256SUMS, SHA512SUMS, CHECKSUM…) after you confirm it; a SHA-512 only is checked by downloading the image once',
+    )
+    .argument('[name]', 'image name (1-63 characters of a-z, 0-9, ".", "_" and "-"); a built-in name (see --list) needs no URL')
+    .argument('[url]', 'https, http or file URL of the image')
+    .option('--list', 'print the built-in list of well-known images, and add nothing')
+    .option('--sha256 <hex>', 'the image\'s sha256 digest (skips the checksum file and the question)')
+    .option('--checksums <url>', 'the publisher\'s checksum file to read, instead of looking beside the URL')
+    .addOption(new Option('--format <format>', 'disk format (default: qcow2, or the built-in image\'s)').choices(['qcow2', 'raw']))
+    .option('--yes', 'accept the publisher\'s digest (and the download a SHA-512 needs) without asking')
     .option('--replace', 'replace an image of the same name')
     .option('--default', 'also make it the default image (kvm.defaults.image)')
-    .action(kit.action(async (ctx, name: string, url: string, opts: AddOptions) => addImage(ctx, name, url, opts)));
+    .action(kit.action(async (ctx, name: string | undefined, url: string | undefined, opts: AddOptions) => addImage(ctx, name, url, opts)));
 }
 
 async function listImages(ctx: CliContext, json: boolean): Promise<number> {
@@ -105,76 +100,10 @@ async function pullImage(ctx: CliContext, name: string, json: boolean): Promise<
   const cache = new ImageCache({ dir: imageCacheDir(ctx) });
   const progress = new ProgressPrinter(ctx, name);
   ctx.debug(`cache ${cache.dir}, image ${image.url}`);
-  // Ctrl-C stops the download cleanly: the partial is flushed and the next pull resumes it.
-  const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const r = await cache.ensure(image, { signal: controller.signal, onProgress: (p) => progress.update(p) });
-    progress.end();
-    if (json) ctx.io.stdout(`${JSON.stringify({ name, ...r }, null, 2)}\n`);
-    else ctx.io.stdout(`${name}: ${r.cached ? 'already in the cache' : 'downloaded and verified'}: ${r.path} (${formatBytes(r.size)}, sha256 ${short(r.sha256)}…)\n`);
-    return EXIT.ok;
-  } catch (err) {
-    progress.end();
-    throw err;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-}
-
-/**
- * Progress on stderr: one line rewritten in place on a terminal; elsewhere (logs, CI)
- * a plain line every few seconds, so that a log shows progress without thousands of lines.
- */
-class ProgressPrinter {
-  private readonly tty: boolean;
-  private lastPlain = 0;
-  private lastPhase?: ImageProgress['phase'];
-  private drawn = false;
-
-  constructor(
-    private readonly ctx: CliContext,
-    private readonly name: string,
-  ) {
-    this.tty = isTTY(ctx, 'stderr');
-  }
-
-  update(p: ImageProgress): void {
-    const text = `${this.name}: ${describeProgress(p)}`;
-    if (this.tty) {
-      this.ctx.io.stderr(`\r\x1b[K${text}`);
-      this.drawn = true;
-      return;
-    }
-    const now = Date.now();
-    if (p.phase === this.lastPhase && now - this.lastPlain < 5000) return;
-    this.lastPhase = p.phase;
-    this.lastPlain = now;
-    this.ctx.io.stderr(`${text}\n`);
-  }
-
-  end(): void {
-    if (this.drawn) this.ctx.io.stderr('\r\x1b[K');
-    this.drawn = false;
-  }
-}
-
-function describeProgress(p: ImageProgress): string {
-  const of = p.total !== undefined ? ` of ${formatBytes(p.total)} (${Math.floor((p.bytes * 100) / Math.max(1, p.total))}%)` : '';
-  if (p.phase === 'rehash') return `checking ${formatBytes(p.bytes)}${of} already downloaded before resuming`;
-  if (p.phase === 'wait') return `another process is downloading it: ${formatBytes(p.bytes)}${of}; waiting`;
-  const rate = p.rate > 0 ? `, ${formatBytes(p.rate)}/s` : '';
-  const eta = p.etaSeconds !== undefined ? `, ${formatDuration(p.etaSeconds)} left` : '';
-  return `${formatBytes(p.bytes)}${of}${rate}${eta}`;
-}
-
-function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+  const r = await interruptible((signal) => cache.ensure(image, { signal, onProgress: (p) => progress.update(p) })).finally(() => progress.end());
+  if (json) ctx.io.stdout(`${JSON.stringify({ name, ...r }, null, 2)}\n`);
+  else ctx.io.stdout(`${name}: ${r.cached ? 'already in the cache' : 'downloaded and verified'}: ${r.path} (${formatBytes(r.size)}, sha256 ${short(r.sha256)}…)\n`);
+  return EXIT.ok;
 }
 
 interface PruneOptions {
@@ -206,86 +135,9 @@ async function pruneImages(ctx: CliContext, opts: PruneOptions): Promise<number>
   const verb = dryRun ? 'would remove' : 'removed';
   for (const r of removed) {
     const what = r.kind === 'image' ? `image, last used ${r.lastUsed.toISOString().slice(0, 10)}` : 'partial download';
-    ctx.io.stdout(`${verb} ${short(r.sha256)} ${formatBytes(r.size)} (${what})\n`);
+    const digest = r.sha256 !== undefined ? short(r.sha256) : `sha512:${short(r.sha512 ?? '')}`;
+    ctx.io.stdout(`${verb} ${digest} ${formatBytes(r.size)} (${what})\n`);
   }
   ctx.io.stdout(removed.length === 0 ? 'nothing to remove\n' : `${dryRun ? 'would free' : 'freed'} ${formatBytes(freed)}\n`);
   return EXIT.ok;
-}
-
-interface AddOptions {
-  sha256?: string;
-  format?: 'qcow2' | 'raw';
-  yes?: boolean;
-  replace?: boolean;
-  default?: boolean;
-}
-
-async function addImage(ctx: CliContext, name: string, url: string, opts: AddOptions): Promise<number> {
-  let sha256 = opts.sha256?.toLowerCase();
-  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
-    throw new CliError(`--sha256: must be 64 hexadecimal characters (got ${JSON.stringify(opts.sha256)})`, EXIT.usage);
-  }
-  const { file, config } = await loadConfigForCommand(ctx);
-  if (config.type !== 'kvm' || !config.kvm) throw new CliError(`${file} configures the ${config.type} provider; Egress Desk manages kvm providers`, EXIT.failed);
-  const existing = config.kvm.images?.[name];
-  if (existing && !opts.replace) {
-    throw new CliError(`${file} already has an image named ${JSON.stringify(name)} (${existing.url}); pass --replace to replace it`, EXIT.failed);
-  }
-  const entry = (digest: string): KVMImage => ({ url, sha256: digest, ...(opts.format ? { format: opts.format } : {}) });
-  // Check the name and URL before any network access (the digest is not known yet: a placeholder stands in).
-  const check = validateProviderConfig(withImage(config, name, entry(sha256 ?? '0'.repeat(64)), opts.default === true));
-  if (!check.ok) throw new CliError(`cannot add image ${JSON.stringify(name)}:\n${check.issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`, EXIT.usage);
-
-  if (sha256 === undefined) {
-    if (!opts.yes && !isTTY(ctx, 'stdin')) {
-      throw new CliError('no terminal to confirm the digest from the publisher\'s SHA256SUMS: pass --yes to accept it, or --sha256 HEX with a digest you trust', EXIT.failed);
-    }
-    let found;
-    try {
-      found = await fetchPublisherDigest(url);
-    } catch (err) {
-      if (err instanceof PublisherDigestError) throw new CliError(`${err.message}; pass --sha256 HEX with a digest you trust`, EXIT.failed);
-      throw err;
-    }
-    ctx.io.stderr(`${found.sumsUrl} lists ${found.name} with sha256 ${found.sha256}\n`);
-    if (!opts.yes) {
-      const answer = await ask(ctx, `Store image ${name} with sha256 ${found.sha256}? [y/N] `);
-      if (!/^y(es)?$/i.test(answer)) {
-        ctx.io.stderr(`not stored: ${file} is unchanged\n`);
-        return EXIT.failed;
-      }
-    }
-    sha256 = found.sha256;
-  }
-  await new ConfigStore(file).save(withImage(config, name, entry(sha256), opts.default === true));
-  ctx.io.stdout(`${existing ? 'replaced' : 'added'} image ${name} in ${file} (sha256 ${sha256}); download it with \`egress-desk images pull ${name}\`\n`);
-  return EXIT.ok;
-}
-
-/** A copy of `config` with the image set (never mutating the loaded config). */
-function withImage(config: ProviderConfig, name: string, image: KVMImage, makeDefault: boolean): ProviderConfig {
-  const next = structuredClone(config);
-  const kvm = next.kvm!;
-  kvm.images = { ...kvm.images, [name]: image };
-  if (makeDefault) kvm.defaults = { ...kvm.defaults, image: name };
-  return next;
-}
-
-/** Asks on stderr, reads one line from stdin; end of input counts as no. */
-async function ask(ctx: CliContext, question: string): Promise<string> {
-  ctx.io.stderr(question);
-  const rl = createInterface({ input: ctx.io.stdin ?? process.stdin, terminal: false });
-  try {
-    return await new Promise<string>((resolve) => {
-      rl.once('line', (line) => resolve(line.trim()));
-      rl.once('close', () => resolve(''));
-    });
-  } finally {
-    rl.close();
-  }
-}
-
-function formatTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => `${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`).join('');
 }

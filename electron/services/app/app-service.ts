@@ -11,12 +11,14 @@ import { type ProviderConfig, type ResolvedKVMConfig, validateProviderConfig, wi
 import { type ConfigDiff, diffConfigs } from '../../../shared/config-diff.js';
 import { type CatalogEdit, applyCatalogEdit } from '../../../shared/catalog-edit.js';
 import type { HostStatus } from '../../../shared/hosts.js';
+import { IMAGE_VERIFY_KIND, type ImageVerified } from '../../../shared/image-lookup.js';
 import type { ImageView, MachineTypeView } from '../../../shared/images-view.js';
 import type { ChannelInput, ChannelOutput, ConfigPreview, EventName, EventPayload } from '../../../shared/ipc.js';
 import type { ProxyChanged } from '../../../shared/proxies.js';
 import type { ProxySpec } from '../../../shared/proxy.js';
 import type { Task } from '../../../shared/tasks.js';
 import type { ConfigService } from '../config/config-service.js';
+import { findPublishedDigest, type PublishedDigest } from '../images/checksums.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
 import { formatProxyUrl } from '../credentials/credentials-store.js';
@@ -180,6 +182,31 @@ export class AppService {
         return { name: input.name, sha256: got.sha256, sizeBytes: got.size, path: got.path };
       },
       { kind: 'images:pull', target: input.name },
+    );
+    return { taskId };
+  }
+
+  /** What the publisher's checksum file lists for an image (read, not signature-checked); nothing is stored. */
+  async imagesLookup(input: ChannelInput<'images:lookup'>): Promise<PublishedDigest> {
+    return findPublishedDigest(input.url, input.checksumsUrl !== undefined ? { checksumsUrl: input.checksumsUrl } : {});
+  }
+
+  /**
+   * The one download an image listed by SHA-512 only needs before it can be added: checked
+   * against the digest the person confirmed, its SHA-256 computed in the same pass (the
+   * task's result; the form then saves the entry with it). A mismatch deletes the file.
+   */
+  async imagesVerifySha512(input: ChannelInput<'images:verifySha512'>): Promise<{ taskId: string }> {
+    const { backend } = await this.open();
+    const taskId = this.tasks.run(
+      `Check image ${input.name}`,
+      async (ctx): Promise<ImageVerified> => {
+        ctx.step('download', input.url);
+        const got = await backend.images.ensureBySha512({ url: input.url, sha512: input.sha512, format: input.format }, { signal: ctx.signal, onProgress: (p) => ctx.progress(p.bytes, p.total) });
+        ctx.stepDone(`${got.size} bytes, sha512 verified; sha256 ${got.sha256}`);
+        return { name: input.name, sha256: got.sha256, sizeBytes: got.size };
+      },
+      { kind: IMAGE_VERIFY_KIND, target: input.name },
     );
     return { taskId };
   }

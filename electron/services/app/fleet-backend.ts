@@ -59,6 +59,8 @@ export interface HostDirectory {
 export interface ImageDirectory extends LocalImageSource {
   list(): Promise<CachedImage[]>;
   partials(): Promise<PartialImage[]>;
+  /** Downloads an image known by its publisher's SHA-512, checks it, and stores it by the SHA-256 computed in the same pass. */
+  ensureBySha512: ImageCache['ensureBySha512'];
 }
 
 /** A provider with everything it talks to, for one config. */

@@ -1,12 +1,13 @@
 /**
  * One image download into the cache: every byte is hashed as it is written, in a single
  * pass (the file is never read back on the normal path), under a `.partial` name that is
- * renamed to the final name only once the digest matches. An interrupted download keeps
+ * renamed to the final name only once the digest matches. The expected digest is the
+ * config's SHA-256, or a publisher's SHA-512: then the SHA-256 is computed in the same
+ * pass and names the final file. An interrupted download keeps
  * its partial file and resumes with a Range request validated by If-Range.
  *
  * Callers hold the digest's lock (lock.ts): nothing here guards against a second writer.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -23,17 +24,25 @@ import {
   ImageTooLargeError,
   ImageUrlError,
 } from './errors.js';
+import { DigestPass, type ExpectedDigest } from './digest-pass.js';
 import type { ImageProgress } from './progress.js';
 import { type StreamSource, Stall, writeHashed } from './sink.js';
 
 /** Where one digest's download lives. */
 export interface DownloadTarget {
   url: string;
-  sha256: string;
+  expected: ExpectedDigest;
   partialPath: string;
-  /** `<sha256>.partial.json`: what a resume needs to know about the partial file. */
+  /** `<key>.partial.json`: what a resume needs to know about the partial file. */
   metaPath: string;
-  finalPath: string;
+  /** Where the verified file goes, from its SHA-256. */
+  finalPath: (sha256: string) => string;
+}
+
+/** A verified download. */
+export interface Downloaded {
+  size: number;
+  sha256: string;
 }
 
 export interface DownloadOptions {
@@ -53,8 +62,8 @@ export interface PartialMeta {
   total?: number;
 }
 
-/** Downloads (or resumes) `target` and moves it to its final name; resolves to its size. */
-export async function downloadImage(target: DownloadTarget, options: DownloadOptions): Promise<number> {
+/** Downloads (or resumes) `target` and moves it to its final name. */
+export async function downloadImage(target: DownloadTarget, options: DownloadOptions): Promise<Downloaded> {
   const url = checkUrl(target.url);
   if (url.protocol === 'file:') return copyLocalFile(fileURLToPath(url), target, options);
   let resume = await resumable(target);
@@ -120,8 +129,8 @@ async function discardPartial(target: DownloadTarget): Promise<void> {
  * One HTTP request. Resolves to the image's size when it is complete and verified, or
  * 'restart' when the partial must be dropped and a plain request made.
  */
-async function httpAttempt(target: DownloadTarget, options: DownloadOptions, resume: { size: number; meta: PartialMeta } | undefined): Promise<number | 'restart'> {
-  let hash = createHash('sha256');
+async function httpAttempt(target: DownloadTarget, options: DownloadOptions, resume: { size: number; meta: PartialMeta } | undefined): Promise<Downloaded | 'restart'> {
+  let hash = new DigestPass(target.expected);
   let offset = 0;
   const headers: Record<string, string> = { 'accept-encoding': 'identity' };
   if (resume) {
@@ -151,7 +160,8 @@ async function httpAttempt(target: DownloadTarget, options: DownloadOptions, res
     // Nothing lies past the partial: it is the whole image, or it is wrong.
     const total = /^bytes \*\/(\d+)$/.exec(res.headers.get('content-range') ?? '')?.[1];
     if (total !== undefined && Number(total) !== offset) return 'restart';
-    return hash.digest('hex') === target.sha256 ? complete(target, offset) : 'restart';
+    const result = hash.finish();
+    return result.matches ? complete(target, offset, result.sha256) : 'restart';
   }
   if (res.status === 404 || res.status === 410) {
     await drop();
@@ -173,7 +183,7 @@ async function httpAttempt(target: DownloadTarget, options: DownloadOptions, res
     append = true;
   } else {
     // 200: the server ignored the range, or If-Range found the file changed. Start over.
-    if (offset > 0) hash = createHash('sha256');
+    if (offset > 0) hash = new DigestPass(target.expected);
     offset = 0;
     const length = res.headers.get('content-length');
     total = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
@@ -231,7 +241,7 @@ async function httpAttempt(target: DownloadTarget, options: DownloadOptions, res
 }
 
 /** Hashes the existing partial file into `hash`; resolves to its size. */
-async function rehash(path: string, hash: Hash, total: number | undefined, options: DownloadOptions): Promise<number> {
+async function rehash(path: string, hash: DigestPass, total: number | undefined, options: DownloadOptions): Promise<number> {
   let bytes = 0;
   const stream = createReadStream(path, { highWaterMark: 1024 * 1024, signal: options.signal });
   try {
@@ -248,7 +258,7 @@ async function rehash(path: string, hash: Hash, total: number | undefined, optio
 }
 
 /** Streams a local file (file:// URL) into the cache through the same hashing writer. */
-async function copyLocalFile(file: string, target: DownloadTarget, options: DownloadOptions): Promise<number> {
+async function copyLocalFile(file: string, target: DownloadTarget, options: DownloadOptions): Promise<Downloaded> {
   const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT' || err.code === 'ENOTDIR') throw new ImageNotFoundError(target.url);
     throw new ImageUrlError(target.url, err.message);
@@ -257,7 +267,7 @@ async function copyLocalFile(file: string, target: DownloadTarget, options: Down
   if (info.size > options.maxBytes) throw new ImageTooLargeError(target.url, info.size, options.maxBytes);
   // A local copy is fast: it always starts over rather than trusting an old partial.
   await discardPartial(target);
-  const hash = createHash('sha256');
+  const hash = new DigestPass(target.expected);
   const stall = new Stall(options.stallTimeoutMs);
   const signal = AbortSignal.any([options.signal, stall.signal]);
   const stream = createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -290,27 +300,28 @@ async function copyLocalFile(file: string, target: DownloadTarget, options: Down
   return verifyAndComplete(target, hash, bytes);
 }
 
-async function verifyAndComplete(target: DownloadTarget, hash: Hash, bytes: number): Promise<number> {
-  const actual = hash.digest('hex');
-  if (actual !== target.sha256) {
+async function verifyAndComplete(target: DownloadTarget, hash: DigestPass, bytes: number): Promise<Downloaded> {
+  const result = hash.finish();
+  if (!result.matches) {
     await discardPartial(target);
-    throw new ImageDigestMismatchError(target.sha256, actual, target.url, bytes);
+    throw new ImageDigestMismatchError(target.expected.hex, result.actual, target.url, bytes, target.expected.algorithm);
   }
-  return complete(target, bytes);
+  return complete(target, bytes, result.sha256);
 }
 
 /** Gives a verified partial its final name, durably: data flushed first, then the rename, then the directory. */
-async function complete(target: DownloadTarget, bytes: number): Promise<number> {
+async function complete(target: DownloadTarget, bytes: number, sha256: string): Promise<Downloaded> {
   const file = await open(target.partialPath, 'r');
   try {
     await file.sync();
   } finally {
     await file.close();
   }
-  await rename(target.partialPath, target.finalPath);
+  const finalPath = target.finalPath(sha256);
+  await rename(target.partialPath, finalPath);
   await unlink(target.metaPath).catch(() => undefined);
   try {
-    const dir = await open(dirname(target.finalPath), 'r');
+    const dir = await open(dirname(finalPath), 'r');
     try {
       await dir.sync();
     } finally {
@@ -319,7 +330,7 @@ async function complete(target: DownloadTarget, bytes: number): Promise<number> 
   } catch {
     /* some filesystems refuse fsync on a directory; the data itself is flushed */
   }
-  return bytes;
+  return { size: bytes, sha256 };
 }
 
 /** Turns whatever a failed fetch or stream threw into the cache's typed errors. */

@@ -9,7 +9,7 @@ export class ImageCacheError extends Error {
   override readonly name: string = 'ImageCacheError';
 }
 
-/** The downloaded bytes do not have the configured digest. The bad file has been deleted. */
+/** The downloaded bytes do not have the expected digest (the config's sha256, or a publisher's sha512). The bad file has been deleted. */
 export class ImageDigestMismatchError extends ImageCacheError {
   override readonly name = 'ImageDigestMismatchError';
   constructor(
@@ -17,10 +17,13 @@ export class ImageDigestMismatchError extends ImageCacheError {
     readonly actual: string,
     readonly url: string,
     readonly bytes: number,
+    readonly algorithm: 'sha256' | 'sha512' = 'sha256',
   ) {
     super(
-      `the image from ${url} has sha256 ${actual} but ${expected} was expected (${bytes} bytes); ` +
-        'the download was deleted and is not used. Check the digest in the config against the publisher\'s checksum file.',
+      `the image from ${url} has ${algorithm} ${actual} but ${expected} was expected (${bytes} bytes); the download was deleted and is not used. ` +
+        (algorithm === 'sha256'
+          ? "Check the digest in the config against the publisher's checksum file."
+          : "The publisher's checksum file lists another file than the server sent (it changed since, or the transfer was corrupted): try again."),
     );
   }
 }

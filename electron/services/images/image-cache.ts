@@ -9,10 +9,14 @@
  *   <sha256>.partial                 a download in progress or interrupted (a prefix of the image)
  *   <sha256>.partial.json            what resuming it needs: URL, ETag, Last-Modified, size
  *   <sha256>.lock                    held while a process writes the partial (pid, host, start)
+ *   sha512-<sha512>.partial|.json|.lock
+ *                                    the same for an image known only by its publisher's SHA-512
+ *                                    (Debian): verified, it becomes <sha256>.qcow2 like any other
  */
 import { mkdir, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ExpectedDigest } from './digest-pass.js';
 import { checkUrl, type DownloadTarget, downloadImage, readMeta } from './download.js';
 import { ImageCacheError, ImageDownloadCancelledError } from './errors.js';
 import { isLocked, tryLock } from './lock.js';
@@ -34,6 +38,13 @@ export interface EnsureOptions {
   onProgress?: (progress: ImageProgress) => void;
 }
 
+/** An image known by its publisher's SHA-512 only: the cache computes its SHA-256 while checking it. */
+export interface Sha512Source {
+  url: string;
+  sha512: string;
+  format?: ImageFormat;
+}
+
 /** A verified image in the cache. */
 export interface EnsuredImage {
   path: string;
@@ -53,7 +64,9 @@ export interface CachedImage {
 }
 
 export interface PartialImage {
-  sha256: string;
+  /** The digest the download is checked against: the config's SHA-256, or a publisher's SHA-512 (exactly one is set). */
+  sha256?: string;
+  sha512?: string;
   path: string;
   /** Bytes downloaded so far. */
   size: number;
@@ -75,7 +88,9 @@ export interface PruneOptions {
 }
 
 export interface RemovedEntry {
-  sha256: string;
+  /** As in {@link PartialImage}: a SHA-512 only for a partial download of an image known by it. */
+  sha256?: string;
+  sha512?: string;
   kind: 'image' | 'partial';
   path: string;
   size: number;
@@ -102,12 +117,21 @@ export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_IMAGE_BYTES = 64 * 1024 ** 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SHA256 = /^[0-9a-f]{64}$/;
+const SHA512 = /^[0-9a-f]{128}$/;
 const CACHED_FILE = /^([0-9a-f]{64})\.(qcow2|img)$/;
-const PARTIAL_FILE = /^([0-9a-f]{64})\.partial$/;
+const PARTIAL_FILE = /^(?:([0-9a-f]{64})|sha512-([0-9a-f]{128}))\.partial$/;
+
+/** One download: `key` names its partial and lock files (the SHA-256, or `sha512-<hex>`). */
+interface Job {
+  url: string;
+  key: string;
+  expected: ExpectedDigest;
+  format: ImageFormat;
+}
 
 /** One download shared by every in-process caller asking for the same digest. */
 interface Flight {
-  promise: Promise<{ path: string; size: number }>;
+  promise: Promise<{ path: string; size: number; sha256: string }>;
   callers: Set<{ onProgress?: (p: ImageProgress) => void }>;
   controller: AbortController;
   meter: ProgressMeter;
@@ -153,8 +177,25 @@ export class ImageCache {
     if (present) return { ...present, sha256, cached: true };
 
     let flight = this.flights.get(sha256);
-    if (!flight) flight = this.startFlight({ url: image.url, sha256, format });
+    if (!flight) flight = this.startFlight({ url: image.url, key: sha256, expected: { algorithm: 'sha256', hex: sha256 }, format });
     return this.join(flight, image.url, sha256, options);
+  }
+
+  /**
+   * Downloads an image its publisher lists with a SHA-512 only, checks that digest and
+   * computes the SHA-256 in the same pass; the verified file is stored by its SHA-256 like
+   * any other. Always downloads (the SHA-256 is what finds a cached file, and it is not
+   * known before); a mismatch deletes the file; an interrupted download resumes.
+   */
+  async ensureBySha512(image: Sha512Source, options: EnsureOptions = {}): Promise<EnsuredImage> {
+    const sha512 = image.sha512;
+    if (!SHA512.test(sha512)) throw new ImageCacheError(`"${sha512}" is not a sha512 digest (128 lowercase hexadecimal characters)`);
+    checkUrl(image.url);
+    if (options.signal?.aborted) throw new ImageDownloadCancelledError(image.url);
+    const key = `sha512-${sha512}`;
+    let flight = this.flights.get(key);
+    if (!flight) flight = this.startFlight({ url: image.url, key, expected: { algorithm: 'sha512', hex: sha512 }, format: image.format ?? 'qcow2' });
+    return this.join(flight, image.url, key, options);
   }
 
   /** True when a verified image with this digest is cached. */
@@ -189,7 +230,7 @@ export class ImageCache {
       const info = await stat(path).catch(() => undefined);
       if (!info?.isFile()) continue;
       const meta = await readMeta(`${path}.json`);
-      const entry: PartialImage = { sha256: m[1]!, path, size: info.size, modified: info.mtime };
+      const entry: PartialImage = { ...(m[1] ? { sha256: m[1] } : { sha512: m[2]! }), path, size: info.size, modified: info.mtime };
       if (meta?.total !== undefined) entry.total = meta.total;
       if (meta?.url !== undefined) entry.url = meta.url;
       out.push(entry);
@@ -208,9 +249,13 @@ export class ImageCache {
     const now = this.now();
     for (const p of await this.partials()) {
       const stale = now - p.modified.getTime() > this.partialMaxAgeMs;
-      if (!stale && !(options.partials === 'unkept' && !keep.has(p.sha256))) continue;
-      if (await this.removeLocked(p.sha256, [p.path, `${p.path}.json`], options.dryRun)) {
-        removed.push({ sha256: p.sha256, kind: 'partial', path: p.path, size: p.size, lastUsed: p.modified });
+      // A SHA-512 download is never kept: the config holds SHA-256 digests only.
+      const kept = p.sha256 !== undefined && keep.has(p.sha256);
+      if (!stale && !(options.partials === 'unkept' && !kept)) continue;
+      const key = p.sha256 ?? `sha512-${p.sha512!}`;
+      if (await this.removeLocked(key, [p.path, `${p.path}.json`], options.dryRun)) {
+        const digest = p.sha256 !== undefined ? { sha256: p.sha256 } : { sha512: p.sha512! };
+        removed.push({ ...digest, kind: 'partial', path: p.path, size: p.size, lastUsed: p.modified });
       }
     }
     const images = (await this.list()).sort((a, b) => a.lastUsed.getTime() - b.lastUsed.getTime());
@@ -236,15 +281,15 @@ export class ImageCache {
     }
   }
 
-  private lockPath(sha256: string): string {
-    return join(this.dir, `${sha256}.lock`);
+  private lockPath(key: string): string {
+    return join(this.dir, `${key}.lock`);
   }
 
   /** Removes `paths` under the digest's lock; false (nothing removed) when the digest is busy. */
-  private async removeLocked(sha256: string, paths: string[], dryRun = false): Promise<boolean> {
-    if (this.flights.has(sha256)) return false;
-    if (dryRun) return !(await isLocked(this.lockPath(sha256)));
-    const release = await tryLock(this.lockPath(sha256));
+  private async removeLocked(key: string, paths: string[], dryRun = false): Promise<boolean> {
+    if (this.flights.has(key)) return false;
+    if (dryRun) return !(await isLocked(this.lockPath(key)));
+    const release = await tryLock(this.lockPath(key));
     if (!release) return false;
     try {
       for (const path of paths) await unlink(path).catch(() => undefined);
@@ -271,7 +316,7 @@ export class ImageCache {
     return { path, size: info.size };
   }
 
-  private startFlight(image: Required<ImageSource>): Flight {
+  private startFlight(image: Job): Flight {
     const controller = new AbortController();
     const callers: Flight['callers'] = new Set();
     const meter = new ProgressMeter(
@@ -286,18 +331,18 @@ export class ImageCache {
       },
       this.now,
     );
-    const flight: Flight = { promise: Promise.resolve({ path: '', size: 0 }), callers, controller, meter };
+    const flight: Flight = { promise: Promise.resolve({ path: '', size: 0, sha256: '' }), callers, controller, meter };
     flight.promise = this.run(image, controller.signal, meter).finally(() => {
-      if (this.flights.get(image.sha256) === flight) this.flights.delete(image.sha256);
+      if (this.flights.get(image.key) === flight) this.flights.delete(image.key);
     });
     // The shared promise is observed through each caller's own promise; this keeps a
     // download nobody waits for any more (all cancelled) from being an unhandled rejection.
     flight.promise.catch(() => undefined);
-    this.flights.set(image.sha256, flight);
+    this.flights.set(image.key, flight);
     return flight;
   }
 
-  private join(flight: Flight, url: string, sha256: string, options: EnsureOptions): Promise<EnsuredImage> {
+  private join(flight: Flight, url: string, key: string, options: EnsureOptions): Promise<EnsuredImage> {
     const caller = { onProgress: options.onProgress };
     flight.callers.add(caller);
     const current = flight.meter.current;
@@ -308,7 +353,7 @@ export class ImageCache {
         flight.callers.delete(caller);
         if (flight.callers.size === 0) {
           // Nobody wants it any more: stop, keep the partial, and let the next caller start afresh.
-          if (this.flights.get(sha256) === flight) this.flights.delete(sha256);
+          if (this.flights.get(key) === flight) this.flights.delete(key);
           flight.controller.abort();
         }
         reject(new ImageDownloadCancelledError(url));
@@ -318,7 +363,7 @@ export class ImageCache {
         (r) => {
           signal?.removeEventListener('abort', onAbort);
           flight.callers.delete(caller);
-          resolve({ ...r, sha256, cached: false });
+          resolve({ ...r, cached: false });
         },
         (err: unknown) => {
           signal?.removeEventListener('abort', onAbort);
@@ -330,38 +375,40 @@ export class ImageCache {
   }
 
   /** The flight's work: take the lock (waiting for another process), then download unless that process finished it. */
-  private async run(image: Required<ImageSource>, signal: AbortSignal, meter: ProgressMeter): Promise<{ path: string; size: number }> {
+  private async run(image: Job, signal: AbortSignal, meter: ProgressMeter): Promise<{ path: string; size: number; sha256: string }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const partialPath = join(this.dir, `${image.sha256}.partial`);
+    const partialPath = join(this.dir, `${image.key}.partial`);
     const target: DownloadTarget = {
       url: image.url,
-      sha256: image.sha256,
+      expected: image.expected,
       partialPath,
       metaPath: `${partialPath}.json`,
-      finalPath: this.pathFor(image.sha256, image.format),
+      finalPath: (sha256) => this.pathFor(sha256, image.format),
     };
     const release = await this.waitForLock(image, target, signal, meter);
     try {
-      const present = await this.findVerified(image.sha256, image.format);
-      if (present) return present;
-      const size = await downloadImage(target, {
+      if (image.expected.algorithm === 'sha256') {
+        const present = await this.findVerified(image.expected.hex, image.format);
+        if (present) return { ...present, sha256: image.expected.hex };
+      }
+      const { size, sha256 } = await downloadImage(target, {
         fetch: this.fetch,
         stallTimeoutMs: this.stallTimeoutMs,
         maxBytes: this.maxBytes,
         signal,
         progress: (phase, bytes, total, force) => meter.update(phase, bytes, total, force),
       });
-      return (await this.findVerified(image.sha256, image.format)) ?? { path: target.finalPath, size };
+      return { ...((await this.findVerified(sha256, image.format)) ?? { path: target.finalPath(sha256), size }), sha256 };
     } finally {
       await release();
     }
   }
 
   /** Takes the digest's lock; while another process holds it, reports that process's progress from its partial file. */
-  private async waitForLock(image: Required<ImageSource>, target: DownloadTarget, signal: AbortSignal, meter: ProgressMeter): Promise<() => Promise<void>> {
+  private async waitForLock(image: Job, target: DownloadTarget, signal: AbortSignal, meter: ProgressMeter): Promise<() => Promise<void>> {
     for (;;) {
       if (signal.aborted) throw new ImageDownloadCancelledError(image.url);
-      const release = await tryLock(this.lockPath(image.sha256));
+      const release = await tryLock(this.lockPath(image.key));
       if (release) return release;
       const size = (await stat(target.partialPath).catch(() => undefined))?.size ?? 0;
       meter.update('wait', size, (await readMeta(target.metaPath))?.total, true);

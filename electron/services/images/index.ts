@@ -1,5 +1,5 @@
 /** The image cache's public surface (see image-cache.ts for the layout on disk). */
 export * from './errors.js';
-export { fetchPublisherDigest, parseSums, PublisherDigestError, type PublisherDigest, type SumsEntry } from './checksums.js';
+export { type DigestAlgorithm, findPublishedDigest, parseSums, type PublishedDigest, PublisherDigestError, type SumsEntry } from './checksums.js';
 export * from './image-cache.js';
 export type { ImageProgress } from './progress.js';

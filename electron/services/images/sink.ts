@@ -3,7 +3,6 @@
  * stream, with backpressure (a slow disk pauses the network, nothing piles up in memory),
  * and a stall watch that aborts when no byte has arrived for a while.
  */
-import type { Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { ImageTooLargeError } from './errors.js';
@@ -73,7 +72,8 @@ export interface WriteHashedOptions {
   path: string;
   /** Append to the file (a resume) instead of replacing it. */
   append: boolean;
-  hash: Hash;
+  /** Every chunk goes through it before the disk (one pass computes every digest needed). */
+  hash: { update(chunk: Uint8Array): void };
   /** Bytes already in the file (and in `hash`). */
   startBytes: number;
   /** Refuse to grow the file past this many bytes. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,8 @@ const cacheDir = () => join(home, 'images');
 const debian = Buffer.from('debian image bytes\n'.repeat(5000));
 const ubuntu = Buffer.from('ubuntu image bytes\n'.repeat(7000));
 const other = Buffer.from('an image no config names\n'.repeat(100));
+const sha512 = (b: Buffer): string => createHash('sha512').update(b).digest('hex');
+const UNSIGNED = 'note: the checksum file was not signature-checked (Egress Desk does not verify publisher signatures): it is as trustworthy as the HTTPS connection it came over\n';
 
 function writeConfig(images: Record<string, unknown>): void {
   mkdirSync(home, { recursive: true });
@@ -40,7 +43,7 @@ beforeEach(async () => {
   server.files.set('/ubuntu/noble.img', bufferFile(ubuntu));
   server.files.set('/other/x.qcow2', bufferFile(other));
   server.files.set('/ubuntu/SHA256SUMS', bufferFile(Buffer.from(`${sha256('x')} *jammy.img\n${sha256(ubuntu)} *noble.img\n`)));
-  server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${'d'.repeat(128)}  disk.qcow2\n`)));
+  server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${'d'.repeat(128)}  other.qcow2\n${sha512(debian)}  disk.qcow2\n`)));
   const root = mkdtempSync(join(tmpdir(), 'egress-images-cli-'));
   home = join(root, 'home');
   work = join(root, 'work');
@@ -195,18 +198,58 @@ describe('egress-desk images add', () => {
     noTempFiles();
   });
 
-  it('reads the digest from SHA256SUMS beside the URL with --yes', async () => {
+  it('reads the digest from SHA256SUMS beside the URL with --yes, and says plainly that nothing checked its signature', async () => {
     const r = await cli('images', 'add', 'noble-2', server.url('/ubuntu/noble.img'), '--format', 'raw', '--yes');
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n`);
+    expect(r.stderr).toBe(`${server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n${UNSIGNED}`);
+    expect(r.stdout).toMatch(/download it with `egress-desk images pull noble-2`\n$/);
     expect(readConfig().kvm.images!['noble-2']).toEqual({ url: server.url('/ubuntu/noble.img'), sha256: sha256(ubuntu), format: 'raw' });
+    // The image itself was not downloaded: a SHA-256 needs no download.
+    expect(server.requestsFor('/ubuntu/noble.img')).toEqual([]);
+  });
+
+  it('Debian (SHA512SUMS only): downloads once, checks the SHA-512, stores the SHA-256; the image is then cached', async () => {
+    const r = await cli('images', 'add', 'deb', server.url('/debian/disk.qcow2'), '--yes');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`${server.url('/debian/SHA512SUMS')} lists disk.qcow2 with sha512 ${sha512(debian)}\n${UNSIGNED}`);
+    expect(r.stderr).toContain(`deb: 92.8 KiB downloaded; sha512 matches the publisher's; its sha256 is ${sha256(debian)}\n`);
+    expect(r.stdout).toMatch(new RegExp(`^added image deb in \\S+ \\(sha256 ${sha256(debian)}\\); it is in the image cache already\n$`));
+    expect(readConfig().kvm.images!.deb).toEqual({ url: server.url('/debian/disk.qcow2'), sha256: sha256(debian) });
+    expect(server.requestsFor('/debian/disk.qcow2')).toHaveLength(1);
+    const pull = await cli('images', 'pull', 'deb');
+    expect(pull.stdout).toMatch(/^deb: already in the cache/);
+    expect(server.requestsFor('/debian/disk.qcow2')).toHaveLength(1);
+  });
+
+  it('a SHA-512 mismatch deletes the download and leaves the config unchanged', async () => {
+    server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${sha512(other)}  disk.qcow2\n`)));
+    const before = readFileSync(configFile(), 'utf8');
+    const r = await cli('images', 'add', 'deb', server.url('/debian/disk.qcow2'), '--yes');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\negress-desk: the image from http:\S+\/debian\/disk\.qcow2 has sha512 [0-9a-f]{128} but [0-9a-f]{128} was expected \(\d+ bytes\); the download was deleted and is not used/);
+    expectNoStack(r.stderr);
+    expect(readFileSync(configFile(), 'utf8')).toBe(before);
+    expect(readdirSync(cacheDir()).filter((n) => !n.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('Fedora and Rocky layouts: BSD lines in a named checksum file (--checksums) and in <image>.CHECKSUM', async () => {
+    server.files.set('/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM', bufferFile(Buffer.from(`-----BEGIN PGP SIGNED MESSAGE-----\n\n# noble.img: 1 bytes\nSHA256 (noble.img) = ${sha256(ubuntu)}\n`)));
+    const fedora = await cli('images', 'add', 'fed', server.url('/ubuntu/noble.img'), '--checksums', server.url('/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM'), '--yes');
+    expect(fedora.code).toBe(0);
+    expect(readConfig().kvm.images!.fed!.sha256).toBe(sha256(ubuntu));
+    server.files.set('/rocky/Rocky-9.latest.qcow2', bufferFile(other));
+    server.files.set('/rocky/Rocky-9.latest.qcow2.CHECKSUM', bufferFile(Buffer.from(`SHA256 (Rocky-9-20250531.qcow2) = ${sha256(other)}\n`)));
+    const rocky = await cli('images', 'add', 'rocky', server.url('/rocky/Rocky-9.latest.qcow2'), '--yes');
+    expect(rocky.code).toBe(0);
+    expect(rocky.stderr).toContain(`Rocky-9.latest.qcow2.CHECKSUM lists Rocky-9-20250531.qcow2 with sha256 ${sha256(other)}`);
+    expect(readConfig().kvm.images!.rocky!.sha256).toBe(sha256(other));
   });
 
   it('without a terminal and without --yes it refuses, and asks for nothing over the network', async () => {
     const before = readFileSync(configFile(), 'utf8');
     const r = await cli('images', 'add', 'noble-2', server.url('/ubuntu/noble.img'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("egress-desk: no terminal to confirm the digest from the publisher's SHA256SUMS: pass --yes to accept it, or --sha256 HEX with a digest you trust\n");
+    expect(r.stderr).toBe("egress-desk: no terminal to confirm the digest from the publisher's checksum file: pass --yes to accept it, or --sha256 HEX with a digest you trust\n");
     expect(readFileSync(configFile(), 'utf8')).toBe(before);
     expect(server.requests).toHaveLength(0);
   });
@@ -232,12 +275,48 @@ describe('egress-desk images add', () => {
     noTempFiles();
   });
 
-  it('explains a missing SHA256SUMS, naming SHA512SUMS when that is what the publisher has', async () => {
-    const r = await cli('images', 'add', 'deb', server.url('/debian/disk.qcow2'), '--yes');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^egress-desk: no SHA256SUMS at http:\S+\/debian\/SHA256SUMS \(the publisher lists only SHA512SUMS there, as Debian does.*\); pass --sha256 HEX with a digest you trust\n$/);
+  it('explains a checksum file that is missing, malformed or without the image, one line each, exit 1', async () => {
     const none = await cli('images', 'add', 'deb', server.url('/ubuntu/none.img'), '--yes');
-    expect(none.stderr).toMatch(/SHA256SUMS beside \S+none\.img has no entry for none\.img/);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      `egress-desk: no checksum file beside ${server.url('/ubuntu/none.img')} lists none.img (SHA256SUMS: has no entry for none.img; CHECKSUM: not found; none.img.CHECKSUM: not found; SHA512SUMS: not found); pass --checksums URL, or --sha256 HEX with a digest you trust\n`,
+    );
+    server.files.set('/bad/SUMS', bufferFile(Buffer.from('<html>moved</html>\n')));
+    const bad = await cli('images', 'add', 'deb', server.url('/ubuntu/noble.img'), '--checksums', server.url('/bad/SUMS'), '--yes');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^egress-desk: http:\S+\/bad\/SUMS is not a checksum file: no line holds a SHA-256 or SHA-512 digest in GNU form .*; pass --checksums URL, or --sha256 HEX with a digest you trust\n$/);
+    const missing = await cli('images', 'add', 'deb', server.url('/ubuntu/noble.img'), '--checksums', server.url('/bad/NONE'), '--yes');
+    expect(missing.stderr).toMatch(/^egress-desk: there is no checksum file at http:\S+\/bad\/NONE \(HTTP 404\);/);
+    for (const r of [none, bad, missing]) expectNoStack(r.stderr);
+    expect(readConfig().kvm.images!.deb).toBeUndefined();
+  });
+
+  it('--list prints the built-in images; a built-in name needs no URL', async () => {
+    const list = await cli('images', 'add', '--list');
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n')[0]).toMatch(/^NAME +PUBLISHED +IMAGE$/);
+    expect(list.stdout).toMatch(/^debian-12 +sha512 +Debian 12 \(bookworm\) genericcloud, amd64$/m);
+    expect(list.stdout).toMatch(/^ubuntu-24\.04-minimal +sha256 /m);
+    expect(list.stdout).toContain('https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS');
+    // With a digest given nothing is fetched, so the built-in URL is stored without contacting it.
+    const r = await cli('images', 'add', 'debian-12', '--sha256', 'c'.repeat(64), '--replace');
+    expect(r.code).toBe(0);
+    expect(readConfig().kvm.images!['debian-12']).toEqual({ url: 'https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2', sha256: 'c'.repeat(64), format: 'qcow2' });
+  });
+
+  it('usage errors: no NAME, an unknown name without URL, --sha256 with --checksums, --list with a name', async () => {
+    const cases = [
+      [['images', 'add'], /^egress-desk: images add: NAME is missing \(or pass --list to see the built-in images\)\n$/],
+      [['images', 'add', 'mine'], /^egress-desk: images add: URL is missing; only a built-in image \(debian-13, debian-12, .*\) can be added by name alone\n$/],
+      [['images', 'add', 'x', 'https://example.org/x.img', '--sha256', 'a'.repeat(64), '--checksums', 'SUMS'], /^egress-desk: pass --sha256 or --checksums, not both\n$/],
+      [['images', 'add', 'x', '--list'], /^egress-desk: --list adds nothing: pass it alone\n$/],
+    ] as const;
+    for (const [args, message] of cases) {
+      const r = await cli(...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(server.requests).toHaveLength(0);
   });
 
   it('creates the app config when there is none yet', async () => {
@@ -250,10 +329,10 @@ describe('egress-desk images add', () => {
 });
 
 describe('egress-desk images add on a terminal (in-process, stdin injected)', () => {
-  const run = async (answer: string) => {
+  const run = async (answer: string, url = server.url('/ubuntu/noble.img')) => {
     let stdout = '';
     let stderr = '';
-    const code = await runCli(['images', 'add', 'noble-2', server.url('/ubuntu/noble.img')], {
+    const code = await runCli(['images', 'add', 'noble-2', url], {
       stdout: (t) => void (stdout += t),
       stderr: (t) => void (stderr += t),
       env: env(),
@@ -269,6 +348,16 @@ describe('egress-desk images add on a terminal (in-process, stdin injected)', ()
     expect(r.stderr).toContain(`Store image noble-2 with sha256 ${sha256(ubuntu)}? [y/N] `);
     expect(r.code).toBe(0);
     expect(readConfig().kvm.images!['noble-2']!.sha256).toBe(sha256(ubuntu));
+  });
+
+  it('asks before the download a SHA-512 needs; "n" downloads nothing', async () => {
+    const no = await run('n\n', server.url('/debian/disk.qcow2'));
+    expect(no.stderr).toContain('Only a SHA-512 is published: download disk.qcow2 now, check it, and store image noble-2 with its sha256? [y/N] ');
+    expect(no.code).toBe(1);
+    expect(server.requestsFor('/debian/disk.qcow2')).toEqual([]);
+    const yes = await run('y\n', server.url('/debian/disk.qcow2'));
+    expect(yes.code).toBe(0);
+    expect(readConfig().kvm.images!['noble-2']!.sha256).toBe(sha256(debian));
   });
 
   it('stores nothing on any other answer, or at end of input', async () => {

@@ -56,7 +56,7 @@ describe('ImageCache.list and prune', () => {
     cached('c', 100, 3);
     cached('d', 100, 2);
     const removed = await new ImageCache({ dir, now: () => now }).prune({ maxBytes: 250 });
-    expect(removed.map((r) => r.sha256[0])).toEqual(['a', 'c']);
+    expect(removed.map((r) => r.sha256?.[0])).toEqual(['a', 'c']);
     expect(removed.every((r) => r.kind === 'image' && r.size === 100)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual([`${sha('b')}.qcow2`, `${sha('d')}.qcow2`]);
   });
@@ -67,7 +67,7 @@ describe('ImageCache.list and prune', () => {
     cached('c', 100, 3);
     writeFileSync(join(dir, `${sha('b')}.lock`), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
     const removed = await new ImageCache({ dir, now: () => now }).prune({ maxBytes: 0, keep: [sha('a')] });
-    expect(removed.map((r) => r.sha256[0])).toEqual(['c']);
+    expect(removed.map((r) => r.sha256?.[0])).toEqual(['c']);
     expect(existsSync(join(dir, `${sha('a')}.qcow2`))).toBe(true);
     expect(existsSync(join(dir, `${sha('b')}.qcow2`))).toBe(true);
     expect(existsSync(join(dir, `${sha('b')}.lock`))).toBe(true);
@@ -78,10 +78,10 @@ describe('ImageCache.list and prune', () => {
     const recent = partial('b', 1);
     const kept = partial('c', 1);
     const cache = new ImageCache({ dir, now: () => now });
-    expect((await cache.prune({ maxBytes: Infinity })).map((r) => [r.sha256[0], r.kind])).toEqual([['a', 'partial']]);
+    expect((await cache.prune({ maxBytes: Infinity })).map((r) => [r.sha256?.[0], r.kind])).toEqual([['a', 'partial']]);
     expect(existsSync(old) || existsSync(`${old}.json`)).toBe(false);
     expect(existsSync(recent)).toBe(true);
-    expect((await cache.prune({ maxBytes: Infinity, keep: [sha('c')], partials: 'unkept' })).map((r) => r.sha256[0])).toEqual(['b']);
+    expect((await cache.prune({ maxBytes: Infinity, keep: [sha('c')], partials: 'unkept' })).map((r) => r.sha256?.[0])).toEqual(['b']);
     expect(existsSync(kept)).toBe(true);
   });
 
@@ -90,7 +90,7 @@ describe('ImageCache.list and prune', () => {
     partial('b', 30);
     const before = readdirSync(dir).sort();
     const removed = await new ImageCache({ dir, now: () => now }).prune({ maxBytes: 0, dryRun: true });
-    expect(removed.map((r) => [r.sha256[0], r.kind])).toEqual([['b', 'partial'], ['a', 'image']]);
+    expect(removed.map((r) => [r.sha256?.[0], r.kind])).toEqual([['b', 'partial'], ['a', 'image']]);
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 });

@@ -13,6 +13,8 @@ export interface ServedFile {
   read: (offset: number, length: number) => Buffer;
   etag?: string;
   lastModified?: string;
+  /** Content-Type answered (application/octet-stream unless set). */
+  contentType?: string;
 }
 
 export interface RecordedRequest {
@@ -116,7 +118,7 @@ export class TestServer {
       status = 206;
     }
     record(status);
-    const out: Record<string, string | number> = { 'content-length': file.size - start, 'accept-ranges': 'bytes', 'content-type': 'application/octet-stream' };
+    const out: Record<string, string | number> = { 'content-length': file.size - start, 'accept-ranges': 'bytes', 'content-type': file.contentType ?? 'application/octet-stream' };
     if (file.etag) out.etag = file.etag;
     if (file.lastModified) out['last-modified'] = file.lastModified;
     if (status === 206) out['content-range'] = `bytes ${start}-${file.size - 1}/${file.size}`;

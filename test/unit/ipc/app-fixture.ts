@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type AppServices, createAppServices } from '../../../electron/ipc/app-services.js';
 import type { FleetBackend, HostDirectory } from '../../../electron/services/app/fleet-backend.js';
 import { serializeConfig } from '../../../electron/services/config/document.js';
+import { ImageCache } from '../../../electron/services/images/image-cache.js';
 import type { ProviderConfig } from '../../../shared/config.js';
 import type { HostStatus } from '../../../shared/hosts.js';
 import type { EventName, EventPayload } from '../../../shared/ipc.js';
@@ -91,6 +92,8 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory } = {}
       ensure: async () => ({ ...fx.image }),
       list: async () => [{ sha256: fx.image.sha256, format: 'qcow2', path: fx.image.path, size: fx.image.size, lastUsed: new Date(0) }],
       partials: async () => [],
+      // The real cache in the fixture's data directory: what it downloads comes from a server in the test.
+      ensureBySha512: (image, o) => new ImageCache({ dir: join(dataDir, 'images') }).ensureBySha512(image, o),
     },
     credentials: fx.credentials,
     close: async () => void closed++,

@@ -1,0 +1,116 @@
+/**
+ * The Add image form with the publisher's checksum file, in Debian's Chromium through the
+ * real `egress-desk serve`: the well-known images are offered (never chosen here: they are
+ * on the internet); for a URL on an HTTP server on 127.0.0.1 inside the test, "Read
+ * checksum file" shows what each layout lists and that it was not signature-checked. A
+ * SHA-256 (Ubuntu's SHA256SUMS) fills the field; a SHA-512 only (Debian's SHA512SUMS) makes
+ * Save download once and store the SHA-256; a mismatch saves nothing and says why; a URL
+ * without a checksum file names the files tried. The config on disk is read back each time.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../electron/services/config/document.js';
+import type { ProviderConfig } from '../../shared/config.js';
+import { KNOWN_IMAGES } from '../../shared/known-images.js';
+import { bufferFile, sha256, TestServer } from '../unit/images/server.js';
+import { testEnv } from '../support/test-env.js';
+import { type AppPage, openApp, testConfig } from './app-page.js';
+
+const env = testEnv();
+const disk = Buffer.from('a debian genericcloud stand-in\n'.repeat(200_000));
+const sha512 = (b: Buffer): string => createHash('sha512').update(b).digest('hex');
+
+let app: AppPage;
+let page: Page;
+let server: TestServer;
+
+const images = () => page.getByRole('region', { name: 'Images', exact: true });
+const onDisk = (): ProviderConfig => parseConfigText(readFileSync(join(app.home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
+
+async function openForm(name: string, url: string) {
+  await images().getByRole('button', { name: 'Add image' }).click();
+  const form = images().getByRole('group', { name: 'New image' });
+  await form.getByRole('textbox', { name: 'Name' }).fill(name);
+  await form.getByRole('textbox', { name: 'URL' }).fill(url);
+  await form.getByRole('button', { name: 'Read checksum file' }).click();
+  return form;
+}
+
+beforeAll(async () => {
+  server = await new TestServer().start();
+  server.files.set('/debian/disk.qcow2', bufferFile(disk));
+  server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${sha512(Buffer.from('x'))}  other.qcow2\n${sha512(disk)}  disk.qcow2\n`)));
+  server.files.set('/ubuntu/noble.img', bufferFile(disk));
+  server.files.set('/ubuntu/SHA256SUMS', bufferFile(Buffer.from(`${sha256(disk)} *noble.img\n`)));
+  server.files.set('/bad/disk.qcow2', bufferFile(disk));
+  server.files.set('/bad/SHA512SUMS', bufferFile(Buffer.from(`${sha512(Buffer.from('another file'))}  disk.qcow2\n`)));
+  app = await openApp({ prefix: 'egress-image-add-', config: () => testConfig(env) });
+  page = app.page;
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
+  await images().waitFor();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await server?.close();
+});
+
+describe('browser: Add image reads the publisher\'s checksum file', () => {
+  it('offers the well-known images', async () => {
+    await images().getByRole('button', { name: 'Add image' }).click();
+    const form = images().getByRole('group', { name: 'New image' });
+    const options = await form.getByRole('combobox', { name: 'Well-known image' }).locator('option').allInnerTexts();
+    expect(options.slice(1)).toEqual(KNOWN_IMAGES.map((k) => k.title));
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await form.waitFor({ state: 'detached' });
+  });
+
+  it('Ubuntu layout: the SHA-256 fills the field, said to be not signature-checked, and Save stores it without a download', async () => {
+    const form = await openForm('noble', server.url('/ubuntu/noble.img'));
+    const status = form.locator('.published-status');
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists noble.img with sha256 ${sha256(disk)}`);
+    await expect(status.innerText()).resolves.toContain('Not signature-checked');
+    await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached' });
+    expect(onDisk().kvm!.images!.noble).toEqual({ url: server.url('/ubuntu/noble.img'), sha256: sha256(disk), format: 'qcow2' });
+    expect(server.requestsFor('/ubuntu/noble.img')).toEqual([]);
+  });
+
+  it('Debian layout (SHA-512 only): Save downloads once, checks it, stores the SHA-256; the image is then cached', async () => {
+    const form = await openForm('deb', server.url('/debian/disk.qcow2'));
+    const status = form.locator('.published-status');
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists disk.qcow2 with sha512 ${sha512(disk)}`);
+    await expect(status.innerText()).resolves.toContain('Only a SHA-512 is published: Save downloads the image once');
+    await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe('');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached', timeout: 60_000 });
+    expect(onDisk().kvm!.images!.deb).toEqual({ url: server.url('/debian/disk.qcow2'), sha256: sha256(disk), format: 'qcow2' });
+    expect(server.requestsFor('/debian/disk.qcow2')).toHaveLength(1);
+    const row = images().getByRole('row', { name: /^deb\b/ });
+    await expect.poll(() => row.innerText(), { timeout: 15_000 }).toContain('cached, verified');
+  });
+
+  it('a SHA-512 mismatch saves nothing and says which digests differ', async () => {
+    const before = readFileSync(join(app.home, 'config.yaml'), 'utf8');
+    const form = await openForm('bad', server.url('/bad/disk.qcow2'));
+    await expect.poll(() => form.locator('.published-status').innerText(), { timeout: 15_000 }).toContain('with sha512');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const alert = form.getByRole('alert').filter({ hasText: 'Not saved' });
+    await alert.waitFor({ timeout: 60_000 });
+    await expect(alert.innerText()).resolves.toMatch(new RegExp(`has sha512 ${sha512(disk)} but [0-9a-f]{128} was expected .*the download was deleted`));
+    expect(readFileSync(join(app.home, 'config.yaml'), 'utf8')).toBe(before);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('a URL with no checksum file beside it: the files tried, in one message', async () => {
+    const form = await openForm('none', server.url('/none/x.img'));
+    const alert = form.getByRole('alert').filter({ hasText: 'No digest found' });
+    await alert.waitFor({ timeout: 15_000 });
+    await expect(alert.innerText()).resolves.toContain(`no checksum file beside ${server.url('/none/x.img')} lists x.img (SHA256SUMS: not found;`);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+});
