@@ -37,3 +37,18 @@ export function describeThrown(err: unknown): string {
   if (err instanceof Error) return `${err.constructor.name}: ${err.message}\n${err.stack ?? ''}`;
   return `a non-Error value: ${String(err)}`;
 }
+
+/**
+ * Runs one synchronous case and fails it when it takes longer than `budgetMs` twice in a
+ * row: a loop that walks far more than its input (a backtracking pattern, a walk that does
+ * not advance) is slow every time, while a machine busy with other work is slow once.
+ */
+export function withinBudget<T>(budgetMs: number, run: () => T): T {
+  for (let attempt = 0; ; attempt++) {
+    const started = performance.now();
+    const result = run();
+    const elapsed = performance.now() - started;
+    if (elapsed <= budgetMs) return result;
+    if (attempt > 0) throw new Error(`the case took ${Math.round(elapsed)} ms twice, over its budget of ${budgetMs} ms: work that grows faster than the input`);
+  }
+}
