@@ -95,7 +95,7 @@ function editConfig(text: string, edits: readonly ConfigEdit[]): string {
     if (e.kind === 'insert') lines.splice(i, 0, e.text);
     else if (e.kind === 'replace') lines[i] = e.text;
     else if (e.kind === 'delete') lines.splice(i, 1);
-    else {
+    else if (e.kind === 'chars') {
       const joined = lines.join('\n');
       const at = e.at % (joined.length + 1);
       lines = (joined.slice(0, at) + e.text + joined.slice(at)).split('\n');
