@@ -18,7 +18,8 @@ export function formatIssue(issue: ConfigIssue): string {
   return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
 }
 
-const PLAIN_KEY = /^[A-Za-z0-9._-]+$/;
+/** Keys written bare: dot-separated words. Anything else (`.`, `a.`, `a..b`, spaces) is quoted, or the path could not be read back. */
+const PLAIN_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
 /** Formats a zod path the way docs/config.md spells field paths. */
 export function formatPath(path: readonly PropertyKey[]): string {

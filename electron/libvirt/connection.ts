@@ -3,8 +3,8 @@
  * packets, keepalive, and failing everything at once when the stream goes away. It knows
  * packets and payload bytes, not procedures; client.ts adds the typed layer.
  *
- * Routing rules (libvirt-rpc.md): REPLY → the call with that serial (or, after the call's
- * own reply, the stream opened on it); STREAM → the stream with that serial; MESSAGE →
+ * Routing rules (libvirt-rpc.md): REPLY → the call with that serial, once (a stream opened
+ * by the call carries only STREAM packets afterwards); STREAM → the stream with that serial; MESSAGE →
  * the handler for program + procedure (events carry serial 1, so never by serial);
  * KEEPALIVE PING → PONG at once.
  */
@@ -38,7 +38,7 @@ export interface KeepaliveOptions {
 
 /** Receives the packets of one stream (opened by a call whose serial it shares). */
 export interface StreamHandler {
-  /** A STREAM packet, or a REPLY packet that follows the call's own reply, for this serial. */
+  /** A STREAM or STREAM_HOLE packet for this serial. */
   packet(header: PacketHeader, payload: Buffer): void;
   /** The connection ended; the stream is dead. */
   closed(error: ConnectionClosedError): void;
@@ -289,8 +289,10 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
       }
       return;
     }
-    const stream = this.streams.get(h.serial);
-    if (stream) return stream.packet(h, payload);
+    // A stream's call is answered once; the daemon confirms or fails the stream with STREAM
+    // packets. A second REPLY on its serial is another call's answer gone astray: taking it
+    // as the stream's confirmation would end a download early, as if it had succeeded.
+    if (this.streams.has(h.serial)) throw new ProtocolError(`reply for serial ${h.serial}, whose call was already answered and which now carries a stream (${describeHeader(h)})`);
     if (this.finishedStreams.includes(h.serial)) return;
     throw new ProtocolError(`reply for serial ${h.serial}, which no call is waiting for (${describeHeader(h)})`);
   }

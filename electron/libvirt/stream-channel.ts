@@ -43,7 +43,13 @@ export class StreamChannel implements StreamHandler {
     const { serial, reply } = this.conn.request(Program.REMOTE, this.proc, this.name, encodeArgs, this);
     this.serial = serial;
     try {
-      await reply;
+      const payload = await reply;
+      // The opening calls reply with nothing: bytes here are another call's answer, not this stream's go-ahead.
+      if (payload.length > 0) {
+        // The daemon may hold a stream open on this serial all the same: tell it to drop it.
+        this.abort();
+        throw new ProtocolError(`${this.name}: the reply that opens the stream carries ${payload.length} bytes; it should be empty`);
+      }
     } catch (err) {
       this.end();
       throw err;
@@ -57,7 +63,8 @@ export class StreamChannel implements StreamHandler {
       // Holes are only sent to clients that asked for sparse streams; this one never does.
       return this.settle(new ProtocolError(`${this.name}: unexpected sparse-stream hole`));
     }
-    if (h.type === MessageType.STREAM && h.status === MessageStatus.CONTINUE) {
+    if (h.type !== MessageType.STREAM) return this.settle(new ProtocolError(`${this.name}: unexpected packet type ${h.type} on the stream`));
+    if (h.status === MessageStatus.CONTINUE) {
       if (payload.length > 0) events.data(payload);
       else events.eof();
       return;

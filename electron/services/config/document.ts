@@ -5,7 +5,7 @@
  */
 import { stat, readFile } from 'node:fs/promises';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
-import { parseDocument, stringify } from 'yaml';
+import { type Document, LineCounter, isCollection, parseDocument, stringify, visit } from 'yaml';
 import { z } from 'zod';
 import {
   type ConfigIssue,
@@ -46,7 +46,8 @@ export function parseConfigText(text: string, file: string): unknown {
   if (text.trim() === '') throw new ConfigReadError(file, 'the file is empty');
   // A .json file is held to JSON's rules (YAML would accept `"kvm": }` as null).
   if (file.toLowerCase().endsWith('.json')) return parseJson(text, file);
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true, schema: 'core' });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true, schema: 'core', lineCounter });
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) {
     const pos = problem.linePos?.[0];
@@ -54,12 +55,58 @@ export function parseConfigText(text: string, file: string): unknown {
     const reason = (problem.message.split('\n')[0] ?? problem.message).replace(/ at line \d+, column \d+:?$/, '');
     throw new ConfigReadError(file, reason, pos ? { line: pos.line, column: pos.col } : undefined);
   }
+  const collectionKey = collectionKeyAt(doc);
+  if (collectionKey !== undefined) {
+    const pos = lineCounter.linePos(collectionKey);
+    // Such a key would become "[ a, b ]" as text (with a warning printed to stderr): no config field is named like that.
+    throw new ConfigReadError(file, 'a map key must be a single value, not a list or a map', { line: pos.line, column: pos.col });
+  }
   try {
     // maxAliasCount bounds alias expansion ("billion laughs"): a small file cannot become a huge object.
     return doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    throw new ConfigReadError(file, err instanceof Error ? err.message : String(err));
+    // Resolving aliases fails here, after parsing, without a position of its own: name the line of the alias at fault.
+    const at = aliasAtFault(doc);
+    const pos = at === undefined ? undefined : lineCounter.linePos(at);
+    throw new ConfigReadError(file, err instanceof Error ? err.message : String(err), pos ? { line: pos.line, column: pos.col } : undefined);
   }
+}
+
+/** The offset of the first map key that is itself a list or a map (`? [a, b]: c`, `{[a]: b}`), if any. */
+function collectionKeyAt(doc: Document): number | undefined {
+  let at: number | undefined;
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isCollection(pair.key)) {
+        at = pair.key.range?.[0] ?? 0;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return at;
+}
+
+/**
+ * Where the document's alias problem is: the first alias whose anchor is not defined before
+ * it, else (too many aliases to expand) the first alias. An offset into the text.
+ */
+function aliasAtFault(doc: Document): number | undefined {
+  let first: number | undefined;
+  let unresolved: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      const start = node.range?.[0];
+      if (start === undefined) return undefined;
+      first ??= start;
+      if (node.resolve(doc) === undefined) {
+        unresolved = start;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return unresolved ?? first;
 }
 
 function parseJson(text: string, file: string): unknown {

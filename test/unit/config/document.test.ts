@@ -92,6 +92,33 @@ describe('config documents', () => {
     expect(readError(() => parseConfigText(bomb.join('\n'), 'bomb.yaml')).reason).toMatch(/alias/i);
   });
 
+  it('names the line of an alias that cannot be resolved, or that expands too far (found by fuzzing)', () => {
+    // test/unit/fuzz/config-files.test.ts: these failed while resolving aliases, after
+    // parsing, and came out without a position ("config.yaml: Unresolved alias …").
+    const unresolved = readError(() => parseConfigText('type: kvm\nkvm:\n  <<: *base\n', 'u.yaml'));
+    expect(unresolved.position).toEqual({ line: 3, column: 7 });
+    expect(unresolved.message).toMatch(/^u\.yaml: line 3, column 7: Unresolved alias/);
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 0; i < 9; i++) bomb.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${`*${String.fromCharCode(97 + i)}, `.repeat(8)}*${String.fromCharCode(97 + i)}]`);
+    expect(readError(() => parseConfigText(bomb.join('\n'), 'bomb.yaml')).message).toMatch(/^bomb\.yaml: line 2, column \d+: .*alias/i);
+  });
+
+  it('refuses a list or a map as a map key, naming its line (found by fuzzing)', () => {
+    // The parser turned such a key into text and printed a process warning on stderr.
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): number => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      for (const [text, line] of [['type: kvm\n? [a, b]\n: c\n', 2], ['type: kvm\nkvm: { {x: 1}: y }\n', 2]] as const) {
+        const err = readError(() => parseConfigText(text, 'k.yaml'));
+        expect(err.message).toMatch(new RegExp(`^k\\.yaml: line ${line}, column \\d+: a map key must be a single value, not a list or a map$`));
+      }
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('refuses a missing file, a directory, a huge file and a binary file before parsing', async () => {
     const dir = tmp();
     await expect(readConfigFile(join(dir, 'nope.yaml'))).rejects.toMatchObject({ reason: 'no such file' });

@@ -108,10 +108,41 @@ describe('validateProviderConfig', () => {
     expect(result).toEqual({ ok: true, config: { type: 'gcp', gcp: { project: 'p', zones: ['a'] } } });
   });
 
+  it('quotes keys whose dots would make the path unreadable (found by fuzzing)', () => {
+    // A key "." came out as the path "." and a machine type "a." as "kvm.machineTypes.a.":
+    // neither can be read back to the field. Dotted names (debian.12) stay bare.
+    const c = mutate((cfg) => {
+      cfg['.'] = 1;
+      cfg.kvm.machineTypes['a.'] = { vcpus: 0, memoryMiB: 512 };
+      cfg.kvm.machineTypes['debian.12'] = { vcpus: 0, memoryMiB: 512 };
+    });
+    expect(messages(c)).toEqual(
+      expect.arrayContaining([
+        '["."]: unknown field (known: type, kvm, gcp, kubernetes)',
+        'kvm.machineTypes["a."].vcpus: must be at least 1 (got 0)',
+        'kvm.machineTypes.debian.12.vcpus: must be at least 1 (got 0)',
+      ]),
+    );
+  });
+
   it('accepts IPv4, IPv6 and hostnames as addresses', () => {
     for (const address of ['10.0.0.1', '2001:db8::1', 'edge-a.example.org', 'edge-a']) {
       const c = mutate((cfg) => (cfg.kvm.hosts[1].address = address));
       expect(messages(c), address).toEqual([]);
+    }
+  });
+
+  it('refuses a long run of colons as an address at once, not after seconds of backtracking (found by fuzzing)', () => {
+    // test/unit/fuzz/config-files.test.ts: the IPv6 pattern backtracked quadratically, so a
+    // 10,000-colon address took 250 ms to refuse and a config-sized one would take hours.
+    for (const address of [`${':'.repeat(100_000)}\u00e9`, `${':'.repeat(254)}`, `fe80::1%${'a'.repeat(300)}`]) {
+      const started = performance.now();
+      const c = mutate((cfg) => (cfg.kvm.hosts[1].address = address));
+      expect(messages(c)).toEqual(['kvm.hosts[1].address: must be "local", a hostname or an IP address (user and port go in sshUser and sshPort)']);
+      expect(performance.now() - started).toBeLessThan(100);
+    }
+    for (const address of ['fe80::1%eth0', '::1', '::ffff:192.0.2.1']) {
+      expect(messages(mutate((cfg) => (cfg.kvm.hosts[1].address = address))), address).toEqual([]);
     }
   });
 });

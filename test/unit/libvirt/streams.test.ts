@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConnectionClosedError, ErrorCode, LibvirtError } from '../../../electron/libvirt/errors.js';
+import { ConnectionClosedError, ErrorCode, LibvirtError, ProtocolError } from '../../../electron/libvirt/errors.js';
 import { MessageStatus, MessageType, STREAM_CHUNK_MAX, encodePacket, type Packet } from '../../../electron/libvirt/packet.js';
 import { procedures } from '../../../electron/libvirt/procedures.js';
 import { XdrReader } from '../../../electron/libvirt/xdr.js';
@@ -264,6 +264,44 @@ describe('downloadVolume', () => {
     await sleep(5);
     daemon.end.destroy();
     await expect(download).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+});
+
+describe('streams against replies gone astray (found by fuzzing)', () => {
+  // test/unit/fuzz/rpc-frames.test.ts: another call's answer sent with a download's serial
+  // opened it, and a second one "confirmed" it: the download resolved, after no data, as
+  // if the volume had been read whole.
+  it('a second REPLY on the serial of a download fails the connection instead of ending the download as a success', async () => {
+    const { client, daemon } = clientAndDaemon();
+    const sink = new Writable({ write: (_c: Buffer, _e, cb) => cb() });
+    const download = client.downloadVolume(vol, sink);
+    const call = await daemon.nextCall('STORAGE_VOL_DOWNLOAD');
+    daemon.reply(call);
+    daemon.stream(call, MessageStatus.CONTINUE, Buffer.alloc(10, 1));
+    daemon.reply(call);
+    const err = await download.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionClosedError);
+    expect((err as Error).message).toMatch(/reply for serial \d+, whose call was already answered and which now carries a stream/);
+    expect(client.closed).toBe(true);
+  });
+
+  it('a reply with a payload does not open a stream (the opening calls answer with nothing)', async () => {
+    const { client, daemon } = clientAndDaemon();
+    const sink = new Writable({ write: (_c: Buffer, _e, cb) => cb() });
+    const download = client.downloadVolume(vol, sink);
+    const call = await daemon.nextCall('STORAGE_VOL_DOWNLOAD');
+    daemon.replyWith(call, procedures.CONNECT_GET_URI.reply, 'qemu:///system');
+    const err = await download.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect((err as Error).message).toMatch(/STORAGE_VOL_DOWNLOAD: the reply that opens the stream carries \d+ bytes; it should be empty/);
+    // The daemon is told to drop whatever it opened.
+    const abort = await daemon.next(isStream);
+    expect(abort.header).toMatchObject({ serial: call.header.serial, status: MessageStatus.ERROR });
+    // Late packets for it are dropped; the connection still serves calls.
+    daemon.stream(call, MessageStatus.OK);
+    daemon.handle('CONNECT_GET_URI', (c, d) => d.replyWith(c, procedures.CONNECT_GET_URI.reply, 'test:///default'));
+    await expect(client.call('CONNECT_GET_URI')).resolves.toBe('test:///default');
+    client.destroy();
   });
 });
 

@@ -295,6 +295,23 @@ describe('readSeedIso on garbage', () => {
     expect(() => readSeedIso(make())).toThrow(message);
   });
 
+  it('refuses records that all name one large extent, before copying it over and over (found by fuzzing)', () => {
+    // test/unit/fuzz/iso-reader.test.ts: 60 one-byte files pointed at a 32 KiB file read back
+    // as 60 copies of it, more bytes than the image holds. A full-size directory of such
+    // records would have asked for gigabytes from a 4 MiB image.
+    const files = [{ name: 'big', data: Buffer.alloc(16 * SECTOR, 1) }, ...Array.from({ length: 60 }, (_, i) => ({ name: `f${i}`, data: 'x' }))];
+    const iso = buildSeedIso(files);
+    expectRoundTrip(files, iso);
+    const dir = 20 * SECTOR;
+    const big = iso.indexOf('big;1', dir, 'latin1') - 33;
+    for (let i = 0; i < 60; i++) {
+      const at = iso.indexOf(`f${i};1`, dir, 'latin1') - 33;
+      iso.copy(iso, at + 2, big + 2, big + 18); // extent and data length, both byte orders
+    }
+    expect(() => readSeedIso(iso)).toThrow(IsoFormatError);
+    expect(() => readSeedIso(iso)).toThrow(/takes the files past the volume's size: records share their data/);
+  });
+
   it('reads a seed that genisoimage wrote, naming files as Linux does', () => {
     const src = join(work, 'genisoimage-src');
     mkdirSync(src, { recursive: true });

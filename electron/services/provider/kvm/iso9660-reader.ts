@@ -103,6 +103,11 @@ function readWithPrimary(iso: Buffer, pvd: number, terminator: number): SeedIsoC
   checkPathTables(iso, pvd, sectors, root.extent);
 
   const files = new Map<string, Buffer>();
+  // Each file is copied out of the image. Records that share an extent would copy the same
+  // bytes again and again (a 2 MiB directory of records all naming one large extent asks
+  // for gigabytes), so the copies together may not exceed the volume: a seed's files never
+  // overlap, so a real seed always fits.
+  const budget = { left: sectors * SECTOR_SIZE };
   const start = root.extent * SECTOR_SIZE;
   let pos = 0;
   let index = 0;
@@ -117,7 +122,7 @@ function readWithPrimary(iso: Buffer, pvd: number, terminator: number): SeedIsoC
     const where = `root directory record ${index} (byte ${pos} of the directory)`;
     if (pos + length > sectorEnd) throw new IsoFormatError(`${where} is ${length} bytes and crosses a sector boundary`);
     const record = readDirRecord(iso, start + pos, where);
-    readEntry(iso, record, index, where, sectors, root.extent, files);
+    readEntry(iso, record, index, where, sectors, root.extent, files, budget);
     pos += length;
     index++;
   }
@@ -159,6 +164,7 @@ function readEntry(
   sectors: number,
   rootExtent: number,
   files: Map<string, Buffer>,
+  budget: { left: number },
 ): void {
   const id = record.identifier;
   if (index === 0 || index === 1) {
@@ -180,6 +186,10 @@ function readEntry(
   const name = linuxIsofsName(raw);
   if (name.length === 0) throw new IsoFormatError(`${where}: file identifier ${shown} gives an empty name`);
   if (files.has(name)) throw new IsoFormatError(`${where}: two files are both named ${JSON.stringify(name)}`);
+  if (record.dataLength > budget.left) {
+    throw new IsoFormatError(`${where}: ${shown} (${record.dataLength} bytes) takes the files past the volume's size: records share their data, which seeds never do`);
+  }
+  budget.left -= record.dataLength;
   const at = record.extent * SECTOR_SIZE;
   files.set(name, Buffer.from(iso.subarray(at, at + record.dataLength)));
 }
