@@ -71,6 +71,11 @@ export function parseConfigFile(file: SshConfigFile): ParsedConfigFile {
       problems.push({ file: file.path, line: lineNo, message: 'invalid quotes' });
       return;
     }
+    // Only a comment after the keyword (`HostName  # c`): OpenSSH 9.2 says "Missing argument."
+    if (args.length === 0) {
+      problems.push({ file: file.path, line: lineNo, message: 'Missing argument.' });
+      return;
+    }
     lines.push({ file: file.path, line: lineNo, keyword: lower, args, rest });
   });
   return { path: file.path, lines, problems };

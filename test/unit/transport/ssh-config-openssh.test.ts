@@ -141,6 +141,7 @@ const cases: Case[] = [
   { name: 'refused: extra arguments', config: 'Host a\n  Port 22 33\n', alias: 'a' },
   { name: 'refused: invalid quotes', config: 'Host a\n  User "unterminated\n', alias: 'a' },
   { name: 'refused: no argument', config: 'Host a\n  User\n', alias: 'a' },
+  { name: 'refused: only a comment after the keyword (found by the fuzzer)', config: 'Host a\n  HostName  # c\n', alias: 'a' },
   { name: 'refused: a bad time', config: 'Host a\n  ConnectTimeout 1x\n', alias: 'a' },
   { name: 'refused: a bad flag', config: 'Host a\n  IdentitiesOnly maybe\n', alias: 'a' },
   { name: 'refused: an unknown Match criterion', config: 'Match frob x\n  User x\n', alias: 'a' },
