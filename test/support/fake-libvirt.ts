@@ -25,6 +25,8 @@ import {
 type Op = keyof LibvirtApi;
 
 interface FakeVolume {
+  /** The backing store's path, as the creating XML named it (an overlay's base). */
+  backingPath?: string;
   /** ms since the epoch, like the ctime/mtime libvirt reports for a dir pool's volume. */
   changedAt?: number;
   name: string;
@@ -330,6 +332,8 @@ export class FakeHost implements LibvirtApi {
       if (p.volumes.has(name)) throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
       const capacity = Number(/<capacity unit="bytes">(\d+)<\/capacity>/.exec(xml)?.[1] ?? '0');
       const vol: FakeVolume = { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes: capacity, allocationBytes: 0 };
+      const backing = /<backingStore>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1];
+      if (backing) vol.backingPath = backing;
       p.volumes.set(name, vol);
       return { ...vol };
     });
@@ -338,6 +342,11 @@ export class FakeHost implements LibvirtApi {
   async volumeChangedAt(pool: string, name: string): Promise<number | undefined> {
     await this.enter('volumeChangedAt', `${pool}/${name}`);
     return this.pool(pool).volumes.get(name)?.changedAt;
+  }
+
+  async volumeBackingPath(pool: string, name: string): Promise<string | undefined> {
+    await this.enter('volumeBackingPath', `${pool}/${name}`);
+    return this.pool(pool).volumes.get(name)?.backingPath;
   }
 
   async deleteVolume(pool: string, name: string): Promise<void> {

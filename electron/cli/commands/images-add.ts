@@ -5,7 +5,6 @@
  * SHA-256 in the same pass, and storing that: the config's field stays `sha256`.
  */
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
 import { formatIssue, type KVMImage, type ProviderConfig, validateProviderConfig } from '../../../shared/config.js';
 import { KNOWN_IMAGES, knownImage } from '../../../shared/known-images.js';
 import { ConfigStore } from '../../services/config/config-store.js';
@@ -15,7 +14,7 @@ import { formatBytes } from '../../services/images/units.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import { loadConfigForCommand } from '../load-config.js';
-import { formatTable, imageCacheDir, interruptible, isTTY, ProgressPrinter } from './images-shared.js';
+import { ask, formatTable, imageCacheDir, interruptible, isTTY, ProgressPrinter } from './images-shared.js';
 
 export interface AddOptions {
   list?: boolean;
@@ -128,16 +127,3 @@ function withImage(config: ProviderConfig, name: string, image: KVMImage, makeDe
   return next;
 }
 
-/** Asks on stderr, reads one line from stdin; end of input counts as no. */
-async function ask(ctx: CliContext, question: string): Promise<string> {
-  ctx.io.stderr(question);
-  const rl = createInterface({ input: ctx.io.stdin ?? process.stdin, terminal: false });
-  try {
-    return await new Promise<string>((resolve) => {
-      rl.once('line', (line) => resolve(line.trim()));
-      rl.once('close', () => resolve(''));
-    });
-  } finally {
-    rl.close();
-  }
-}

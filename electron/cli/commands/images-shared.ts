@@ -1,5 +1,6 @@
 /** What the image commands share: the cache's place, download progress on stderr, Ctrl-C, tables. */
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { ImageProgress } from '../../services/images/progress.js';
 import { formatBytes } from '../../services/images/units.js';
 import type { CliContext } from '../context.js';
@@ -86,4 +87,18 @@ function formatDuration(seconds: number): string {
 export function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => `${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`).join('');
+}
+
+/** Asks on stderr, reads one line from stdin; end of input counts as no. */
+export async function ask(ctx: CliContext, question: string): Promise<string> {
+  ctx.io.stderr(question);
+  const rl = createInterface({ input: ctx.io.stdin ?? process.stdin, terminal: false });
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.once('line', (line) => resolve(line.trim()));
+      rl.once('close', () => resolve(''));
+    });
+  } finally {
+    rl.close();
+  }
 }

@@ -3,10 +3,11 @@ import { type Command, Option } from 'commander';
 import { ImageCache, type RemovedEntry } from '../../services/images/image-cache.js';
 import { formatBytes, parseSize } from '../../services/images/units.js';
 import type { CliContext } from '../context.js';
+import { withProvider } from './proxies-provider.js';
 import { CliError, EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
 import type { CommandKit } from '../program.js';
-import { formatTable, imageCacheDir, interruptible, ProgressPrinter } from './images-shared.js';
+import { ask, formatTable, imageCacheDir, interruptible, ProgressPrinter } from './images-shared.js';
 import { type AddOptions, addImage } from './images-add.js';
 
 const short = (sha256: string): string => sha256.slice(0, 12);
@@ -32,8 +33,10 @@ export function registerImageCommands(program: Command, kit: CommandKit): void {
     .description('remove cached images no config image references, and their partial downloads; or, with --max-size, the least recently used until the cache fits')
     .option('--max-size <size>', 'evict least recently used images (referenced or not) until the cache holds at most SIZE, e.g. 20G')
     .option('--dry-run', 'print what would be removed, remove nothing')
-    .option('--json', 'print JSON: {dryRun, freed, removed: [...]}')
-    .action(kit.action(async (ctx, opts: PruneOptions) => pruneImages(ctx, opts)));
+    .option('--hosts', 'instead: remove base volumes on the hosts that no proxy uses (shown first, then asked)')
+    .option('--yes', 'with --hosts: remove without asking')
+    .option('--json', 'print JSON: {dryRun, freed, removed: [...]} (with --hosts: {dryRun, removed, kept, unreachable})')
+    .action(kit.action(async (ctx, opts: PruneOptions) => (opts.hosts ? pruneHostBases(ctx, opts) : pruneImages(ctx, opts))));
 
   images
     .command('add')
@@ -107,6 +110,8 @@ async function pullImage(ctx: CliContext, name: string, json: boolean): Promise<
 }
 
 interface PruneOptions {
+  hosts?: boolean;
+  yes?: boolean;
   maxSize?: string;
   dryRun?: boolean;
   json?: boolean;
@@ -140,4 +145,35 @@ async function pruneImages(ctx: CliContext, opts: PruneOptions): Promise<number>
   }
   ctx.io.stdout(removed.length === 0 ? 'nothing to remove\n' : `${dryRun ? 'would free' : 'freed'} ${formatBytes(freed)}\n`);
   return EXIT.ok;
+}
+
+/**
+ * `images prune --hosts`: base volumes on the hosts that nothing uses (provider/kvm/base-prune.ts
+ * says how "uses" is judged), shown, then removed after a yes (or --yes); each is judged
+ * again just before it goes. Never one in use; a host that cannot be read is left alone.
+ */
+async function pruneHostBases(ctx: CliContext, opts: PruneOptions): Promise<number> {
+  if (opts.maxSize !== undefined) throw new CliError('--max-size applies to the local cache, not to --hosts', EXIT.usage);
+  return withProvider(ctx, async ({ provider }) => {
+    const found = await provider.unusedBases();
+    const dryRun = opts.dryRun === true;
+    const show = (): void => {
+      for (const u of found.unused) ctx.io.stderr(`unused: ${u.host}  ${u.pool}/${u.volume}  ${formatBytes(u.bytes)}\n`);
+      for (const k of found.kept) ctx.io.stderr(`kept:   ${k.host}  ${k.pool}/${k.volume}: ${k.why}\n`);
+      for (const u of found.unreachable) ctx.io.stderr(`host ${u.host} could not be checked (nothing removed there): ${u.error}\n`);
+    };
+    if (!opts.json) show();
+    let removed: typeof found.unused = [];
+    let kept = found.kept;
+    if (found.unused.length && !dryRun) {
+      const total = formatBytes(found.unused.reduce((n, u) => n + u.bytes, 0));
+      const yes = opts.yes === true || /^y(es)?$/i.test(await ask(ctx, `remove ${found.unused.length} base volume(s), ${total}? [y/N] `));
+      if (yes) ({ removed, kept } = await provider.removeBases(found.unused));
+      else if (!opts.json) ctx.io.stderr('nothing removed\n');
+    }
+    if (opts.json) ctx.io.stdout(`${JSON.stringify({ dryRun, unused: found.unused, removed, kept, unreachable: found.unreachable }, null, 2)}\n`);
+    else if (!found.unused.length) ctx.io.stdout('no unused base volumes\n');
+    else for (const r of removed) ctx.io.stdout(`removed ${r.host}  ${r.pool}/${r.volume}  ${formatBytes(r.bytes)}\n`);
+    return found.unreachable.length ? EXIT.failed : EXIT.ok;
+  });
 }

@@ -131,3 +131,33 @@ describe('credentials file', () => {
     expect(formatProxyUrl('fd00::5', 3128)).toBe('http://[fd00::5]:3128');
   });
 });
+
+describe('base volumes nothing uses (images prune --hosts)', () => {
+  it('keeps a base an overlay backs onto and a young one; finds and removes an old unused one, judged again before removal', async () => {
+    const f = fixture();
+    await f.provider.launch({ name: 'user1', host: 'edge-a' });
+    const base = baseVolumeName(f.image.sha256, 'qcow2');
+    f.a.pools.get('default')!.volumes.get(base)!.changedAt = Date.now() - 3_600_000;
+    const old = baseVolumeName('ab'.repeat(32), 'qcow2');
+    const young = baseVolumeName('cd'.repeat(32), 'qcow2');
+    f.a.addVolume('default', old, 1024, 1024);
+    f.a.pools.get('default')!.volumes.get(old)!.changedAt = Date.now() - 3_600_000;
+    f.a.addVolume('default', young, 1024, 1024);
+    f.a.pools.get('default')!.volumes.get(young)!.changedAt = Date.now() - 5_000;
+    const report = await f.provider.unusedBases();
+    expect(report.unused).toEqual([{ host: 'edge-a', pool: 'default', volume: old, bytes: 1024 }]);
+    expect(report.kept).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ volume: base, why: expect.stringMatching(/^backs volume default\/ep-user1-/) }),
+        expect.objectContaining({ volume: young, why: expect.stringMatching(/^written 5 s ago/) }),
+      ]),
+    );
+    // Meanwhile something starts using the old one: it is kept after all.
+    await f.a.createVolume('default', `<volume><name>someone.qcow2</name><capacity unit="bytes">1024</capacity><backingStore><path>/fake/edge-a/default/${old}</path></backingStore></volume>`);
+    expect((await f.provider.removeBases(report.unused)).removed).toEqual([]);
+    await f.a.deleteVolume('default', 'someone.qcow2');
+    expect((await f.provider.removeBases(report.unused)).removed.map((r) => r.volume)).toEqual([old]);
+    expect(f.a.pools.get('default')!.volumes.has(old)).toBe(false);
+    expect(f.a.pools.get('default')!.volumes.has(base)).toBe(true);
+  });
+});

@@ -137,6 +137,13 @@ export class ClientApi implements LibvirtApi {
     return Number.isFinite(mtime) && mtime > 0 ? Math.round(mtime * 1000) : undefined;
   }
 
+  async volumeBackingPath(pool: string, name: string): Promise<string | undefined> {
+    const vol = await findVolume(this.client, await this.pool(pool), name);
+    if (!vol) return undefined;
+    const xml = await this.client.call('STORAGE_VOL_GET_XML_DESC', { vol, flags: 0 });
+    return /<backingStore>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1];
+  }
+
   async deleteVolume(pool: string, name: string): Promise<void> {
     const vol = await findVolume(this.client, await this.pool(pool), name);
     if (vol) await this.client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });

@@ -100,6 +100,8 @@ export interface LibvirtApi {
    * timestamps; undefined where the pool type keeps none.
    */
   volumeChangedAt(pool: string, name: string): Promise<number | undefined>;
+  /** The path of the volume's backing store (an overlay's base), from its XML; undefined when it has none or is gone. */
+  volumeBackingPath(pool: string, name: string): Promise<string | undefined>;
   deleteVolume(pool: string, name: string): Promise<void>;
   /** Streams `source` into the volume. */
   uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void>;

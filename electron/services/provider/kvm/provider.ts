@@ -8,6 +8,7 @@ import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
 import { PlacementError, ProxyNotFoundError, messageOf } from './errors.js';
+import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
 import { type VolumeRef, ownVolumes } from './domain-facts.js';
 import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, isRunning, listFleet, locate, nicOf } from './fleet.js';
 import { reportingEntry } from './hypervisors.js';
@@ -194,6 +195,16 @@ export class KvmProvider {
       }
     }
     throw new ProxyNotFoundError(name, unreachable);
+  }
+
+  /** Base volumes nothing uses, per hypervisor (base-prune.ts); changes nothing. */
+  unusedBases(): Promise<BasePruneReport> {
+    return findUnusedBases(this.ctx);
+  }
+
+  /** Removes confirmed base volumes that are still unused when judged again. */
+  removeBases(confirmed: readonly UnusedBase[]): Promise<{ removed: UnusedBase[]; kept: BasePruneReport['kept'] }> {
+    return removeUnusedBases(this.ctx, confirmed);
   }
 
   /** Reports (and with `fix`, removes) orphan volumes, broken domains and stale credentials. */
