@@ -52,6 +52,12 @@ export const HostStatusSchema = z.object({
   secretStore: z.object({ available: z.boolean(), description: z.string() }).optional(),
   /** For error: the host presented a key other than the recorded one; the connection was refused (never trusted from the app). */
   hostKeyMismatch: z.boolean().optional(),
+  /**
+   * What the person should know about how the host's SSH settings were resolved, each as
+   * `file line N: message` (an ssh_config `Match exec` that was not run, an unsupported
+   * option): set once a connection has been tried, whatever its outcome.
+   */
+  warnings: z.array(z.string()).optional(),
   info: HostInfoSchema.optional(),
 });
 export type HostStatus = z.infer<typeof HostStatusSchema>;

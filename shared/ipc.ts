@@ -11,6 +11,7 @@ import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
 import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSaveSchema, MachineTypeRemoveSchema, MachineTypeSaveSchema } from './catalog-edit.js';
 import { HostStatusSchema } from './hosts.js';
+import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
@@ -120,6 +121,8 @@ export const channels = {
   ),
   /** Answers a passphrase request (state auth-needed, needs passphrase); a wrong one leaves it auth-needed, saying so. */
   'hosts:unlock': channel(z.strictObject({ host: HostNameSchema, passphrase: PassphraseSchema, remember: z.boolean() }), HostStatusSchema),
+  /** An SSH host's effective settings, as `egress-desk hosts ssh-config` prints them: read from ssh_config, nothing connects. */
+  'hosts:sshSettings': channel(z.strictObject({ name: HostNameSchema }), SshSettingsViewSchema),
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),

@@ -24,7 +24,14 @@ const MAX_TRACKED_TASKS = 2000;
 export function appEventLogger(log: Logger): EventSink {
   const hostStates = new Map<string, string>();
   const tasks = new Map<string, 'started' | 'finished'>();
+  const hostWarnings = new Map<string, string>();
   const onHost = (status: HostStatus) => {
+    // ssh_config warnings once per host and content, not per state change: each is a fact about the config.
+    const warnings = (status.warnings ?? []).join('\n');
+    if (warnings !== (hostWarnings.get(status.name) ?? '')) {
+      hostWarnings.set(status.name, warnings);
+      if (warnings) log.warn({ host: status.name, warnings: status.warnings }, `host ${status.name}: ssh_config: ${status.warnings!.join('; ')}`);
+    }
     const key = `${status.state}\n${status.message ?? ''}`;
     if (hostStates.get(status.name) === key) return;
     const first = !hostStates.has(status.name);

@@ -24,6 +24,7 @@ export function createHandlers(services: Services): Handlers {
     'hosts:update': (input) => app.hostsUpdate(input),
     'hosts:remove': (input) => app.hostsRemove(input),
     'hosts:unlock': (input) => app.hostsUnlock(input),
+    'hosts:sshSettings': (input) => app.hostsSshSettings(input),
     'machineTypes:list': () => app.machineTypesList(),
     'images:list': () => app.imagesList(),
     'images:pull': (input) => app.imagesPull(input),

@@ -96,6 +96,11 @@ export class SshConnectionPool {
     };
   }
 
+  /** The home directory `~` stands for in ssh_config (shown as `~` in settings views). */
+  get homeDir(): string {
+    return this.local.homeDir;
+  }
+
   /** A host's effective settings, read afresh from ssh_config (so edits apply on the next connection). */
   async resolve(target: SshTarget): Promise<SshHostSettings> {
     const sources = await loadSshConfig({ homeDir: this.local.homeDir, userConfigPath: this.options.userConfigPath, systemConfigPath: this.options.systemConfigPath });

@@ -13,6 +13,7 @@ import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { HostDialog } from './HostDialog.js';
+import { SshSettingsSection } from './SshSettings.js';
 
 const STATE_TEXT: Record<HostStatus['state'], string> = {
   connecting: 'connecting',
@@ -144,6 +145,13 @@ function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatu
       )}
       {host.hostKeyMismatch && <HostKeyRefused host={host} />}
       {host.needs === 'passphrase' && <PassphrasePrompt host={host} />}
+      {host.warnings && host.warnings.length > 0 && (
+        <ul className="warnings" aria-label={`SSH config warnings for ${host.name}`}>
+          {host.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      )}
       {sameAs && (
         <p className="meta">
           Same hypervisor as <strong>{sameAs}</strong>: its proxies are listed once, each under the entry that launched it.
@@ -182,6 +190,7 @@ function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatu
           </>
         )}
       </dl>
+      {host.address !== 'local' && <SshSettingsSection host={host.name} />}
     </article>
   );
 }

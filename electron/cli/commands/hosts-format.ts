@@ -18,6 +18,8 @@ export function formatHostStatus(s: HostStatus, sameAs?: string): string {
   if (sameAs) lines.push(`  same hypervisor as ${sameAs}: its proxies are listed once, each under the entry that launched it`);
   if (s.message) lines.push(`  ${s.message}`);
   if (s.fingerprint) lines.push(`  fingerprint  ${s.fingerprint}`);
+  // ssh_config warnings (an unrun Match exec…) explain where a connection went: never dropped.
+  for (const w of s.warnings ?? []) lines.push(`  warning      ${w}`);
   const info = s.info;
   if (info) {
     const row = (label: string, value: string) => lines.push(`  ${label.padEnd(12)} ${value}`);

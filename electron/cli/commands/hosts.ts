@@ -6,7 +6,6 @@ import { collectHostInfo } from '../../services/hosts/host-info.js';
 import { Passphrases } from '../../services/hosts/passphrases.js';
 import { HostConnections } from '../../services/hosts/host-connections.js';
 import { SshConnectionPool } from '../../transport/index.js';
-import { homedir } from 'node:os';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
@@ -14,6 +13,7 @@ import type { CommandKit } from '../program.js';
 import { askSecret } from '../prompt.js';
 import { formatHostStatus } from './hosts-format.js';
 import { formatSshSettings } from './hosts-ssh-config.js';
+import { sshSettingsView } from '../../services/hosts/ssh-settings-view.js';
 
 /**
  * An SSH pool for one command: a passphrase remembered through the app or serve mode
@@ -106,7 +106,7 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
             ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
           });
           if (opts.json) ctx.io.stdout(`${JSON.stringify({ name, ...settings }, null, 2)}\n`);
-          else ctx.io.stdout(formatSshSettings(name, settings, ctx.io.env.HOME ?? homedir()));
+          else ctx.io.stdout(formatSshSettings(sshSettingsView(name, settings, sshPool.homeDir)));
           return EXIT.ok;
         } finally {
           await sshPool.close();

@@ -116,6 +116,13 @@ export class AppService {
     return Promise.all(backend.config.hosts.map((h) => this.hostWithInfo(backend, h.name)));
   }
 
+  /** The host's effective SSH settings (ssh_config read afresh; nothing connects). */
+  async hostsSshSettings(input: ChannelInput<'hosts:sshSettings'>): Promise<ChannelOutput<'hosts:sshSettings'>> {
+    const { backend } = await this.open();
+    this.knownHost(backend, input.name);
+    return backend.hosts.sshSettings(input.name);
+  }
+
   async hostsTrust(input: ChannelInput<'hosts:trust'>): Promise<HostStatus> {
     const { backend } = await this.open();
     this.knownHost(backend, input.host);

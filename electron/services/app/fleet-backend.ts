@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
+import type { SshSettingsView } from '../../../shared/ssh-settings.js';
 import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile } from '../../transport/index.js';
 import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
 import { FileCredentialsWithKeyringNames } from '../credentials/keyring-credentials-store.js';
@@ -23,6 +24,7 @@ const KEYS_ONLY: SecretCodec = {
   },
 };
 import { collectHostInfo } from '../hosts/host-info.js';
+import { sshSettingsView } from '../hosts/ssh-settings-view.js';
 import { HostConnections } from '../hosts/host-connections.js';
 import type { Passphrases } from '../hosts/passphrases.js';
 import { type CachedImage, ImageCache, type PartialImage } from '../images/image-cache.js';
@@ -51,6 +53,12 @@ export interface HostDirectory {
    * never part of the status or of any message.
    */
   unlock(name: string, passphrase: string, remember: boolean): Promise<void>;
+  /**
+   * The host's effective SSH settings as a person reads them (the same view as `hosts
+   * ssh-config`): ssh_config read afresh, nothing connects. Rejects for the local host
+   * ({@link NotAnSshHostError}) and for a config OpenSSH would refuse (naming file and line).
+   */
+  sshSettings(name: string): Promise<SshSettingsView>;
   /** Status changes; returns the unsubscribe. */
   onStatus(listener: (status: HostStatus) => void): () => void;
 }
@@ -94,6 +102,11 @@ export interface FleetBackendOptions {
 /** A passphrase was given for a host that asks for none. */
 export class NoPassphraseNeededError extends Error {
   override readonly name = 'NoPassphraseNeededError';
+}
+
+/** SSH settings were asked of a host reached without SSH (address: local). */
+export class NotAnSshHostError extends Error {
+  override readonly name = 'NotAnSshHostError';
 }
 
 /** The fingerprint did not match what the host presents (or it presents no unknown key). */
@@ -175,6 +188,18 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
       await passphrases.give(status.keyFile, passphrase, remember).catch((err: unknown) => (notRemembered = err));
       await client(name).catch(() => undefined);
       if (notRemembered) throw notRemembered;
+    },
+    sshSettings: async (name) => {
+      const host = config.hosts.find((h) => h.name === name);
+      if (!host) throw new Error(`no host named ${JSON.stringify(name)}`);
+      if (host.address === 'local') throw new NotAnSshHostError(`${name} is this machine (address: local): no SSH involved`);
+      const settings = await sshPool.resolve({
+        address: host.address,
+        ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
+        ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
+        ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
+      });
+      return sshSettingsView(name, settings, sshPool.homeDir);
     },
     onStatus: (listener) => {
       connections.on('status', listener);

@@ -9,7 +9,8 @@ import type { ResolvedKVMHost } from '../../../shared/config.js';
 import type { HostState, HostStatus } from '../../../shared/hosts.js';
 import { ConnectionClosedError, LibvirtClient } from '../../libvirt/index.js';
 import { HostAccessDeniedError, hostAccessError } from './host-access.js';
-import { DEFAULT_SOCKET_PATH, type Dialer, HostKeyMismatchError, HostKeyUnknownError, SshAuthError, type SshConnectionPool, TransportError, dialerForHost } from '../../transport/index.js';
+import { DEFAULT_SOCKET_PATH, type Dialer, HostKeyMismatchError, HostKeyUnknownError, SshAuthError, type SshConnectionPool, SshDialer, TransportError, dialerForHost } from '../../transport/index.js';
+import { formatSshWarning } from './ssh-settings-view.js';
 
 /** The hypervisor URI for a host: the system daemon's QEMU driver, or the daemon's own choice on another socket (a session daemon). */
 export function uriForHost(host: ResolvedKVMHost): string {
@@ -122,10 +123,20 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
     return entry.status;
   }
 
-  private setStatus(entry: Entry, update: Omit<HostStatus, 'name' | 'address' | 'via'>): void {
+  private setStatus(entry: Entry, update: Omit<HostStatus, 'name' | 'address' | 'via' | 'warnings'>): void {
     const store = update.needs === 'passphrase' ? this.options.secretStore?.() : undefined;
-    entry.status = { name: entry.host.name, address: entry.host.address, via: entry.dialer.description, ...update, ...(store ? { secretStore: store } : {}) };
+    const warnings = this.warnings(entry);
+    entry.status = { name: entry.host.name, address: entry.host.address, via: entry.dialer.description, ...update, ...(store ? { secretStore: store } : {}), ...(warnings.length ? { warnings } : {}) };
     this.emit('status', entry.status);
+  }
+
+  /**
+   * The warnings of the settings the host's last dial resolved (ssh_config read afresh on
+   * every dial): they travel with every status, so no front end can drop them.
+   */
+  private warnings(entry: Entry): string[] {
+    const settings = entry.dialer instanceof SshDialer ? entry.dialer.settings : undefined;
+    return settings ? settings.warnings.map((w) => formatSshWarning(w, this.options.sshPool.homeDir)) : [];
   }
 
   private async connect(entry: Entry): Promise<LibvirtClient> {

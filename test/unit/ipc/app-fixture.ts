@@ -60,6 +60,9 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
     unlock: async () => {
       throw new Error('fake hosts have no encrypted keys');
     },
+    sshSettings: async () => {
+      throw new Error('fake hosts are not reached over SSH');
+    },
     onStatus: () => () => undefined,
   };
 }

@@ -42,6 +42,20 @@ describe('backend log: events', () => {
     expect(lines.filter((l) => l.level === 40)).toHaveLength(2);
   });
 
+  it('logs ssh_config warnings once per host and content, as warnings', () => {
+    const { log, lines } = capture();
+    const sink = appEventLogger(log);
+    const warned = (state: HostStatus['state'], warnings: string[]) => ({ ...host(state), warnings });
+    const exec = '~/.ssh/config line 3: Match exec "true" was not run';
+    for (const s of [warned('connecting', [exec]), warned('connected', [exec]), warned('connected', [exec, 'other']), host('connected')]) sink('host:status', s);
+    const warnings = lines.filter((l) => l.msg.includes('ssh_config'));
+    expect(warnings.map((l) => [l.level, l.msg])).toEqual([
+      [40, `host far: ssh_config: ${exec}`],
+      [40, `host far: ssh_config: ${exec}; other`],
+    ]);
+    expect(warnings[1]).toMatchObject({ host: 'far', warnings: [exec, 'other'] });
+  });
+
   it('logs a task when it starts and once when it ends, without its result', () => {
     const { log, lines } = capture();
     const sink = appEventLogger(log);
