@@ -115,6 +115,11 @@ describe('the app on the real guest image', () => {
     const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
     await inspector.getByRole('tablist').getByRole('tab', { name: 'Console', exact: true }).click();
     const panel = inspector.getByRole('region', { name: `Serial console of ${NAME}` });
+    // A second tab of the same app, which opens no console: the session's output must never reach it (issue 14.4).
+    const other = await app.context.newPage();
+    await other.goto(page.url());
+    await other.waitForFunction('Boolean(window.egress)');
+    await other.evaluate("window.__consoleEvents = []; for (const e of ['console:data', 'console:closed']) window.egress.on(e, (p) => window.__consoleEvents.push(e));");
     await panel.getByRole('button', { name: `Connect to the console of ${NAME}` }).click();
     const status = panel.getByRole('status');
     await expect.poll(() => status.innerText(), { timeout: 30_000 }).toMatch(/^Connected to /);
@@ -130,6 +135,8 @@ describe('the app on the real guest image', () => {
     publishScreenshot(join(shots, 'inspector-console-light.png'), join(docs, 'inspector-console.png'));
     await panel.getByRole('button', { name: `Disconnect from the console of ${NAME}` }).click();
     await expect.poll(() => status.innerText()).toBe('Closed: disconnected');
+    expect(await other.evaluate('window.__consoleEvents')).toEqual([]);
+    await other.close();
     // Escape leaves the terminal alone; the inspector's Back button returns to the table.
     await inspector.getByRole('button', { name: 'Back to proxies' }).click();
     await page.getByRole('table', { name: 'Proxies' }).waitFor();
