@@ -9,6 +9,11 @@ const noElectron = {
   paths: [{ name: 'electron', message: 'Only electron/main.ts, electron/preload.ts and electron/shell/ may import Electron.' }],
 };
 
+/** Import patterns for the sibling folders of electron/ named (relative imports, any depth), and the renderer. */
+function above(folders) {
+  return [...folders.map((f) => `**/${f}/**`), '**/renderer/**'];
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'release/**', 'test-results/**', 'docs/screenshots/**'] },
   js.configs.recommended,
@@ -30,8 +35,31 @@ export default tseslint.config(
   {
     files: ['shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: ['node:*'], message: 'shared/ also runs in the renderer: no Node built-ins.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          ...noElectron,
+          patterns: [
+            { group: ['node:*'], message: 'shared/ also runs in the renderer: no Node built-ins.' },
+            { group: ['**/electron/**', '**/renderer/**'], message: 'shared/ is the contract every layer imports: it imports none of them.' },
+          ],
+        },
+      ],
     },
+  },
+  // The layers of ../shared/design.md, bottom up: what a layer may not import (a test in
+  // test/unit/suite/layers.test.ts proves each rule fails a violation).
+  {
+    files: ['electron/services/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: above(['ipc', 'serve', 'cli', 'shell', 'start']), message: 'electron/services is plain Node below the router and front ends: it imports none of them.' }] }] },
+  },
+  {
+    files: ['electron/libvirt/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: above(['services', 'ipc', 'serve', 'cli', 'shell', 'start']), message: 'electron/libvirt is the protocol client: it knows no service or front end (a transport only as a Dialer).' }] }] },
+  },
+  {
+    files: ['electron/transport/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: above(['libvirt', 'services', 'ipc', 'serve', 'cli', 'shell', 'start']), message: 'electron/transport gives byte streams: it knows neither libvirt nor the services.' }] }] },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
@@ -39,7 +67,7 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: ['node:*', '../electron/*'], message: 'The renderer reaches the backend only through window.egress.' }] }],
+      'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: ['node:*', '**/electron/**'], message: 'The renderer reaches the backend only through window.egress.' }] }],
     },
   },
   {
