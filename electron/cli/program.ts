@@ -13,15 +13,9 @@ import { registerImageCommands } from './commands/images.js';
 import { registerHostCommands } from './commands/hosts.js';
 import { registerProxyCommands } from './commands/proxies.js';
 import { registerServeCommand } from './commands/serve.js';
-import { type CliContext, createContext } from './context.js';
-import { CliError, type CliIo, EXIT, type GlobalOptions } from './io.js';
+import { CliError, type CliIo, EXIT } from './io.js';
+import { createKit } from './kit.js';
 import { VERSION } from './version.js';
-
-/** What command modules get to define their commands: a context per invocation, and exit codes. */
-export interface CommandKit {
-  /** Wraps an action: its resolved number becomes the process's exit code. */
-  action<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<number> | number): (...args: A) => Promise<void>;
-}
 
 /** Builds the command tree; `setExit` receives each action's exit code. */
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
@@ -32,15 +26,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('-v, --verbose', 'print diagnostics on stderr')
     .showHelpAfterError('(run with --help for usage)');
 
-  const kit: CommandKit = {
-    action:
-      (fn) =>
-      async (...args) => {
-        // Commander passes the Command itself last; its options merged with the root's are the globals.
-        const cmd = args[args.length - 1] as Command;
-        setExit(await fn(createContext(io, cmd.optsWithGlobals<GlobalOptions>()), ...args));
-      },
-  };
+  const kit = createKit(io, setExit);
   registerConfigCommands(program, kit);
   registerHostCommands(program, kit);
   registerProxyCommands(program, kit);

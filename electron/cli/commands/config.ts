@@ -5,7 +5,7 @@ import { Option } from 'commander';
 import { formatIssue, providerWithDefaults } from '../../../shared/config.js';
 import { ConfigInvalidError, type ExportFormat, loadConfigFile, serializeConfig } from '../../services/config/document.js';
 import { loadConfigForCommand } from '../load-config.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { EXIT } from '../io.js';
 
 export function registerConfigCommands(program: Command, kit: CommandKit): void {

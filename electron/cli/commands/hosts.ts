@@ -9,7 +9,7 @@ import { SshConnectionPool } from '../../transport/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { askSecret } from '../prompt.js';
 import { formatHostStatus } from './hosts-format.js';
 import { formatSshSettings } from './hosts-ssh-config.js';

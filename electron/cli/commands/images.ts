@@ -6,7 +6,7 @@ import type { CliContext } from '../context.js';
 import { withProvider } from './proxies-provider.js';
 import { CliError, EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { ask, formatTable, imageCacheDir, interruptible, ProgressPrinter } from './images-shared.js';
 import { type AddOptions, addImage } from './images-add.js';
 

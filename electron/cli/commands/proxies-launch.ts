@@ -5,7 +5,7 @@ import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
 import { formatBytes } from '../../services/images/units.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { addSpecOptions } from './proxies-render.js';
 import { withProvider } from './proxies-provider.js';
 import { type SpecOptions, specFromOptions } from './spec-options.js';

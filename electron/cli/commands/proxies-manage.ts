@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ProxyRecord } from '../../services/provider/kvm/context.js';
 import { CliError, EXIT } from '../io.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { withProvider } from './proxies-provider.js';
 
 function addresses(p: ProxyRecord): string {

@@ -8,7 +8,7 @@ import { CPU_MODES, type CpuMode } from '../../services/provider/kvm/domain-xml.
 import { renderProxy, resolveSpec } from '../../services/provider/kvm/render.js';
 import { CliError, EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { specFromOptions, type SpecOptions } from './spec-options.js';
 
 interface RenderOptions extends SpecOptions {

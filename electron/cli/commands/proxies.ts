@@ -1,6 +1,6 @@
 /** `egress-desk proxies …`. */
 import type { Command } from 'commander';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { registerLaunchCommand } from './proxies-launch.js';
 import { registerManageCommands } from './proxies-manage.js';
 import { registerRenderCommand } from './proxies-render.js';

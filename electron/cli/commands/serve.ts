@@ -8,7 +8,7 @@ import { logBackend } from '../../ipc/backend-log.js';
 import { openBrowser } from '../../serve/open-browser.js';
 import { type ServeServer, startServeServer } from '../../serve/server.js';
 import { BUILT_RENDERER_DIR, rendererIsBuilt } from '../../serve/static-files.js';
-import type { CommandKit } from '../program.js';
+import type { CommandKit } from '../kit.js';
 import { CliError, EXIT } from '../io.js';
 import { VERSION } from '../version.js';
 
