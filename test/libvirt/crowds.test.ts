@@ -8,22 +8,29 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
 import { type LibvirtClient, findVolume, listAllDomains } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, providerHome } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
+import { waitFor } from '../support/wait.js';
+import type { Envelope } from '../../shared/ipc.js';
 
 const env = testEnv();
 const SAME = 'egtest-crowd-same';
 const MANY = Array.from({ length: 6 }, (_, i) => `egtest-crowd-${i + 1}`);
+const APP_TEN = Array.from({ length: 10 }, (_, i) => `egtest-crowd-app-${i + 1}`);
 let client: LibvirtClient;
 let cli: ProviderHome['proxies'];
 let image: { path: string; sha256: string };
+let services: AppServices | undefined;
+let appHome: string;
+const savedHome = process.env.HOME;
 
 /** A qcow2 holding 48 MiB of random data: its upload takes long enough for processes to overlap. */
 function busyImage(dir: string): { path: string; sha256: string } {
@@ -42,6 +49,7 @@ async function ourVolumes(): Promise<string[]> {
 beforeAll(async () => {
   const home = mkdtempSync(join(tmpdir(), 'egress-crowds-'));
   image = busyImage(home);
+  appHome = home;
   cli = providerHome('egress-crowds-', {
     home,
     host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
@@ -54,7 +62,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!client) return;
-  for (const name of [SAME, ...MANY]) await removeProxy(client, name);
+  await services?.close();
+  if (savedHome === undefined) Reflect.deleteProperty(process.env, 'HOME');
+  else process.env.HOME = savedHome;
+  for (const name of [SAME, ...MANY, ...APP_TEN]) await removeProxy(client, name);
   await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
   await client.close();
 });
@@ -106,4 +117,49 @@ describe('launches from several processes at once', () => {
     await Promise.all(MANY.map((name) => cli('delete', name)));
     expect(await ourVolumes()).toEqual([]);
   });
+
+  it('ten launches at once from the app, across a local and an SSH entry: every one comes up, none duplicated; cancelled, nothing is left', async () => {
+    // The app's launches wait until the proxy answers, and no guest boots here: "up" is the domain running (the task at its address step).
+    mkdirSync(join(appHome, '.ssh'), { recursive: true, mode: 0o700 });
+    copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(appHome, '.ssh', 'known_hosts'));
+    process.env.HOME = appHome;
+    const configFile = join(appHome, 'app-config.yaml');
+    writeFileSync(
+      configFile,
+      [
+        'type: kvm',
+        'kvm:',
+        '  hosts:',
+        `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+        `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+        '  machineTypes:',
+        '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+        '  images:',
+        `    busy: { url: "file://${image.path}", sha256: ${image.sha256} }`,
+        '  defaults: { machineType: tiny, image: busy }',
+        '',
+      ].join('\n'),
+    );
+    await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
+    services = createAppServices(join(appHome, 'app-data'), 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
+    const invoke = async <T>(channel: string, input?: unknown): Promise<T> => {
+      const envelope: Envelope = await services!.router.invoke(channel, input);
+      if (!envelope.ok) throw new Error(`${channel}: ${envelope.error.message}`);
+      return envelope.value as T;
+    };
+    const tasks = await Promise.all(APP_TEN.map((name, i) => invoke<{ taskId: string }>('proxies:launch', { name, host: i % 2 ? 'loop' : 'local', allow: ['192.168.150.0/24'] })));
+    await waitFor('ten launches to bring their domains up', 240_000, () => {
+      const all = tasks.map(({ taskId }) => services!.app.tasks.get(taskId)!);
+      const ended = all.find((t) => t.state !== 'running' && t.state !== 'queued');
+      if (ended) throw new Error(`a launch ended: ${ended.title}: ${ended.state}: ${JSON.stringify(ended.error)}`);
+      return all.every((t) => t.step === 'address' || t.step === 'proxy') ? true : undefined;
+    }, 250);
+    const domains = (await listAllDomains(client)).map((d) => d.name).filter((n) => n.includes('egtest-crowd-app'));
+    expect(domains.sort()).toEqual(APP_TEN.map(instanceId).sort());
+    await baseIsWhole();
+    for (const { taskId } of tasks) await invoke('tasks:cancel', { id: taskId });
+    for (const { taskId } of tasks) expect((await services.app.tasks.wait(taskId)).state).toBe('cancelled');
+    expect((await listAllDomains(client)).map((d) => d.name).filter((n) => n.includes('egtest-crowd-app'))).toEqual([]);
+    expect((await ourVolumes()).filter((v) => v.includes('egtest-crowd-app'))).toEqual([]);
+  }, 360_000);
 });
