@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { type AppServices, createAppServices } from '../../electron/ipc/app-serv
 import { type LibvirtClient, findVolume, listAllDomains } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { type ProviderHome, hypervisorState, providerHome } from '../support/provider-env.js';
+import { type ProviderHome, hypervisorState, localAndSshHome, providerHome } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor } from '../support/wait.js';
 import type { Envelope } from '../../shared/ipc.js';
@@ -30,7 +30,7 @@ let cli: ProviderHome['proxies'];
 let image: { path: string; sha256: string };
 let services: AppServices | undefined;
 let appHome: string;
-const savedHome = process.env.HOME;
+let restoreHome = (): void => undefined;
 
 /** A qcow2 holding 48 MiB of random data: its upload takes long enough for processes to overlap. */
 function busyImage(dir: string): { path: string; sha256: string } {
@@ -63,8 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!client) return;
   await services?.close();
-  if (savedHome === undefined) Reflect.deleteProperty(process.env, 'HOME');
-  else process.env.HOME = savedHome;
+  restoreHome();
   for (const name of [SAME, ...MANY, ...APP_TEN]) await removeProxy(client, name);
   await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
   await client.close();
@@ -120,26 +119,8 @@ describe('launches from several processes at once', () => {
 
   it('ten launches at once from the app, across a local and an SSH entry: every one comes up, none duplicated; cancelled, nothing is left', async () => {
     // The app's launches wait until the proxy answers, and no guest boots here: "up" is the domain running (the task at its address step).
-    mkdirSync(join(appHome, '.ssh'), { recursive: true, mode: 0o700 });
-    copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(appHome, '.ssh', 'known_hosts'));
-    process.env.HOME = appHome;
-    const configFile = join(appHome, 'app-config.yaml');
-    writeFileSync(
-      configFile,
-      [
-        'type: kvm',
-        'kvm:',
-        '  hosts:',
-        `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-        `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-        '  machineTypes:',
-        '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-        '  images:',
-        `    busy: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-        '  defaults: { machineType: tiny, image: busy }',
-        '',
-      ].join('\n'),
-    );
+    let configFile: string;
+    ({ configFile, restoreHome } = localAndSshHome(env, appHome, { name: 'busy', ...image }));
     await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
     services = createAppServices(join(appHome, 'app-data'), 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
     const invoke = async <T>(channel: string, input?: unknown): Promise<T> => {

@@ -7,7 +7,7 @@
  *
  * `npm test` runs a short count; `npm run soak` runs 200 cycles (EGRESS_SOAK_CYCLES).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -20,7 +20,7 @@ import type { Envelope } from '../../shared/ipc.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import type { Task } from '../../shared/tasks.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
-import { hypervisorState, tinyImage } from '../support/provider-env.js';
+import { hypervisorState, localAndSshHome, tinyImage } from '../support/provider-env.js';
 import { testEnv } from '../support/test-env.js';
 import { waitFor as poll } from '../support/wait.js';
 
@@ -32,7 +32,7 @@ let services: AppServices | undefined;
 let client: LibvirtClient;
 let base: string;
 let dataDir: string;
-const savedHome = process.env.HOME;
+let restoreHome = (): void => undefined;
 
 // A collection on demand, so that heap and RSS are compared after garbage is gone.
 setFlagsFromString('--expose_gc');
@@ -96,26 +96,8 @@ beforeAll(async () => {
   const image = tinyImage(home);
   base = baseVolumeName(image.sha256, 'qcow2');
   // The SSH entry reads ~/.ssh/known_hosts: HOME is the test's own for the backend's life.
-  mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
-  copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
-  process.env.HOME = home;
-  const configFile = join(home, 'config.yaml');
-  writeFileSync(
-    configFile,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-      '  images:',
-      `    tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-      '  defaults: { machineType: tiny, image: tiny }',
-      '',
-    ].join('\n'),
-  );
+  let configFile: string;
+  ({ configFile, restoreHome } = localAndSshHome(env, home, { name: 'tiny', ...image }));
   client = await systemClient();
   dataDir = join(home, 'data');
   services = createAppServices(dataDir, 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
@@ -123,8 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await services?.close();
-  if (savedHome === undefined) Reflect.deleteProperty(process.env, 'HOME');
-  else process.env.HOME = savedHome;
+  restoreHome();
   if (!client) return;
   for (const name of NAMES) await removeProxy(client, name);
   await removeVolumes(client, [base]);

@@ -1,12 +1,13 @@
 /** What the provider lanes share: a throwaway home, a config for it, and the pool/domain state to compare. */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
 import { testPool } from './libvirt.js';
 import { type RunAs, runCliProcess } from './run-cli.js';
+import type { TestEnv } from './test-env.js';
 
 /** The test pool's volumes and every domain, sorted: "nothing left behind" compares two of these. */
 export async function hypervisorState(client: LibvirtClient): Promise<{ volumes: string[]; domains: string[] }> {
@@ -69,4 +70,39 @@ export function providerHome(
     config,
     proxies: (...args) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), ...o.env }, undefined, o.as),
   };
+}
+
+/**
+ * An in-process backend's home with two entries on the test hypervisor: `local` (the
+ * socket) and `loop` (the test sshd), both on the test pool, one tiny machine type and
+ * `image`. HOME becomes `home` (the SSH entry reads ~/.ssh/known_hosts) until the returned
+ * function restores it. Returns the config file's path.
+ */
+export function localAndSshHome(env: TestEnv, home: string, image: { name: string; path: string; sha256: string }): { configFile: string; restoreHome: () => void } {
+  const saved = process.env.HOME;
+  mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
+  copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
+  process.env.HOME = home;
+  const configFile = join(home, 'local-and-ssh.yaml');
+  writeFileSync(
+    configFile,
+    [
+      'type: kvm',
+      'kvm:',
+      '  hosts:',
+      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      '  machineTypes:',
+      '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+      '  images:',
+      `    ${image.name}: { url: "file://${image.path}", sha256: ${image.sha256} }`,
+      `  defaults: { machineType: tiny, image: ${image.name} }`,
+      '',
+    ].join('\n'),
+  );
+  const restoreHome = (): void => {
+    if (saved === undefined) Reflect.deleteProperty(process.env, 'HOME');
+    else process.env.HOME = saved;
+  };
+  return { configFile, restoreHome };
 }
