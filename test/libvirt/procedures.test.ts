@@ -195,6 +195,9 @@ describe('storage, networks and a console on qemu:///system', () => {
     expect(vol).toEqual(await qemu.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name }));
     expect(await qemu.call('STORAGE_VOL_GET_INFO', { vol })).toMatchObject({ type: 0, capacity: BigInt(size) });
     expect(await qemu.call('STORAGE_VOL_GET_PATH', { vol })).toBe(`${env.EGRESS_TEST_POOL_DIR}/${name}`);
+    const volXml = await qemu.call('STORAGE_VOL_GET_XML_DESC', { vol, flags: 0 });
+    expect(volXml).toContain(`<name>${name}</name>`);
+    expect(volXml).toContain(`<path>${env.EGRESS_TEST_POOL_DIR}/${name}</path>`);
     const listed = await qemu.call('STORAGE_POOL_LIST_ALL_VOLUMES', { pool, needResults: 1, flags: 0 });
     expect(listed.vols.map((v) => v.name)).toContain(name);
 
