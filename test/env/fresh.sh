@@ -28,7 +28,9 @@ start_from_nothing() {
   esac
   # Never empty a directory that is not a test state dir (EGRESS_TEST_STATE set by mistake).
   local other
-  other="$(find "$STATE" -mindepth 1 -maxdepth 1 ! -name .lock -printf '%f\n' | head -n1)"
+  # .lock and logs/ are made by up.sh itself before this runs (logs/apt.log holds this
+  # run's package install on a machine that never had them), so they prove nothing.
+  other="$(find "$STATE" -mindepth 1 -maxdepth 1 ! -name .lock ! -name logs -printf '%f\n' | head -n1)"
   if [[ -n "$other" && ! -e "$RUN_DIR" && ! -e "$SSH_DIR" && ! -e "$STATE/env.json" ]]; then
     die "$STATE holds files but does not look like a test state dir (no run/, ssh/ or env.json): refusing to wipe it"
   fi
