@@ -41,6 +41,11 @@ export const ProxyRecordSchema = z.object({
    * first entry on its hypervisor and never treated as broken.
    */
   unknownHost: z.string().optional(),
+  /**
+   * Why a running proxy's addresses are unknown, when the listing can tell: its network is
+   * not active (`virsh net-destroy`) or its leases could not be read. Absent otherwise.
+   */
+  addressNote: z.string().optional(),
 });
 export type ProxyRecordView = z.infer<typeof ProxyRecordSchema>;
 

@@ -267,7 +267,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       </div>
                       <div role="cell" className="col col-address">
                         {p.addresses.length === 0 ? (
-                          <span className="meta">{p.state === 'shutoff' ? 'not running' : 'no address yet'}</span>
+                          <span className="meta" title={p.addressNote}>{p.state === 'shutoff' ? 'not running' : p.addressNote ? 'address unknown' : 'no address yet'}</span>
                         ) : (
                           p.addresses.map((a) => (
                             <span key={`${a.address}-${a.source}`} className="addr" title={`learnt from ${a.source}`}>

@@ -133,6 +133,8 @@ export class FakeHost implements LibvirtApi {
   readonly domains = new Map<string, FakeDomain>();
   readonly leases = new Map<string, GuestAddress[]>();
   readonly networks: Set<string>;
+  /** Networks that exist but are not active (`virsh net-destroy`): their leases are gone too. */
+  readonly inactiveNetworks = new Set<string>();
   /** Every call, in order: `op` or `op:arg`. */
   readonly calls: string[] = [];
   /** Pool jobs that overlapped another (should stay empty). */
@@ -375,6 +377,12 @@ export class FakeHost implements LibvirtApi {
       // Like libvirt's refresh after an upload: a qcow2 header gives the virtual size.
       vol.capacityBytes = data.length >= 32 && data.readUInt32BE(0) === 0x514649fb ? Number(data.readBigUInt64BE(24)) : Math.max(vol.capacityBytes, data.length);
     });
+  }
+
+  async networkActive(network: string): Promise<boolean> {
+    await this.enter('networkActive', network);
+    if (!this.networks.has(network)) throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);
+    return !this.inactiveNetworks.has(network);
   }
 
   async dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]> {

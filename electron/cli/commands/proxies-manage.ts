@@ -30,6 +30,7 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
             const rows = [['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'ADDRESSES'], ...listing.proxies.map((p) => [p.name, p.host, p.state, String(p.port), p.machineType, p.image.name, addresses(p)])];
             ctx.io.stdout(listing.proxies.length ? `${table(rows)}\n` : 'no proxies\n');
             for (const h of down) ctx.io.stderr(`host ${h.host} is not reachable: ${h.error}\n`);
+            for (const p of listing.proxies) if (p.addressNote) ctx.io.stderr(`proxy ${p.name}: ${p.addressNote}\n`);
             for (const p of listing.proxies) if (p.unknownHost) ctx.io.stderr(`proxy ${p.name}: its metadata names host ${p.unknownHost}, which is not an entry on its hypervisor now (renamed or removed?): listed under ${p.host}\n`);
             for (const h of listing.hosts) for (const u of h.unreadable) ctx.io.stderr(`${h.host}: domain ${u.domain} has metadata this version cannot read: ${u.error}\n`);
           }

@@ -26,6 +26,19 @@ describe('list, get, inspect', () => {
     expect(await f.provider.get('zzz')).toBeUndefined();
   });
 
+  it('a network that is not active: its proxies are still listed, without its stale leases, saying why addresses are unknown', async () => {
+    const f = fixture();
+    await f.provider.launch({ name: 'n1', host: 'edge-a' });
+    expect((await f.provider.list()).proxies[0]).not.toHaveProperty('addressNote');
+    f.a.inactiveNetworks.add('default');
+    const [proxy] = (await f.provider.list()).proxies;
+    expect(proxy).toMatchObject({ name: 'n1', state: 'running', addresses: [], addressNote: 'addresses unknown: network default is not active (virsh net-start default)' });
+    f.a.inactiveNetworks.clear();
+    f.a.networks.clear();
+    const [gone] = (await f.provider.list()).proxies;
+    expect(gone).toMatchObject({ name: 'n1', addresses: [], addressNote: expect.stringMatching(/^addresses unknown: the leases of network default could not be read \(Network not found/) });
+  });
+
   it('inspect gives metadata, the raw domain XML and addresses labelled by source', async () => {
     const f = fixture();
     await f.provider.launch({ name: 'i1', host: 'edge-a' });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep } from '../../../electron/services/provider/kvm/errors.js';
-import { STALE_MS } from '../../../electron/services/provider/kvm/base-image.js';
+import { BaseImages, PoolFullError, STALE_MS } from '../../../electron/services/provider/kvm/base-image.js';
+import { HostQueues } from '../../../electron/services/provider/kvm/host-queue.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import type { LibvirtApi } from '../../../electron/services/provider/kvm/libvirt-api.js';
 import { fixture } from './provider-fixture.js';
@@ -193,7 +194,7 @@ describe('placement', () => {
     f.a.down = true;
     const err = await f.provider.launch({ name: 'p2' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ step: 'place' });
-    expect((err as Error).message).toMatch(/edge-a: not reachable.*edge-b: pool default has 1\.0 GiB free, the disk needs 10\.0 GiB|edge-b: pool default has 1\.0 GiB free.*edge-a: not reachable/);
+    expect((err as Error).message).toMatch(/edge-a: not reachable.*edge-b: pool default has 1\.0 GiB \(1073741824 bytes\) free, the disk needs 10\.0 GiB \(10737418240 bytes\)|edge-b: pool default has 1\.0 GiB.*edge-a: not reachable/);
   });
 
   it('skips a host without enough free memory for the machine type', async () => {
@@ -202,6 +203,62 @@ describe('placement', () => {
     f.a.down = true;
     const err = await f.provider.launch({ name: 'p2' }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/edge-b: 100 MiB of memory free, the machine type needs 512 MiB/);
+  });
+
+  it('an explicit host whose pool has no room is refused before anything is created, with the bytes', async () => {
+    const f = fixture({ hosts: [{ name: 'edge-a', pools: [{ name: 'default', capacityBytes: 1024 ** 3 }] }, { name: 'edge-b' }] });
+    const before = f.snapshot();
+    const err = await f.provider.launch({ name: 'p', host: 'edge-a' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ step: 'place' });
+    expect((err as Error).message).toContain("edge-a: pool default has 1.0 GiB (1073741824 bytes) free, the proxy's disk may grow to 10.0 GiB (10737418240 bytes)");
+    expect(f.snapshot()).toEqual(before);
+  });
+
+  it('a base image bigger than the pool\'s free space is refused before the base volume is created', async () => {
+    const f = fixture();
+    f.a.pools.get('default')!.capacityBytes = f.image.size - 1;
+    const before = f.snapshot();
+    const err = await new BaseImages(new HostQueues()).ensure('edge-a', f.a, 'default', { ...f.image, format: 'qcow2' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PoolFullError);
+    expect((err as Error).message).toMatch(new RegExp(`^edge-a: pool default has \\d+ MiB \\(${f.image.size - 1} bytes\\) free, the image egress-base-[0-9a-f]{64}\\.qcow2 needs \\d+ MiB \\(${f.image.size} bytes\\); free space in the pool`));
+    expect(f.snapshot()).toEqual(before);
+  });
+
+  it('a network that is not active (or missing) is refused at "place", asked for or placed; the other host is taken', async () => {
+    const f = fixture();
+    f.a.inactiveNetworks.add('default');
+    const before = f.snapshot();
+    await expect(f.provider.launch({ name: 'p', host: 'edge-a' })).rejects.toMatchObject({
+      step: 'place',
+      message: expect.stringContaining('edge-a: network default is not active (start it with virsh net-start default, or choose another host)'),
+    });
+    expect(f.snapshot()).toEqual(before);
+    f.b.inactiveNetworks.add('default');
+    await expect(f.provider.launch({ name: 'p' })).rejects.toMatchObject({ step: 'place', message: expect.stringMatching(/edge-a: network default is not active.*edge-b: network default is not active|edge-b: network default is not active.*edge-a: network default is not active/) });
+    f.b.inactiveNetworks.clear();
+    expect((await f.provider.launch({ name: 'p' })).proxy.host).toBe('edge-b');
+    f.b.networks.clear();
+    await expect(f.provider.launch({ name: 'q', host: 'edge-b' })).rejects.toMatchObject({ step: 'place', message: expect.stringContaining('edge-b: network default does not exist there') });
+  });
+
+  it('a failed upload whose connection is gone removes the half-written base on a reopened connection', async () => {
+    const f = fixture();
+    const base = baseVolumeName(f.image.sha256, 'qcow2');
+    f.a.failOn('uploadVolume', 1);
+    f.a.failOn('deleteVolume', 1);
+    const err = await f.provider.launch({ name: 'p', host: 'edge-a' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ step: 'upload' });
+    expect((err as Error).message).not.toMatch(/is left in pool/);
+    expect(f.a.pools.get('default')!.volumes.has(base)).toBe(false);
+    expect(f.a.count('deleteVolume')).toBe(2);
+  });
+
+  it('when the half-written base cannot be removed at all, the error says it is left, never used, and replaced later', async () => {
+    const f = fixture();
+    f.a.failOn('uploadVolume', 1);
+    for (let i = 1; i <= 5; i++) f.a.failOn('deleteVolume', i);
+    const err = await f.provider.launch({ name: 'p', host: 'edge-a' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ step: 'upload', message: expect.stringMatching(/injected failure of uploadVolume; the incomplete base volume egress-base-[0-9a-f]{64}\.qcow2 is left in pool default \(.*\): it is never used, and a launch on this host replaces it once it has been untouched for 60 s/) });
   });
 
   it('an explicit host that is not in the config is a placement error', async () => {

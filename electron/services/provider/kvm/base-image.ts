@@ -13,6 +13,8 @@ import { isAlreadyExists } from '../../../libvirt/index.js';
 import type { HostQueues } from './host-queue.js';
 import type { LibvirtApi, VolumeInfo } from './libvirt-api.js';
 import { baseVolumeName } from './names.js';
+import { messageOf } from './errors.js';
+import { noRoom } from './placement.js';
 import { buildBaseVolumeXml } from './volume-xml.js';
 
 /** A verified image file in the local cache. */
@@ -26,6 +28,11 @@ export interface LocalImage {
 export interface BaseImageOptions {
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
+  /**
+   * A fresh API for the host (its connection reopened): the cleanup of a failed upload uses it
+   * when the connection the upload ran on is the thing that failed (an SSH session cut).
+   */
+  reconnect?: () => Promise<LibvirtApi>;
 }
 
 export interface BaseVolume {
@@ -106,6 +113,10 @@ export class BaseImages {
           }
           await api.deleteVolume(pool, name);
         }
+        // A base that cannot fit is refused before anything is created on the host: a pool
+        // filled by a half-written base would fail the launch late and starve its other guests.
+        const room = await api.poolInfo(pool);
+        if (room.availableBytes < image.size) throw new PoolFullError(host, noRoom(pool, room.availableBytes, image.size, `the image ${name} needs`));
         try {
           await api.createVolume(pool, buildBaseVolumeXml(name, image.size, image.format));
         } catch (err) {
@@ -131,8 +142,10 @@ export class BaseImages {
       }
       return { volume, uploaded: true };
     } catch (err) {
-      // A half-uploaded base would be mistaken for a partial one next time anyway; remove it now.
-      await api.deleteVolume(pool, name).catch(() => undefined);
+      // A half-written base is never used (isComplete refuses it), but left behind it would make
+      // the next launch wait for it as another process's upload: remove it now.
+      const left = await discard(api, pool, name, options.reconnect);
+      if (left) throw new Error(`${messageOf(err)}; ${left}`, { cause: err });
       throw err;
     }
   }
@@ -149,10 +162,44 @@ export class BaseImages {
   }
 }
 
+/** The host's pool cannot hold the base image: nothing was created. */
+export class PoolFullError extends Error {
+  override readonly name = 'PoolFullError';
+  constructor(
+    readonly host: string,
+    detail: string,
+  ) {
+    super(`${host}: ${detail}; free space in the pool (or choose a host with room) and launch again`);
+  }
+}
+
 /** An incomplete base volume untouched this long is an abandoned upload (a process that died). */
 export const STALE_MS = 60_000;
 /** How often a waiting launch looks at another process's upload. */
 const WAIT_MS = 500;
+
+/**
+ * Deletes an incomplete base volume after a failed upload, on the upload's connection or,
+ * when that one is gone, on a reopened one. libvirt may still hold the volume for the
+ * aborted stream for a moment, so it is tried a few times. Returns what is left, or undefined.
+ */
+async function discard(api: LibvirtApi, pool: string, name: string, reconnect?: () => Promise<LibvirtApi>): Promise<string | undefined> {
+  let last: unknown;
+  for (let attempt = 0; attempt < DISCARD_ATTEMPTS; attempt++) {
+    try {
+      const target = attempt === 0 || !reconnect ? api : await reconnect();
+      await target.deleteVolume(pool, name);
+      return undefined;
+    } catch (err) {
+      last = err;
+      await sleep(DISCARD_PAUSE_MS);
+    }
+  }
+  return `the incomplete base volume ${name} is left in pool ${pool} (${messageOf(last)}): it is never used, and a launch on this host replaces it once it has been untouched for ${STALE_MS / 1000} s`;
+}
+
+const DISCARD_ATTEMPTS = 5;
+const DISCARD_PAUSE_MS = 400;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

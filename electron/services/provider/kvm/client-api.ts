@@ -22,7 +22,9 @@ import {
   getDhcpLeases,
   getInterfaceAddresses,
   isNotFound,
+  ListPoolsOrNetworks,
   listAllDomains,
+  listAllNetworks,
   listAllVolumes,
 } from '../../../libvirt/index.js';
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
@@ -157,6 +159,13 @@ export class ClientApi implements LibvirtApi {
       ...(options.onProgress ? { onProgress: (done: number) => options.onProgress!(done, options.length) } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
+  }
+
+  async networkActive(network: string): Promise<boolean> {
+    // The lookup first: a missing network is libvirt's own NO_NETWORK error, not "inactive".
+    await this.client.call('NETWORK_LOOKUP_BY_NAME', { name: network });
+    const active = await listAllNetworks(this.client, ListPoolsOrNetworks.ACTIVE);
+    return active.some((n) => n.name === network);
   }
 
   async dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]> {

@@ -70,6 +70,8 @@ export interface ProxyRecord {
   addresses: GuestAddress[];
   /** The host its metadata names, when that is not an entry on this hypervisor (renamed, removed). */
   unknownHost?: string;
+  /** Why a running proxy's addresses are unknown (its network is not active…), when the listing can tell. */
+  addressNote?: string;
 }
 
 export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = [], unknownHost?: string): ProxyRecord {

@@ -66,13 +66,29 @@ async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[];
   }
   // One lease call per network the proxies are on; a network that is gone must not hide the proxies.
   const networks = [...new Set(ours.map((o) => o.nic.network).filter((n): n is string => n !== undefined))];
-  const leases = new Map(await Promise.all(networks.map(async (n) => [n, await hv.api.dhcpLeases(n).catch((): GuestAddress[] => [])] as const)));
+  const leases = new Map(await Promise.all(networks.map(async (n) => [n, await networkLeases(hv.api, n)] as const)));
   const proxies = ours.map(({ domain, meta, nic }) => {
     const { host, unknownHost } = owningEntry(meta.host, hv.members);
-    const seen = (nic.network ? (leases.get(nic.network) ?? []) : []).filter((l) => l.mac?.toLowerCase() === nic.mac);
-    return toRecord(host.name, domain, meta, currentAddresses(seen, isRunning(domain)), unknownHost);
+    const network = nic.network ? leases.get(nic.network) : undefined;
+    const seen = (network?.leases ?? []).filter((l) => l.mac?.toLowerCase() === nic.mac);
+    const record = toRecord(host.name, domain, meta, currentAddresses(seen, isRunning(domain)), unknownHost);
+    if (network?.problem && isRunning(domain) && record.addresses.length === 0) record.addressNote = `addresses unknown: ${network.problem}`;
+    return record;
   });
   return { proxies, unreadable };
+}
+
+/**
+ * A network's leases, or why there are none to read: a network that is gone or not active
+ * must neither hide the proxies on it nor leave their empty addresses unexplained, and the
+ * leases libvirt still keeps for an inactive network (its status file outlives dnsmasq) are
+ * no guest's address now. Both are asked at once: one round trip per network.
+ */
+async function networkLeases(api: LibvirtApi, network: string): Promise<{ leases: GuestAddress[]; problem?: string }> {
+  const [leases, active] = await Promise.allSettled([api.dhcpLeases(network), api.networkActive(network)]);
+  if (active.status === 'fulfilled' && !active.value) return { leases: [], problem: `network ${network} is not active (virsh net-start ${network})` };
+  if (leases.status === 'rejected') return { leases: [], problem: `the leases of network ${network} could not be read (${messageOf(leases.reason)})` };
+  return { leases: leases.value };
 }
 
 /** Running as far as addresses go: the guest may hold a lease. */

@@ -270,6 +270,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     begin('upload');
     const base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: resolved.image.format }, {
       ...(options.signal ? { signal: options.signal } : {}),
+      reconnect: () => ctx.apiFor(host.name),
       onProgress: (done, total) => emit({ phase: 'progress', done, total }),
     });
     finish(base.uploaded ? `uploaded ${base.volume.name}` : `${base.volume.name} already on ${host.name}`);

@@ -106,6 +106,8 @@ export interface LibvirtApi {
   /** Streams `source` into the volume. */
   uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void>;
 
+  /** Whether the libvirt network is active (a network that does not exist is a NO_NETWORK error). */
+  networkActive(network: string): Promise<boolean>;
   /** The DHCP leases of a network, optionally for one MAC. */
   dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]>;
   /** A domain's addresses from one source. */

@@ -4,6 +4,7 @@
  * that the person sees why a host was chosen (or why none was).
  */
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
+import { isNotFound } from '../../../libvirt/index.js';
 import { PlacementError, messageOf } from './errors.js';
 import type { LibvirtApi } from './libvirt-api.js';
 
@@ -30,6 +31,34 @@ export function gib(bytes: number): string {
   return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 }
 
+/**
+ * `pool P has 47.9 MiB (50229248 bytes) free, the disk needs 1.0 GiB (1073741824 bytes)`: the
+ * exact byte counts beside the rounded ones, so that a person can compare them with `virsh
+ * pool-info` without guessing at the rounding.
+ */
+export function noRoom(pool: string, freeBytes: number, neededBytes: number, needs: string): string {
+  return `pool ${pool} has ${gib(freeBytes)} (${freeBytes} bytes) free, ${needs} ${gib(neededBytes)} (${neededBytes} bytes)`;
+}
+
+/**
+ * Why the host's libvirt network cannot take a guest now (not active: `virsh net-destroy`,
+ * a host rebooted without autostart), or undefined. A guest on an inactive network would
+ * fail at boot after its volumes and domain were made; asking first refuses with the reason
+ * before anything exists. A bridge is the host's own interface: libvirt names a missing one
+ * when the domain starts, and the launch rolls back.
+ */
+async function networkProblem(host: ResolvedKVMHost, api: LibvirtApi): Promise<string | undefined> {
+  if (!host.network) return undefined;
+  let active: boolean;
+  try {
+    active = await api.networkActive(host.network);
+  } catch (err) {
+    if (isNotFound(err)) return `network ${host.network} does not exist there (virsh net-list --all lists the host's networks)`;
+    throw err;
+  }
+  return active ? undefined : `network ${host.network} is not active (start it with virsh net-start ${host.network}, or choose another host)`;
+}
+
 interface Candidate {
   host: ResolvedKVMHost;
   api: LibvirtApi;
@@ -44,6 +73,11 @@ export async function place(input: PlacementInput): Promise<Placement> {
     const api = await input.apiFor(host.name);
     const pool = await api.poolInfo(host.pool);
     if (!pool.active) throw new PlacementError(`${host.name}: pool ${host.pool} is not active (start it with virsh pool-start ${host.pool})`);
+    // Asked for is not a licence to fill the pool: the overlay may grow to the whole disk, and a
+    // guest whose disk fills mid-write pauses. The same rule as automatic placement.
+    if (pool.availableBytes < input.diskBytes) throw new PlacementError(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the proxy\'s disk may grow to')}`);
+    const network = await networkProblem(host, api);
+    if (network) throw new PlacementError(`${host.name}: ${network}`);
     return { host, api, reason: `${host.name}: asked for` };
   }
   const rejected: string[] = [];
@@ -51,9 +85,10 @@ export async function place(input: PlacementInput): Promise<Placement> {
     input.hosts.map(async (host): Promise<Candidate | undefined> => {
       try {
         const api = await input.apiFor(host.name);
-        const [free, pool] = await Promise.all([api.freeMemory(), api.poolInfo(host.pool)]);
-        if (!pool.active) rejected.push(`${host.name}: pool ${host.pool} is not active`);
-        else if (pool.availableBytes < input.diskBytes) rejected.push(`${host.name}: pool ${host.pool} has ${gib(pool.availableBytes)} free, the disk needs ${gib(input.diskBytes)}`);
+        const [free, pool, network] = await Promise.all([api.freeMemory(), api.poolInfo(host.pool), networkProblem(host, api)]);
+        if (network) rejected.push(`${host.name}: ${network}`);
+        else if (!pool.active) rejected.push(`${host.name}: pool ${host.pool} is not active`);
+        else if (pool.availableBytes < input.diskBytes) rejected.push(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the disk needs')}`);
         else if (input.memoryBytes !== undefined && free < input.memoryBytes) rejected.push(`${host.name}: ${gib(free)} of memory free, the machine type needs ${gib(input.memoryBytes)}`);
         else return { host, api, free, available: pool.availableBytes };
       } catch (err) {
