@@ -6,7 +6,8 @@
  * - an SSH session cut during the base-image upload (the sshd processes serving it killed);
  * - a pool without room (a small tmpfs mounted inside libvirtd's own mount namespace);
  * - the host's network gone (`virsh net-destroy`);
- * - the workstation's disk full during an image download (a small tmpfs as the cache).
+ * - the workstation's disk full during an image download (a small tmpfs as the cache);
+ * - a guest that never boots (garbage as its disk), waited for.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -325,5 +326,53 @@ describe('fault: the workstation disk fills during an image download', () => {
     const ranges = server.requestsFor('/big.qcow2').map((r) => r.headers.range).filter(Boolean);
     expect(ranges.at(-1)).toMatch(/^bytes=\d+-$/);
     expect(Number(/^bytes=(\d+)-$/.exec(ranges.at(-1)!)![1])).toBeGreaterThan(0);
+  });
+});
+
+describe('fault: a guest that never boots', () => {
+  const LEFT = 'egtest-fault-noboot-a';
+  const ROLLED = 'egtest-fault-noboot-b';
+  let dir: string;
+  let base: string;
+  let home: ReturnType<typeof providerHome>;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'egress-fault-noboot-'));
+    // Garbage as a disk: the firmware finds nothing to boot, no lease, no agent, no proxy.
+    const path = join(dir, 'garbage.raw');
+    const bytes = randomBytes(4 * 1024 * 1024);
+    writeFileSync(path, bytes);
+    const image = { path, sha256: createHash('sha256').update(bytes).digest('hex') };
+    base = baseVolumeName(image.sha256, 'raw');
+    home = providerHome('egress-fault-noboot-', {
+      host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+      image: { name: 'garbage', ...image },
+    });
+    writeFileSync(home.config, readFileSync(home.config, 'utf8').replace(/sha256: ([0-9a-f]{64}) \}/, 'sha256: $1, format: raw }'));
+  });
+
+  afterAll(async () => {
+    for (const name of [LEFT, ROLLED]) await removeProxy(client, name);
+    await removeVolumes(client, [base]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('--wait ends with the honest message; --rollback-on-timeout leaves nothing, without it the VM is left for inspection', async () => {
+    const before = await hypervisorState(client);
+    const rolled = await home.proxies('launch', ROLLED, '--wait', '--timeout', '15', '--rollback-on-timeout', '--allow', '192.168.150.0/24');
+    expect(rolled.code, rolled.stderr).not.toBe(0);
+    expect(rolled.stderr).toMatch(new RegExp(`proxy ${ROLLED} was not ready in time: no DHCP lease for [0-9a-f:]+ on network ${env.EGRESS_TEST_NETWORK} yet; guest agent not answering .*; it was removed \\(rollback on timeout\\)`));
+    expect(rolled.stderr).not.toMatch(/\n\s+at /);
+    // Nothing of the launch is left; the (shared) base stays, as after any launch.
+    expect(await hypervisorState(client)).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
+
+    const left = await home.proxies('launch', LEFT, '--wait', '--timeout', '15', '--allow', '192.168.150.0/24');
+    expect(left.code, left.stderr).not.toBe(0);
+    expect(left.stderr).toMatch(new RegExp(`proxy ${LEFT} was not ready in time: .*; it is left running for inspection \\(egress-desk proxies inspect ${LEFT}; delete it with egress-desk proxies delete ${LEFT}\\)`));
+    const listed = JSON.parse((await home.proxies('list', '--json')).stdout) as FleetListingView;
+    expect(listed.proxies.find((p) => p.name === LEFT)).toMatchObject({ state: 'running' });
+    expect((await home.proxies('delete', LEFT)).code).toBe(0);
+    expect(await hypervisorState(client)).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
   });
 });
