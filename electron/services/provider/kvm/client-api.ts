@@ -28,6 +28,7 @@ import {
   listAllVolumes,
 } from '../../../libvirt/index.js';
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
+import { retryWhilePoolBusy } from './pool-busy.js';
 import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
@@ -106,7 +107,8 @@ export class ClientApi implements LibvirtApi {
   }
 
   async refreshPool(pool: string): Promise<void> {
-    await this.client.call('STORAGE_POOL_REFRESH', { pool: await this.pool(pool), flags: 0 });
+    const ref = await this.pool(pool);
+    await retryWhilePoolBusy(() => this.client.call('STORAGE_POOL_REFRESH', { pool: ref, flags: 0 }));
   }
 
   async listVolumes(pool: string): Promise<string[]> {
@@ -148,7 +150,7 @@ export class ClientApi implements LibvirtApi {
 
   async deleteVolume(pool: string, name: string): Promise<void> {
     const vol = await findVolume(this.client, await this.pool(pool), name);
-    if (vol) await this.client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
+    if (vol) await retryWhilePoolBusy(() => this.client.call('STORAGE_VOL_DELETE', { vol, flags: 0 }));
   }
 
   async uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void> {
