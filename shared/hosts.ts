@@ -1,7 +1,11 @@
 /** What the front ends know about a host: its connection state and, once connected, its facts. */
 import { z } from 'zod';
 
-export const HOST_STATES = ['connecting', 'connected', 'auth-needed', 'host-key-unknown', 'error'] as const;
+/**
+ * `reconnecting`: the connection was lost (the daemon restarted, the network dropped) and the
+ * app reopens it by itself, with backoff; the message says why and when it tries next.
+ */
+export const HOST_STATES = ['connecting', 'connected', 'reconnecting', 'auth-needed', 'host-key-unknown', 'error'] as const;
 export type HostState = (typeof HOST_STATES)[number];
 
 export const PoolInfoSchema = z.object({

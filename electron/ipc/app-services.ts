@@ -57,6 +57,8 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
         sshPool: new SshConnectionPool({ env: process.env, askPassphrase: passphrases.ask }),
         env: process.env,
         passphrases,
+        // The app watches its hosts for as long as it runs: a lost connection comes back by itself.
+        reconnect: {},
         ...(options.keyring ? { credentials: new KeyringCredentialsStore(options.keyring, new FileCredentialsStore(credentialsPath(dataDir))) } : {}),
       }));
   const app = new AppService({ store, config, openBackend, ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}) });

@@ -18,6 +18,7 @@ import { SshSettingsSection } from './SshSettings.js';
 const STATE_TEXT: Record<HostStatus['state'], string> = {
   connecting: 'connecting',
   connected: 'connected',
+  reconnecting: 'reconnecting',
   'auth-needed': 'sign-in needed',
   'host-key-unknown': 'host key unknown',
   error: 'error',

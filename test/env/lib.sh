@@ -44,6 +44,18 @@ log() { printf 'test-env: %s\n' "$*" >&2; }
 warn() { printf 'test-env: WARNING: %s\n' "$*" >&2; }
 die() { printf 'test-env: ERROR: %s\n' "$*" >&2; exit 1; }
 
+# Runs a daemon (exec, in the caller's subshell) with none of our descriptors above stderr:
+# a lock whoever ran up.sh holds (the state lock on fd 9, `flock` without -o on fd 3) must
+# not live on in a daemon and block every later holder for as long as it runs.
+detached() {
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd="${fd##*/}"
+    if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+  exec "$@"
+}
+
 virsh_() { timeout 60 virsh -q -c "$URI" "$@"; }
 
 # Network-namespace inode of a pid ("" if the pid is gone).

@@ -15,7 +15,7 @@ old="$(cat "$RUN_DIR/started-libvirtd")"
 log "restarting libvirtd (pid $old)"
 stop_pid "$old" 30
 sleep "$down_for"
-ip netns exec "$NETNS" env LIBVIRT_LOG_OUTPUTS="3:file:$LOG_DIR/libvirtd.log" /usr/sbin/libvirtd -d 9>&-
+(detached ip netns exec "$NETNS" env LIBVIRT_LOG_OUTPUTS="3:file:$LOG_DIR/libvirtd.log" /usr/sbin/libvirtd -d)
 for _ in $(seq 1 100); do
   pid="$(pids_of libvirtd | head -n1)"
   if [[ -n "$pid" ]] && [[ -S "$SOCKET" ]] && timeout 10 virsh -q -c "$URI" version >/dev/null 2>&1; then

@@ -145,12 +145,12 @@ if ! { pid_alive "$dbus_pid" && [[ "$(pid_comm "$dbus_pid")" == dbus-daemon ]]; 
   log "starting dbus"
   mkdir -p /run/dbus
   rm -f /run/dbus/pid
-  dbus-daemon --system --fork 9>&-
+  (detached dbus-daemon --system --fork)
 fi
 
 if [[ -z "$(pids_of virtlogd)" ]]; then
   log "starting virtlogd"
-  /usr/sbin/virtlogd -d 9>&-
+  (detached /usr/sbin/virtlogd -d)
   pid="$(pids_of virtlogd | head -n1)"
   [[ -n "$pid" ]] || die "virtlogd did not start"
   echo "$pid" >"$RUN_DIR/started-virtlogd"
@@ -174,7 +174,7 @@ host_bridges="$(ip -br link show type bridge 2>/dev/null | awk '$1 ~ /^(virbr|eg
 
 if [[ -z "$(pids_of libvirtd)" ]]; then
   log "starting libvirtd in netns $NETNS"
-  ip netns exec "$NETNS" env LIBVIRT_LOG_OUTPUTS="3:file:$LOG_DIR/libvirtd.log" /usr/sbin/libvirtd -d 9>&-
+  (detached ip netns exec "$NETNS" env LIBVIRT_LOG_OUTPUTS="3:file:$LOG_DIR/libvirtd.log" /usr/sbin/libvirtd -d)
   pid="$(pids_of libvirtd | head -n1)"
   [[ -n "$pid" ]] || die "libvirtd did not start (log: $LOG_DIR/libvirtd.log)"
   echo "$pid" >"$RUN_DIR/started-libvirtd"
@@ -336,7 +336,7 @@ if ((!sshd_running)); then
   mkdir -p /run/sshd
   chmod 755 /run/sshd
   rm -f "$SSHD_PIDFILE"
-  /usr/sbin/sshd -f "$SSHD_CONFIG" -E "$SSHD_LOG" 9>&-
+  (detached /usr/sbin/sshd -f "$SSHD_CONFIG" -E "$SSHD_LOG")
   for _ in $(seq 50); do [[ -s "$SSHD_PIDFILE" ]] && break; sleep 0.1; done
   [[ -s "$SSHD_PIDFILE" ]] || die "sshd did not start (log: $SSHD_LOG)"
 fi

@@ -22,7 +22,7 @@ polkit_on_bus() {
 if ! polkit_on_bus; then
   log "starting polkitd on the system bus"
   # setsid: its own session, so that a Ctrl-C of up.sh does not take it down later.
-  setsid "$POLKITD" --no-debug </dev/null >>"$LOG_DIR/polkitd.log" 2>&1 9>&- &
+  (detached setsid "$POLKITD" --no-debug </dev/null >>"$LOG_DIR/polkitd.log" 2>&1) &
   echo "$!" >"$RUN_DIR/started-polkitd"
   disown
   for _ in $(seq 100); do polkit_on_bus && break; sleep 0.1; done

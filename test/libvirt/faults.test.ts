@@ -307,8 +307,10 @@ describe('fault: the workstation disk fills during an image download', () => {
 
     const full = await images('pull', 'big');
     expect(full.code).toBe(1);
-    expect(full.stderr.trim().split('\n')).toHaveLength(1);
-    expect(full.stderr).toMatch(/cannot write .*\.partial: .*no space left on device/i);
+    // Progress lines, then one error.
+    const errors = full.stderr.trim().split('\n').filter((l) => l.startsWith('egress-desk:'));
+    expect(errors, full.stderr).toHaveLength(1);
+    expect(errors[0]).toMatch(/^egress-desk: the disk holding the image cache is full \(ENOSPC\) while writing .*\.partial: the \d+ bytes downloaded so far are kept; free space there .* and pull again to resume$/);
     expect(full.stderr).not.toMatch(/\n\s+at /);
     const partial = readdirSync(cacheDir).find((f) => f === `${big.sha256}.partial`);
     expect(partial, readdirSync(cacheDir).join(', ')).toBeDefined();

@@ -93,6 +93,8 @@ export interface FleetBackendOptions {
   onConnected?: (host: string, via: string) => void;
   /** Called when a host's daemon asks for polkit authorisation (the CLI's --verbose line). */
   onPolkit?: (host: string) => void;
+  /** Reopen lost connections by themselves, with backoff (the app; see HostConnectionsOptions.reconnect). */
+  reconnect?: { firstDelayMs?: number; maxDelayMs?: number };
   /** Where proxy credentials are kept; default: the 0600 credentials file (which knows the desktop app's keyring names). */
   credentials?: CredentialsStore;
   /** The passphrases known to the app (the pool's askPassphrase should be its `ask`); without it, unlock is refused. */
@@ -122,6 +124,7 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     sshPool,
     ...(passphrases ? { secretStore: () => passphrases.storeInfo() } : {}),
     ...(options.onPolkit ? { onPolkit: options.onPolkit } : {}),
+    ...(options.reconnect ? { reconnect: options.reconnect } : {}),
   });
   const apis = new Map<string, { client: unknown; api: LibvirtApi }>();
   /** The last unknown-key error per host: what `trust` records, once confirmed. */

@@ -33,6 +33,11 @@ export interface HostConnectionsOptions {
   onPolkit?: (host: string) => void;
   /** Where a remembered passphrase would go, shown with a passphrase request (see Passphrases.storeInfo). */
   secretStore?: () => { available: boolean; description: string };
+  /**
+   * Reopen a lost connection by itself, with backoff (the app, which watches hosts for as
+   * long as it runs). Without it a lost connection is reopened on next use (the CLI).
+   */
+  reconnect?: { firstDelayMs?: number; maxDelayMs?: number };
 }
 
 interface Entry {
@@ -41,6 +46,10 @@ interface Entry {
   status: HostStatus;
   client?: LibvirtClient;
   connecting?: Promise<LibvirtClient>;
+  /** The next reconnection attempt, while one is scheduled. */
+  retry?: NodeJS.Timeout;
+  /** Set while the connection is being won back: why it was lost and which attempt this is. */
+  retrying?: { why: string; attempt: number };
 }
 
 /** What a failure says about a host: its state and the fields that go with it. */
@@ -107,6 +116,7 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
   /** Drops every connection (CONNECT_CLOSE first). */
   async close(): Promise<void> {
     this.closed = true;
+    for (const e of this.entries.values()) clearTimeout(e.retry);
     await Promise.all([...this.entries.values()].map((e) => e.client?.close().catch(() => undefined)));
   }
 
@@ -139,26 +149,65 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
     return settings ? settings.warnings.map((w) => formatSshWarning(w, this.options.sshPool.homeDir)) : [];
   }
 
+  /**
+   * Tries the lost connection again after a delay that doubles with each failed attempt
+   * (1 s, 2 s, 4 s… up to 30 s by default). Only failures a retry can mend are retried (the
+   * daemon not answering yet, the network): a host key or sign-in a person must deal with
+   * ends the loop in that state. A call that needs the host meanwhile connects at once.
+   */
+  private scheduleReconnect(entry: Entry, why: string, attempt: number): void {
+    const first = this.options.reconnect?.firstDelayMs ?? 1_000;
+    const max = this.options.reconnect?.maxDelayMs ?? 30_000;
+    const delay = Math.min(first * 2 ** attempt, max);
+    clearTimeout(entry.retry);
+    entry.retrying = { why, attempt };
+    this.setStatus(entry, { state: 'reconnecting', message: `${why}; reconnecting in ${formatDelay(delay)} (attempt ${attempt + 1})` });
+    entry.retry = setTimeout(() => {
+      entry.retry = undefined;
+      if (this.closed || entry.client) return;
+      this.client(entry.host.name).catch((err: unknown) => {
+        if (this.closed || entry.client) return;
+        const failure = classifyFailure(hostAccessError(err, entry.host, entry.dialer));
+        if (failure.state === 'error' && !failure.hostKeyMismatch) this.scheduleReconnect(entry, failure.message, attempt + 1);
+      });
+    }, delay);
+    entry.retry.unref();
+  }
+
   private async connect(entry: Entry): Promise<LibvirtClient> {
-    this.setStatus(entry, { state: 'connecting' });
+    const retrying = entry.retrying;
+    this.setStatus(entry, retrying ? { state: 'reconnecting', message: `${retrying.why}; reconnecting now (attempt ${retrying.attempt + 1})` } : { state: 'connecting' });
     const signal = AbortSignal.timeout(this.options.connectTimeoutMs ?? 30_000);
     try {
       const uri = this.options.uri?.(entry.host) ?? uriForHost(entry.host);
       const onPolkit = this.options.onPolkit;
       const client = await LibvirtClient.connect(entry.dialer, { uri, signal, ...(onPolkit ? { onPolkit: () => onPolkit(entry.host.name) } : {}) });
       entry.client = client;
+      entry.retrying = undefined;
       client.once('close', (reason) => {
         if (entry.client !== client) return;
         entry.client = undefined;
-        if (!this.closed) this.setStatus(entry, { state: 'error', message: `connection lost: ${reason?.message ?? 'closed'}; it is reopened on next use` });
+        if (this.closed) return;
+        const why = `connection lost: ${reason?.message ?? 'closed'}`;
+        if (this.options.reconnect) this.scheduleReconnect(entry, why, 0);
+        else this.setStatus(entry, { state: 'error', message: `${why}; it is reopened on next use` });
       });
       this.setStatus(entry, { state: 'connected' });
       return client;
     } catch (caught) {
       const err = hostAccessError(caught, entry.host, entry.dialer);
       const failure = signal.aborted && !(err instanceof TransportError) ? { state: 'error' as const, message: `no answer from ${entry.dialer.description} within ${(this.options.connectTimeoutMs ?? 30_000) / 1000} s` } : classifyFailure(err);
-      this.setStatus(entry, failure);
+      // While reconnecting, a failure a retry can mend is reported by the next schedule, not as an error in between.
+      if (!(retrying && this.options.reconnect && failure.state === 'error' && !failure.hostKeyMismatch)) {
+        entry.retrying = undefined;
+        this.setStatus(entry, failure);
+      }
       throw err;
     }
   }
+}
+
+/** `800 ms`, `2 s`, `30 s`. */
+function formatDelay(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }

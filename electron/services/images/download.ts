@@ -344,7 +344,14 @@ async function failure(err: unknown, target: DownloadTarget, options: DownloadOp
   if (stall.fired) return new ImageDownloadStalledError(target.url, options.stallTimeoutMs, bytes);
   if (options.signal.aborted) return new ImageDownloadCancelledError(target.url);
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EACCES' || code === 'EROFS') {
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    // The partial stays: once there is room, the next pull resumes from where this one stopped.
+    return new ImageCacheError(
+      `the disk holding the image cache is full (${code}) while writing ${target.partialPath}: the ${bytes} bytes downloaded so far are kept; free space there (or point EGRESS_DESK_HOME elsewhere) and pull again to resume`,
+      { cause: err },
+    );
+  }
+  if (code === 'EACCES' || code === 'EROFS') {
     return new ImageCacheError(`cannot write ${target.partialPath}: ${(err as Error).message}`, { cause: err });
   }
   return new ImageDownloadNetworkError(target.url, describeNetworkError(err), bytes, { cause: err });
