@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConnectionClosedError } from '../../../electron/libvirt/index.js';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep } from '../../../electron/services/provider/kvm/errors.js';
 import { BaseImages, PoolFullError, STALE_MS } from '../../../electron/services/provider/kvm/base-image.js';
 import { HostQueues } from '../../../electron/services/provider/kvm/host-queue.js';
@@ -251,6 +252,33 @@ describe('placement', () => {
     expect((err as Error).message).not.toMatch(/is left in pool/);
     expect(f.a.pools.get('default')!.volumes.has(base)).toBe(false);
     expect(f.a.count('deleteVolume')).toBe(2);
+  });
+
+  it('a rollback whose connection is gone is done on a reopened one once the host answers again', async () => {
+    const f = fixture();
+    await warm(f);
+    const before = f.snapshot();
+    f.a.failOn('startDomain');
+    f.a.failOn('undefineDomain', 1, new ConnectionClosedError('the daemon went away'));
+    f.a.failOn('undefineDomain', 2, new ConnectionClosedError('the daemon went away'));
+    const err = await f.provider.launch({ name: 'second', host: 'edge-a' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ step: 'boot', rollbackErrors: [] });
+    expect(f.a.count('undefineDomain')).toBe(3);
+    expect(f.snapshot()).toEqual(before);
+  });
+
+  it('a wait whose connection is gone fails at once naming why, and rolls back', async () => {
+    const f = fixture();
+    await warm(f);
+    const before = f.snapshot();
+    f.probe.open = false;
+    f.a.failOn('dhcpLeases', 1, new ConnectionClosedError('the daemon went away'));
+    const t0 = Date.now();
+    const err = await f.provider.launch({ name: 'second', host: 'edge-a' }, { wait: true, timeoutMs: 60_000 }).catch((e: unknown) => e);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(LaunchError);
+    expect((err as LaunchError).message).toMatch(/^launch failed at step "address": .*the daemon went away/);
+    expect(f.snapshot()).toEqual(before);
   });
 
   it('when the half-written base cannot be removed at all, the error says it is left, never used, and replaced later', async () => {

@@ -1,6 +1,8 @@
 /** The provider's errors: each says what happened and, where it helps, what to do next. */
 
 import type { LaunchStep } from '../../../../shared/launch-steps.js';
+import { isConnectionClosed } from '../../../libvirt/index.js';
+import { RemoteSocketError, SocketError, SocketMissingError, SocketRefusedError, SshConnectError, SshConnectionLostError } from '../../../transport/index.js';
 
 export { LAUNCH_STEPS, type LaunchStep } from '../../../../shared/launch-steps.js';
 
@@ -60,6 +62,24 @@ export class ProxyNotFoundError extends Error {
 /** No host can take the proxy. */
 export class PlacementError extends Error {
   override readonly name = 'PlacementError';
+}
+
+/**
+ * True when a call failed only because the host's connection is gone or cannot be opened
+ * right now (the daemon restarting, its socket absent for a moment, an SSH session lost):
+ * the same call on a reopened connection may succeed. Host keys, sign-in and libvirt's own
+ * refusals are not this.
+ */
+export function isLostConnection(err: unknown): boolean {
+  return (
+    isConnectionClosed(err) ||
+    err instanceof SocketMissingError ||
+    err instanceof SocketRefusedError ||
+    err instanceof SocketError ||
+    err instanceof SshConnectError ||
+    err instanceof SshConnectionLostError ||
+    err instanceof RemoteSocketError
+  );
 }
 
 /** The message of anything thrown. */

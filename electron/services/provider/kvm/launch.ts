@@ -12,7 +12,7 @@ import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { resolveDomainType } from './domain-type.js';
-import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, messageOf } from './errors.js';
+import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection, messageOf } from './errors.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
 import { instanceId, instanceMac } from './names.js';
@@ -84,14 +84,30 @@ interface Undo {
   run: () => Promise<void>;
 }
 
-/** Runs the undos newest first; returns what could not be undone. */
-async function rollback(undos: Undo[]): Promise<string[]> {
+/** How long a rollback waits for a host whose connection is gone (its daemon restarting) to come back. */
+export const ROLLBACK_RECONNECT_MS = 60_000;
+
+/**
+ * Runs the undos newest first; returns what could not be undone. An undo that fails because
+ * the connection is gone (the daemon restarted under the launch, an SSH session cut) is
+ * tried again on a reopened connection until the host is back or {@link ROLLBACK_RECONNECT_MS}
+ * passes: a launch's leftovers are removed once the daemon returns, not left for reconcile.
+ */
+async function rollback(undos: Undo[], now: () => number = Date.now): Promise<string[]> {
   const failed: string[] = [];
+  const deadline = now() + ROLLBACK_RECONNECT_MS;
   for (const undo of [...undos].reverse()) {
-    try {
-      await undo.run();
-    } catch (err) {
-      failed.push(`${undo.what}: ${messageOf(err)}`);
+    for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        await undo.run();
+        break;
+      } catch (err) {
+        if (!isLostConnection(err) || now() + pause > deadline) {
+          failed.push(`${undo.what}: ${messageOf(err)}`);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, pause));
+      }
     }
   }
   undos.length = 0;
@@ -278,7 +294,9 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
 
     const rendered = renderProxy(resolved, { domainType, basePath: base.volume.path, createdAt: new Date(ctx.now()) });
     const pool = host.pool;
-    const removeVolume = (name: string): Undo => ({ what: `volume ${name} in pool ${pool} on ${host.name}`, run: () => ctx.queues.run(host.name, () => api.deleteVolume(pool, name)) });
+    // Undos ask for the host's API when they run: after a lost connection that is a reopened one.
+    const live = (): Promise<LibvirtApi> => ctx.apiFor(host.name);
+    const removeVolume = (name: string): Undo => ({ what: `volume ${name} in pool ${pool} on ${host.name}`, run: () => ctx.queues.run(host.name, async () => (await live()).deleteVolume(pool, name)) });
 
     begin('volumes');
     await ctx.queues.run(host.name, async () => {
@@ -310,13 +328,13 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
 
     begin('define');
     await api.defineDomain(rendered.domainXml);
-    undos.push({ what: `domain ${rendered.id} on ${host.name}`, run: () => api.undefineDomain(rendered.id) });
+    undos.push({ what: `domain ${rendered.id} on ${host.name}`, run: async () => (await live()).undefineDomain(rendered.id) });
     finish(rendered.id);
     check();
 
     begin('boot');
     await api.startDomain(rendered.id);
-    undos.push({ what: `running domain ${rendered.id} on ${host.name}`, run: () => api.destroyDomain(rendered.id) });
+    undos.push({ what: `running domain ${rendered.id} on ${host.name}`, run: async () => (await live()).destroyDomain(rendered.id) });
     finish();
     return { resolved, host, api, reason: placement.reason, metadata: rendered.metadata };
   }

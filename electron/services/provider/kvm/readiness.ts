@@ -5,7 +5,7 @@
  * of the domain starts the next round at once: no slow polling.
  */
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
-import { messageOf } from './errors.js';
+import { isLostConnection, messageOf } from './errors.js';
 import type { AddressSource, DomainEvent, GuestAddress, LibvirtApi } from './libvirt-api.js';
 
 /** Tries a TCP connection to `address:port` as seen from `host` (locally, through the host's SSH connection, or inside a test namespace). */
@@ -16,6 +16,8 @@ export interface AddressReport {
   addresses: GuestAddress[];
   /** Per source: undefined when it answered, else why not (`agent not answering: …`). */
   problems: Partial<Record<AddressSource, string>>;
+  /** Set when a source failed because the host's connection is gone: no later round can learn anything on it. */
+  lost?: unknown;
 }
 
 function usable(a: GuestAddress): boolean {
@@ -38,10 +40,12 @@ export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, d
   const { mac } = nic;
   const network = nic.network ?? host.network;
   const problems: AddressReport['problems'] = {};
+  let lost: unknown;
   const ask = async (source: AddressSource, run: () => Promise<GuestAddress[]>): Promise<GuestAddress[]> => {
     try {
       return await run();
     } catch (err) {
+      if (isLostConnection(err)) lost ??= err;
       problems[source] = messageOf(err);
       return [];
     }
@@ -54,7 +58,7 @@ export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, d
   ]);
   if (!network) problems.lease = `host ${host.name} uses bridge ${host.bridge ?? '?'}: libvirt has no DHCP leases for it`;
   const addresses = currentAddresses([...lease, ...agent, ...arp].filter((a) => sameMac(a) && usable(a)), true);
-  return { addresses, problems };
+  return lost === undefined ? { addresses, problems } : { addresses, problems, lost };
 }
 
 /**
@@ -133,6 +137,9 @@ export async function waitForProxy(o: WaitOptions): Promise<WaitResult> {
     for (;;) {
       if (o.signal?.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new Error('cancelled');
       const report = await collectAddresses(o.api, o.host, o.domain, { mac: o.mac, network: o.network });
+      // The connection the wait runs on is gone (the daemon restarted, the session was cut):
+      // the launch fails now, naming why, instead of waiting out its timeout on a dead line.
+      if (report.lost !== undefined) throw report.lost;
       if (report.addresses.length && !announced) {
         announced = true;
         o.onAddress?.(report.addresses);
