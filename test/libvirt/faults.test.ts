@@ -7,7 +7,8 @@
  * - a pool without room (a small tmpfs mounted inside libvirtd's own mount namespace);
  * - the host's network gone (`virsh net-destroy`);
  * - the workstation's disk full during an image download (a small tmpfs as the cache);
- * - a guest that never boots (garbage as its disk), waited for.
+ * - a guest that never boots (garbage as its disk), waited for;
+ * - libvirtd restarted under the app (test/env/restart-libvirtd.sh).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -18,7 +19,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
 import { type LibvirtClient, findVolume } from '../../electron/libvirt/index.js';
-import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
+import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import type { Task } from '../../shared/tasks.js';
@@ -377,4 +378,91 @@ describe('fault: a guest that never boots', () => {
     expect((await home.proxies('delete', LEFT)).code).toBe(0);
     expect(await hypervisorState(client)).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
   });
+});
+
+describe('fault: libvirtd restarted while the app is open', () => {
+  const STOPPED = 'egtest-fault-restart-a';
+  const INFLIGHT = 'egtest-fault-restart-b';
+  let dir: string;
+  let base: string;
+  let app: Awaited<ReturnType<typeof backend>> | undefined;
+  const statuses: Array<{ at: number; name: string; state: string; message?: string }> = [];
+  const changes: Array<{ at: number; name?: string; event: string; removed: boolean }> = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'egress-fault-restart-'));
+    const image = tinyImage(dir);
+    base = baseVolumeName(image.sha256, 'qcow2');
+    app = await backend('egress-fault-restart-', image);
+    app.services.app.subscribe((event, payload) => {
+      if (event === 'host:status') {
+        const s = payload as { name: string; state: string; message?: string };
+        statuses.push({ at: Date.now(), name: s.name, state: s.state, ...(s.message ? { message: s.message } : {}) });
+      }
+      if (event === 'proxy:changed') {
+        const c = payload as { name?: string; event: string; removed: boolean };
+        changes.push({ at: Date.now(), ...(c.name ? { name: c.name } : {}), event: c.event, removed: c.removed });
+      }
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    for (const name of [STOPPED, INFLIGHT]) await removeProxy(client, name);
+    await removeVolumes(client, [base]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('hosts reconnect by themselves, events are subscribed again, no ghost or duplicate rows; the launch in flight fails and rolls back once the daemon is back', async () => {
+    const { services, call } = app!;
+    // A proxy of this app that is stopped (started with virsh after the restart), and one still coming up.
+    const first = await call<{ taskId: string }>('proxies:launch', { name: STOPPED, host: 'local', allow: ['192.168.150.0/24'] });
+    await taskAt(services, first.taskId, ['address', 'proxy']);
+    await call('tasks:cancel', { id: first.taskId });
+    await services.app.tasks.wait(first.taskId);
+    const keep = await home().proxies('launch', STOPPED, '--host', 'local', '--allow', '192.168.150.0/24');
+    expect(keep.code, keep.stderr).toBe(0);
+    virsh('destroy', instanceId(STOPPED));
+    const inflight = await call<{ taskId: string }>('proxies:launch', { name: INFLIGHT, host: 'loop', allow: ['192.168.150.0/24'] });
+    await taskAt(services, inflight.taskId, ['address', 'proxy']);
+    const before = await call<FleetListingView>('proxies:list');
+    expect(before.proxies.map((p) => p.name).sort()).toEqual([STOPPED, INFLIGHT].sort());
+    await waitFor('both hosts connected', 30_000, () => (['local', 'loop'].every((h) => statuses.some((s) => s.name === h && s.state === 'connected')) ? true : undefined), 50);
+
+    const restartedAt = Date.now();
+    execFileSync('bash', [join(process.cwd(), 'test/env/restart-libvirtd.sh'), '2'], { stdio: 'ignore' });
+
+    for (const host of ['local', 'loop']) {
+      await waitFor(`${host} back to connected by itself`, 60_000, () => (statuses.some((s) => s.name === host && s.state === 'connected' && s.at > restartedAt) ? true : undefined), 50);
+      const after = statuses.filter((s) => s.name === host && s.at > restartedAt - 5_000);
+      expect(after.map((s) => s.state), JSON.stringify(after)).toContain('reconnecting');
+      expect(after.find((s) => s.state === 'reconnecting')!.message).toMatch(/^connection lost: .*reconnecting (in|now)/);
+    }
+
+    // The launch in flight failed, naming why; its rollback ran once the daemon was back.
+    const failed = await services.app.tasks.wait(inflight.taskId);
+    expect(failed.state).toBe('failed');
+    expect(failed.error?.message).toMatch(/^launch failed at step "(address|proxy)": /);
+    expect(failed.error?.message).not.toMatch(/rollback left behind/);
+    await waitFor('the in-flight launch rolled back', 30_000, async () => ((await hypervisorState(client)).domains.includes(instanceId(INFLIGHT)) ? undefined : true), 200);
+
+    // Events flow again: a domain started with virsh shows within 2 s.
+    const startedAt = Date.now();
+    virsh('start', instanceId(STOPPED));
+    const started = await waitFor('the STARTED event', 5_000, () => changes.find((c) => c.name === STOPPED && c.event === 'STARTED' && c.at >= startedAt), 20);
+    expect(started.at - startedAt).toBeLessThan(2_000);
+
+    const listing = await call<FleetListingView>('proxies:list');
+    const names = listing.proxies.map((p) => p.name);
+    expect(names).toEqual([...new Set(names)]);
+    expect(names).toEqual([STOPPED]);
+    expect(listing.proxies[0]).toMatchObject({ host: 'local', state: 'running' });
+    expect(listing.hosts.map((h) => h.ok)).toEqual([true, true]);
+  });
+
+  /** The CLI on the same home as the app (its credentials file and config). */
+  function home() {
+    const configFile = join(app!.home, 'local-and-ssh.yaml');
+    return { proxies: (...args: string[]) => runCliProcess(['--config', configFile, 'proxies', ...args], { HOME: app!.home, EGRESS_DESK_HOME: join(app!.home, 'data') }) };
+  }
 });
