@@ -42,25 +42,22 @@ const INSTALL_TINYPROXY = [
 
 /**
  * Starts qemu-guest-agent when it is installed but not running, which is what an image
- * without the agent is left with after vendor-data's `packages` installed it at first boot:
+ * without the agent is left with after vendor-data's `packages` installed it at first boot
+ * (seen on a booted guest: unit `static`, `inactive`, while the port's `.device` unit is
+ * active):
  * - vendor-data cannot start it: cloud-init (22.4, Debian 12) merges user-data over
- *   vendor-data key by key (dict `no_replace`, lists not appended; `merge_how` is stripped
+ *   vendor-data key by key (dict `no_replace`, lists not appended; `merge_how` is popped
  *   from both before that merge), so this user-data's `runcmd` replaces vendor-data's;
- * - nothing else does: Debian's unit has an empty `[Install]` (deb-systemd-invoke does not
- *   start a static unit) and is pulled in only by its udev rule (`SYSTEMD_WANTS` on the
- *   `org.qemu.guest_agent.0` port, which also tags it for systemd). That rule arrived after
- *   udev had handled the port at boot, so systemd has no `.device` unit for the port and
- *   a plain `systemctl start` would wait for it (the unit `BindsTo=` it) until the job
- *   times out. Replaying the port's `add` event through the new rule creates that unit.
- * The port's device node is checked first: without the domain's agent channel there is
- * nothing to bind to, and the start would only wait.
+ * - the package does not: Debian's unit has an empty `[Install]`, and deb-systemd-invoke
+ *   does not start a static unit; its udev rule (`SYSTEMD_WANTS` on the
+ *   `org.qemu.guest_agent.0` port) pulls it in only when the port appears, at the next boot.
+ * Without the port's device node (a domain without the agent channel) there is nothing to
+ * bind to (the unit `BindsTo=` the port), and a start would only wait: skipped.
  */
 const START_AGENT = [
   'command -v qemu-ga >/dev/null || exit 0',
   'systemctl is-active --quiet qemu-guest-agent && exit 0',
   '[ -e /dev/virtio-ports/org.qemu.guest_agent.0 ] || exit 0',
-  'udevadm trigger --action=add --subsystem-match=virtio-ports --attr-match=name=org.qemu.guest_agent.0',
-  'udevadm settle --timeout=30',
   'systemctl start qemu-guest-agent',
 ].join('\n');
 
