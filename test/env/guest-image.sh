@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build (or reuse) the Debian 12 cloud-init guest image for the test "guest lane".
 #
-#   bash test/env/guest-image.sh [--rebuild]
+#   bash test/env/guest-image.sh [--bare] [--rebuild]
 #
 # Prints the path of a qcow2 image as the LAST line of stdout; progress goes to stderr.
 # The image is built from Debian packages only (mmdebstrap, minbase) from the Debian
@@ -18,6 +18,17 @@
 # cloud-init did not configure), dbus (so systemd-logind handles the ACPI power button),
 # growpart, a serial getty on ttyS0, an empty machine-id, no SSH host keys.
 # Boot it with a NoCloud seed on virtio-scsi (the cloud kernel has no AHCI): see README.md.
+#
+# --bare: the same image WITHOUT tinyproxy and qemu-guest-agent (and without the test
+# image's early-start drop-in for the agent), as distributions publish cloud images, so
+# that a launch must install both at first boot. Beside it, a flat apt repository holding
+# exactly the .debs the guest's apt fetches for those two (recommends included, as the
+# guest installs them), resolved against the image's own package set when it is built:
+#
+#   .../debian-12-egress-bare-<hash12>.qcow2        (+ .sha256)
+#   .../debian-12-egress-bare-<hash12>.qcow2.repo/  Packages, Packages.gz, *.deb
+#
+# Serve the .repo directory over HTTP and give the guest `deb [trusted=yes] URL ./`.
 #
 # Environment:
 #   EGRESS_GUEST_CACHE    cache directory (default /var/cache/egress-desk-test/images)
@@ -39,21 +50,38 @@ PACKAGES=(
   ifupdown isc-dhcp-client netbase iproute2 udev kmod extlinux locales
   dbus cloud-guest-utils
 )
-HOST_PACKAGES=(mmdebstrap e2fsprogs fdisk extlinux syslinux-common qemu-utils util-linux)
+# What --bare leaves out, for the guest to install at first boot from the flat repository.
+FIRST_BOOT_PACKAGES=(tinyproxy qemu-guest-agent)
+HOST_PACKAGES=(mmdebstrap e2fsprogs fdisk extlinux syslinux-common qemu-utils util-linux dpkg-dev)
 
 msg() { printf 'guest-image: %s\n' "$*" >&2; }
 die() { printf 'guest-image: ERROR: %s\n' "$*" >&2; exit 1; }
 
 REBUILD="${EGRESS_GUEST_REBUILD:-0}"
+BARE=0
 for arg in "$@"; do
   case "$arg" in
     --rebuild) REBUILD=1 ;;
+    --bare) BARE=1 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//' >&2; exit 0 ;;
     *) die "unknown argument: $arg (try --help)" ;;
   esac
 done
 
 ((EUID == 0)) || die "must run as root (loop devices, mounts, mmdebstrap)"
+
+if ((BARE)); then
+  kept=()
+  for p in "${PACKAGES[@]}"; do
+    [[ " ${FIRST_BOOT_PACKAGES[*]} " == *" $p "* ]] || kept+=("$p")
+  done
+  PACKAGES=("${kept[@]}")
+  VARIANT=bare
+  PREFIX=debian-12-egress-bare-
+else
+  VARIANT=full
+  PREFIX=debian-12-egress-
+fi
 
 # ---------------------------------------------------------------------------
 # Mirror: the bookworm "main" entry of apt's own sources (one-line and deb822 formats).
@@ -107,14 +135,15 @@ MIRROR="${MIRROR%/}"
 # ---------------------------------------------------------------------------
 HASH="$({
   cat "$SELF"
-  printf '\n--\nmirror=%s\nsuite=%s\npackages=%s\n' "$MIRROR" "$SUITE" "${PACKAGES[*]}"
+  printf '\n--\nmirror=%s\nsuite=%s\npackages=%s\nvariant=%s\n' "$MIRROR" "$SUITE" "${PACKAGES[*]}" "$VARIANT"
 } | sha256sum | cut -c1-12)"
 CACHE="$(realpath -m -- "${EGRESS_GUEST_CACHE:-/var/cache/egress-desk-test/images}")"
-NAME="debian-12-egress-$HASH.qcow2"
+NAME="$PREFIX$HASH.qcow2"
 IMG="$CACHE/$NAME"
 
 cache_ok() {
   [[ -f "$IMG" && -f "$IMG.sha256" ]] || return 1
+  if ((BARE)); then [[ -s "$IMG.repo/Packages" && -s "$IMG.repo/Packages.gz" ]] || return 1; fi
   local want got
   want="$(awk 'NR == 1 {print $1}' "$IMG.sha256")"
   # openssl's SHA-256 is ~3x faster than coreutils' here (SHA-NI): keeps a cache hit < 1 s
@@ -127,7 +156,7 @@ cache_ok() {
 }
 
 if ((!REBUILD)) && cache_ok; then
-  touch -c -- "$IMG" "$IMG.sha256" 2>/dev/null || true
+  touch -c -- "$IMG" "$IMG.sha256" "$IMG.repo" 2>/dev/null || true
   msg "cached: $IMG"
   echo "$IMG"
   exit 0
@@ -217,6 +246,7 @@ RAW="$SCRATCH/disk.raw"
 MNT="$SCRATCH/mnt"
 LOOP=""
 LOG="$CACHE/build.log"
+((BARE)) && LOG="$CACHE/build-bare.log"
 
 CHILD=""
 # Run a long step in its own process group, in the background, and wait for it: a signal
@@ -276,7 +306,21 @@ while IFS= read -r line; do # forward apt proxy settings of the host (mmdebstrap
   [[ -n "$line" ]] && APT_PROXY_OPTS+=(--aptopt="$line")
 done < <(apt-config dump 2>/dev/null | awk '$1 ~ /^Acquire::(http|https|ftp)::Proxy(::|$)/ {print}' || true)
 
-msg "mmdebstrap ($SUITE, minbase + ${#PACKAGES[@]} packages)..."
+HOOKS=()
+if ((BARE)); then
+  # The flat repository: what the guest's own apt would fetch for the first-boot packages,
+  # resolved against this very package set (so nothing the image has is duplicated, and
+  # nothing it lacks is missing), with the image's apt configuration (recommends included).
+  REPO_BUILD="$WORK/repo"
+  mkdir -p "$REPO_BUILD"
+  HOOKS+=(
+    --customize-hook='chroot "$1" apt-get clean'
+    --customize-hook="chroot \"\$1\" apt-get -y -q --download-only install ${FIRST_BOOT_PACKAGES[*]}"
+    --customize-hook="mv \"\$1\"/var/cache/apt/archives/*.deb '$REPO_BUILD/'"
+  )
+fi
+
+msg "mmdebstrap ($SUITE, $VARIANT, minbase + ${#PACKAGES[@]} packages)..."
 t=$SECONDS
 include="$(IFS=,; echo "${PACKAGES[*]}")"
 if ! run_bg mmdebstrap --mode=root --variant=minbase --format=directory \
@@ -287,12 +331,22 @@ if ! run_bg mmdebstrap --mode=root --variant=minbase --format=directory \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
   --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-  "${APT_PROXY_OPTS[@]}" \
+  "${APT_PROXY_OPTS[@]}" "${HOOKS[@]}" \
   "$SUITE" "$MNT" "$MIRROR" >>"$LOG" 2>&1; then
   tail -n 25 "$LOG" >&2
   die "mmdebstrap failed"
 fi
 msg "mmdebstrap done in $((SECONDS - t)) s"
+
+if ((BARE)); then
+  for p in "${FIRST_BOOT_PACKAGES[@]}"; do
+    [[ "$(chroot "$MNT" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" != installed ]] ||
+      die "$p is installed in the bare image"
+    compgen -G "$REPO_BUILD/${p}_*.deb" >/dev/null || die "the flat repository has no $p .deb"
+  done
+  (cd "$REPO_BUILD" && dpkg-scanpackages -m . /dev/null >Packages 2>>"$LOG" && gzip -9nk Packages)
+  msg "flat repository: $(ls -1 "$REPO_BUILD"/*.deb | wc -l) packages, $(du -sh "$REPO_BUILD" | cut -f1)"
+fi
 
 # --- configuration ---------------------------------------------------------------
 R="$MNT"
@@ -405,8 +459,10 @@ CFG
 # the org.qemu.guest_agent.0 port; the unit BindsTo the port's .device). With the unit's
 # default dependencies it still waits for sysinit.target, and cloud-init.service (network
 # stage, DHCP included) is ordered Before=sysinit.target: start it as soon as the port exists.
-mkdir -p "$R/etc/systemd/system/qemu-guest-agent.service.d"
-cat >"$R/etc/systemd/system/qemu-guest-agent.service.d/10-egress-early.conf" <<'UNIT'
+# The bare image stays as a distribution publishes it: neither the agent nor this drop-in.
+if ((!BARE)); then
+  mkdir -p "$R/etc/systemd/system/qemu-guest-agent.service.d"
+  cat >"$R/etc/systemd/system/qemu-guest-agent.service.d/10-egress-early.conf" <<'UNIT'
 [Unit]
 DefaultDependencies=no
 After=systemd-journald.socket local-fs.target
@@ -414,10 +470,11 @@ Conflicts=shutdown.target
 Before=shutdown.target
 UNIT
 
-# Debian's tinyproxy ships /var/log/tinyproxy as root:root 0755, so the daemon (running as
-# user tinyproxy) cannot create the LogFile of its own default config and falls back to
-# syslog. Only the ownership is fixed; the configuration stays the package default.
-chroot "$R" /bin/chown tinyproxy:tinyproxy /var/log/tinyproxy
+  # Debian's tinyproxy ships /var/log/tinyproxy as root:root 0755, so the daemon (running as
+  # user tinyproxy) cannot create the LogFile of its own default config and falls back to
+  # syslog. Only the ownership is fixed; the configuration stays the package default.
+  chroot "$R" /bin/chown tinyproxy:tinyproxy /var/log/tinyproxy
+fi
 
 # the guest runs under TCG: do not load kvm modules for the emulated CPU's svm/vmx flag
 mkdir -p "$R/etc/modprobe.d"
@@ -434,10 +491,12 @@ rm -f "$R/etc/systemd/system/timers.target.wants/e2scrub_all.timer" \
   "$R/etc/systemd/system/multi-user.target.wants/e2scrub_reap.service"
 
 # checks of what the packages must provide
-grep -qs 'org.qemu.guest_agent.0' "$R"/lib/udev/rules.d/*qemu-guest-agent*.rules ||
-  die "qemu-guest-agent udev rule (SYSTEMD_WANTS on the virtio port) not found"
-[[ -L "$R/etc/systemd/system/multi-user.target.wants/tinyproxy.service" ]] ||
-  die "tinyproxy.service is not enabled in the image"
+if ((!BARE)); then
+  grep -qs 'org.qemu.guest_agent.0' "$R"/lib/udev/rules.d/*qemu-guest-agent*.rules ||
+    die "qemu-guest-agent udev rule (SYSTEMD_WANTS on the virtio port) not found"
+  [[ -L "$R/etc/systemd/system/multi-user.target.wants/tinyproxy.service" ]] ||
+    die "tinyproxy.service is not enabled in the image"
+fi
 [[ -L "$R/etc/systemd/system/cloud-init.target.wants/cloud-init.service" ]] ||
   die "cloud-init services are not enabled in the image"
 
@@ -486,17 +545,23 @@ rm -f "$RAW"
 qemu-img check -q "$WORK/$NAME"
 (cd "$WORK" && sha256sum "$NAME" >"$NAME.sha256")
 chmod 644 "$WORK/$NAME" "$WORK/$NAME.sha256"
+if ((BARE)); then # the repository first: the image's .sha256, moved last, marks the pair complete
+  chmod -R a+rX "$REPO_BUILD"
+  rm -rf -- "$IMG.repo"
+  mv -f "$REPO_BUILD" "$IMG.repo"
+fi
 mv -f "$WORK/$NAME" "$IMG"
 mv -f "$WORK/$NAME.sha256" "$IMG.sha256"
 
-# keep the $KEEP newest images
+# keep the $KEEP newest images of this variant
 n=0
 while IFS= read -r old; do
+  [[ "$(basename "$old")" =~ ^${PREFIX}[0-9a-f]{12}\.qcow2$ ]] || continue
   n=$((n + 1))
   ((n > KEEP)) || continue
   [[ "$old" == "$IMG" ]] && continue
   msg "pruning old image $(basename "$old")"
-  rm -f -- "$old" "$old.sha256"
+  rm -rf -- "$old" "$old.sha256" "$old.repo"
 done < <(ls -1t -- "$CACHE"/debian-12-egress-*.qcow2 2>/dev/null || true)
 
 msg "built $IMG ($(du -h "$IMG" | cut -f1)) in $((SECONDS - T0)) s"

@@ -73,8 +73,9 @@ describe('a proxy built by our builders boots on a real guest image', () => {
       machineTypes: { small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 } },
       images: { guest: { url: `file://${image.path}`, sha256: image.sha256 } },
       defaults: { machineType: 'small', image: 'guest' },
-      // The test network is isolated: the image ships the agent, so nothing is installed at boot.
-      vendorData: '#cloud-config\nruncmd:\n  - [systemctl, enable, --now, qemu-guest-agent]\n',
+      // The test network is isolated: the image ships the agent, so nothing is installed at
+      // boot (and the proxy's user-data starts it).
+      vendorData: '#cloud-config\n',
     });
     const spec = resolveSpec({ name: 'egtest-guest', allow: ['192.168.150.0/24'], credentials: { username: 'egress', password: 'guest-lane-secret' } }, config, config.hosts[0]!);
     const r = renderProxy(spec, { domainType: 'qemu', basePath, createdAt: new Date() });

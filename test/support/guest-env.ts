@@ -11,14 +11,38 @@ export interface GuestImage {
   sha256: string;
 }
 
-/** Builds (or takes from the cache) the guest image: minutes the first time, instant after. */
-export function guestImage(): GuestImage {
-  const path = execFileSync('bash', ['test/env/guest-image.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).trim().split('\n').pop()!;
+/**
+ * Builds (or takes from the cache) the guest image: minutes the first time, instant after.
+ * `bare`: the image without tinyproxy and qemu-guest-agent (`guest-image.sh --bare`).
+ */
+export function guestImage(o: { bare?: boolean } = {}): GuestImage {
+  const args = ['test/env/guest-image.sh', ...(o.bare ? ['--bare'] : [])];
+  const path = execFileSync('bash', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).trim().split('\n').pop()!;
   return { path, sha256: execFileSync('sha256sum', [path], { encoding: 'utf8' }).split(' ')[0]! };
 }
 
-/** A config (YAML text) with the local host on the test pool and network, and the guest image as the default. */
-export function guestConfig(env: TestEnv, image: GuestImage): string {
+/** The flat apt repository `guest-image.sh --bare` keeps beside the bare image: the .debs its first boot needs. */
+export function bareImageRepo(image: GuestImage): string {
+  return `${image.path}.repo`;
+}
+
+/**
+ * vendor-data as a site gives its mirror: the flat repository as the only apt source
+ * (Debian's cloud.cfg preserves sources.list unless told otherwise), and the default
+ * vendor-data's agent, which a vendorData of one's own replaces (docs/config.md).
+ */
+export function siteMirrorVendorData(mirrorUrl: string): string {
+  return ['#cloud-config', 'apt:', '  preserve_sources_list: false', '  sources_list: |', `    deb [trusted=yes] ${mirrorUrl} ./`, 'packages:', '  - qemu-guest-agent', ''].join('\n');
+}
+
+/**
+ * A config (YAML text) with the local host on the test pool and network, and the guest
+ * image as the default; `vendorData` replaces the lane's, which installs nothing (the test
+ * network has no distribution mirror: the default vendor-data's `packages` would fail).
+ */
+export function guestConfig(env: TestEnv, image: GuestImage, vendorData?: string): string {
+  // Nothing to install: the image ships the agent (and the proxy's user-data starts it).
+  const vendor = vendorData ?? '#cloud-config\n';
   return [
     'type: kvm',
     'kvm:',
@@ -29,11 +53,8 @@ export function guestConfig(env: TestEnv, image: GuestImage): string {
     '  images:',
     `    guest: { url: "file://${image.path}", sha256: ${image.sha256} }`,
     '  defaults: { machineType: small, image: guest }',
-    // The test network is offline: the image ships the agent, so nothing is installed at boot.
     '  vendorData: |',
-    '    #cloud-config',
-    '    runcmd:',
-    '      - [systemctl, enable, --now, qemu-guest-agent]',
+    ...vendor.trimEnd().split('\n').map((line) => (line ? `    ${line}` : '')),
     '',
   ].join('\n');
 }
@@ -41,10 +62,17 @@ export function guestConfig(env: TestEnv, image: GuestImage): string {
 /** The page test/fixtures/guest-www serves, and how to find it in a response. */
 export const GUEST_PAGE_MARK = 'egress guest lane';
 
-/** Serves test/fixtures/guest-www on the bridge address inside the namespace; kill() it after. */
-export function namespaceHttpServer(env: TestEnv, port = 18081): { child: ChildProcess; url: string } {
-  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', 'test/fixtures/guest-www'], { stdio: 'ignore' });
-  return { child, url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html` };
+/**
+ * Serves `directory` (default test/fixtures/guest-www) on the bridge address inside the
+ * namespace; kill() it after. `requests` holds the request lines it logged so far.
+ */
+export function namespaceHttpServer(env: TestEnv, port = 18081, directory = 'test/fixtures/guest-www'): { child: ChildProcess; url: string; requests: () => string[] } {
+  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', directory], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    log += chunk;
+  });
+  return { child, url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html`, requests: () => log.split('\n').filter((l) => l.includes('"GET ')) };
 }
 
 /** Fetches `target` through the proxy at `proxyUrl`, from inside the namespace (the only place its address is reachable). */

@@ -29,7 +29,8 @@ describe('withDefaults', () => {
     expect(resolved.vendorData).toBe(DEFAULTS.vendorData);
     expect(resolved.vendorData).toMatch(/^#cloud-config\n/);
     expect(resolved.vendorData).toMatch(/packages:\n\s+- qemu-guest-agent/);
-    expect(resolved.vendorData).toMatch(/runcmd:/);
+    // No runcmd: the proxy's user-data has one, and cloud-init keeps user-data's (see cloud-config.test.ts).
+    expect(resolved.vendorData).not.toMatch(/^runcmd:/m);
     expect(resolved.proxy.port).toBe(3128);
   });
 

@@ -27,9 +27,48 @@ function checkSize(what: string, text: string, max: number): string {
 }
 
 /**
- * user-data: writes tinyproxy.conf and (re)starts tinyproxy. The package is installed only
- * when missing, so an image that ships tinyproxy boots offline; `--force-confold` keeps
- * our file when the package is installed after it was written.
+ * Installs tinyproxy when the image lacks it. `apt-get install` is tried first: when
+ * vendor-data's `packages` ran (the default vendor-data's does), cloud-init has just
+ * refreshed the package lists, and a second `apt-get update` would cost the first boot
+ * tens of seconds under TCG; only when that fails (no lists, stale lists) are they
+ * refreshed. `--force-confold` keeps our tinyproxy.conf, written before the package.
+ */
+const INSTALL_TINYPROXY = [
+  'command -v tinyproxy >/dev/null && exit 0',
+  'export DEBIAN_FRONTEND=noninteractive',
+  'install() { apt-get install -y -o Dpkg::Options::=--force-confold tinyproxy; }',
+  'install || { apt-get update && install; }',
+].join('\n');
+
+/**
+ * Starts qemu-guest-agent when it is installed but not running, which is what an image
+ * without the agent is left with after vendor-data's `packages` installed it at first boot
+ * (seen on a booted guest: unit `static`, `inactive`, while the port's `.device` unit is
+ * active):
+ * - vendor-data cannot start it: cloud-init (22.4, Debian 12) merges user-data over
+ *   vendor-data key by key (dict `no_replace`, lists not appended; `merge_how` is popped
+ *   from both before that merge), so this user-data's `runcmd` replaces vendor-data's;
+ * - the package does not: Debian's unit has an empty `[Install]`, and deb-systemd-invoke
+ *   does not start a static unit; its udev rule (`SYSTEMD_WANTS` on the
+ *   `org.qemu.guest_agent.0` port) pulls it in only when the port appears, at the next boot.
+ * Without the port's device node (a domain without the agent channel) there is nothing to
+ * bind to (the unit `BindsTo=` the port), and a start would only wait: skipped.
+ */
+const START_AGENT = [
+  'command -v qemu-ga >/dev/null || exit 0',
+  'systemctl is-active --quiet qemu-guest-agent && exit 0',
+  '[ -e /dev/virtio-ports/org.qemu.guest_agent.0 ] || exit 0',
+  'systemctl start qemu-guest-agent',
+].join('\n');
+
+/** The runcmd scripts, exported for the unit test that runs them against stand-in commands. */
+export const USER_DATA_SCRIPTS = { installTinyproxy: INSTALL_TINYPROXY, startAgent: START_AGENT } as const;
+
+/**
+ * user-data: writes tinyproxy.conf, installs tinyproxy when missing, (re)starts it, and
+ * starts the guest agent when vendor-data installed one. The keys set here
+ * (`hostname`, `manage_etc_hosts`, `write_files`, `runcmd`) replace vendor-data's keys of
+ * the same name in cloud-init's merge; `packages`, `apt`, `bootcmd`, … stay vendor-data's.
  */
 export function buildUserData(spec: UserDataSpec): string {
   checkHostname(spec.hostname);
@@ -45,13 +84,10 @@ export function buildUserData(spec: UserDataSpec): string {
       },
     ],
     runcmd: [
-      [
-        'sh',
-        '-c',
-        'command -v tinyproxy >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold tinyproxy; }',
-      ],
+      ['sh', '-c', INSTALL_TINYPROXY],
       ['systemctl', 'enable', 'tinyproxy'],
       ['systemctl', 'restart', 'tinyproxy'],
+      ['sh', '-c', START_AGENT],
     ],
   };
   return checkSize('user-data', `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`, MAX_USER_DATA_BYTES);

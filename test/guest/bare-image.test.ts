@@ -1,0 +1,119 @@
+/**
+ * The guest lane on an image as distributions publish it: no tinyproxy, no qemu-guest-agent
+ * (`guest-image.sh --bare`). A site mirror (the flat apt repository of the .debs those two
+ * need, served inside the test namespace) is given to the guest through `kvm.vendorData`,
+ * as a site would. `proxies launch --wait` must install both at first boot from that
+ * mirror, the printed URL must forward HTTP, and the guest agent must come up and report
+ * the proxy's address (source `agent`) without anything in vendor-data starting it.
+ * Launch to ready is logged (docs/performance.md). `proxies delete` leaves nothing.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { agentExec } from '../../electron/libvirt/qemu-agent.js';
+import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
+import {
+  GUEST_PAGE_MARK,
+  type GuestImage,
+  bareImageRepo,
+  fetchThroughProxy,
+  guestConfig,
+  guestImage,
+  namespaceHttpServer,
+  siteMirrorVendorData,
+} from '../support/guest-env.js';
+import { removeProxy, systemClient } from '../support/libvirt.js';
+import { hypervisorState } from '../support/provider-env.js';
+import { runCliProcess } from '../support/run-cli.js';
+import { testEnv } from '../support/test-env.js';
+import { waitFor } from '../support/wait.js';
+
+const env = testEnv();
+const NAME = 'egtest-bare-1';
+const PAGE_PORT = 18083;
+const MIRROR_PORT = 18084;
+let client: LibvirtClient;
+let page: ReturnType<typeof namespaceHttpServer> | undefined;
+let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
+let home: string;
+let config: string;
+let image: GuestImage;
+
+const Inspection = z.object({
+  proxy: z.object({ id: z.string() }),
+  addresses: z.array(z.object({ address: z.string(), source: z.string() })),
+  problems: z.record(z.string(), z.string()),
+});
+
+const cli = (...args: string[]) =>
+  runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+
+beforeAll(async () => {
+  image = guestImage({ bare: true });
+  home = mkdtempSync(join(tmpdir(), 'egress-bare-'));
+  config = join(home, 'config.yaml');
+  mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
+  writeFileSync(config, guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
+  client = await systemClient();
+  page = namespaceHttpServer(env, PAGE_PORT);
+}, 20 * 60_000);
+
+afterAll(async () => {
+  page?.child.kill();
+  mirror?.child.kill();
+  if (client) {
+    await removeProxy(client, NAME);
+    await client.close();
+  }
+}, 120_000);
+
+describe('a launch on an image without tinyproxy and qemu-guest-agent, with a site mirror', () => {
+  it('installs both at first boot; the URL forwards HTTP and the agent reports the address', async () => {
+    const before = await hypervisorState(client);
+    const t0 = Date.now();
+    const r = await cli('launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
+    const ready = (Date.now() - t0) / 1000;
+    console.log(`bare image: launch --wait (Launch to ready, packages from the mirror) took ${ready.toFixed(1)} s\n${r.stderr}`);
+    expect(r.code, r.stderr).toBe(0);
+    const url = r.stdout.trim();
+    expect(url).toMatch(/^http:\/\/egress:[A-Za-z0-9_-]+@192\.168\.150\.\d+:3128$/);
+    const address = new URL(url).hostname;
+
+    // Both packages came from the mirror at first boot: the image has neither (guest-image.sh checks).
+    const fetched = mirror!.requests().join('\n');
+    expect(fetched).toMatch(/GET \/\.?\/?tinyproxy_[^ ]+\.deb/);
+    expect(fetched).toMatch(/GET \/\.?\/?qemu-guest-agent_[^ ]+\.deb/);
+
+    expect(fetchThroughProxy(env, url, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`)).toContain(GUEST_PAGE_MARK);
+
+    // The agent: installed by vendor-data's `packages`, started by our user-data's runcmd
+    // (right after tinyproxy, so within seconds of ready).
+    let last = '';
+    const inspection = await waitFor('the guest agent to report the proxy address', 120_000, async () => {
+      const i = await cli('inspect', NAME, '--json');
+      if (i.code !== 0) throw new Error(i.stderr);
+      const parsed = Inspection.parse(JSON.parse(i.stdout));
+      last = JSON.stringify({ addresses: parsed.addresses, problems: parsed.problems });
+      return parsed.addresses.some((a) => a.source === 'agent' && a.address === address) ? parsed : undefined;
+    }).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; inspect last said ${last}`);
+    });
+    console.log(`bare image: the agent reported ${address} ${((Date.now() - t0) / 1000 - ready).toFixed(1)} s after ready`);
+    expect(inspection.problems.agent).toBeUndefined();
+
+    const dom = await client.call('DOMAIN_LOOKUP_BY_NAME', { name: inspection.proxy.id });
+    const status = await agentExec(client, dom, '/usr/bin/dpkg-query', ['-W', '-f', '${Package} ${db:Status-Status}\\n', 'tinyproxy', 'qemu-guest-agent']);
+    expect(status.stdout.split('\n').filter(Boolean).sort()).toEqual(['qemu-guest-agent installed', 'tinyproxy installed']);
+    const cloudInit = await agentExec(client, dom, '/usr/bin/cloud-init', ['status', '--long']);
+    expect(cloudInit.stdout).toMatch(/status: done/);
+
+    const del = await cli('delete', NAME);
+    expect(del.code, del.stderr).toBe(0);
+    const after = await hypervisorState(client);
+    expect(after.domains).toEqual(before.domains);
+    expect(after.volumes).toEqual([...new Set([...before.volumes, baseVolumeName(image.sha256, 'qcow2')])].sort());
+  }, 15 * 60_000);
+});
