@@ -431,6 +431,9 @@ describe('fault: libvirtd restarted while the app is open', () => {
 
     const restartedAt = Date.now();
     execFileSync('bash', [join(process.cwd(), 'test/env/restart-libvirtd.sh'), '2'], { stdio: 'ignore' });
+    // The test's own connection went with the old daemon too.
+    await client.close().catch(() => undefined);
+    client = await systemClient();
 
     for (const host of ['local', 'loop']) {
       await waitFor(`${host} back to connected by itself`, 60_000, () => (statuses.some((s) => s.name === host && s.state === 'connected' && s.at > restartedAt) ? true : undefined), 50);
