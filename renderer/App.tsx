@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { backend } from './backend.js';
-import { useConfigStore } from './config-store.js';
+import { useAppConfigStore } from './stores/app-config-store.js';
 import { errorMessage } from './format.js';
 import { useHostsStore } from './stores/hosts-store.js';
 import { useProxiesStore } from './stores/proxies-store.js';
@@ -28,17 +28,17 @@ function useBackend(): void {
     try {
       api = backend();
     } catch (err) {
-      useConfigStore.setState({ error: errorMessage(err) });
+      useAppConfigStore.setState({ error: errorMessage(err) });
       return;
     }
-    void useConfigStore.getState().load(api);
+    void useAppConfigStore.getState().load(api);
     const offs = [
       useHostsStore.getState().start(api),
       useProxiesStore.getState().start(api),
       useTasksStore.getState().start(api),
       // No config event exists: an image pull that finishes changes the images' cache state.
       api.on('task:update', (t) => {
-        if (t.kind === 'images:pull' && t.state === 'succeeded') void useConfigStore.getState().refreshCatalog(api);
+        if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);
       }),
       // The desktop window's native menu (File → Launch, Import, Export).
       api.on('app:command', (c) => {
@@ -81,7 +81,7 @@ function useShortcuts(): void {
 export function App() {
   useBackend();
   useShortcuts();
-  const { info, state, error } = useConfigStore();
+  const { info, state, error } = useAppConfigStore();
   const { view, setView, launchOpen, setLaunchOpen, toasts, dismiss } = useUiStore();
   const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
   const Current = VIEW_COMPONENTS[view];

@@ -5,6 +5,7 @@
  * gone: the last answer stays on screen, labelled as such.
  */
 import { create } from 'zustand';
+import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
 import type { EgressApi } from '../../shared/ipc.js';
 import type { ProxyChanged, ProxyInspectionView } from '../../shared/proxies.js';
 import { errorMessage, loadSetting, saveSetting } from '../format.js';
@@ -84,7 +85,7 @@ export const useInspectorStore = create<InspectorStore>((set, get) => {
         if (mine === generation) set({ inspection, loading: false, error: undefined, gone: false });
       } catch (err) {
         if (mine !== generation) return;
-        if (err instanceof Error && err.name === 'ProxyNotFoundError') set({ loading: false, gone: true, error: undefined });
+        if (isErrorNamed(err, ErrorNames.proxyNotFound)) set({ loading: false, gone: true, error: undefined });
         else set({ loading: false, error: errorMessage(err) });
       }
     },

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from 'react';
 import type { KVMHost } from '../../shared/config.js';
 import { type HostStatus, sameHypervisorAs } from '../../shared/hosts.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
@@ -204,7 +204,7 @@ function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: nu
       const api = backend();
       const result = await api.hosts.remove({ name, confirm: true });
       replaceHosts(result.hosts);
-      await useConfigStore.getState().load(api);
+      await useAppConfigStore.getState().load(api);
       onDone(result.message);
     } catch (err) {
       setError(errorMessage(err));
@@ -230,7 +230,7 @@ function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: nu
 export function HostsView() {
   const { hosts, loaded, error } = useHostsStore();
   const proxies = useProxiesStore((s) => s.proxies);
-  const configHosts = useConfigStore((s) => s.state?.config?.kvm?.hosts);
+  const configHosts = useAppConfigStore((s) => s.state?.config?.kvm?.hosts);
   const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }>();
   const [notice, setNotice] = useState<string>();
   const same = sameHypervisorAs(hosts);

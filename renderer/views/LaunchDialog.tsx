@@ -9,7 +9,7 @@ import { isCidr } from '../../shared/net.js';
 import type { ProxySpec } from '../../shared/proxy.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
@@ -100,7 +100,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const headingId = `${base}-h`;
   const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow` };
   const hosts = useHostsStore((s) => s.hosts);
-  const { machineTypes, images, state } = useConfigStore();
+  const { machineTypes, images, state } = useAppConfigStore();
   const [name, setName] = useState('');
   const [touched, setTouched] = useState(false);
   const [host, setHost] = useState('');
