@@ -10,7 +10,7 @@ import type { ImageView, MachineTypeView } from '../../shared/images-view.js';
 import type { AppInfo, ConfigState, EgressApi } from '../../shared/ipc.js';
 import { errorMessage } from '../format.js';
 
-interface AppConfigStore {
+export interface AppConfigStore {
   info?: AppInfo;
   state?: ConfigState;
   error?: string;

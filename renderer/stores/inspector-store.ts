@@ -25,7 +25,7 @@ const isTarget = (v: unknown): v is Target | null =>
   v === null ||
   (typeof v === 'object' && typeof (v as Target).name === 'string' && typeof (v as Target).tab === 'string');
 
-interface InspectorStore {
+export interface InspectorStore {
   /** The proxy open in the inspector, by name (names are unique across the fleet); null when closed. */
   target: Target | null;
   inspection?: ProxyInspectionView;

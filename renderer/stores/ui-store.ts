@@ -30,7 +30,7 @@ export interface ImportDraft {
   syntax: 'yaml' | 'json';
 }
 
-interface UiStore {
+export interface UiStore {
   view: View;
   importDraft?: ImportDraft;
   sort: Sort;

@@ -7,6 +7,7 @@
  * Every change goes through the backend's one config write path.
  */
 import { useEffect, useId, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { type CatalogEdit, catalogEditIssues } from '../../shared/catalog-edit.js';
 import { DISK_FORMATS, formatIssue } from '../../shared/config.js';
 import type { ImagePresence, ImageView, MachineTypeView } from '../../shared/images-view.js';
@@ -344,7 +345,7 @@ function Images({ images }: { images: ImageView[] }) {
 }
 
 export function CatalogView() {
-  const { machineTypes, images, catalogError } = useAppConfigStore();
+  const { machineTypes, images, catalogError } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, catalogError: s.catalogError })));
   // Presence is asked only of connected hosts: read the catalog again when that set changes.
   const connected = useHostsStore((s) => s.hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(','));
   useEffect(() => {

@@ -234,7 +234,7 @@ function ImportPanel() {
 }
 
 export function ConfigView() {
-  const { state } = useAppConfigStore();
+  const state = useAppConfigStore((s) => s.state);
   const kvm = state?.config?.kvm;
   return (
     <section className="view view-config" aria-labelledby="config-h">

@@ -4,6 +4,7 @@
  * editing and removing hosts.
  */
 import { type FormEvent, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { KVMHost } from '../../shared/config.js';
 import { type HostStatus, sameHypervisorAs } from '../../shared/hosts.js';
 import { backend } from '../backend.js';
@@ -24,7 +25,9 @@ const STATE_TEXT: Record<HostStatus['state'], string> = {
 };
 
 function HostKeyPrompt({ host }: { host: HostStatus }) {
-  const { trust, trusting, trustError } = useHostsStore();
+  const { trust, trusting, trustError } = useHostsStore(
+    useShallow((s) => ({ trust: s.trust, trusting: s.trusting[host.name] === true, trustError: s.trustError[host.name] })),
+  );
   const headingId = `trust-${host.name}`;
   return (
     <section className="prompt" role="alertdialog" aria-labelledby={headingId} aria-describedby={`${headingId}-d`}>
@@ -39,9 +42,9 @@ function HostKeyPrompt({ host }: { host: HostStatus }) {
           <code>{host.fingerprint}</code>
         </p>
       </div>
-      {trustError[host.name] && <p role="alert" className="error">{trustError[host.name]}</p>}
-      <button type="button" className="primary" disabled={!host.fingerprint || trusting[host.name]} onClick={() => void trust(backend(), host.name, host.fingerprint!)}>
-        {trusting[host.name] ? 'Trusting…' : 'Trust this key'}
+      {trustError && <p role="alert" className="error">{trustError}</p>}
+      <button type="button" className="primary" disabled={!host.fingerprint || trusting} onClick={() => void trust(backend(), host.name, host.fingerprint!)}>
+        {trusting ? 'Trusting…' : 'Trust this key'}
       </button>
     </section>
   );
@@ -64,13 +67,15 @@ function HostKeyRefused({ host }: { host: HostStatus }) {
 
 /** The passphrase of the host's encrypted identity file: tried at once, remembered only when asked (and where is said). */
 function PassphrasePrompt({ host }: { host: HostStatus }) {
-  const { unlock, unlocking, unlockError } = useHostsStore();
+  const { unlock, unlocking, unlockError } = useHostsStore(
+    useShallow((s) => ({ unlock: s.unlock, unlocking: s.unlocking[host.name] === true, unlockError: s.unlockError[host.name] })),
+  );
   const [passphrase, setPassphrase] = useState('');
   const [remember, setRemember] = useState(false);
   const id = `unlock-${host.name}`;
   const store = host.secretStore;
-  const busy = unlocking[host.name] ?? false;
-  const problem = unlockError[host.name];
+  const busy = unlocking;
+  const problem = unlockError;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!passphrase || busy) return;
@@ -228,7 +233,7 @@ function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: nu
 }
 
 export function HostsView() {
-  const { hosts, loaded, error } = useHostsStore();
+  const { hosts, loaded, error } = useHostsStore(useShallow((s) => ({ hosts: s.hosts, loaded: s.loaded, error: s.error })));
   const proxies = useProxiesStore((s) => s.proxies);
   const configHosts = useAppConfigStore((s) => s.state?.config?.kvm?.hosts);
   const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }>();

@@ -5,6 +5,7 @@
  * across a reload; `proxy:changed` events for it refresh it, and a removal says so.
  */
 import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { backend } from '../backend.js';
 import { useInspectorStore } from '../stores/inspector-store.js';
 import { ConsolePanel } from './ConsolePanel.js';
@@ -35,7 +36,9 @@ function keepsEscape(target: EventTarget | null): boolean {
 }
 
 export function InspectorView() {
-  const { target, inspection, loading, error, gone, close, setTab, refresh } = useInspectorStore();
+  const { target, inspection, loading, error, gone, close, setTab, refresh } = useInspectorStore(
+    useShallow((s) => ({ target: s.target, inspection: s.inspection, loading: s.loading, error: s.error, gone: s.gone, close: s.close, setTab: s.setTab, refresh: s.refresh })),
+  );
   const name = target?.name;
 
   // Load when the target changes; follow proxy:changed events for it.

@@ -4,6 +4,7 @@
  * cancel, and an honest failure view (the step that failed and the backend's message).
  */
 import { type FormEvent, useEffect, useId, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { DEFAULTS, DNS_LABEL } from '../../shared/config.js';
 import { isCidr } from '../../shared/net.js';
 import type { ProxySpec } from '../../shared/proxy.js';
@@ -100,7 +101,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const headingId = `${base}-h`;
   const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow` };
   const hosts = useHostsStore((s) => s.hosts);
-  const { machineTypes, images, state } = useAppConfigStore();
+  const { machineTypes, images, state } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })));
   const [name, setName] = useState('');
   const [touched, setTouched] = useState(false);
   const [host, setHost] = useState('');

@@ -1,11 +1,13 @@
 /** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage, formatAge } from '../format.js';
 import { useInspectorStore } from '../stores/inspector-store.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
+import { inspecting as isInspecting, tableInspector, tableProxies, tableUi } from '../stores/slices.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -78,7 +80,7 @@ function StateBadge({ state }: { state: string }) {
  * are as they were when the person comes back.
  */
 export function ProxiesView() {
-  const inspecting = useInspectorStore((s) => s.target !== null);
+  const inspecting = useInspectorStore(isInspecting);
   return (
     <>
       {inspecting && <InspectorView />}
@@ -105,10 +107,9 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
 }
 
 function ProxiesTable({ hidden }: { hidden: boolean }) {
-  const { proxies, loaded, error } = useProxiesStore();
-  const returnTo = useInspectorStore((s) => s.returnTo);
-  const openInspector = useInspectorStore((s) => s.open);
-  const { sort, setSort, setLaunchOpen, toast } = useUiStore();
+  const { proxies, loaded, error } = useProxiesStore(useShallow(tableProxies));
+  const { returnTo, openInspector } = useInspectorStore(useShallow(tableInspector));
+  const { sort, setSort, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState<string[] | undefined>();

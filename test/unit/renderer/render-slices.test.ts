@@ -1,0 +1,94 @@
+/**
+ * What re-renders the Proxies table (renderer/stores/slices.ts): a component that reads
+ * `useStore(useShallow(slice))` re-renders exactly when the slice's fields change (by
+ * Object.is), which `renders` counts the same way over the real stores. A toast or a
+ * task's progress must re-render neither the frame nor the table above
+ * 1,000 rows; a changed row or sort must.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { StoreApi, UseBoundStore } from 'zustand';
+import { shallow } from 'zustand/shallow';
+import type { ProxyRecordView } from '../../../shared/proxies.js';
+import type { Task } from '../../../shared/tasks.js';
+import { useInspectorStore } from '../../../renderer/stores/inspector-store.js';
+import { useProxiesStore } from '../../../renderer/stores/proxies-store.js';
+import { frameUi, inspecting, runningTasks, tableInspector, tableProxies, tableUi } from '../../../renderer/stores/slices.js';
+import { useTasksStore } from '../../../renderer/stores/tasks-store.js';
+import { useUiStore } from '../../../renderer/stores/ui-store.js';
+
+/** How many times a component reading `slice` through useShallow would re-render while `act` runs. */
+function renders<S, T>(store: UseBoundStore<StoreApi<S>>, slice: (s: S) => T, act: () => void): number {
+  let last = slice(store.getState());
+  let count = 0;
+  const off = store.subscribe((state) => {
+    const next = slice(state);
+    if (!shallow(last, next)) count++;
+    last = next;
+  });
+  try {
+    act();
+  } finally {
+    off();
+  }
+  return count;
+}
+
+const task = (id: string, done: number): Task => ({
+  id,
+  kind: 'proxies:launch',
+  title: `Launch ${id}`,
+  state: 'running',
+  step: 'boot',
+  steps: [{ name: 'boot', state: 'running' }],
+  progress: { done, total: 100 },
+  cancellable: true,
+  created: '2026-12-02T10:00:00.000Z',
+});
+
+const proxy: ProxyRecordView = {
+  name: 'web-1',
+  id: 'ep-web-1-abcdef',
+  host: 'edge-a',
+  state: 'running',
+  port: 3128,
+  machineType: 'small',
+  image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
+  createdAt: '2026-12-02T10:00:00.000Z',
+  owner: 'egress-desk',
+  specHash: `sha256:${'cd'.repeat(32)}`,
+  addresses: [],
+};
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('the Proxies table and the frame above it', () => {
+  it('do not re-render for a toast or its dismissal (a whole-store read would)', () => {
+    const toastAndGo = () => {
+      useUiStore.getState().toast('Starting web-1 (see Tasks)');
+      vi.runAllTimers();
+    };
+    expect(renders(useUiStore, tableUi, toastAndGo)).toBe(0);
+    expect(renders(useUiStore, frameUi, toastAndGo)).toBe(0);
+    // The control: the same act seen by a component that reads the whole store.
+    expect(renders(useUiStore, (s) => s, toastAndGo)).toBe(2);
+  });
+
+  it('do not re-render for a running task\'s progress, only for a change in how many run', () => {
+    useTasksStore.getState().upsert(task('t1', 10));
+    expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(task('t1', 50)))).toBe(0);
+    expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(task('t2', 0)))).toBe(1);
+  });
+
+  it('re-render when a row or the sort changes', () => {
+    expect(renders(useProxiesStore, tableProxies, () => useProxiesStore.getState().apply({ host: 'edge-a', domain: proxy.id, event: 'STARTED', removed: false, proxy }))).toBe(1);
+    expect(renders(useUiStore, tableUi, () => useUiStore.getState().setSort({ key: 'age', dir: 'desc' }))).toBe(1);
+  });
+
+  it('follow the inspector only for whether it is open and where focus returns', () => {
+    expect(renders(useInspectorStore, inspecting, () => useInspectorStore.getState().setTab('xml'))).toBe(0);
+    expect(renders(useInspectorStore, inspecting, () => useInspectorStore.getState().open('web-1'))).toBe(1);
+    expect(renders(useInspectorStore, tableInspector, () => useInspectorStore.getState().setTab('xml'))).toBe(0);
+    expect(renders(useInspectorStore, tableInspector, () => useInspectorStore.getState().close())).toBe(1);
+  });
+});
