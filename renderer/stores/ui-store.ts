@@ -1,6 +1,10 @@
-/** What the window remembers between starts (localStorage): the last view and the proxies' sort. */
+/**
+ * The window's own state: the current view and the proxies' sort (both remembered between
+ * starts, in localStorage through `persist`), the Launch dialog, the import draft, toasts.
+ */
 import { create } from 'zustand';
-import { loadSetting, saveSetting } from '../format.js';
+import { persist } from 'zustand/middleware';
+import { isRecord, localSettings } from './local-settings.js';
 
 export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks'] as const;
 export type View = (typeof VIEWS)[number];
@@ -45,34 +49,55 @@ export interface UiStore {
   dismiss(id: number): void;
 }
 
+/** What is remembered between starts. */
+type RememberedUi = Pick<UiStore, 'view' | 'sort'>;
+
+/** The localStorage key, and the keys each setting had before `persist` (read once, then removed). */
+export const UI_SETTINGS = 'egress-desk.ui';
+const LEGACY_UI_KEYS: Record<string, keyof RememberedUi> = { 'egress-desk.view': 'view', 'egress-desk.proxies.sort': 'sort' };
+
 let nextToast = 1;
 
-export const useUiStore = create<UiStore>((set, get) => ({
-  view: loadSetting('egress-desk.view', 'proxies', isView),
-  sort: loadSetting('egress-desk.proxies.sort', { key: 'name', dir: 'asc' }, isSort),
-  launchOpen: false,
-  toasts: [],
-  setView(view) {
-    saveSetting('egress-desk.view', view);
-    set({ view });
-  },
-  setSort(sort) {
-    saveSetting('egress-desk.proxies.sort', sort);
-    set({ sort });
-  },
-  setLaunchOpen(launchOpen) {
-    set({ launchOpen });
-  },
-  setImportDraft(importDraft) {
-    if (importDraft) get().setView('config');
-    set({ importDraft });
-  },
-  toast(text, kind = 'info') {
-    const id = nextToast++;
-    set((s) => ({ toasts: [...s.toasts, { id, text, kind }] }));
-    setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 4000);
-  },
-  dismiss(id) {
-    set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) }));
-  },
-}));
+export const useUiStore = create<UiStore>()(
+  persist<UiStore, [], [], RememberedUi>(
+    (set, get) => ({
+      view: 'proxies',
+      sort: { key: 'name', dir: 'asc' },
+      launchOpen: false,
+      toasts: [],
+      setView(view) {
+        set({ view });
+      },
+      setSort(sort) {
+        set({ sort });
+      },
+      setLaunchOpen(launchOpen) {
+        set({ launchOpen });
+      },
+      setImportDraft(importDraft) {
+        if (importDraft) get().setView('config');
+        set({ importDraft });
+      },
+      toast(text, kind = 'info') {
+        const id = nextToast++;
+        set((s) => ({ toasts: [...s.toasts, { id, text, kind }] }));
+        setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 4000);
+      },
+      dismiss(id) {
+        set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) }));
+      },
+    }),
+    {
+      name: UI_SETTINGS,
+      version: 1,
+      storage: localSettings<RememberedUi>(LEGACY_UI_KEYS),
+      partialize: (s) => ({ view: s.view, sort: s.sort }),
+      // Version 0 is the per-setting keys: the same fields, which merge validates.
+      migrate: (stored) => stored as RememberedUi,
+      merge: (stored, current) => {
+        if (!isRecord(stored)) return current;
+        return { ...current, ...(isView(stored.view) && { view: stored.view }), ...(isSort(stored.sort) && { sort: stored.sort }) };
+      },
+    },
+  ),
+);
