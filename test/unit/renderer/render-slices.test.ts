@@ -8,13 +8,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoreApi, UseBoundStore } from 'zustand';
 import { shallow } from 'zustand/shallow';
-import type { ProxyRecordView } from '../../../shared/proxies.js';
-import type { Task } from '../../../shared/tasks.js';
 import { useInspectorStore } from '../../../renderer/stores/inspector-store.js';
 import { useProxiesStore } from '../../../renderer/stores/proxies-store.js';
 import { frameUi, inspecting, runningTasks, tableInspector, tableProxies, tableUi } from '../../../renderer/stores/slices.js';
 import { useTasksStore } from '../../../renderer/stores/tasks-store.js';
 import { useUiStore } from '../../../renderer/stores/ui-store.js';
+import { proxyRecord, task } from './fake-bridge.js';
 
 /** How many times a component reading `slice` through useShallow would re-render while `act` runs. */
 function renders<S, T>(store: UseBoundStore<StoreApi<S>>, slice: (s: S) => T, act: () => void): number {
@@ -33,31 +32,8 @@ function renders<S, T>(store: UseBoundStore<StoreApi<S>>, slice: (s: S) => T, ac
   return count;
 }
 
-const task = (id: string, done: number): Task => ({
-  id,
-  kind: 'proxies:launch',
-  title: `Launch ${id}`,
-  state: 'running',
-  step: 'boot',
-  steps: [{ name: 'boot', state: 'running' }],
-  progress: { done, total: 100 },
-  cancellable: true,
-  created: '2026-12-02T10:00:00.000Z',
-});
-
-const proxy: ProxyRecordView = {
-  name: 'web-1',
-  id: 'ep-web-1-abcdef',
-  host: 'edge-a',
-  state: 'running',
-  port: 3128,
-  machineType: 'small',
-  image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
-  createdAt: '2026-12-02T10:00:00.000Z',
-  owner: 'egress-desk',
-  specHash: `sha256:${'cd'.repeat(32)}`,
-  addresses: [],
-};
+const running = (id: string, done: number) => task({ id, step: 'boot', steps: [{ name: 'boot', state: 'running' }], progress: { done, total: 100 } });
+const proxy = proxyRecord();
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -75,9 +51,9 @@ describe('the Proxies table and the frame above it', () => {
   });
 
   it('do not re-render for a running task\'s progress, only for a change in how many run', () => {
-    useTasksStore.getState().upsert(task('t1', 10));
-    expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(task('t1', 50)))).toBe(0);
-    expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(task('t2', 0)))).toBe(1);
+    useTasksStore.getState().upsert(running('t1', 10));
+    expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(running('t1', 50)))).toBe(0);
+    expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(running('t2', 0)))).toBe(1);
   });
 
   it('re-render when a row or the sort changes', () => {
