@@ -7,7 +7,6 @@
  */
 import { isActive, type TasksStore } from './tasks-store.js';
 import type { AppConfigStore } from './app-config-store.js';
-import type { InspectorStore } from './inspector-store.js';
 import type { ProxiesStore } from './proxies-store.js';
 import type { UiStore } from './ui-store.js';
 
@@ -21,13 +20,10 @@ export const frameUi = (s: UiStore) => ({ view: s.view, setView: s.setView, laun
 export const runningTasks = (s: TasksStore): number => Object.values(s.tasks).filter(isActive).length;
 
 /** The Proxies view: whether the inspector covers the table. */
-export const inspecting = (s: InspectorStore): boolean => s.target !== null;
+export const inspecting = (s: UiStore): boolean => s.inspected !== null;
 
 /** The table's rows. */
 export const tableProxies = (s: ProxiesStore) => ({ proxies: s.proxies, loaded: s.loaded, error: s.error });
 
-/** The table's sort and the actions it calls. */
-export const tableUi = (s: UiStore) => ({ sort: s.sort, setSort: s.setSort, setLaunchOpen: s.setLaunchOpen, toast: s.toast });
-
-/** The inspector's state the table follows: the row to give the focus back to, and `open`. */
-export const tableInspector = (s: InspectorStore) => ({ returnTo: s.returnTo, openInspector: s.open });
+/** The table's sort, the row to give the focus back to (after the inspector), and the actions it calls. */
+export const tableUi = (s: UiStore) => ({ sort: s.sort, returnTo: s.returnTo, setSort: s.setSort, inspect: s.inspect, setLaunchOpen: s.setLaunchOpen, toast: s.toast });

@@ -5,9 +5,8 @@ import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage, formatAge } from '../format.js';
-import { useInspectorStore } from '../stores/inspector-store.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
-import { inspecting as isInspecting, tableInspector, tableProxies, tableUi } from '../stores/slices.js';
+import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -80,7 +79,7 @@ function StateBadge({ state }: { state: string }) {
  * are as they were when the person comes back.
  */
 export function ProxiesView() {
-  const inspecting = useInspectorStore(isInspecting);
+  const inspecting = useUiStore(isInspecting);
   return (
     <>
       {inspecting && <InspectorView />}
@@ -95,7 +94,7 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
   const row = e.currentTarget;
   if (e.key === 'Enter') {
     e.preventDefault();
-    useInspectorStore.getState().open(name);
+    useUiStore.getState().inspect(name);
   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
     // Moves between the rendered rows; the overscan keeps a neighbour in the DOM and focusing it scrolls.
     const next = e.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling;
@@ -108,8 +107,7 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
 
 function ProxiesTable({ hidden }: { hidden: boolean }) {
   const { proxies, loaded, error } = useProxiesStore(useShallow(tableProxies));
-  const { returnTo, openInspector } = useInspectorStore(useShallow(tableInspector));
-  const { sort, setSort, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
+  const { sort, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState<string[] | undefined>();

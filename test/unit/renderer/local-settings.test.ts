@@ -1,6 +1,6 @@
 /**
  * What the window remembers (renderer/stores/local-settings.ts under zustand's persist):
- * the view, the sort and the open proxy survive a restart, including from the keys the
+ * the view, the sort and the open proxy (renderer/stores/ui-store.ts) survive a restart, including from the keys the
  * app wrote before persist; a bad or foreign stored value, a full storage or none at all
  * never break the store.
  */
@@ -27,8 +27,7 @@ async function load(storage: MemoryStorage | undefined) {
   vi.resetModules();
   if (storage) vi.stubGlobal('localStorage', storage);
   const ui = await import('../../../renderer/stores/ui-store.js');
-  const inspector = await import('../../../renderer/stores/inspector-store.js');
-  return { ui: ui.useUiStore, inspector: inspector.useInspectorStore, UI: ui.UI_SETTINGS, INSPECTOR: inspector.INSPECTOR_SETTINGS };
+  return { ui: ui.useUiStore, UI: ui.UI_SETTINGS };
 }
 
 afterEach(() => vi.unstubAllGlobals());
@@ -39,33 +38,33 @@ describe('remembered settings', () => {
     const first = await load(storage);
     first.ui.getState().setView('hosts');
     first.ui.getState().setSort({ key: 'age', dir: 'desc' });
-    first.inspector.getState().open('web-1', 'xml');
     const next = await load(storage);
-    expect(next.ui.getState()).toMatchObject({ view: 'hosts', sort: { key: 'age', dir: 'desc' } });
-    expect(next.inspector.getState().target).toEqual({ name: 'web-1', tab: 'xml' });
-    next.inspector.getState().close();
-    expect((await load(storage)).inspector.getState().target).toBeNull();
+    expect(next.ui.getState()).toMatchObject({ view: 'hosts', sort: { key: 'age', dir: 'desc' }, inspected: null });
+    next.ui.getState().inspect('web-1', 'xml');
+    expect((await load(storage)).ui.getState()).toMatchObject({ view: 'proxies', inspected: { name: 'web-1', tab: 'xml' } });
+    (await load(storage)).ui.getState().closeInspector();
+    expect((await load(storage)).ui.getState().inspected).toBeNull();
   });
 
-  it('keeps what was saved under the keys before persist, then moves it under one key per store', async () => {
+  it('keeps what was saved under the keys before persist, then moves it under one key', async () => {
     const storage = new MemoryStorage();
     storage.setItem('egress-desk.view', JSON.stringify('catalog'));
     storage.setItem('egress-desk.proxies.sort', JSON.stringify({ key: 'host', dir: 'desc' }));
     storage.setItem('egress-desk.inspector', JSON.stringify({ name: 'web-2', tab: 'seed' }));
-    const { ui, inspector, UI, INSPECTOR } = await load(storage);
-    expect(ui.getState()).toMatchObject({ view: 'catalog', sort: { key: 'host', dir: 'desc' } });
-    expect(inspector.getState().target).toEqual({ name: 'web-2', tab: 'seed' });
-    expect([...storage.items.keys()].sort()).toEqual([INSPECTOR, UI].sort());
-    expect(JSON.parse(storage.getItem(UI)!)).toEqual({ state: { view: 'catalog', sort: { key: 'host', dir: 'desc' } }, version: 1 });
+    const { ui, UI } = await load(storage);
+    const remembered = { view: 'catalog', sort: { key: 'host', dir: 'desc' }, inspected: { name: 'web-2', tab: 'seed' } };
+    expect(ui.getState()).toMatchObject(remembered);
+    expect([...storage.items.keys()]).toEqual([UI]);
+    expect(JSON.parse(storage.getItem(UI)!)).toEqual({ state: remembered, version: 1 });
   });
 
   it('keeps the defaults for stored values it does not know (another build, a hand edit, not JSON)', async () => {
     const storage = new MemoryStorage();
-    storage.setItem('egress-desk.ui', JSON.stringify({ state: { view: 'nowhere', sort: { key: 'colour', dir: 'up' } }, version: 1 }));
-    storage.setItem('egress-desk.inspector.open', '{not json');
-    const { ui, inspector } = await load(storage);
-    expect(ui.getState()).toMatchObject({ view: 'proxies', sort: { key: 'name', dir: 'asc' } });
-    expect(inspector.getState().target).toBeNull();
+    storage.setItem('egress-desk.ui', JSON.stringify({ state: { view: 'nowhere', sort: { key: 'colour', dir: 'up' }, inspected: { name: 7 } }, version: 1 }));
+    const { ui } = await load(storage);
+    expect(ui.getState()).toMatchObject({ view: 'proxies', sort: { key: 'name', dir: 'asc' }, inspected: null });
+    storage.setItem('egress-desk.ui', '{not json');
+    expect((await load(storage)).ui.getState()).toMatchObject({ view: 'proxies', inspected: null });
   });
 
   it('still changes the view when the storage is full or absent (the setting is only forgotten)', async () => {

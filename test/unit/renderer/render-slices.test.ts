@@ -8,9 +8,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoreApi, UseBoundStore } from 'zustand';
 import { shallow } from 'zustand/shallow';
-import { useInspectorStore } from '../../../renderer/stores/inspector-store.js';
 import { useProxiesStore } from '../../../renderer/stores/proxies-store.js';
-import { frameUi, inspecting, runningTasks, tableInspector, tableProxies, tableUi } from '../../../renderer/stores/slices.js';
+import { frameUi, inspecting, runningTasks, tableProxies, tableUi } from '../../../renderer/stores/slices.js';
 import { useTasksStore } from '../../../renderer/stores/tasks-store.js';
 import { useUiStore } from '../../../renderer/stores/ui-store.js';
 import { proxyRecord, task } from './fake-bridge.js';
@@ -62,9 +61,9 @@ describe('the Proxies table and the frame above it', () => {
   });
 
   it('follow the inspector only for whether it is open and where focus returns', () => {
-    expect(renders(useInspectorStore, inspecting, () => useInspectorStore.getState().setTab('xml'))).toBe(0);
-    expect(renders(useInspectorStore, inspecting, () => useInspectorStore.getState().open('web-1'))).toBe(1);
-    expect(renders(useInspectorStore, tableInspector, () => useInspectorStore.getState().setTab('xml'))).toBe(0);
-    expect(renders(useInspectorStore, tableInspector, () => useInspectorStore.getState().close())).toBe(1);
+    expect(renders(useUiStore, inspecting, () => useUiStore.getState().inspect('web-1'))).toBe(1);
+    expect(renders(useUiStore, inspecting, () => useUiStore.getState().setInspectorTab('xml'))).toBe(0);
+    expect(renders(useUiStore, tableUi, () => useUiStore.getState().setInspectorTab('seed'))).toBe(0);
+    expect(renders(useUiStore, tableUi, () => useUiStore.getState().closeInspector())).toBe(1);
   });
 });
