@@ -126,7 +126,7 @@ function RowActions({ kind, name, isDefault, busy, onEdit, onRemove }: { kind: K
         Edit
       </button>
       {!isDefault && (
-        <button type="button" className="small" aria-label={`Make ${name} the default`} disabled={busy !== undefined} title={busy} onClick={() => void makeDefault()}>
+        <button type="button" className="small" aria-label={`Make default: ${name}`} disabled={busy !== undefined} title={busy} onClick={() => void makeDefault()}>
           Make default
         </button>
       )}

@@ -221,7 +221,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <p className="meta">Shortcut: N, or Ctrl+N (⌘N on macOS) in the app window.</p>
         </div>
       ) : (
-        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1} aria-multiselectable="true">
+        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1}>
           <div role="rowgroup" className="grid-head">
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
