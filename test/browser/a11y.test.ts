@@ -8,7 +8,7 @@
  * else is the real backend. Dialogs are opened and cancelled, never confirmed.
  */
 import axe from 'axe-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeInspection, fakeProxies, routeAnswers } from '../../bench/browser/fake-listing.js';
 import { tinyImage } from '../support/provider-env.js';
@@ -58,6 +58,14 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
   const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
   const heading = (name: string) => page.getByRole('heading', { name, exact: true, level: 2 });
+  /** Opens a dialog or form, checks it, and closes it with Escape (nothing is ever confirmed). */
+  const visit = async (opener: Locator, opened: Locator, what: string) => {
+    await opener.click();
+    await opened.waitFor();
+    await check(what);
+    await page.keyboard.press('Escape');
+    await opened.waitFor({ state: 'detached' });
+  };
 
   // Proxies: the table, a row selected, the delete confirmation, the Launch dialog.
   await nav('Proxies').click();
@@ -100,21 +108,9 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await nav('Hosts').click();
   await page.getByRole('article', { name: 'local' }).getByText(/libvirt \d/).waitFor({ timeout: 60_000 });
   await check('Hosts');
-  await page.getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }).click();
-  await dialog(/host/i).waitFor();
-  await check('Add host dialog');
-  await page.keyboard.press('Escape');
-  await dialog(/host/i).waitFor({ state: 'detached' });
-  await page.getByRole('button', { name: 'Edit local', exact: true }).click();
-  await dialog(/local/).waitFor();
-  await check('Edit host dialog');
-  await page.keyboard.press('Escape');
-  await dialog(/local/).waitFor({ state: 'detached' });
-  await page.getByRole('button', { name: 'Remove local', exact: true }).click();
-  await dialog(/local/).waitFor();
-  await check('Remove host dialog');
-  await page.keyboard.press('Escape');
-  await dialog(/local/).waitFor({ state: 'detached' });
+  await visit(page.getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }), dialog(/host/i), 'Add host dialog');
+  await visit(page.getByRole('button', { name: 'Edit local', exact: true }), dialog(/local/), 'Edit host dialog');
+  await visit(page.getByRole('button', { name: 'Remove local', exact: true }), dialog(/local/), 'Remove host dialog');
 
   // Images & machine types: the tables, the add forms, the remove dialog.
   await nav('Images & machine types').click();
@@ -122,20 +118,10 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   const types = page.getByRole('region', { name: 'Machine types' });
   await types.getByRole('row', { name: /medium/ }).waitFor({ timeout: 30_000 });
   await check('Images & machine types');
-  await types.getByRole('button', { name: 'Add machine type' }).click();
-  await types.getByRole('group').waitFor();
-  await check('Add machine type form');
-  await page.keyboard.press('Escape');
   const images = page.getByRole('region', { name: 'Images' });
-  await images.getByRole('button', { name: 'Add image' }).click();
-  await images.getByRole('group').waitFor();
-  await check('Add image form');
-  await page.keyboard.press('Escape');
-  await types.getByRole('button', { name: 'Remove medium', exact: true }).click();
-  await dialog(/medium/).waitFor();
-  await check('Remove machine type dialog');
-  await page.keyboard.press('Escape');
-  await dialog(/medium/).waitFor({ state: 'detached' });
+  await visit(types.getByRole('button', { name: 'Add machine type' }), types.getByRole('group'), 'Add machine type form');
+  await visit(images.getByRole('button', { name: 'Add image' }), images.getByRole('group'), 'Add image form');
+  await visit(types.getByRole('button', { name: 'Remove medium', exact: true }), dialog(/medium/), 'Remove machine type dialog');
 
   // Config: the export shown, an import previewed.
   await nav('Config').click();
