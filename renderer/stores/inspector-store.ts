@@ -33,7 +33,7 @@ let pending: ReturnType<typeof setTimeout> | undefined;
 const openName = () => useUiStore.getState().inspected?.name;
 
 export const useInspectorStore = create<InspectorStore>((set, get) => ({
-  loading: openName() !== undefined,
+  loading: false,
   gone: false,
   async refresh(api) {
     const name = openName();
