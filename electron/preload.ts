@@ -5,7 +5,7 @@
  * typed errors. Kept thin on purpose.
  */
 import { type IpcRendererEvent, contextBridge, ipcRenderer } from 'electron';
-import { EVENTS_CHANNEL, type Envelope, INVOKE_CHANNEL } from '../shared/ipc-transport.js';
+import { EVENTS_CHANNEL, type Envelope, INVOKE_CHANNEL, type RawBridge } from '../shared/ipc-transport.js';
 
 const bridge = {
   /**
@@ -26,8 +26,6 @@ const bridge = {
     ipcRenderer.on(EVENTS_CHANNEL, handler);
     return () => void ipcRenderer.removeListener(EVENTS_CHANNEL, handler);
   },
-};
-
-export type PreloadBridge = typeof bridge;
+} satisfies RawBridge;
 
 contextBridge.exposeInMainWorld('egress', bridge);

@@ -1,10 +1,12 @@
 import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { backend } from './backend.js';
-import { useConfigStore } from './config-store.js';
+import { useAppConfigStore } from './stores/app-config-store.js';
 import { errorMessage } from './format.js';
 import { useHostsStore } from './stores/hosts-store.js';
 import { useProxiesStore } from './stores/proxies-store.js';
-import { isActive, useTasksStore } from './stores/tasks-store.js';
+import { frameConfig, frameUi, runningTasks } from './stores/slices.js';
+import { useTasksStore } from './stores/tasks-store.js';
 import { VIEWS, VIEW_LABELS, type View, useUiStore } from './stores/ui-store.js';
 import { CatalogView } from './views/CatalogView.js';
 import { ConfigView } from './views/ConfigView.js';
@@ -28,17 +30,17 @@ function useBackend(): void {
     try {
       api = backend();
     } catch (err) {
-      useConfigStore.setState({ error: errorMessage(err) });
+      useAppConfigStore.setState({ error: errorMessage(err) });
       return;
     }
-    void useConfigStore.getState().load(api);
+    void useAppConfigStore.getState().load(api);
     const offs = [
       useHostsStore.getState().start(api),
       useProxiesStore.getState().start(api),
       useTasksStore.getState().start(api),
       // No config event exists: an image pull that finishes changes the images' cache state.
       api.on('task:update', (t) => {
-        if (t.kind === 'images:pull' && t.state === 'succeeded') void useConfigStore.getState().refreshCatalog(api);
+        if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);
       }),
       // The desktop window's native menu (File → Launch, Import, Export).
       api.on('app:command', (c) => {
@@ -77,13 +79,31 @@ function useShortcuts(): void {
   }, []);
 }
 
+/** The notifications: a component of their own, so that a toast re-renders only them. */
+function Toasts() {
+  const toasts = useUiStore((s) => s.toasts);
+  const dismiss = useUiStore((s) => s.dismiss);
+  return (
+    <div className="toasts" role="status" aria-live="polite" aria-label="Notifications">
+      {toasts.map((t) => (
+        <div key={t.id} className={`toast toast-${t.kind}`}>
+          <span>{t.text}</span>
+          <button type="button" className="small" aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 /** The app frame: header, the view list, the current view, the Launch dialog and toasts. */
 export function App() {
   useBackend();
   useShortcuts();
-  const { info, state, error } = useConfigStore();
-  const { view, setView, launchOpen, setLaunchOpen, toasts, dismiss } = useUiStore();
-  const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
+  const { info, state, error } = useAppConfigStore(useShallow(frameConfig));
+  const { view, setView, launchOpen, setLaunchOpen } = useUiStore(useShallow(frameUi));
+  const running = useTasksStore(runningTasks);
   const Current = VIEW_COMPONENTS[view];
   return (
     <div className="app">
@@ -125,16 +145,7 @@ export function App() {
         <Current />
       </main>
       {launchOpen && <LaunchDialog onClose={() => setLaunchOpen(false)} />}
-      <div className="toasts" role="status" aria-live="polite" aria-label="Notifications">
-        {toasts.map((t) => (
-          <div key={t.id} className={`toast toast-${t.kind}`}>
-            <span>{t.text}</span>
-            <button type="button" className="small" aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
-              ×
-            </button>
-          </div>
-        ))}
-      </div>
+      <Toasts />
     </div>
   );
 }

@@ -4,13 +4,8 @@
  * preload, or serve mode's WebSocket bridge). Envelopes become values, or a BridgeError
  * carrying the backend's name and message.
  */
-import { BridgeError, type ChannelName, type EgressApi, type Envelope, type EventName, channels, events, splitChannel } from '../shared/ipc.js';
-
-/** What a front end installs as `window.egress`. */
-export interface RawBridge {
-  invoke(channel: string, input?: unknown): Promise<Envelope>;
-  on(event: string, listener: (payload: unknown) => void): () => void;
-}
+import type { RawBridge } from '../shared/ipc-transport.js';
+import { BridgeError, type ChannelName, type EgressApi, type EventName, channels, events, splitChannel } from '../shared/ipc.js';
 
 declare global {
   interface Window {

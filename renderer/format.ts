@@ -27,23 +27,3 @@ export function formatAge(iso: string, now: number): string {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
-
-/** Reads a JSON value from localStorage, or `fallback` (private mode, bad JSON). */
-export function loadSetting<T>(key: string, fallback: T, valid: (v: unknown) => v is T): T {
-  try {
-    const raw = localStorage.getItem(key);
-    if (raw === null) return fallback;
-    const value: unknown = JSON.parse(raw);
-    return valid(value) ? value : fallback;
-  } catch {
-    return fallback;
-  }
-}
-
-export function saveSetting(key: string, value: unknown): void {
-  try {
-    localStorage.setItem(key, JSON.stringify(value));
-  } catch {
-    // Storage full or disabled: the setting is only forgotten.
-  }
-}

@@ -5,20 +5,14 @@
  * fails with a `Disconnected` envelope (it may or may not have run), and the bridge
  * reconnects with backoff.
  */
-import { type Envelope, SERVE_WS_PATH, type WsEvent, type WsRequest, type WsResponse } from '../shared/ipc-transport.js';
-import type { RawBridge } from './api.js';
-
-/** The raw bridge of serve mode: the preload's shape, plus events (`on` → unsubscribe). */
-export interface ServeBridge extends RawBridge {
-  on(event: string, listener: (payload: unknown) => void): () => void;
-}
+import { type Envelope, ErrorNames, type RawBridge, SERVE_WS_PATH, type WsEvent, type WsRequest, type WsResponse } from '../shared/ipc-transport.js';
 
 /** The delays between reconnection attempts (ms): doubling from the first, capped at the last. */
 export const RECONNECT_MIN_MS = 250;
 export const RECONNECT_MAX_MS = 5000;
 
 function disconnected(reason: string): Envelope {
-  return { ok: false, error: { name: 'Disconnected', message: `The connection to egress-desk serve was lost (${reason}); the call may not have completed. Reconnecting…` } };
+  return { ok: false, error: { name: ErrorNames.disconnected, message: `The connection to egress-desk serve was lost (${reason}); the call may not have completed. Reconnecting…` } };
 }
 
 function isResponse(value: unknown): value is WsResponse {
@@ -30,7 +24,7 @@ function isEvent(value: unknown): value is WsEvent {
 }
 
 /** A bridge over a WebSocket to `egress-desk serve`, at `url` (the page's own origin by default). */
-export function createServeBridge(url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${SERVE_WS_PATH}`): ServeBridge {
+export function createServeBridge(url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${SERVE_WS_PATH}`): RawBridge {
   const pending = new Map<number, (envelope: Envelope) => void>();
   /** Calls waiting for the socket to open: sent on open, failed if this attempt fails. */
   let queued: string[] = [];

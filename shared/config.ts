@@ -34,6 +34,8 @@ export const DEFAULTS = {
   vendorData: DEFAULT_VENDOR_DATA,
 } as const;
 
+/** The longest DNS label, in characters (RFC 1035): what {@link DNS_LABEL} allows. */
+export const DNS_LABEL_MAX = 63;
 /** A lowercase DNS label (RFC 1123): also safe in libvirt names and volume names. */
 export const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const DNS_LABEL_MESSAGE = 'must be a lowercase DNS label (a-z, 0-9 and "-", at most 63 characters, not starting or ending with "-")';

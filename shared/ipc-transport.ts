@@ -22,6 +22,39 @@ export interface ErrorEnvelope {
 export type Envelope<T = unknown> = { ok: true; value: T } | { ok: false; error: ErrorEnvelope };
 
 /**
+ * The error names the renderer tells apart (`ErrorEnvelope.name`, and so `BridgeError.name`):
+ * the backend's error classes carry them (test/unit/ipc/error-names.test.ts holds each class
+ * to its name here), and serve's bridge makes `Disconnected` itself when its socket drops.
+ * Every other name is shown as its message.
+ */
+export const ErrorNames = {
+  /** No proxy of that name on any reachable host (`ProxyNotFoundError`). */
+  proxyNotFound: 'ProxyNotFoundError',
+  /** Another client holds the proxy's serial console (`ConsoleBusyError`). */
+  consoleBusy: 'ConsoleBusyError',
+  /** Serve mode's socket dropped while the call was in flight: it may or may not have run. */
+  disconnected: 'Disconnected',
+} as const;
+export type ErrorName = (typeof ErrorNames)[keyof typeof ErrorNames];
+
+/** True when `err` is the error of that name (a `BridgeError` rethrown from its envelope). */
+export function isErrorNamed(err: unknown, name: ErrorName): err is Error {
+  return err instanceof Error && err.name === name;
+}
+
+/**
+ * `window.egress`, the raw bridge every front end installs: the Electron preload (over
+ * {@link INVOKE_CHANNEL} and {@link EVENTS_CHANNEL}) and serve mode's WebSocket bridge.
+ * The renderer's api layer (renderer/api.ts) turns it into one typed method per channel.
+ */
+export interface RawBridge {
+  /** Calls a channel of the contract; resolves to its envelope (errors travel as data). */
+  invoke(channel: string, input?: unknown): Promise<Envelope>;
+  /** Listens to one event of the contract; returns the unsubscribe. The listener gets the payload only. */
+  on(event: string, listener: (payload: unknown) => void): () => void;
+}
+
+/**
  * Serve mode (`egress-desk serve`): the same calls over one WebSocket. Plain types here, so
  * the renderer's bridge stays zod-free; the server validates every message it receives.
  */

@@ -3,8 +3,13 @@
  * given comes from the config (defaults) or from placement.
  */
 import { z } from 'zod';
-import { DNS_LABEL } from './config.js';
+import { DNS_LABEL, DNS_LABEL_MAX } from './config.js';
 import { isCidr } from './net.js';
+
+/** A launched proxy's port range, and how many entries its allow list may have (the launch form reads them: shared/launch-form.ts). */
+export const PROXY_PORT_MIN = 1;
+export const PROXY_PORT_MAX = 65535;
+export const PROXY_ALLOW_MAX = 64;
 
 const CREDENTIAL = /^[A-Za-z0-9._~-]{1,128}$/;
 const CREDENTIAL_MESSAGE = 'must be 1-128 characters of letters, digits, ".", "_", "~" and "-"';
@@ -16,14 +21,14 @@ export const ProxyCredentialsSchema = z.strictObject({
 export type ProxyCredentials = z.infer<typeof ProxyCredentialsSchema>;
 
 export const ProxySpecSchema = z.strictObject({
-  name: z.string().regex(DNS_LABEL, 'must be a lowercase DNS label (a-z, 0-9 and "-", at most 63 characters)'),
+  name: z.string().regex(DNS_LABEL, `must be a lowercase DNS label (a-z, 0-9 and "-", at most ${DNS_LABEL_MAX} characters)`),
   /** A host name from the config; absent = placement picks one. */
   host: z.string().min(1).optional(),
   machineType: z.string().min(1).optional(),
   image: z.string().min(1).optional(),
-  port: z.int().min(1).max(65535).optional(),
+  port: z.int().min(PROXY_PORT_MIN).max(PROXY_PORT_MAX).optional(),
   /** Clients allowed to use the proxy (addresses or CIDR blocks); absent = loopback and private ranges. */
-  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1).max(64).optional(),
+  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1).max(PROXY_ALLOW_MAX).optional(),
   /** BasicAuth credentials; absent = generated. */
   credentials: ProxyCredentialsSchema.optional(),
   /** false turns BasicAuth off (the allow list is then the only protection). */

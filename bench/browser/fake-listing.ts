@@ -1,11 +1,11 @@
 /**
  * A large fleet without a large host: the proxies:list answer replaced on the wire by
  * Playwright's WebSocket routing, so the renderer under test is the product build,
- * unchanged, and the product has no test path. Used by the browser lane's 1,000-row test
- * (test/browser/views.test.ts) and by benchmark (g) (bench/ui.ts).
+ * unchanged, and the product has no test path. Used by the browser lane (the 1,000-row
+ * test in views.test.ts, navigation.test.ts, a11y.test.ts) and by benchmark (g) (bench/ui.ts).
  */
 import type { Page } from 'playwright-core';
-import type { ProxyRecordView } from '../../shared/proxies.js';
+import { MASK, type ProxyInspectionView, type ProxyRecordView } from '../../shared/proxies.js';
 
 /** `count` proxies named `bulk-0000`…, one host `local`, every 7th shut off, each with a lease address. */
 export function fakeProxies(count: number, sha256 = '0'.repeat(64)): ProxyRecordView[] {
@@ -24,26 +24,56 @@ export function fakeProxies(count: number, sha256 = '0'.repeat(64)): ProxyRecord
   }));
 }
 
+/** An inspection of one of {@link fakeProxies}: its metadata, a small domain XML and a seed (password masked, as the backend sends it). */
+export function fakeInspection(proxy: ProxyRecordView): ProxyInspectionView {
+  return {
+    proxy,
+    metadata: { formatVersion: 1, name: proxy.name, owner: proxy.owner, host: proxy.host, machineType: proxy.machineType, image: proxy.image, port: proxy.port, createdAt: proxy.createdAt, specHash: proxy.specHash, extra: [] },
+    domainXml: `<domain type="qemu">\n  <name>${proxy.id}</name>\n  <metadata>\n    <instance xmlns="urn:egress-proxies:kvm:v1"><name>${proxy.name}</name></instance>\n  </metadata>\n</domain>\n`,
+    addresses: proxy.addresses,
+    problems: {},
+    hasCredentials: true,
+    seed: {
+      userData: `#cloud-config\nhostname: ${proxy.name}\nwrite_files:\n  - path: /etc/tinyproxy/auth\n    content: "egress:${MASK}"\n`,
+      metaData: `instance-id: ${proxy.id}\nlocal-hostname: ${proxy.name}\n`,
+      vendorData: '#cloud-config\npackages: [qemu-guest-agent]\n',
+      exact: true,
+    },
+  };
+}
+
+/** What the fake answers a call with: a value, or undefined to let the real backend answer. */
+export type FakeAnswers = Record<string, (input: unknown) => unknown>;
+
 /**
- * Routes the page's `/ws` to the real serve, answering every `proxies:list` with `proxies`
- * instead of the backend's listing. `beforeAnswer` runs just before each fake answer is
- * sent (benchmark (g) reads Chromium's CPU counters there); other messages are not held.
+ * Routes the page's `/ws` to the real serve, answering the calls of the channels named in
+ * `answers` with their value instead of the backend's (the call still goes to the backend,
+ * so the order of messages is the real one). `beforeAnswer` runs just before each fake
+ * answer is sent (benchmark (g) reads Chromium's CPU counters there); other messages are
+ * not held.
  */
-export async function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[], beforeAnswer?: () => Promise<void>): Promise<void> {
-  const text = (id: number) => JSON.stringify({ id, envelope: { ok: true, value: { proxies, hosts: [] } } });
+export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswer?: () => Promise<void>): Promise<void> {
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
-    const lists = new Set<number>();
+    const faked = new Map<number, unknown>();
     ws.onMessage((m) => {
-      const request = JSON.parse(String(m)) as { id: number; channel: string };
-      if (request.channel === 'proxies:list') lists.add(request.id);
+      const request = JSON.parse(String(m)) as { id: number; channel: string; input?: unknown };
+      const value = answers[request.channel]?.(request.input);
+      if (value !== undefined) faked.set(request.id, value);
       server.send(m);
     });
     server.onMessage((m) => {
       const response = JSON.parse(String(m)) as { id?: number; envelope?: unknown };
-      if (response.id === undefined || !lists.has(response.id)) ws.send(m);
-      else if (beforeAnswer) void beforeAnswer().then(() => ws.send(text(response.id!)));
-      else ws.send(text(response.id));
+      if (response.id === undefined || !faked.has(response.id)) return void ws.send(m);
+      const text = JSON.stringify({ id: response.id, envelope: { ok: true, value: faked.get(response.id) } });
+      faked.delete(response.id);
+      if (beforeAnswer) void beforeAnswer().then(() => ws.send(text));
+      else ws.send(text);
     });
   });
+}
+
+/** {@link routeAnswers} for `proxies:list` alone: every listing is `proxies`, on no host. */
+export function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[], beforeAnswer?: () => Promise<void>): Promise<void> {
+  return routeAnswers(page, { 'proxies:list': () => ({ proxies, hosts: [] }) }, beforeAnswer);
 }

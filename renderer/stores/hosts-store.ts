@@ -5,7 +5,7 @@ import type { EgressApi } from '../../shared/ipc.js';
 import { errorMessage } from '../format.js';
 import { syncStore } from './sync.js';
 
-interface HostsStore {
+export interface HostsStore {
   hosts: HostStatus[];
   loaded: boolean;
   error?: string;

@@ -1,43 +1,24 @@
 /**
- * The inspector: which proxy is open (remembered across a reload, like the current view),
- * its tab, and its `proxies:inspect` answer, refreshed when a `proxy:changed` event names
- * it. A removed proxy (the event says so, or inspect answers ProxyNotFoundError) is marked
- * gone: the last answer stays on screen, labelled as such.
+ * The inspector's inspection: the `proxies:inspect` answer for the proxy the ui store has
+ * open (`inspected`: navigation has one owner, and this store follows it), refreshed when
+ * a `proxy:changed` event names it. A removed proxy (the event says so, or inspect answers
+ * ProxyNotFoundError) is marked gone: the last answer stays on screen, labelled as such.
  */
 import { create } from 'zustand';
+import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
 import type { EgressApi } from '../../shared/ipc.js';
 import type { ProxyChanged, ProxyInspectionView } from '../../shared/proxies.js';
-import { errorMessage, loadSetting, saveSetting } from '../format.js';
+import { errorMessage } from '../format.js';
 import { concerns } from '../inspection.js';
+import { useUiStore } from './ui-store.js';
 
-interface Target {
-  name: string;
-  /**
-   * The open tab's id. Any string: the tabs are InspectorView's TABS list (a new tab is one
-   * entry there), and the view shows its first tab when a remembered id is not in it.
-   */
-  tab: string;
-}
-
-const SETTING = 'egress-desk.inspector';
-const isTarget = (v: unknown): v is Target | null =>
-  v === null ||
-  (typeof v === 'object' && typeof (v as Target).name === 'string' && typeof (v as Target).tab === 'string');
-
-interface InspectorStore {
-  /** The proxy open in the inspector, by name (names are unique across the fleet); null when closed. */
-  target: Target | null;
+export interface InspectorStore {
   inspection?: ProxyInspectionView;
   loading: boolean;
   error?: string;
   /** The proxy no longer exists (deleted here or elsewhere). */
   gone: boolean;
-  /** The proxy the inspector was last closed on: the table gives its row the focus back. */
-  returnTo?: string;
-  open(name: string, tab?: string): void;
-  close(): void;
-  setTab(tab: string): void;
-  /** (Re)loads the open proxy's inspection. Answers that arrive after the target changed are dropped. */
+  /** (Re)loads the open proxy's inspection. Answers that arrive after the open proxy changed are dropped. */
   refresh(api: EgressApi): Promise<void>;
   /** Applies a `proxy:changed` event: refreshes when it concerns the open proxy. */
   changed(api: EgressApi, change: ProxyChanged): void;
@@ -49,55 +30,43 @@ let generation = 0;
 const EVENT_COALESCE_MS = 300;
 let pending: ReturnType<typeof setTimeout> | undefined;
 
-export const useInspectorStore = create<InspectorStore>((set, get) => {
-  const save = (target: Target | null) => {
-    saveSetting(SETTING, target);
-    set({ target });
-  };
-  return {
-    target: loadSetting<Target | null>(SETTING, null, isTarget),
-    loading: false,
-    gone: false,
-    open(name, tab = 'overview') {
+const openName = () => useUiStore.getState().inspected?.name;
+
+export const useInspectorStore = create<InspectorStore>((set, get) => ({
+  loading: false,
+  gone: false,
+  async refresh(api) {
+    const name = openName();
+    if (name === undefined) return;
+    const mine = ++generation;
+    set({ loading: true });
+    try {
+      const inspection = await api.proxies.inspect({ name });
+      if (mine === generation) set({ inspection, loading: false, error: undefined, gone: false });
+    } catch (err) {
+      if (mine !== generation) return;
+      if (isErrorNamed(err, ErrorNames.proxyNotFound)) set({ loading: false, gone: true, error: undefined });
+      else set({ loading: false, error: errorMessage(err) });
+    }
+  },
+  changed(api, change) {
+    const name = openName();
+    if (name === undefined || !concerns(change, name, get().inspection)) return;
+    if (change.removed) {
       generation++;
-      save({ name, tab });
-      set({ inspection: undefined, error: undefined, gone: false, loading: true, returnTo: undefined });
-    },
-    close() {
-      generation++;
-      clearTimeout(pending);
-      const name = get().target?.name;
-      save(null);
-      set({ inspection: undefined, error: undefined, gone: false, loading: false, returnTo: name });
-    },
-    setTab(tab) {
-      const target = get().target;
-      if (target) save({ ...target, tab });
-    },
-    async refresh(api) {
-      const target = get().target;
-      if (!target) return;
-      const mine = ++generation;
-      set({ loading: true });
-      try {
-        const inspection = await api.proxies.inspect({ name: target.name });
-        if (mine === generation) set({ inspection, loading: false, error: undefined, gone: false });
-      } catch (err) {
-        if (mine !== generation) return;
-        if (err instanceof Error && err.name === 'ProxyNotFoundError') set({ loading: false, gone: true, error: undefined });
-        else set({ loading: false, error: errorMessage(err) });
-      }
-    },
-    changed(api, change) {
-      const { target, inspection } = get();
-      if (!target || !concerns(change, target.name, inspection)) return;
-      if (change.removed) {
-        generation++;
-        set({ gone: true, loading: false });
-        return;
-      }
-      clearTimeout(pending);
-      pending = setTimeout(() => void get().refresh(api), EVENT_COALESCE_MS);
-    },
-  };
+      set({ gone: true, loading: false });
+      return;
+    }
+    clearTimeout(pending);
+    pending = setTimeout(() => void get().refresh(api), EVENT_COALESCE_MS);
+  },
+}));
+
+// Another proxy opened, or the inspector closed (Back, Escape, a sidebar click): what was
+// loaded or under way for the previous one is dropped.
+useUiStore.subscribe((now, before) => {
+  if (now.inspected?.name === before.inspected?.name) return;
+  generation++;
+  clearTimeout(pending);
+  useInspectorStore.setState({ inspection: undefined, error: undefined, gone: false, loading: now.inspected !== null });
 });

@@ -7,7 +7,7 @@ import { syncStore } from './sync.js';
 
 export const proxyKey = (p: { host: string; id: string }): string => `${p.host}/${p.id}`;
 
-interface ProxiesStore {
+export interface ProxiesStore {
   /** By proxyKey. */
   proxies: Record<string, ProxyRecordView>;
   hosts: FleetListingView['hosts'];

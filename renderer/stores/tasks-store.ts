@@ -8,7 +8,7 @@ import type { Task } from '../../shared/tasks.js';
 import { errorMessage } from '../format.js';
 import { syncStore } from './sync.js';
 
-interface TasksStore {
+export interface TasksStore {
   tasks: Record<string, Task>;
   loaded: boolean;
   error?: string;

@@ -1,6 +1,14 @@
-/** What the window remembers between starts (localStorage): the last view and the proxies' sort. */
+/**
+ * The window's own state. Where the person is: the view, and in Proxies the proxy open in
+ * the inspector and its tab; this store is the one owner of that, so a sidebar click, the
+ * inspector's Back and a menu's import cannot disagree (the inspector store follows it for
+ * the inspection itself). Remembered between starts, in localStorage through `persist`:
+ * the view, the open proxy and the proxies' sort. Also the Launch dialog, the import
+ * draft and toasts.
+ */
 import { create } from 'zustand';
-import { loadSetting, saveSetting } from '../format.js';
+import { persist } from 'zustand/middleware';
+import { isRecord, localSettings } from './local-settings.js';
 
 export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks'] as const;
 export type View = (typeof VIEWS)[number];
@@ -11,6 +19,16 @@ export type SortKey = (typeof SORT_KEYS)[number];
 export interface Sort {
   key: SortKey;
   dir: 'asc' | 'desc';
+}
+
+/** The proxy open in the inspector, by name (names are unique across the fleet), and its tab. */
+export interface Inspected {
+  name: string;
+  /**
+   * The open tab's id. Any string: the tabs are InspectorView's TABS list (a new tab is one
+   * entry there), and the view shows its first tab when a remembered id is not in it.
+   */
+  tab: string;
 }
 
 const isView = (v: unknown): v is View => typeof v === 'string' && (VIEWS as readonly string[]).includes(v);
@@ -30,13 +48,23 @@ export interface ImportDraft {
   syntax: 'yaml' | 'json';
 }
 
-interface UiStore {
+export interface UiStore {
   view: View;
+  /** The proxy open in the inspector (the Proxies view shows it instead of the table); null when closed. */
+  inspected: Inspected | null;
+  /** The proxy the inspector was last closed on (Back, Escape): the table gives its row the focus back. */
+  returnTo?: string;
   importDraft?: ImportDraft;
   sort: Sort;
   launchOpen: boolean;
   toasts: Toast[];
+  /** Shows a view as the sidebar names it: Proxies is the table, so an open inspector closes. */
   setView(view: View): void;
+  /** Opens the inspector on a proxy, in the Proxies view. */
+  inspect(name: string, tab?: string): void;
+  /** Back to the table from the inspector; the proxy's row gets the focus back. */
+  closeInspector(): void;
+  setInspectorTab(tab: string): void;
   setSort(sort: Sort): void;
   setLaunchOpen(open: boolean): void;
   /** Shows the Config view with this text in its import box, previewed; undefined once taken. */
@@ -45,34 +73,72 @@ interface UiStore {
   dismiss(id: number): void;
 }
 
+/** What is remembered between starts. */
+type RememberedUi = Pick<UiStore, 'view' | 'sort' | 'inspected'>;
+
+/** The localStorage key, and the keys each setting had before `persist` (read once, then removed). */
+export const UI_SETTINGS = 'egress-desk.ui';
+const LEGACY_UI_KEYS: Record<string, keyof RememberedUi> = { 'egress-desk.view': 'view', 'egress-desk.proxies.sort': 'sort', 'egress-desk.inspector': 'inspected' };
+
+const isInspected = (v: unknown): v is Inspected | null => v === null || (isRecord(v) && typeof v.name === 'string' && typeof v.tab === 'string');
+
 let nextToast = 1;
 
-export const useUiStore = create<UiStore>((set, get) => ({
-  view: loadSetting('egress-desk.view', 'proxies', isView),
-  sort: loadSetting('egress-desk.proxies.sort', { key: 'name', dir: 'asc' }, isSort),
-  launchOpen: false,
-  toasts: [],
-  setView(view) {
-    saveSetting('egress-desk.view', view);
-    set({ view });
-  },
-  setSort(sort) {
-    saveSetting('egress-desk.proxies.sort', sort);
-    set({ sort });
-  },
-  setLaunchOpen(launchOpen) {
-    set({ launchOpen });
-  },
-  setImportDraft(importDraft) {
-    if (importDraft) get().setView('config');
-    set({ importDraft });
-  },
-  toast(text, kind = 'info') {
-    const id = nextToast++;
-    set((s) => ({ toasts: [...s.toasts, { id, text, kind }] }));
-    setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 4000);
-  },
-  dismiss(id) {
-    set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) }));
-  },
-}));
+export const useUiStore = create<UiStore>()(
+  persist<UiStore, [], [], RememberedUi>(
+    (set, get) => ({
+      view: 'proxies',
+      inspected: null,
+      sort: { key: 'name', dir: 'asc' },
+      launchOpen: false,
+      toasts: [],
+      setView(view) {
+        set({ view, inspected: null, returnTo: undefined });
+      },
+      inspect(name, tab = 'overview') {
+        set({ view: 'proxies', inspected: { name, tab }, returnTo: undefined });
+      },
+      closeInspector() {
+        set((s) => ({ inspected: null, returnTo: s.inspected?.name }));
+      },
+      setInspectorTab(tab) {
+        set((s) => (s.inspected ? { inspected: { ...s.inspected, tab } } : {}));
+      },
+      setSort(sort) {
+        set({ sort });
+      },
+      setLaunchOpen(launchOpen) {
+        set({ launchOpen });
+      },
+      setImportDraft(importDraft) {
+        if (importDraft) get().setView('config');
+        set({ importDraft });
+      },
+      toast(text, kind = 'info') {
+        const id = nextToast++;
+        set((s) => ({ toasts: [...s.toasts, { id, text, kind }] }));
+        setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 4000);
+      },
+      dismiss(id) {
+        set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) }));
+      },
+    }),
+    {
+      name: UI_SETTINGS,
+      version: 1,
+      storage: localSettings<RememberedUi>(LEGACY_UI_KEYS),
+      partialize: (s) => ({ view: s.view, sort: s.sort, inspected: s.inspected }),
+      // Version 0 is the per-setting keys: the same fields, which merge validates.
+      migrate: (stored) => stored as RememberedUi,
+      merge: (stored, current) => {
+        if (!isRecord(stored)) return current;
+        return {
+          ...current,
+          ...(isView(stored.view) && { view: stored.view }),
+          ...(isSort(stored.sort) && { sort: stored.sort }),
+          ...(isInspected(stored.inspected) && { inspected: stored.inspected }),
+        };
+      },
+    },
+  ),
+);

@@ -9,7 +9,7 @@ import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState 
 import { type CatalogEdit, type EditIssue, catalogEditIssues } from '../../shared/catalog-edit.js';
 import { formatIssue } from '../../shared/config.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage } from '../format.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { useUiStore } from '../stores/ui-store.js';
@@ -74,7 +74,7 @@ export function EntryForm({
   beforeSave?: (entry: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }) {
   const base = useId();
-  const config = useConfigStore((s) => s.state?.config);
+  const config = useAppConfigStore((s) => s.state?.config);
   const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
   const toast = useUiStore((s) => s.toast);
   const [own, setOwn] = useState(initial);
@@ -109,7 +109,7 @@ export function EntryForm({
       const toSave = beforeSave ? await beforeSave(entry) : entry;
       if (op === 'machineType:save') await api.machineTypes.save(toSave as Parameters<typeof api.machineTypes.save>[0]);
       else await api.images.save(toSave as Parameters<typeof api.images.save>[0]);
-      await useConfigStore.getState().load(api);
+      await useAppConfigStore.getState().load(api);
       toast(`Saved the ${noun} ${String(entry.name)}.`);
       onDone(String(entry.name));
     } catch (err) {

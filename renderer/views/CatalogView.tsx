@@ -7,11 +7,12 @@
  * Every change goes through the backend's one config write path.
  */
 import { useEffect, useId, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { type CatalogEdit, catalogEditIssues } from '../../shared/catalog-edit.js';
 import { DISK_FORMATS, formatIssue } from '../../shared/config.js';
 import type { ImagePresence, ImageView, MachineTypeView } from '../../shared/images-view.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
@@ -47,7 +48,7 @@ function useCatalogAction() {
   return async (what: string, call: () => Promise<unknown>): Promise<boolean> => {
     try {
       await call();
-      await useConfigStore.getState().load(backend());
+      await useAppConfigStore.getState().load(backend());
       toast(what);
       return true;
     } catch (err) {
@@ -60,7 +61,7 @@ function useCatalogAction() {
 /** The removal confirmation; when the shared check refuses, it says why and offers no Remove. */
 function RemoveDialog({ kind, name, onClose }: { kind: Kind; name: string; onClose: () => void }) {
   const id = useId();
-  const config = useConfigStore((s) => s.state?.config);
+  const config = useAppConfigStore((s) => s.state?.config);
   const act = useCatalogAction();
   const [error, setError] = useState<string>();
   const edit: CatalogEdit = kind === 'machineType' ? { op: 'machineType:remove', name } : { op: 'image:remove', name };
@@ -125,7 +126,7 @@ function RowActions({ kind, name, isDefault, busy, onEdit, onRemove }: { kind: K
         Edit
       </button>
       {!isDefault && (
-        <button type="button" className="small" aria-label={`Make ${name} the default`} disabled={busy !== undefined} title={busy} onClick={() => void makeDefault()}>
+        <button type="button" className="small" aria-label={`Make default: ${name}`} disabled={busy !== undefined} title={busy} onClick={() => void makeDefault()}>
           Make default
         </button>
       )}
@@ -155,7 +156,7 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string>();
   const busy = useBusy();
-  const canEdit = useConfigStore((s) => s.state?.config?.kvm !== undefined);
+  const canEdit = useAppConfigStore((s) => s.state?.config?.kvm !== undefined);
   return (
     <section className="panel" aria-labelledby="mt-h">
       <div className="panel-head">
@@ -270,7 +271,7 @@ function Images({ images }: { images: ImageView[] }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string>();
   const busy = useBusy();
-  const canEdit = useConfigStore((s) => s.state?.config?.kvm !== undefined);
+  const canEdit = useAppConfigStore((s) => s.state?.config?.kvm !== undefined);
   return (
     <section className="panel" aria-labelledby="img-h">
       <div className="panel-head">
@@ -344,11 +345,11 @@ function Images({ images }: { images: ImageView[] }) {
 }
 
 export function CatalogView() {
-  const { machineTypes, images, catalogError } = useConfigStore();
+  const { machineTypes, images, catalogError } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, catalogError: s.catalogError })));
   // Presence is asked only of connected hosts: read the catalog again when that set changes.
   const connected = useHostsStore((s) => s.hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(','));
   useEffect(() => {
-    void useConfigStore.getState().refreshCatalog(backend());
+    void useAppConfigStore.getState().refreshCatalog(backend());
   }, [connected]);
   return (
     <section className="view" aria-labelledby="catalog-h">

@@ -4,7 +4,7 @@ import { formatIssue } from '../../shared/config.js';
 import type { Change, ConfigDiff } from '../../shared/config-diff.js';
 import type { ConfigPreview, ExportFormat } from '../../shared/ipc.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage } from '../format.js';
 import { type ImportDraft, useUiStore } from '../stores/ui-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -175,7 +175,7 @@ function ImportPanel() {
       setPreview(undefined);
       setPreviewed(undefined);
       setText('');
-      await useConfigStore.getState().load(backend());
+      await useAppConfigStore.getState().load(backend());
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -234,7 +234,7 @@ function ImportPanel() {
 }
 
 export function ConfigView() {
-  const { state } = useConfigStore();
+  const state = useAppConfigStore((s) => s.state);
   const kvm = state?.config?.kvm;
   return (
     <section className="view view-config" aria-labelledby="config-h">

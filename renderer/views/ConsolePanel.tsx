@@ -10,6 +10,7 @@ import { type ITheme, Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ConsoleClosed, ConsoleData } from '../../shared/console.js';
+import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
 import { backend } from '../backend.js';
 import { openTerminal } from './xterm-csp.js';
 import './console-panel.css';
@@ -124,7 +125,7 @@ function ConsoleSession({ name }: { name: string }) {
             if (session.current !== id) return;
             term.write(`\r\n[input not sent: ${err instanceof Error ? err.message : String(err)}]\r\n`);
             // The page lost the backend (serve stopped, the socket dropped): the backend has closed the session.
-            if (err instanceof Error && err.name === 'Disconnected') {
+            if (isErrorNamed(err, ErrorNames.disconnected)) {
               session.current = null;
               setState({ phase: 'closed', reason: 'the connection to Egress Desk was lost: reload the page to connect again' });
             }
@@ -198,7 +199,7 @@ function ConsoleSession({ name }: { name: string }) {
         terminal.current?.focus();
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        setState(err instanceof Error && err.name === 'ConsoleBusyError' ? { phase: 'busy', message } : { phase: 'error', message });
+        setState(isErrorNamed(err, ErrorNames.consoleBusy) ? { phase: 'busy', message } : { phase: 'error', message });
       } finally {
         early.current = null;
         earlyClosed.current = null;

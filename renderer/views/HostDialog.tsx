@@ -9,7 +9,7 @@ import type { KVMHost } from '../../shared/config.js';
 import { DOMAIN_TYPES } from '../../shared/config.js';
 import { EMPTY_HOST_FORM, type HostField, type HostForm, formToHost, hostToForm, issuesByField, validateHostCandidate } from '../../shared/host-form.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { Modal } from './ConfirmDialog.js';
@@ -36,7 +36,7 @@ const FIELDS: FieldSpec[] = [
 export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: () => void }) {
   const base = useId();
   const headingId = `${base}-h`;
-  const config = useConfigStore((s) => s.state?.config);
+  const config = useAppConfigStore((s) => s.state?.config);
   const replaceHosts = useHostsStore((s) => s.replace);
   const [form, setForm] = useState<HostForm>(editing ? hostToForm(editing) : { ...EMPTY_HOST_FORM });
   const [touched, setTouched] = useState<Partial<Record<HostField, boolean>>>({});
@@ -64,7 +64,7 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
       const host = formToHost(form) as KVMHost; // valid: checked with the same rules above, and again by the backend
       const result = editing ? await api.hosts.update({ name: editing.name, host }) : await api.hosts.add({ host });
       replaceHosts(result.hosts);
-      await useConfigStore.getState().load(api);
+      await useAppConfigStore.getState().load(api);
       onClose();
     } catch (err) {
       setSubmitError(errorMessage(err));

@@ -4,10 +4,11 @@
  * editing and removing hosts.
  */
 import { type FormEvent, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { KVMHost } from '../../shared/config.js';
 import { type HostStatus, sameHypervisorAs } from '../../shared/hosts.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
@@ -25,7 +26,9 @@ const STATE_TEXT: Record<HostStatus['state'], string> = {
 };
 
 function HostKeyPrompt({ host }: { host: HostStatus }) {
-  const { trust, trusting, trustError } = useHostsStore();
+  const { trust, trusting, trustError } = useHostsStore(
+    useShallow((s) => ({ trust: s.trust, trusting: s.trusting[host.name] === true, trustError: s.trustError[host.name] })),
+  );
   const headingId = `trust-${host.name}`;
   return (
     <section className="prompt" role="alertdialog" aria-labelledby={headingId} aria-describedby={`${headingId}-d`}>
@@ -40,9 +43,9 @@ function HostKeyPrompt({ host }: { host: HostStatus }) {
           <code>{host.fingerprint}</code>
         </p>
       </div>
-      {trustError[host.name] && <p role="alert" className="error">{trustError[host.name]}</p>}
-      <button type="button" className="primary" disabled={!host.fingerprint || trusting[host.name]} onClick={() => void trust(backend(), host.name, host.fingerprint!)}>
-        {trusting[host.name] ? 'Trusting…' : 'Trust this key'}
+      {trustError && <p role="alert" className="error">{trustError}</p>}
+      <button type="button" className="primary" disabled={!host.fingerprint || trusting} onClick={() => void trust(backend(), host.name, host.fingerprint!)}>
+        {trusting ? 'Trusting…' : 'Trust this key'}
       </button>
     </section>
   );
@@ -65,13 +68,15 @@ function HostKeyRefused({ host }: { host: HostStatus }) {
 
 /** The passphrase of the host's encrypted identity file: tried at once, remembered only when asked (and where is said). */
 function PassphrasePrompt({ host }: { host: HostStatus }) {
-  const { unlock, unlocking, unlockError } = useHostsStore();
+  const { unlock, unlocking, unlockError } = useHostsStore(
+    useShallow((s) => ({ unlock: s.unlock, unlocking: s.unlocking[host.name] === true, unlockError: s.unlockError[host.name] })),
+  );
   const [passphrase, setPassphrase] = useState('');
   const [remember, setRemember] = useState(false);
   const id = `unlock-${host.name}`;
   const store = host.secretStore;
-  const busy = unlocking[host.name] ?? false;
-  const problem = unlockError[host.name];
+  const busy = unlocking;
+  const problem = unlockError;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!passphrase || busy) return;
@@ -205,7 +210,7 @@ function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: nu
       const api = backend();
       const result = await api.hosts.remove({ name, confirm: true });
       replaceHosts(result.hosts);
-      await useConfigStore.getState().load(api);
+      await useAppConfigStore.getState().load(api);
       onDone(result.message);
     } catch (err) {
       setError(errorMessage(err));
@@ -229,9 +234,9 @@ function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: nu
 }
 
 export function HostsView() {
-  const { hosts, loaded, error } = useHostsStore();
+  const { hosts, loaded, error } = useHostsStore(useShallow((s) => ({ hosts: s.hosts, loaded: s.loaded, error: s.error })));
   const proxies = useProxiesStore((s) => s.proxies);
-  const configHosts = useConfigStore((s) => s.state?.config?.kvm?.hosts);
+  const configHosts = useAppConfigStore((s) => s.state?.config?.kvm?.hosts);
   const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }>();
   const [notice, setNotice] = useState<string>();
   const same = sameHypervisorAs(hosts);

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ImageView } from '../../shared/images-view.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 
@@ -70,7 +70,7 @@ export function ImagePull({ image }: { image: ImageView }) {
   // Once the pull ends, the cache state (and size) changed: read the catalog again.
   const wasActive = useRef(active);
   useEffect(() => {
-    if (wasActive.current && !active) void useConfigStore.getState().refreshCatalog(backend());
+    if (wasActive.current && !active) void useAppConfigStore.getState().refreshCatalog(backend());
     wasActive.current = active;
   }, [active]);
 

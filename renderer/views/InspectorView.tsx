@@ -5,8 +5,10 @@
  * across a reload; `proxy:changed` events for it refresh it, and a removal says so.
  */
 import { useEffect } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { backend } from '../backend.js';
 import { useInspectorStore } from '../stores/inspector-store.js';
+import { useUiStore } from '../stores/ui-store.js';
 import { ConsolePanel } from './ConsolePanel.js';
 import { OverviewPanel } from './inspector/OverviewPanel.js';
 import { SeedPanel } from './inspector/SeedPanel.js';
@@ -35,7 +37,10 @@ function keepsEscape(target: EventTarget | null): boolean {
 }
 
 export function InspectorView() {
-  const { target, inspection, loading, error, gone, close, setTab, refresh } = useInspectorStore();
+  const { target, close, setTab } = useUiStore(useShallow((s) => ({ target: s.inspected, close: s.closeInspector, setTab: s.setInspectorTab })));
+  const { inspection, loading, error, gone, refresh } = useInspectorStore(
+    useShallow((s) => ({ inspection: s.inspection, loading: s.loading, error: s.error, gone: s.gone, refresh: s.refresh })),
+  );
   const name = target?.name;
 
   // Load when the target changes; follow proxy:changed events for it.
@@ -50,7 +55,7 @@ export function InspectorView() {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented || keepsEscape(e.target) || document.querySelector('dialog[open]')) return;
       e.preventDefault();
-      useInspectorStore.getState().close();
+      useUiStore.getState().closeInspector();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

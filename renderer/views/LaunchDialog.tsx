@@ -4,12 +4,12 @@
  * cancel, and an honest failure view (the step that failed and the backend's message).
  */
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { DEFAULTS, DNS_LABEL } from '../../shared/config.js';
-import { isCidr } from '../../shared/net.js';
-import type { ProxySpec } from '../../shared/proxy.js';
+import { useShallow } from 'zustand/react/shallow';
+import { DEFAULTS } from '../../shared/config.js';
+import { formToSpec, launchFormErrors } from '../../shared/launch-form.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
-import { useConfigStore } from '../config-store.js';
+import { useAppConfigStore } from '../stores/app-config-store.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
@@ -33,31 +33,6 @@ const STEP_LABELS: Record<LaunchStep, string> = {
 
 /** The provider's launch steps, in order, with what each means. */
 export const LAUNCH_STEPS: { name: string; label: string }[] = SHARED_STEPS.map((name) => ({ name, label: STEP_LABELS[name] }));
-
-export function nameError(name: string): string | undefined {
-  if (!name) return 'A name is required.';
-  if (name.length > 63) return 'At most 63 characters.';
-  if (/[A-Z]/.test(name)) return 'Use lowercase letters only (a-z, 0-9 and "-").';
-  if (!DNS_LABEL.test(name)) return 'Use a lowercase DNS label: a-z, 0-9 and "-", not starting or ending with "-".';
-  return undefined;
-}
-
-function portError(port: string): string | undefined {
-  if (!port) return undefined;
-  const n = Number(port);
-  return Number.isInteger(n) && n >= 1 && n <= 65535 ? undefined : 'A port is a whole number from 1 to 65535.';
-}
-
-function allowList(text: string): string[] {
-  return text.split(/[\s,]+/).filter(Boolean);
-}
-
-function allowError(text: string): string | undefined {
-  const bad = allowList(text).filter((c) => !isCidr(c));
-  if (bad.length) return `Not an IP address or CIDR block: ${bad.join(', ')}`;
-  if (allowList(text).length > 64) return 'At most 64 entries.';
-  return undefined;
-}
 
 type StepState = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -100,7 +75,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const headingId = `${base}-h`;
   const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow` };
   const hosts = useHostsStore((s) => s.hosts);
-  const { machineTypes, images, state } = useConfigStore();
+  const { machineTypes, images, state } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })));
   const [name, setName] = useState('');
   const [touched, setTouched] = useState(false);
   const [host, setHost] = useState('');
@@ -133,19 +108,16 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   }, [host, machineType, connectedHosts]);
   const hostHint = host ? undefined : auto ? (auto.ok ? `Automatic now: ${auto.reason}.` : `Automatic cannot place it now: ${auto.message}`) : 'Automatic picks the connected host with the most free memory.';
 
-  const errors = { name: touched ? nameError(name) : undefined, port: portError(port), allow: allowError(allow) };
+  const form = { name, host, machineType, image, port, allow };
+  const checked = launchFormErrors(form);
+  const errors = { ...checked, name: touched ? checked.name : undefined };
   const defaultPort = state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setTouched(true);
-    if (nameError(name) || errors.port || errors.allow) return;
-    const spec: ProxySpec = { name };
-    if (host) spec.host = host;
-    if (machineType) spec.machineType = machineType;
-    if (image) spec.image = image;
-    if (port) spec.port = Number(port);
-    if (allowList(allow).length) spec.allow = allowList(allow);
+    if (checked.name || checked.port || checked.allow) return;
+    const spec = formToSpec(form);
     setSubmitting(true);
     setSubmitError(undefined);
     try {

@@ -1,11 +1,12 @@
 /** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage, formatAge } from '../format.js';
-import { useInspectorStore } from '../stores/inspector-store.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
+import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -78,7 +79,7 @@ function StateBadge({ state }: { state: string }) {
  * are as they were when the person comes back.
  */
 export function ProxiesView() {
-  const inspecting = useInspectorStore((s) => s.target !== null);
+  const inspecting = useUiStore(isInspecting);
   return (
     <>
       {inspecting && <InspectorView />}
@@ -93,7 +94,7 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
   const row = e.currentTarget;
   if (e.key === 'Enter') {
     e.preventDefault();
-    useInspectorStore.getState().open(name);
+    useUiStore.getState().inspect(name);
   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
     // Moves between the rendered rows; the overscan keeps a neighbour in the DOM and focusing it scrolls.
     const next = e.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling;
@@ -105,10 +106,8 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
 }
 
 function ProxiesTable({ hidden }: { hidden: boolean }) {
-  const { proxies, loaded, error } = useProxiesStore();
-  const returnTo = useInspectorStore((s) => s.returnTo);
-  const openInspector = useInspectorStore((s) => s.open);
-  const { sort, setSort, setLaunchOpen, toast } = useUiStore();
+  const { proxies, loaded, error } = useProxiesStore(useShallow(tableProxies));
+  const { sort, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState<string[] | undefined>();
@@ -222,7 +221,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <p className="meta">Shortcut: N, or Ctrl+N (⌘N on macOS) in the app window.</p>
         </div>
       ) : (
-        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1} aria-multiselectable="true">
+        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1}>
           <div role="rowgroup" className="grid-head">
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">

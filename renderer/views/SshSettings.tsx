@@ -139,7 +139,7 @@ export function SshSettingsSection({ host }: { host: string }) {
           </p>
         )}
         {view && <SettingsBody view={view} />}
-        <button type="button" onClick={() => void load()} disabled={loading} aria-label={`Read the SSH settings of ${host} again`}>
+        <button type="button" onClick={() => void load()} disabled={loading} aria-label={`Read again the SSH settings of ${host}`}>
           Read again
         </button>
       </section>

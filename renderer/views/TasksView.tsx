@@ -1,5 +1,6 @@
 /** Every long operation, newest first: title, step, progress, cancel, outcome. Rebuilt from tasks:list after a reload. */
 import type { Task } from '../../shared/tasks.js';
+import { useShallow } from 'zustand/react/shallow';
 import { backend } from '../backend.js';
 import { isActive, sortedTasks, useTasksStore } from '../stores/tasks-store.js';
 
@@ -44,7 +45,7 @@ export function TaskItem({ task }: { task: Task }) {
 }
 
 export function TasksView() {
-  const { tasks, loaded, error } = useTasksStore();
+  const { tasks, loaded, error } = useTasksStore(useShallow((s) => ({ tasks: s.tasks, loaded: s.loaded, error: s.error })));
   const list = sortedTasks(tasks);
   return (
     <section className="view" aria-labelledby="tasks-h">

@@ -129,10 +129,10 @@ describe('browser: machine types, edited in place', () => {
   });
 
   it('makes it the default', async () => {
-    await types().getByRole('button', { name: 'Make medium the default' }).click();
+    await types().getByRole('button', { name: 'Make default: medium' }).click();
     await types().getByRole('row', { name: /^medium\b/ }).locator('.default-badge').waitFor();
     expect(onDisk().kvm!.defaults).toEqual({ machineType: 'medium' });
-    await expect(types().getByRole('button', { name: 'Make medium the default' }).count()).resolves.toBe(0);
+    await expect(types().getByRole('button', { name: 'Make default: medium' }).count()).resolves.toBe(0);
   });
 
   it('refuses to remove it while it is the default, with the message; removes it through the confirmation after', async () => {
@@ -147,7 +147,7 @@ describe('browser: machine types, edited in place', () => {
     await dialog.waitFor({ state: 'detached' });
     expect(Object.keys(onDisk().kvm!.machineTypes)).toEqual(['tiny', 'medium']);
 
-    await types().getByRole('button', { name: 'Make tiny the default' }).click();
+    await types().getByRole('button', { name: 'Make default: tiny' }).click();
     await types().getByRole('row', { name: /^tiny\b/ }).locator('.default-badge').waitFor();
     expect(onDisk().kvm!.defaults).toEqual({ machineType: 'tiny' });
     await types().getByRole('button', { name: 'Remove medium' }).click();

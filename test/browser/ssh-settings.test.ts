@@ -82,7 +82,7 @@ describe('browser: SSH settings of a host resolved from ssh_config Match blocks'
     const config = join(home, '.ssh', 'config');
     writeFileSync(config, readFileSync(config, 'utf8') + '  ConnectTimeout 1m30s\n');
     const section = card().getByRole('region', { name: `SSH settings of ${HOST}` });
-    await section.getByRole('button', { name: `Read the SSH settings of ${HOST} again` }).click();
+    await section.getByRole('button', { name: `Read again the SSH settings of ${HOST}` }).click();
     await section.getByText('90 s').waitFor();
   });
 

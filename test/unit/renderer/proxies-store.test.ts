@@ -1,21 +1,10 @@
-/** How the Proxies table's store applies `proxy:changed` (renderer/stores/proxies-store.ts). */
+/** How the Proxies table's store is filled by `proxies:list` and applies `proxy:changed` (renderer/stores/proxies-store.ts). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { proxyKey, useProxiesStore } from '../../../renderer/stores/proxies-store.js';
-import type { ProxyRecordView } from '../../../shared/proxies.js';
+import type { FleetListingView } from '../../../shared/proxies.js';
+import { deferred, fakeBridge, proxyRecord } from './fake-bridge.js';
 
-const record = (name: string, host: string): ProxyRecordView => ({
-  name,
-  id: `ep-${name}-abcdef`,
-  host,
-  state: 'shutoff',
-  port: 3128,
-  machineType: 'small',
-  image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
-  createdAt: '2026-12-02T10:00:00.000Z',
-  owner: 'egress-desk',
-  specHash: `sha256:${'cd'.repeat(32)}`,
-  addresses: [],
-});
+const record = (name: string, host: string) => proxyRecord({ name, host, state: 'shutoff' });
 const rows = () => Object.keys(useProxiesStore.getState().proxies).sort();
 
 beforeEach(() => {
@@ -39,5 +28,30 @@ describe('proxies store: removals', () => {
     useProxiesStore.getState().apply({ host: 'edge-c', domain: 'ep-web-1-abcdef', name: 'web-1', event: 'DELETED', removed: true });
     useProxiesStore.getState().apply({ host: 'edge-b', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'DELETED', removed: true });
     expect(useProxiesStore.getState().proxies).toBe(before);
+  });
+});
+
+describe('proxies store: filling', () => {
+  it('lists once and applies the changes seen meanwhile on top of the listing', async () => {
+    useProxiesStore.setState(useProxiesStore.getInitialState(), true);
+    const listing = deferred<FleetListingView>();
+    const b = fakeBridge({ 'proxies:list': () => listing.promise });
+    const stop = useProxiesStore.getState().start(b.api);
+    const started = { ...record('web-1', 'edge-a'), state: 'running' as const };
+    b.emit('proxy:changed', { host: 'edge-a', domain: started.id, event: 'STARTED', removed: false, proxy: started });
+    listing.resolve({ proxies: [record('web-1', 'edge-a'), record('web-2', 'edge-a')], hosts: [] });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(useProxiesStore.getState().loaded).toBe(true);
+    expect(rows()).toEqual(['edge-a/ep-web-1-abcdef', 'edge-a/ep-web-2-abcdef']);
+    expect(useProxiesStore.getState().proxies['edge-a/ep-web-1-abcdef']?.state).toBe('running');
+    stop();
+    expect(b.listeners('proxy:changed')).toBe(0);
+  });
+
+  it('a failed listing says why', async () => {
+    useProxiesStore.setState(useProxiesStore.getInitialState(), true);
+    useProxiesStore.getState().start(fakeBridge({ 'proxies:list': () => Promise.reject(new Error('no host reachable')) }).api);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(useProxiesStore.getState()).toMatchObject({ loaded: true, error: 'no host reachable' });
   });
 });

@@ -1,15 +1,16 @@
 /**
- * The config store: the config file this app runs from, and the catalog derived from it
+ * The app's config, as the renderer sees it (not the backend's ConfigStore, which writes
+ * the file): the config file this app runs from, and the catalog derived from it
  * (machine types, images with their cache state). Filled by one call of each at start.
  * There is no config event in the contract yet: the catalog is re-read after a task that
  * may change it (an image pull) finishes, through `refreshCatalog`.
  */
 import { create } from 'zustand';
-import type { ImageView, MachineTypeView } from '../shared/images-view.js';
-import type { AppInfo, ConfigState, EgressApi } from '../shared/ipc.js';
-import { errorMessage } from './format.js';
+import type { ImageView, MachineTypeView } from '../../shared/images-view.js';
+import type { AppInfo, ConfigState, EgressApi } from '../../shared/ipc.js';
+import { errorMessage } from '../format.js';
 
-interface ConfigStore {
+export interface AppConfigStore {
   info?: AppInfo;
   state?: ConfigState;
   error?: string;
@@ -20,7 +21,7 @@ interface ConfigStore {
   refreshCatalog(api: EgressApi): Promise<void>;
 }
 
-export const useConfigStore = create<ConfigStore>((set, get) => ({
+export const useAppConfigStore = create<AppConfigStore>((set, get) => ({
   machineTypes: [],
   images: [],
   async load(api) {

@@ -1,0 +1,65 @@
+/**
+ * The Launch dialog's form, and its inline checks with the launch request's own rules
+ * (ProxySpecSchema, shared/proxy.ts): each field is judged by the schema's own field, and
+ * the messages quote the schema's limits, so the form and `proxies:launch` never disagree.
+ * The backend validates the request again when it arrives.
+ */
+import { DNS_LABEL_MAX } from './config.js';
+import { PROXY_ALLOW_MAX, PROXY_PORT_MAX, PROXY_PORT_MIN, type ProxySpec, ProxySpecSchema } from './proxy.js';
+
+/** What the person typed, one string per field ("" = not set: the config's default or placement decides). */
+export interface LaunchForm {
+  name: string;
+  host: string;
+  machineType: string;
+  image: string;
+  port: string;
+  /** Addresses or CIDR blocks, separated by spaces, commas or new lines. */
+  allow: string;
+}
+
+const fields = ProxySpecSchema.shape;
+
+export function nameError(name: string): string | undefined {
+  if (!name) return 'A name is required.';
+  if (name.length > DNS_LABEL_MAX) return `At most ${DNS_LABEL_MAX} characters.`;
+  if (/[A-Z]/.test(name)) return 'Use lowercase letters only (a-z, 0-9 and "-").';
+  if (!fields.name.safeParse(name).success) return 'Use a lowercase DNS label: a-z, 0-9 and "-", not starting or ending with "-".';
+  return undefined;
+}
+
+export function portError(port: string): string | undefined {
+  if (!port) return undefined;
+  return fields.port.safeParse(Number(port)).success ? undefined : `A port is a whole number from ${PROXY_PORT_MIN} to ${PROXY_PORT_MAX}.`;
+}
+
+/** The allow list's entries, as typed. */
+export function allowEntries(text: string): string[] {
+  return text.split(/[\s,]+/).filter(Boolean);
+}
+
+export function allowError(text: string): string | undefined {
+  const entries = allowEntries(text);
+  const entry = fields.allow.unwrap().element;
+  const bad = entries.filter((c) => !entry.safeParse(c).success);
+  if (bad.length) return `Not an IP address or CIDR block: ${bad.join(', ')}`;
+  if (entries.length > PROXY_ALLOW_MAX) return `At most ${PROXY_ALLOW_MAX} entries.`;
+  return undefined;
+}
+
+/** The first problem of each field; all undefined = the form can be sent. */
+export function launchFormErrors(form: LaunchForm): { name?: string; port?: string; allow?: string } {
+  return { name: nameError(form.name), port: portError(form.port), allow: allowError(form.allow) };
+}
+
+/** The request of a valid form: empty fields left out, so that defaults and placement apply. */
+export function formToSpec(form: LaunchForm): ProxySpec {
+  const spec: ProxySpec = { name: form.name };
+  if (form.host) spec.host = form.host;
+  if (form.machineType) spec.machineType = form.machineType;
+  if (form.image) spec.image = form.image;
+  if (form.port) spec.port = Number(form.port);
+  const allow = allowEntries(form.allow);
+  if (allow.length) spec.allow = allow;
+  return spec;
+}
