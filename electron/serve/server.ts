@@ -16,6 +16,7 @@ import { ServeAuth } from './auth.js';
 import { SECURITY_HEADERS } from './headers.js';
 import { contentType, resolveStatic } from './static-files.js';
 import { serveContract } from './ws-endpoint.js';
+import { messageOf } from '../../shared/errors.js';
 
 export interface ServeOptions {
   /** The built renderer (absolute path). */
@@ -112,7 +113,7 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'serve: request failed');
+      log.error({ err: messageOf(err) }, 'serve: request failed');
       if (!res.headersSent) reply(res, 500, 'Egress Desk: internal error (see the log).\n');
       else res.destroy();
     });

@@ -31,6 +31,8 @@ import type { IdentityFileSetting, IdentitySource, SettingOrigin, SshConfigFile,
 import { SshConfigError } from './ssh-errors.js';
 import { parseProxyJump, proxyJumpText, type JumpSpec } from './ssh-jump.js';
 import { matchPattern, matchPatternList } from './ssh-patterns.js';
+import { messageOf } from '../../shared/errors.js';
+import { bracketHost } from '../../shared/net.js';
 
 export type { IdentityFileSetting, IdentitySource, SettingOrigin, SshConfigFile, SshConfigSources, SshConfigWarning, SshHostSettings, SshLocalContext, SshTarget } from './ssh-config-types.js';
 export { parseProxyJump, type JumpSpec } from './ssh-jump.js';
@@ -378,7 +380,7 @@ function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean 
     try {
       host = percentExpand(hostNameSetting.args[0]!, { h: ctx.host }, 'HostName');
     } catch (err) {
-      return fail(err instanceof Error ? err.message : String(err));
+      return fail(messageOf(err));
     }
   } else host = ctx.host;
 
@@ -449,7 +451,7 @@ export function includePattern(pattern: string, isUser: boolean, home: string): 
 }
 
 function formatHop(hop: JumpSpec): string {
-  const host = hop.host.includes(':') ? `[${hop.host}]` : hop.host;
+  const host = bracketHost(hop.host);
   return `${hop.user !== undefined ? `${hop.user}@` : ''}${host}${hop.port !== undefined ? `:${hop.port}` : ''}`;
 }
 

@@ -13,6 +13,7 @@ import type { ConsoleClosed, ConsoleData } from '../../shared/console.js';
 import { backend } from '../backend.js';
 import { openTerminal } from './xterm-csp.js';
 import './console-panel.css';
+import { messageOf } from '../../shared/errors.js';
 
 type ConsoleState =
   | { phase: 'idle' }
@@ -122,7 +123,7 @@ function ConsoleSession({ name }: { name: string }) {
             await backend().console.write({ session: id, data: piece });
           } catch (err) {
             if (session.current !== id) return;
-            term.write(`\r\n[input not sent: ${err instanceof Error ? err.message : String(err)}]\r\n`);
+            term.write(`\r\n[input not sent: ${messageOf(err)}]\r\n`);
             // The page lost the backend (serve stopped, the socket dropped): the backend has closed the session.
             if (err instanceof Error && err.name === 'Disconnected') {
               session.current = null;
@@ -197,7 +198,7 @@ function ConsoleSession({ name }: { name: string }) {
         setState({ phase: 'connected', session: opened.session, host: opened.host });
         terminal.current?.focus();
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         setState(err instanceof Error && err.name === 'ConsoleBusyError' ? { phase: 'busy', message } : { phase: 'error', message });
       } finally {
         early.current = null;

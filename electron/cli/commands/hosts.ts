@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { type HostStatus, sameHypervisorAs } from '../../../shared/hosts.js';
 import { FileSecretStore, secretsPath } from '../../services/credentials/secret-store.js';
-import { collectHostInfo } from '../../services/hosts/host-info.js';
+import { collectHostInfo, statusWithInfo } from '../../services/hosts/host-info.js';
 import { Passphrases } from '../../services/hosts/passphrases.js';
 import { HostConnections } from '../../services/hosts/host-connections.js';
 import { SshConnectionPool } from '../../transport/index.js';
@@ -51,21 +51,15 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
         const sshPool = cliSshPool(ctx);
         const connections = new HostConnections({ hosts: config.hosts, sshPool, onPolkit: (host) => ctx.debug(polkitLine(host)) });
         try {
-          const statuses: HostStatus[] = await Promise.all(
-            config.hosts.map(async (host) => {
-              try {
-                const client = await connections.client(host.name);
-                const info = await collectHostInfo(client);
-                ctx.debug(`${host.name}: connected through ${connections.status(host.name).via}`);
-                return { ...connections.status(host.name), info };
-              } catch (err) {
-                const status = connections.status(host.name);
-                // A failure after connecting (a call that failed) leaves the state "connected": report it.
-                if (status.state === 'connected') return { ...status, state: 'error' as const, message: err instanceof Error ? err.message : String(err) };
-                return status;
-              }
-            }),
-          );
+          const facts = {
+            status: (name: string) => connections.status(name),
+            info: async (name: string) => {
+              const info = await collectHostInfo(await connections.client(name));
+              ctx.debug(`${name}: connected through ${connections.status(name).via}`);
+              return info;
+            },
+          };
+          const statuses: HostStatus[] = await Promise.all(config.hosts.map((host) => statusWithInfo(facts, host.name)));
           if (opts.json) ctx.io.stdout(`${JSON.stringify(statuses, null, 2)}\n`);
           else {
             const same = sameHypervisorAs(statuses);

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
-import { formatBytes } from '../../services/images/units.js';
+import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../kit.js';

@@ -4,8 +4,9 @@
  */
 import type { HostStatus } from '../../../shared/hosts.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
+import { statusWithInfo } from '../hosts/host-info.js';
 import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../hosts/host-edits.js';
-import { messageOf } from '../provider/kvm/errors.js';
+
 import type { ConfigWrites } from './config-writes.js';
 import { UnknownEntryError } from './errors.js';
 import type { FleetBackend } from './fleet-backend.js';
@@ -18,7 +19,7 @@ export class HostsArea implements AreaService<'hosts'> {
 
   async list(): Promise<HostStatus[]> {
     const backend = await this.backend();
-    return Promise.all(backend.config.hosts.map((h) => hostWithInfo(backend, h.name)));
+    return Promise.all(backend.config.hosts.map((h) => statusWithInfo(backend.hosts, h.name)));
   }
 
   /** The host's effective SSH settings (ssh_config read afresh; nothing connects). */
@@ -32,7 +33,7 @@ export class HostsArea implements AreaService<'hosts'> {
     const backend = await this.backend();
     knownHost(backend, input.host);
     await backend.hosts.trust(input.host, input.fingerprint);
-    return hostWithInfo(backend, input.host);
+    return statusWithInfo(backend.hosts, input.host);
   }
 
   async add(input: ChannelInput<'hosts:add'>): Promise<ChannelOutput<'hosts:add'>> {
@@ -59,7 +60,7 @@ export class HostsArea implements AreaService<'hosts'> {
     await backend.hosts.unlock(input.host, input.passphrase, input.remember);
     // Still asking (a wrong passphrase): answer that as it is; fetching facts would only connect again and lose the reason.
     const status = backend.hosts.status(input.host);
-    return status.state === 'connected' ? hostWithInfo(backend, input.host) : status;
+    return status.state === 'connected' ? statusWithInfo(backend.hosts, input.host) : status;
   }
 
   /** Proxies on one host (undefined: it cannot be listed, or is not in the config). */
@@ -72,7 +73,7 @@ export class HostsArea implements AreaService<'hosts'> {
   /** After a host edit: the new backend's statuses, each host connecting in the background (host:status follows). */
   private async reopened(): Promise<HostStatus[]> {
     const backend = await this.backend();
-    for (const h of backend.config.hosts) void hostWithInfo(backend, h.name);
+    for (const h of backend.config.hosts) void statusWithInfo(backend.hosts, h.name);
     return backend.hosts.statuses();
   }
 }
@@ -80,17 +81,5 @@ export class HostsArea implements AreaService<'hosts'> {
 function knownHost(backend: FleetBackend, name: string): void {
   if (!backend.config.hosts.some((h) => h.name === name)) {
     throw new UnknownEntryError(`no host named ${JSON.stringify(name)} (known: ${backend.config.hosts.map((h) => h.name).join(', ')})`);
-  }
-}
-
-async function hostWithInfo(backend: FleetBackend, name: string): Promise<HostStatus> {
-  try {
-    const info = await backend.hosts.info(name);
-    return { ...backend.hosts.status(name), info };
-  } catch (err) {
-    const status = backend.hosts.status(name);
-    // A failure after connecting (a call that failed) leaves the state "connected": report it.
-    if (status.state === 'connected') return { ...status, state: 'error', message: messageOf(err) };
-    return status;
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
 import { PrivateJsonFile } from './private-json-file.js';
+import { bracketHost } from '../../../shared/net.js';
 
 const FileSchema = z.object({
   version: z.literal(1),
@@ -90,7 +91,7 @@ export class MemoryCredentialsStore implements CredentialsStore {
 
 /** `http://user:pass@address:port`, or without credentials when authentication is off. IPv6 addresses are bracketed. */
 export function formatProxyUrl(address: string, port: number, credentials?: ProxyCredentials): string {
-  const host = address.includes(':') ? `[${address}]` : address;
+  const host = bracketHost(address);
   const auth = credentials ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@` : '';
   return `http://${auth}${host}:${port}`;
 }

@@ -212,7 +212,7 @@ describe('bad input', () => {
     expect(one('user-data', new Uint8Array(MAX_SEED_FILE_BYTES))).not.toThrow();
     const six = new Uint8Array(6 * 1024 * 1024);
     expect(() => buildSeedIso(['a', 'b', 'c'].map((name) => ({ name, data: six })))).toThrow(
-      'seed files total more than 16777216 bytes (16 MiB) (reached 18874368 bytes (18 MiB) with "c", 6291456 bytes (6.0 MiB))',
+      'seed files total more than 16777216 bytes (16.0 MiB) (reached 18874368 bytes (18.0 MiB) with "c", 6291456 bytes (6.0 MiB))',
     );
   });
 

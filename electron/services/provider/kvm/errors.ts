@@ -1,6 +1,7 @@
 /** The provider's errors: each says what happened and, where it helps, what to do next. */
 
 import type { LaunchStep } from '../../../../shared/launch-steps.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export { LAUNCH_STEPS, type LaunchStep } from '../../../../shared/launch-steps.js';
 
@@ -13,7 +14,7 @@ export class LaunchError extends Error {
     /** Objects the rollback could not remove, with why: a person must look at them. */
     readonly rollbackErrors: string[] = [],
   ) {
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = messageOf(cause);
     const left = rollbackErrors.length ? `; rollback left behind: ${rollbackErrors.join('; ')}` : '';
     super(`launch failed at step "${step}": ${why}${left}`, { cause });
   }
@@ -60,9 +61,4 @@ export class ProxyNotFoundError extends Error {
 /** No host can take the proxy. */
 export class PlacementError extends Error {
   override readonly name = 'PlacementError';
-}
-
-/** The message of anything thrown. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

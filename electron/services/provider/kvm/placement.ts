@@ -4,8 +4,9 @@
  * that the person sees why a host was chosen (or why none was).
  */
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
-import { PlacementError, messageOf } from './errors.js';
+import { PlacementError } from './errors.js';
 import type { LibvirtApi } from './libvirt-api.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export interface Placement {
   host: ResolvedKVMHost;
