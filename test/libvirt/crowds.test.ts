@@ -16,8 +16,8 @@ import { type AppServices, createAppServices } from '../../electron/ipc/app-serv
 import { type LibvirtClient, findVolume, listAllDomains } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { type ProviderHome, hypervisorState, localAndSshHome, providerHome } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, hypervisorState, localAndSshHome, providerHome } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 import type { Envelope } from '../../shared/ipc.js';
 

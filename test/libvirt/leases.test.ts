@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainDestroy, type LibvirtClient, findDomainByName, getDhcpLeases } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, providerHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, providerHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
 const env = testEnv();

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
-import { hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
-import { runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState, providerHome, tinyImage } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-prune';

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testEnv, type TestEnv } from '../support/test-env.js';
+import { testEnv, type TestEnv } from '../support/env.js';
 import {
   SshAuthError,
   SshConnectError,
@@ -15,7 +15,7 @@ import {
   type SshPoolOptions,
 } from '../../electron/transport/index.js';
 import { connectTcp } from '../../electron/transport/ssh-connect.js';
-import { authListRoundTrip, generateKey, tempHome, useCleanups } from '../support/transport-harness.js';
+import { authListRoundTrip, generateKey, tempHome, useCleanups } from '../support/transport.js';
 
 let env: TestEnv;
 let port: number;

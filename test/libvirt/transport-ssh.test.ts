@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ssh2 from 'ssh2';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testEnv, type TestEnv } from '../support/test-env.js';
+import { testEnv, type TestEnv } from '../support/env.js';
 import {
   HostKeyMismatchError,
   HostKeyUnknownError,
@@ -18,7 +18,7 @@ import {
   type SshPoolEvent,
   type SshPoolOptions,
 } from '../../electron/transport/index.js';
-import { authListRoundTrip, closed, tcpConnectionsTo, tempHome, type TempHome, useCleanups } from '../support/transport-harness.js';
+import { authListRoundTrip, closed, tcpConnectionsTo, tempHome, type TempHome, useCleanups } from '../support/transport.js';
 
 let env: TestEnv;
 let port: number;

@@ -15,7 +15,7 @@ const FileSchema = z.object({
   proxies: z.record(z.string(), ProxyCredentialsSchema),
 });
 
-/** What the provider needs of a credentials store; tests use {@link MemoryCredentialsStore}. */
+/** What the provider needs of a credentials store (the tests keep one in memory: test/support/memory-credentials.ts). */
 export interface CredentialsStore {
   get(proxy: string): Promise<ProxyCredentials | undefined>;
   set(proxy: string, credentials: ProxyCredentials): Promise<void>;
@@ -69,23 +69,6 @@ export class FileCredentialsStore implements CredentialsStore {
     const parsed = FileSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`${this.file} is not a valid credentials file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     return parsed.data;
-  }
-}
-
-/** An in-memory store (tests, previews). */
-export class MemoryCredentialsStore implements CredentialsStore {
-  readonly entries = new Map<string, ProxyCredentials>();
-  async get(proxy: string): Promise<ProxyCredentials | undefined> {
-    return this.entries.get(proxy);
-  }
-  async set(proxy: string, credentials: ProxyCredentials): Promise<void> {
-    this.entries.set(proxy, credentials);
-  }
-  async delete(proxy: string): Promise<void> {
-    this.entries.delete(proxy);
-  }
-  async names(): Promise<string[]> {
-    return [...this.entries.keys()];
   }
 }
 

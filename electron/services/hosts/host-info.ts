@@ -5,7 +5,7 @@
  */
 import { messageOf } from '../../../shared/errors.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
-import { type Caller, LibvirtError, ListPoolsOrNetworks, formatVersion, listAllDomains, listAllNetworks, listAllStoragePools } from '../../libvirt/index.js';
+import { type Caller, LibvirtError, ListPoolsOrNetworks, StoragePoolState, formatVersion, listAllDomains, listAllNetworks, listAllStoragePools } from '../../libvirt/index.js';
 
 /** Whether libvirt offers KVM here. A host without /dev/kvm answers domain capabilities for kvm with an error. */
 export async function kvmOffered(client: Caller): Promise<boolean> {
@@ -60,8 +60,7 @@ export async function collectHostInfo(client: Caller): Promise<HostInfo> {
     ...(uuid ? { uuid } : {}),
     pools: pools.map((p, i) => ({
       name: p.name,
-      // virStoragePoolState: 2 = running.
-      active: poolInfos[i]!.state === 2,
+      active: poolInfos[i]!.state === StoragePoolState.RUNNING,
       capacityBytes: Number(poolInfos[i]!.capacity),
       availableBytes: Number(poolInfos[i]!.available),
     })),

@@ -5,16 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildNoCloudSeed,
-  buildSeedIso,
-  DEFAULT_SEED_TIMESTAMP,
-  IsoFormatError,
-  MAX_SEED_FILE_BYTES,
-  readSeedIso,
-  type SeedFile,
-  SeedIsoError,
-} from '../../../electron/services/provider/kvm/seed-iso.js';
+import { buildNoCloudSeed, buildSeedIso, DEFAULT_SEED_TIMESTAMP, MAX_SEED_FILE_BYTES, type SeedFile, SeedIsoError } from '../../../electron/services/provider/kvm/seed-iso.js';
+import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
 
 const SECTOR = 2048;
 /** sha256 of buildSeedIso(noCloudFiles): a layout change must be deliberate (and noted in the changelog). */

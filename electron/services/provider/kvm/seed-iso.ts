@@ -24,7 +24,8 @@
  *
  * File identifiers are `NAME;1` with NAME exactly as given (lowercase, '-' allowed): not
  * strict level 1 (d-characters, 8.3), but what Linux isofs, and so cloud-init, reads as
- * `NAME` (see linuxIsofsName). Every date is the `timestamp` option, in UTC.
+ * `NAME` (see linuxIsofsName in test/support/iso9660-reader.ts). Every date is the
+ * `timestamp` option, in UTC.
  */
 import { formatBytes } from '../../../../shared/bytes.js';
 import {
@@ -45,9 +46,6 @@ import {
   VD_TERMINATOR,
   writeDirRecord,
 } from './iso9660.js';
-
-export { IsoFormatError } from './iso9660.js';
-export { readSeedIso, type SeedIsoContents } from './iso9660-reader.js';
 
 /** One file of the seed. Text is written as UTF-8, without a byte order mark. */
 export interface SeedFile {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
 import { testPool } from './libvirt.js';
-import { type RunAs, runCliProcess } from './run-cli.js';
-import type { TestEnv } from './test-env.js';
+import { type RunAs, runCliProcess } from './cli.js';
+import type { TestEnv } from './env.js';
 
 /** The test pool's volumes and every domain, sorted: "nothing left behind" compares two of these. */
 export async function hypervisorState(client: LibvirtClient): Promise<{ volumes: string[]; domains: string[] }> {
@@ -40,7 +40,7 @@ export interface ProviderHome {
 /**
  * A temp home with a config of one host line (YAML flow map), one machine type and one
  * image; `extra` lines are appended under `kvm:`. With `as`, the CLI runs as that user (the
- * config is handed to it; `home` must be theirs already, see test-users.ts).
+ * config is handed to it; `home` must be theirs already, see users.ts).
  */
 export function providerHome(
   prefix: string,
