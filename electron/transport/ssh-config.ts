@@ -23,6 +23,11 @@
  * - `Match exec` is never run (a command from a config this app did not write is not ours to
  *   run): its block is treated as not matching.
  * - CanonicalizeHostname never looks names up in DNS: the name stays as written.
+ *
+ * Over 400 lines on purpose: this is the one ordered pass above (first value wins, Match
+ * evaluated in place, the second pass), and its state is threaded through every step. The
+ * parts that stand alone already live beside it: keywords (ssh-config-keywords.ts), the
+ * lexer (ssh-config-parse.ts), tokens (ssh-config-tokens.ts), patterns (ssh-patterns.ts).
  */
 import { checkArguments, KNOWN_KEYWORDS, parseCanonicalize, parseFlag, parseInteger, parsePort, parseTime } from './ssh-config-keywords.js';
 import { parseConfigFile, strdelim, type ConfigLine, type ConfigProblem, type ParsedConfigFile } from './ssh-config-parse.js';

@@ -2,20 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ProxyInspectionView, ProxyRecordView } from '../../../shared/proxies.js';
 import { concerns, copyUrlBlocker } from '../../../renderer/inspection.js';
+import { sampleRecordView } from '../../support/proxy-samples.js';
 
-const record: ProxyRecordView = {
-  name: 'web-1',
-  id: 'ep-web-1-abcdef',
-  host: 'edge-a',
-  state: 'running',
-  port: 3128,
-  machineType: 'small',
-  image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
-  createdAt: '2026-12-02T10:00:00.000Z',
-  owner: 'egress-desk',
-  specHash: `sha256:${'cd'.repeat(32)}`,
-  addresses: [],
-};
+const record: ProxyRecordView = sampleRecordView({ state: 'running', createdAt: '2026-12-02T10:00:00.000Z' });
 const inspection = (over: Partial<ProxyInspectionView> = {}, proxy: Partial<ProxyRecordView> = {}): ProxyInspectionView => ({
   proxy: { ...record, ...proxy },
   metadata: { formatVersion: 1, name: 'web-1', owner: 'egress-desk', host: 'edge-a', machineType: 'small', image: record.image, port: 3128, createdAt: record.createdAt, specHash: record.specHash, extra: [] },

@@ -2,20 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { proxyKey, useProxiesStore } from '../../../renderer/stores/proxies-store.js';
 import type { ProxyRecordView } from '../../../shared/proxies.js';
+import { sampleRecordView } from '../../support/proxy-samples.js';
 
-const record = (name: string, host: string): ProxyRecordView => ({
-  name,
-  id: `ep-${name}-abcdef`,
-  host,
-  state: 'shutoff',
-  port: 3128,
-  machineType: 'small',
-  image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
-  createdAt: '2026-12-02T10:00:00.000Z',
-  owner: 'egress-desk',
-  specHash: `sha256:${'cd'.repeat(32)}`,
-  addresses: [],
-});
+const record = (name: string, host: string): ProxyRecordView => sampleRecordView({ name, id: `ep-${name}-abcdef`, host, createdAt: '2026-12-02T10:00:00.000Z' });
 const rows = () => Object.keys(useProxiesStore.getState().proxies).sort();
 
 beforeEach(() => {
