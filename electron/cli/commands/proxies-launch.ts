@@ -6,9 +6,8 @@ import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../kit.js';
-import { addSpecOptions } from './proxies-render.js';
 import { withProvider } from './proxies-provider.js';
-import { type SpecOptions, specFromOptions } from './spec-options.js';
+import { type SpecOptions, addSpecOptions, specFromOptions } from './spec-options.js';
 
 interface LaunchCliOptions extends SpecOptions {
   wait?: boolean;
