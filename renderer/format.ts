@@ -1,15 +1,7 @@
 /** Small display helpers shared by the views. */
 
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let i = 0;
-  while (value >= 1024 && i < units.length - 1) {
-    value /= 1024;
-    i++;
-  }
-  return `${i === 0 ? value : value.toFixed(value >= 10 ? 0 : 1)} ${units[i]}`;
-}
+export { formatBytes } from '../shared/bytes.js';
+export { messageOf as errorMessage } from '../shared/errors.js';
 
 /** "3 min", "2 h", "5 d": how long ago `iso` was, from `now`. */
 export function formatAge(iso: string, now: number): string {
@@ -24,6 +16,3 @@ export function formatAge(iso: string, now: number): string {
   return `${Math.round(h / 24)} d`;
 }
 
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -3,7 +3,7 @@
  * channels' input schemas, derived from the config's own entry schemas, and one pure check
  * of a candidate edit against the current config. The renderer runs the check as the
  * person types (messages under each field); the backend runs it again before the edit
- * reaches `AppService.editConfig`, so both say the same thing, in the same words as a
+ * reaches `ConfigWrites.edit`, so both say the same thing, in the same words as a
  * config file's validation (`kvm.machineTypes.big.vcpus: must be at least 1 (got 0)`).
  */
 import { z } from 'zod';

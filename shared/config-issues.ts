@@ -123,7 +123,11 @@ export type KnownKeys = (path: readonly PropertyKey[]) => readonly string[];
 /** Turns zod issues into config issues: paths formatted, one issue per unknown field. */
 export function issuesFromZod(issues: readonly core.$ZodIssue[], knownKeys: KnownKeys): ConfigIssue[] {
   const out: ConfigIssue[] = [];
+  // zod 4 still runs a string's length checks on a value of the wrong type that has a
+  // `length` field (`{ length: null }`): its wrong type is the one thing to say there.
+  const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => formatPath(i.path)));
   for (const issue of issues) {
+    if (issue.code !== 'invalid_type' && issue.code !== 'unrecognized_keys' && wrongType.has(formatPath(issue.path))) continue;
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeys(issue.path);
       for (const key of issue.keys) {

@@ -3,7 +3,7 @@
  * current config with the config's own rules (shared/config.ts): the schema's field checks
  * and the cross-field ones (duplicate names, network vs bridge, SSH fields on "local").
  * The renderer shows these messages under each field as the person types; the backend
- * applies the same rules again when it saves (AppService.editConfig), so the two never
+ * applies the same rules again when it saves (ConfigWrites.edit), so the two never
  * disagree.
  */
 import { type ConfigIssue, type KVMHost, type ProviderConfig, formatIssue, validateProviderConfig } from './config.js';

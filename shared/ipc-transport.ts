@@ -8,7 +8,8 @@ export const INVOKE_CHANNEL = 'egress:invoke';
 
 /**
  * The single Electron channel main pushes events on: `[event, payload]`, event names from
- * the contract's `events` (`task:update`, `proxy:changed`, `host:status`).
+ * the contract's `events` (`task:update`, `proxy:changed`, `host:status`, `console:data`,
+ * `console:closed`, `app:command`).
  */
 export const EVENTS_CHANNEL = 'egress:event';
 
@@ -78,7 +79,7 @@ export interface WsResponse {
   envelope: Envelope;
 }
 
-/** An event pushed by the server: `task:update`, `proxy:changed` or `host:status` (the contract's `events`). */
+/** An event pushed by the server: one of the contract's `events` (`task:update`, `proxy:changed`, `host:status`, `console:data`, `console:closed`, `app:command`). */
 export interface WsEvent {
   event: string;
   payload: unknown;

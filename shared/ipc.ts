@@ -130,7 +130,7 @@ export const channels = {
   'images:lookup': channel(ImageLookupSchema, PublishedDigestSchema),
   /** Downloads an image listed by SHA-512 only, checks it and computes its SHA-256 (a task; a mismatch deletes the file). */
   'images:verifySha512': channel(ImageVerifySchema, TaskRefSchema),
-  /** Catalog edits: each goes through AppService.editConfig (validated, saved atomically, refused while tasks run). */
+  /** Catalog edits: each goes through ConfigWrites.edit (validated, saved atomically, refused while tasks run). */
   'machineTypes:save': channel(MachineTypeSaveSchema, CatalogEditResultSchema),
   'machineTypes:remove': channel(MachineTypeRemoveSchema, CatalogEditResultSchema),
   'images:save': channel(ImageSaveSchema, CatalogEditResultSchema),
@@ -227,3 +227,18 @@ export type EgressBridge = {
 export type EgressApi = EgressBridge & {
   on<E extends EventName>(event: E, listener: EventListener<E>): () => void;
 };
+
+/** An area of the contract: the part of a channel's name before the colon (`hosts`, `proxies`…). */
+export type AreaName = Area<ChannelName>;
+
+/**
+ * The backend side of one area: a method per channel, named as in the contract
+ * (`hosts:trust` → `trust(input)`). A backend made of these exposes itself without a
+ * hand-written channel map (electron/ipc/handlers.ts derives the router's handlers).
+ */
+export type AreaService<A extends AreaName> = {
+  [M in MethodOf<ChannelName, A>]: `${A}:${M}` extends infer C extends ChannelName ? (input: ChannelInput<C>) => Promise<ChannelOutput<C>> | ChannelOutput<C> : never;
+};
+
+/** Every area's service: what answers the whole contract. */
+export type ContractService = { [A in AreaName]: AreaService<A> };

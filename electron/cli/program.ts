@@ -16,6 +16,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { CliError, type CliIo, EXIT } from './io.js';
 import { createKit } from './kit.js';
 import { VERSION } from './version.js';
+import { messageOf } from '../../shared/errors.js';
 
 /** Builds the command tree; `setExit` receives each action's exit code. */
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
@@ -81,7 +82,7 @@ function reportError(err: unknown, io: CliIo, verbose: boolean): number {
     io.stderr(`egress-desk: invalid input:\n${err.issues.map((i) => `  ${i.path.join('.') || 'input'}: ${i.message}\n`).join('')}`);
     return EXIT.failed;
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   io.stderr(`egress-desk: ${message}\n`);
   // Our own typed errors carry a full explanation; JavaScript's built-in ones mean a bug here.
   if (err instanceof Error && !BUILTIN_ERRORS.has(err.name)) return EXIT.failed;

@@ -63,6 +63,6 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
       }));
   const app = new AppService({ store, config, openBackend, ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}) });
   const close = () => app.close();
-  const router = createRouter(createHandlers({ config, info, app }), { subscribe: (sink) => app.subscribe(sink), close });
+  const router = createRouter(createHandlers({ info, app }), { subscribe: (sink) => app.subscribe(sink), close });
   return { info, router, app, close };
 }

@@ -1,52 +1,33 @@
-/** Binds each channel of the contract to the service that answers it. */
-import type { AppInfo } from '../../shared/ipc.js';
+/**
+ * Binds each channel of the contract to the method that answers it. The services are
+ * grouped by the contract's areas, each method named after its channel (`hosts:trust` →
+ * `hosts.trust(input)`), so the map is derived, not written out: a typed version of VS
+ * Code's `ProxyChannel.fromService`. The types make a missing or mistyped method a
+ * compile error; the check below makes it a start-up error too.
+ */
+import { type AppInfo, type AreaName, type ChannelName, type ContractService, channels, splitChannel } from '../../shared/ipc.js';
 import type { AppService } from '../services/app/app-service.js';
-import type { ConfigService } from '../services/config/config-service.js';
 import type { Handlers } from './router.js';
 
 export interface Services {
-  config: ConfigService;
   info: AppInfo;
   app: AppService;
 }
 
+/** The router's handlers for a service that answers every area of the contract. */
+export function handlersFrom(service: ContractService): Handlers {
+  const handlers: Partial<Record<ChannelName, (input: unknown) => unknown>> = {};
+  for (const name of Object.keys(channels) as ChannelName[]) {
+    const [area, method] = splitChannel(name);
+    const target = service[area as AreaName] as unknown as Record<string, unknown>;
+    const fn = target[method];
+    if (typeof fn !== 'function') throw new Error(`no method ${method} in the ${area} service for ${name}`);
+    // Called on its object: the areas are classes whose methods use `this`.
+    handlers[name] = (input) => (fn as (input: unknown) => unknown).call(target, input);
+  }
+  return handlers as Handlers;
+}
+
 export function createHandlers(services: Services): Handlers {
-  const { app } = services;
-  return {
-    'app:info': () => services.info,
-    'config:get': () => services.config.state(),
-    'config:export': (input) => app.configExport(input),
-    'config:previewImport': (input) => app.configPreviewImport(input),
-    'config:import': (input) => app.configImport(input),
-    'hosts:list': () => app.hostsList(),
-    'hosts:trust': (input) => app.hostsTrust(input),
-    'hosts:add': (input) => app.hostsAdd(input),
-    'hosts:update': (input) => app.hostsUpdate(input),
-    'hosts:remove': (input) => app.hostsRemove(input),
-    'hosts:unlock': (input) => app.hostsUnlock(input),
-    'hosts:sshSettings': (input) => app.hostsSshSettings(input),
-    'machineTypes:list': () => app.machineTypesList(),
-    'images:list': () => app.imagesList(),
-    'images:pull': (input) => app.imagesPull(input),
-    'images:lookup': (input) => app.imagesLookup(input),
-    'images:verifySha512': (input) => app.imagesVerifySha512(input),
-    'machineTypes:save': (input) => app.machineTypesSave(input),
-    'machineTypes:remove': (input) => app.machineTypesRemove(input),
-    'images:save': (input) => app.imagesSave(input),
-    'images:remove': (input) => app.imagesRemove(input),
-    'defaults:set': (input) => app.defaultsSet(input),
-    'proxies:list': () => app.proxiesList(),
-    'proxies:inspect': (input) => app.proxiesInspect(input),
-    'proxies:place': (input) => app.proxiesPlace(input),
-    'proxies:launch': (input) => app.proxiesLaunch(input),
-    'proxies:start': (input) => app.proxiesStart(input),
-    'proxies:stop': (input) => app.proxiesStop(input),
-    'proxies:delete': (input) => app.proxiesDelete(input),
-    'proxies:url': (input) => app.proxiesUrl(input),
-    'tasks:list': () => app.tasksList(),
-    'tasks:cancel': (input) => app.tasksCancel(input),
-    'console:open': (input) => app.consoles.open(input),
-    'console:write': (input) => app.consoles.write(input),
-    'console:close': (input) => app.consoles.close(input),
-  };
+  return handlersFrom({ app: { info: () => services.info }, ...services.app.areas });
 }

@@ -39,20 +39,11 @@ export const DomainXml = { SECURE: 1, INACTIVE: 2, UPDATE_CPU: 4, MIGRATABLE: 8 
 /** `virDomainMetadataType`. */
 export const MetadataType = { DESCRIPTION: 0, TITLE: 1, ELEMENT: 2 } as const;
 
-/** `virDomainModificationImpact`. */
-export const DomainAffect = { CURRENT: 0, LIVE: 1, CONFIG: 2 } as const;
-
 /** `virDomainUndefineFlagsValues`. */
 export const DomainUndefine = { MANAGED_SAVE: 1, SNAPSHOTS_METADATA: 2, NVRAM: 4, KEEP_NVRAM: 8, CHECKPOINTS_METADATA: 16, TPM: 32 } as const;
 
 /** `virDomainDefineFlags`. */
 export const DomainDefine = { VALIDATE: 1 } as const;
-
-/** `virDomainCreateFlags`. */
-export const DomainStart = { PAUSED: 1, AUTODESTROY: 2, BYPASS_CACHE: 4, FORCE_BOOT: 8, VALIDATE: 16 } as const;
-
-/** `virDomainShutdownFlagValues`. */
-export const DomainShutdown = { DEFAULT: 0, ACPI_POWER_BTN: 1, GUEST_AGENT: 2 } as const;
 
 /** `virDomainDestroyFlagsValues`. */
 export const DomainDestroy = { DEFAULT: 0, GRACEFUL: 1 } as const;
@@ -99,19 +90,4 @@ export const DomainStatsType = {
   IOTHREAD: 128,
   MEMORY: 256,
   DIRTYRATE: 512,
-} as const;
-
-/** `virConnectGetAllDomainStatsFlags` (the list filters mirror {@link ListDomains}). */
-export const GetAllDomainStats = {
-  ACTIVE: 1,
-  INACTIVE: 2,
-  PERSISTENT: 4,
-  TRANSIENT: 8,
-  RUNNING: 16,
-  PAUSED: 32,
-  SHUTOFF: 64,
-  OTHER: 128,
-  NOWAIT: 0x2000_0000,
-  BACKING: 0x4000_0000,
-  ENFORCE_STATS: 0x8000_0000,
 } as const;

@@ -106,11 +106,6 @@ export async function setMetadataElement(
   });
 }
 
-/** A domain's state and reason (DOMAIN_GET_STATE), as `virDomainState` and its reason code. */
-export function getDomainState(client: Caller, dom: DomainRef): Promise<{ state: number; reason: number }> {
-  return client.call('DOMAIN_GET_STATE', { dom, flags: 0 });
-}
-
 /** One domain's stats from CONNECT_GET_ALL_DOMAIN_STATS, flattened to `field → value`. */
 export interface DomainStats {
   dom: DomainRef;

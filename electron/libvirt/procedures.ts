@@ -180,8 +180,6 @@ type Table = typeof procedures;
 export type ProcedureName = keyof Table;
 /** Names of plain request/reply procedures. */
 export type CallName = { [K in ProcedureName]: Table[K]['kind'] extends 'call' ? K : never }[ProcedureName];
-/** Names of procedures whose reply opens a data stream. */
-export type StreamName = { [K in ProcedureName]: Table[K]['kind'] extends 'upload' | 'download' | 'duplex' ? K : never }[ProcedureName];
 /** Names of server-sent event messages. */
 export type EventName = { [K in ProcedureName]: Table[K]['kind'] extends 'event' ? K : never }[ProcedureName];
 /** Arguments of a procedure (for an event: its message). */

@@ -16,6 +16,7 @@ import { ServeAuth } from './auth.js';
 import { SECURITY_HEADERS } from './headers.js';
 import { contentType, resolveStatic } from './static-files.js';
 import { serveContract } from './ws-endpoint.js';
+import { messageOf } from '../../shared/errors.js';
 
 export interface ServeOptions {
   /** The built renderer (absolute path). */
@@ -79,7 +80,9 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
   const auth = new ServeAuth(port);
   const wss = new WebSocketServer({ noServer: true, maxPayload: SERVE_MAX_MESSAGE_BYTES });
   const broadcast = serveContract(wss, router, log);
-  // The backend's events (task:update, proxy:changed, host:status) go to every browser.
+  // Every event of the contract's six: task:update, proxy:changed, host:status and app:command
+  // to every browser; console:data and console:closed only to the socket whose session it is
+  // (ws-endpoint.ts, console-routes.ts).
   const unsubscribe = router.subscribe?.((event, payload) => broadcast(event, payload));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -112,7 +115,7 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'serve: request failed');
+      log.error({ err: messageOf(err) }, 'serve: request failed');
       if (!res.headersSent) reply(res, 500, 'Egress Desk: internal error (see the log).\n');
       else res.destroy();
     });

@@ -89,7 +89,7 @@ export function startShell(): void {
           showSaveDialog: (o) => (window ? dialog.showSaveDialog(window, o) : dialog.showSaveDialog(o)),
           readFile: (path) => readFile(path),
           writeFile: (path, text) => writeFileAtomic(path, text),
-          exportConfig: (format) => services.app.configExport({ format }),
+          exportConfig: (format) => services.app.config.export({ format }),
           command: (command) => (ready ? send('app:command', command) : queued.push(['app:command', command])),
           openLogs: () => void shell.openPath(logDir(dir)),
           openDataFolder: () => void shell.openPath(dir),

@@ -8,6 +8,7 @@
  */
 import type { MenuItemConstructorOptions, OpenDialogOptions, OpenDialogReturnValue, SaveDialogOptions, SaveDialogReturnValue } from 'electron';
 import { type AppCommand, type ChannelOutput, type ExportFormat, MAX_IMPORT_TEXT } from '../../shared/ipc.js';
+import { messageOf } from '../../shared/errors.js';
 
 export interface MenuDeps {
   /** The native open and save dialogs (attached to the window by the caller). */
@@ -32,8 +33,6 @@ const EXPORTS: Array<{ format: ExportFormat; label: string; filters: { name: str
   { format: 'pac', label: 'PAC File…', filters: [{ name: 'Proxy auto-config', extensions: ['pac'] }] },
 ];
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /** Asks for a config file and hands its text to the renderer's import preview. */
 export async function importConfig(deps: MenuDeps): Promise<void> {
   const chosen = await deps.showOpenDialog({
@@ -48,7 +47,7 @@ export async function importConfig(deps: MenuDeps): Promise<void> {
   try {
     bytes = await deps.readFile(path);
   } catch (err) {
-    deps.command({ command: 'notify', kind: 'error', text: `Cannot read ${path}: ${message(err)}` });
+    deps.command({ command: 'notify', kind: 'error', text: `Cannot read ${path}: ${messageOf(err)}` });
     return;
   }
   if (bytes.length > MAX_IMPORT_TEXT) {
@@ -65,7 +64,7 @@ export async function exportConfig(deps: MenuDeps, format: ExportFormat): Promis
   try {
     exported = await deps.exportConfig(format);
   } catch (err) {
-    deps.command({ command: 'notify', kind: 'error', text: `Cannot export: ${message(err)}` });
+    deps.command({ command: 'notify', kind: 'error', text: `Cannot export: ${messageOf(err)}` });
     return;
   }
   const chosen = await deps.showSaveDialog({ title: `Export ${entry.label.replace('…', '')}`, defaultPath: `${deps.defaultDir}/${exported.fileName}`, filters: entry.filters });
@@ -73,7 +72,7 @@ export async function exportConfig(deps: MenuDeps, format: ExportFormat): Promis
   try {
     await deps.writeFile(chosen.filePath, exported.text);
   } catch (err) {
-    deps.command({ command: 'notify', kind: 'error', text: `Cannot write ${chosen.filePath}: ${message(err)}` });
+    deps.command({ command: 'notify', kind: 'error', text: `Cannot write ${chosen.filePath}: ${messageOf(err)}` });
     return;
   }
   deps.command({ command: 'notify', kind: 'info', text: `Exported to ${chosen.filePath}` });

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../services/log/logger.js';
 import { captureState, placeWindow, readWindowState, saveWindowState, windowStatePath } from '../services/window/window-state.js';
+import { messageOf } from '../../shared/errors.js';
 
 /** The 512 px icon from build/icons (packaged beside dist/, see build/electron-builder.yml). */
 const LINUX_ICON = fileURLToPath(new URL('../../../build/icons/512x512.png', import.meta.url));
@@ -39,7 +40,7 @@ export function rememberWindowState(window: BrowserWindow, dataDir: string, log:
     clearTimeout(timer);
     if (window.isDestroyed()) return;
     const state = captureState(window.getNormalBounds(), window.isMaximized() || window.isFullScreen());
-    saveWindowState(file, state).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err), file }, 'window state not saved'));
+    saveWindowState(file, state).catch((err: unknown) => log.warn({ err: messageOf(err), file }, 'window state not saved'));
   };
   const later = () => {
     clearTimeout(timer);

@@ -93,8 +93,3 @@ export function errnoCode(err: unknown): string | undefined {
   }
   return undefined;
 }
-
-/** The message of anything thrown, for wrapping into a typed error. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -6,6 +6,7 @@ import type { Dialer } from './dialer.js';
 import { DEFAULT_SOCKET_PATH, LocalSocketDialer } from './local.js';
 import { SshDialer } from './ssh.js';
 import type { SshConnectionPool } from './ssh-pool.js';
+import type { SshTarget } from './ssh-config-types.js';
 
 export type { Dialer } from './dialer.js';
 export * from './errors.js';
@@ -45,6 +46,16 @@ export interface TransportHost {
   socketPath?: string;
 }
 
+/** A host entry's SSH fields as ssh's command line takes them (`-l`, `-p`, `-i`): only those it sets. */
+export function sshTargetOf(host: TransportHost): SshTarget {
+  return {
+    address: host.address,
+    ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
+    ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
+    ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
+  };
+}
+
 /** What {@link dialerForHost} builds SSH dialers with. */
 export interface TransportDeps {
   /** The app's one pool: every SSH dialer shares it, so each host costs one connection. */
@@ -55,14 +66,5 @@ export interface TransportDeps {
 export function dialerForHost(host: TransportHost, deps: TransportDeps): Dialer {
   const socketPath = host.socketPath ?? DEFAULT_SOCKET_PATH;
   if (host.address === 'local') return new LocalSocketDialer(socketPath);
-  return new SshDialer(
-    {
-      address: host.address,
-      socketPath,
-      ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
-      ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
-      ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
-    },
-    deps.sshPool,
-  );
+  return new SshDialer({ ...sshTargetOf(host), socketPath }, deps.sshPool);
 }

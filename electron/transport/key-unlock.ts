@@ -12,7 +12,8 @@
 import { readFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import type { ParsedKey } from 'ssh2';
-import { errnoCode, messageOf } from './errors.js';
+import { errnoCode } from './errors.js';
+import { messageOf } from '../../shared/errors.js';
 
 /** The outcome of {@link decryptKeyFile}; never holds the passphrase. */
 export type KeyUnlock = { ok: true; key: ParsedKey } | { ok: false; reason: 'wrong-passphrase' | 'unreadable'; message: string };

@@ -8,9 +8,10 @@
 import { readFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, BaseAgent, IdentityCallback, NextAuthHandler, ParsedKey, PublicKeyEntry, SignCallback, SigningRequestOptions } from 'ssh2';
-import { errnoCode, messageOf } from './errors.js';
+import { errnoCode } from './errors.js';
 import type { IdentitySource } from './ssh-config.js';
 import { SshConfigError, type SshAuthAttempt } from './ssh-errors.js';
+import { messageOf } from '../../shared/errors.js';
 
 /** What the passphrase prompt is told. */
 export interface PassphraseRequest {

@@ -23,6 +23,11 @@
  * - `Match exec` is never run (a command from a config this app did not write is not ours to
  *   run): its block is treated as not matching.
  * - CanonicalizeHostname never looks names up in DNS: the name stays as written.
+ *
+ * Over 400 lines on purpose: this is the one ordered pass above (first value wins, Match
+ * evaluated in place, the second pass), and its state is threaded through every step. The
+ * parts that stand alone already live beside it: keywords (ssh-config-keywords.ts), the
+ * lexer (ssh-config-parse.ts), tokens (ssh-config-tokens.ts), patterns (ssh-patterns.ts).
  */
 import { checkArguments, KNOWN_KEYWORDS, parseCanonicalize, parseFlag, parseInteger, parsePort, parseTime } from './ssh-config-keywords.js';
 import { parseConfigFile, strdelim, type ConfigLine, type ConfigProblem, type ParsedConfigFile } from './ssh-config-parse.js';
@@ -31,6 +36,8 @@ import type { IdentityFileSetting, IdentitySource, SettingOrigin, SshConfigFile,
 import { SshConfigError } from './ssh-errors.js';
 import { parseProxyJump, proxyJumpText, type JumpSpec } from './ssh-jump.js';
 import { matchPattern, matchPatternList } from './ssh-patterns.js';
+import { messageOf } from '../../shared/errors.js';
+import { bracketHost } from '../../shared/net.js';
 
 export type { IdentityFileSetting, IdentitySource, SettingOrigin, SshConfigFile, SshConfigSources, SshConfigWarning, SshHostSettings, SshLocalContext, SshTarget } from './ssh-config-types.js';
 export { parseProxyJump, type JumpSpec } from './ssh-jump.js';
@@ -378,7 +385,7 @@ function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean 
     try {
       host = percentExpand(hostNameSetting.args[0]!, { h: ctx.host }, 'HostName');
     } catch (err) {
-      return fail(err instanceof Error ? err.message : String(err));
+      return fail(messageOf(err));
     }
   } else host = ctx.host;
 
@@ -449,7 +456,7 @@ export function includePattern(pattern: string, isUser: boolean, home: string): 
 }
 
 function formatHop(hop: JumpSpec): string {
-  const host = hop.host.includes(':') ? `[${hop.host}]` : hop.host;
+  const host = bracketHost(hop.host);
   return `${hop.user !== undefined ? `${hop.user}@` : ''}${host}${hop.port !== undefined ? `:${hop.port}` : ''}`;
 }
 

@@ -8,13 +8,14 @@ import { connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client, NegotiatedAlgorithms, ParsedKey, VerifyCallback } from 'ssh2';
-import { abortReason, errnoCode, messageOf } from './errors.js';
+import { abortReason, errnoCode } from './errors.js';
 import { loadHostKeys, verifyHostKey, type HostKeyFiles, type HostKeyMismatchError, type HostKeyUnknownError } from './host-key.js';
 import { keyTypeOf, type KnownHosts } from './known-hosts.js';
 import { cipherPreference, hostKeyPreference } from './ssh-algorithms.js';
 import { AuthSession, readIdentities, type AskPassphrase, type Identity } from './ssh-auth.js';
 import type { SshHostSettings } from './ssh-config.js';
 import { SshAuthError, SshConfigError, SshConnectError, sshEndpoint, type SshAuthAttempt } from './ssh-errors.js';
+import { messageOf } from '../../shared/errors.js';
 
 /** Opens the TCP connection to an SSH server. Injectable so that tests can hold the socket. */
 export type ConnectTcp = (host: string, port: number, signal: AbortSignal) => Promise<Duplex>;

@@ -3,10 +3,11 @@
  * hosts, users, ports and key file paths; they never hold a passphrase or key material.
  */
 import { TransportError } from './errors.js';
+import { bracketHost } from '../../shared/net.js';
 
 /** `user@host:port`, or `[v6]:port`, for messages. */
 export function sshEndpoint(user: string, host: string, port: number): string {
-  const h = host.includes(':') ? `[${host}]` : host;
+  const h = bracketHost(host);
   return `${user}@${h}:${port}`;
 }
 
@@ -25,7 +26,7 @@ export class SshConnectError extends TransportError {
     readonly reason: string,
     options?: { cause?: unknown; hint?: string },
   ) {
-    const h = host.includes(':') ? `[${host}]` : host;
+    const h = bracketHost(host);
     super(`cannot reach the SSH server at ${h}:${port}: ${reason}${options?.hint ? `. ${options.hint}` : ''}`, options);
   }
 }
@@ -115,7 +116,7 @@ function remoteSocketMessage(host: string, socketPath: string, reasonCode: numbe
 export class SshConnectionLostError extends TransportError {
   readonly code = 'SSH_CONNECTION_LOST';
   constructor(readonly host: string, readonly port: number, reason: string, options?: { cause?: unknown }) {
-    const h = host.includes(':') ? `[${host}]` : host;
+    const h = bracketHost(host);
     super(`the SSH connection to ${h}:${port} was lost: ${reason}`, options);
   }
 }

@@ -11,7 +11,7 @@
 import { homedir, hostname, userInfo } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel, ParsedKey } from 'ssh2';
-import { abortReason, messageOf } from './errors.js';
+import { abortReason } from './errors.js';
 import { trustHostKey, type HostKeyUnknownError } from './host-key.js';
 import type { AskPassphrase } from './ssh-auth.js';
 import { ChannelStream } from './ssh-channel.js';
@@ -19,6 +19,8 @@ import { resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTar
 import { loadSshConfig, readServices } from './ssh-config-load.js';
 import { connectSsh, formatSeconds, type ConnectTcp } from './ssh-connect.js';
 import { RemoteSocketError, SshConnectError, SshConnectionLostError } from './ssh-errors.js';
+import { messageOf } from '../../shared/errors.js';
+import { bracketHost } from '../../shared/net.js';
 
 /** What the pool reports as connections come and go (for host status and logs; never secrets). */
 export type SshPoolEvent =
@@ -72,7 +74,7 @@ interface Entry {
 
 /** The pool key: `user@host:port`, prefixed by the jump chain it is reached through. */
 export function connectionKey(s: SshHostSettings): string {
-  const self = `${s.user}@${s.hostName.includes(':') ? `[${s.hostName}]` : s.hostName}:${s.port}`;
+  const self = `${s.user}@${bracketHost(s.hostName)}:${s.port}`;
   return s.jump ? `${connectionKey(s.jump)} > ${self}` : self;
 }
 

@@ -8,6 +8,7 @@ import { abortReason } from './errors.js';
 import { DEFAULT_SOCKET_PATH } from './local.js';
 import type { SshHostSettings, SshTarget } from './ssh-config.js';
 import type { SshConnectionPool } from './ssh-pool.js';
+import { bracketHost } from '../../shared/net.js';
 
 /** A remote libvirt host as the app config describes it. */
 export interface SshDialTarget extends SshTarget {
@@ -35,7 +36,7 @@ export class SshDialer implements Dialer {
     const host = s?.hostName ?? this.target.address;
     const port = s?.port ?? this.target.sshPort;
     const via = s?.jump ? ` (via ${s.jump.hostName})` : '';
-    return `ssh://${user ? `${user}@` : ''}${host.includes(':') ? `[${host}]` : host}${port ? `:${port}` : ''}${this.socketPath}${via}`;
+    return `ssh://${user ? `${user}@` : ''}${bracketHost(host)}${port ? `:${port}` : ''}${this.socketPath}${via}`;
   }
 
   /** The settings used by the last dial, if any. */

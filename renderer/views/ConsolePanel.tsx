@@ -14,6 +14,7 @@ import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
 import { backend } from '../backend.js';
 import { openTerminal } from './xterm-csp.js';
 import './console-panel.css';
+import { messageOf } from '../../shared/errors.js';
 
 type ConsoleState =
   | { phase: 'idle' }
@@ -123,7 +124,7 @@ function ConsoleSession({ name }: { name: string }) {
             await backend().console.write({ session: id, data: piece });
           } catch (err) {
             if (session.current !== id) return;
-            term.write(`\r\n[input not sent: ${err instanceof Error ? err.message : String(err)}]\r\n`);
+            term.write(`\r\n[input not sent: ${messageOf(err)}]\r\n`);
             // The page lost the backend (serve stopped, the socket dropped): the backend has closed the session.
             if (isErrorNamed(err, ErrorNames.disconnected)) {
               session.current = null;
@@ -198,7 +199,7 @@ function ConsoleSession({ name }: { name: string }) {
         setState({ phase: 'connected', session: opened.session, host: opened.host });
         terminal.current?.focus();
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         setState(isErrorNamed(err, ErrorNames.consoleBusy) ? { phase: 'busy', message } : { phase: 'error', message });
       } finally {
         early.current = null;

@@ -11,8 +11,8 @@ import axe from 'axe-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeInspection, fakeProxies, routeAnswers } from '../../bench/browser/fake-listing.js';
-import { tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig, watchPage } from './app-page.js';
 import { VIEWPORT } from './chromium.js';
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '../support/dist.js';
-import type { RunAs } from '../support/run-cli.js';
-import type { TestEnv } from '../support/test-env.js';
-import { giveTree, userHome } from '../support/test-users.js';
+import type { RunAs } from '../support/cli.js';
+import type { TestEnv } from '../support/env.js';
+import { giveTree, userHome } from '../support/users.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
 

@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../electron/services/config/document.js';
 import type { ProviderConfig } from '../../shared/config.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, localHost, openApp, testConfig, watchPage } from './app-page.js';
 import { VIEWPORT } from './chromium.js';
 import { publishScreenshot } from './screenshots.js';

@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
-import { tinyImage } from '../support/provider-env.js';
-import { runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
+import { tinyImage } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();

@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
 

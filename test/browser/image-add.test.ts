@@ -16,7 +16,7 @@ import { parseConfigText } from '../../electron/services/config/document.js';
 import type { ProviderConfig } from '../../shared/config.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
 import { bufferFile, sha256, TestServer } from '../unit/images/server.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();

@@ -17,8 +17,8 @@ import { parseInstanceMetadata } from '../../electron/services/provider/kvm/meta
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { MASK } from '../../shared/proxies.js';
 import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
-import { tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
 import { VIEWPORT } from './chromium.js';
 import { publishScreenshot } from './screenshots.js';

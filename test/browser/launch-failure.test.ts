@@ -10,8 +10,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { systemClient } from '../support/libvirt.js';
-import { hypervisorState, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, SHOTS, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();

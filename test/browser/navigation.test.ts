@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();

@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { hypervisorState, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
-import { foreignOrOpenEntries, testUsers } from '../support/test-users.js';
+import { hypervisorState, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
+import { foreignOrOpenEntries, testUsers } from '../support/users.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();

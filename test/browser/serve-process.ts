@@ -1,7 +1,7 @@
 /** `egress-desk serve` as a real child process (the built CLI), for the unit and browser lanes. */
 import { type ServeProcess, startServeProcess } from '../../bench/browser/serve.js';
 import { cliBin } from '../support/dist.js';
-import type { RunAs } from '../support/run-cli.js';
+import type { RunAs } from '../support/cli.js';
 
 export type { ServeProcess } from '../../bench/browser/serve.js';
 

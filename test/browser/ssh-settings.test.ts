@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type AppPage, SHOTS, localHost, openApp, testConfig } from './app-page.js';
 
 const env = testEnv();

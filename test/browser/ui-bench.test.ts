@@ -11,7 +11,7 @@ import { findDomainByName } from '../../electron/libvirt/index.js';
 import { instanceId } from '../../electron/services/provider/kvm/names.js';
 import { cliBin } from '../support/dist.js';
 import { systemClient } from '../support/libvirt.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 
 const cli = fileURLToPath(new URL('../../dist/electron/cli/main.js', import.meta.url));
 

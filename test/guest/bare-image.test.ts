@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { agentExec } from '../../electron/libvirt/qemu-agent.js';
+import { agentExec } from '../support/qemu-agent.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import {
   GUEST_PAGE_MARK,
@@ -24,11 +24,11 @@ import {
   guestImage,
   namespaceHttpServer,
   siteMirrorVendorData,
-} from '../support/guest-env.js';
+} from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { hypervisorState } from '../support/provider-env.js';
-import { runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
 const env = testEnv();

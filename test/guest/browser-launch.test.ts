@@ -14,10 +14,10 @@ import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from '../browser/app-page.js';
 import { publishScreenshot } from '../browser/screenshots.js';
-import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
+import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { hypervisorState } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-gui-1';

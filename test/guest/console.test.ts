@@ -18,9 +18,9 @@ import { PROBE_NETNS_ENV } from '../../electron/services/provider/kvm/port-probe
 import type { ConsoleClosed, ConsoleOpen } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { Task } from '../../shared/tasks.js';
-import { guestConfig, guestImage } from '../support/guest-env.js';
+import { guestConfig, guestImage } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { waitFor as poll } from '../support/wait.js';
 
 const env = testEnv();

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
-import { GUEST_PAGE_MARK, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest-env.js';
+import { GUEST_PAGE_MARK, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { hypervisorState } from '../support/provider-env.js';
-import { runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-e2e-1';

@@ -18,11 +18,11 @@ import {
   getDhcpLeases,
   getInterfaceAddresses,
 } from '../../electron/libvirt/index.js';
-import { agentExec, agentHostname, isAgentUnavailable } from '../../electron/libvirt/qemu-agent.js';
+import { agentExec, agentHostname, isAgentUnavailable } from '../support/qemu-agent.js';
 import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/render.js';
 import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
 const env = testEnv();

@@ -25,10 +25,10 @@ import { defaultCpuMode } from '../../electron/services/provider/kvm/domain-xml.
 import { resolveDomainType } from '../../electron/services/provider/kvm/domain-type.js';
 import { METADATA_KEY, METADATA_NS, buildInstanceMetadataXml, parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
 import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/render.js';
-import { readSeedIso } from '../../electron/services/provider/kvm/seed-iso.js';
+import { readSeedIso } from '../support/iso9660-reader.js';
 import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const digest = 'e'.repeat(64);

@@ -10,7 +10,7 @@ import { LibvirtClient, type ConnectOptions } from '../../electron/libvirt/clien
 import { PacketParser } from '../../electron/libvirt/framing.js';
 import type { PacketHeader } from '../../electron/libvirt/packet.js';
 import type { Dialer } from '../../electron/transport/dialer.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 
 /** Headers of every packet the daemon sent on one connection, and the socket itself. */
 export interface Tap {

@@ -16,8 +16,8 @@ import { type AppServices, createAppServices } from '../../electron/ipc/app-serv
 import { type LibvirtClient, findVolume, listAllDomains } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { type ProviderHome, hypervisorState, localAndSshHome, providerHome } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, hypervisorState, localAndSshHome, localProviderHome } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 import type { Envelope } from '../../shared/ipc.js';
 
@@ -50,12 +50,7 @@ beforeAll(async () => {
   const home = mkdtempSync(join(tmpdir(), 'egress-crowds-'));
   image = busyImage(home);
   appHome = home;
-  cli = providerHome('egress-crowds-', {
-    home,
-    host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-    image: { name: 'busy', ...image },
-  }).proxies;
+  cli = localProviderHome(env, 'egress-crowds-', home, { name: 'busy', ...image }).proxies;
   client = await systemClient();
   await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
 });

@@ -24,10 +24,10 @@ import type { Envelope } from '../../shared/ipc.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import type { Task } from '../../shared/tasks.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { hypervisorState, localAndSshHome, providerHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState, localAndSshHome, providerHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
-import { runCliProcess } from '../support/run-cli.js';
+import { runCliProcess } from '../support/cli.js';
 import { TestServer, generatedFile } from '../unit/images/server.js';
 
 const env = testEnv();
@@ -416,10 +416,6 @@ describe('fault: libvirtd restarted while the app is open', () => {
   it('hosts reconnect by themselves, events are subscribed again, no ghost or duplicate rows; the launch in flight fails and rolls back once the daemon is back', async () => {
     const { services, call } = app!;
     // A proxy of this app that is stopped (started with virsh after the restart), and one still coming up.
-    const first = await call<{ taskId: string }>('proxies:launch', { name: STOPPED, host: 'local', allow: ['192.168.150.0/24'] });
-    await taskAt(services, first.taskId, ['address', 'proxy']);
-    await call('tasks:cancel', { id: first.taskId });
-    await services.app.tasks.wait(first.taskId);
     const keep = await home().proxies('launch', STOPPED, '--host', 'local', '--allow', '192.168.150.0/24');
     expect(keep.code, keep.stderr).toBe(0);
     virsh('destroy', instanceId(STOPPED));

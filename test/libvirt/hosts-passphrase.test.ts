@@ -13,8 +13,8 @@ import { FileSecretStore, passphraseKey, secretsPath } from '../../electron/serv
 import { Passphrases } from '../../electron/services/hosts/passphrases.js';
 import { SshConnectionPool } from '../../electron/transport/index.js';
 import { withDefaults } from '../../shared/config.js';
-import { testEnv } from '../support/test-env.js';
-import { tempHome, useCleanups } from '../support/transport-harness.js';
+import { testEnv } from '../support/env.js';
+import { tempHome, useCleanups } from '../support/transport.js';
 
 const env = testEnv();
 const cleanups = useCleanups();

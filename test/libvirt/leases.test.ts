@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainDestroy, type LibvirtClient, findDomainByName, getDhcpLeases } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, providerHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, localProviderHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
 const env = testEnv();
@@ -72,12 +72,7 @@ beforeAll(async () => {
   const home = mkdtempSync(join(tmpdir(), 'egress-leases-'));
   const image = tinyImage(home);
   sha256 = image.sha256;
-  cli = providerHome('egress-leases-', {
-    home,
-    host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-    image: { name: 'tiny', ...image },
-  }).proxies;
+  cli = localProviderHome(env, 'egress-leases-', home, { name: 'tiny', ...image }).proxies;
   client = await systemClient();
   inNetns('ip', 'link', 'del', VETH);
   const made = inNetns('ip', 'link', 'add', VETH, 'type', 'veth', 'peer', 'name', PEER);

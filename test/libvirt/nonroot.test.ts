@@ -17,10 +17,10 @@ import type { HostStatus } from '../../shared/hosts.js';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
-import { hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
-import { type CliResult, type RunAs, runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
-import { foreignOrOpenEntries, giveTo, testUsers, userHome } from '../support/test-users.js';
+import { hypervisorState, providerHome, tinyImage } from '../support/provider.js';
+import { type CliResult, type RunAs, runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
+import { foreignOrOpenEntries, giveTo, testUsers, userHome } from '../support/users.js';
 
 const env = testEnv();
 const { member, outsider } = testUsers(env);

@@ -17,7 +17,7 @@ import { MessageType } from '../../electron/libvirt/packet.js';
 import { procedures } from '../../electron/libvirt/procedures.js';
 import { type DhcpLease, type DomainRef, formatUuid } from '../../electron/libvirt/types.js';
 import { virshVersions } from '../support/libvirt.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type Tap, bestEffort, connect, egtestName, qemuDomainXml, testDomainXml, until } from './client-support.js';
 
 const NS = 'urn:egress-proxies:kvm:v1';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-prov-ssh';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, listAllVolumes } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
-import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, hypervisorState, localProviderHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-prov-1';
@@ -26,12 +26,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'egress-provider-'));
   const image = tinyImage(home);
   sha256 = image.sha256;
-  cli = providerHome('egress-provider-', {
-    home,
-    host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-    image: { name: 'tiny', ...image },
-  }).proxies;
+  cli = localProviderHome(env, 'egress-provider-', home, { name: 'tiny', ...image }).proxies;
   client = await systemClient();
   before = await state();
 });

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
-import { hypervisorState, providerHome, tinyImage } from '../support/provider-env.js';
-import { runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, hypervisorState, localProviderHome, tinyImage } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-prune';
@@ -21,7 +21,7 @@ let client: LibvirtClient;
 let home: string;
 let config: string;
 let base: string;
-let proxies: ReturnType<typeof providerHome>['proxies'];
+let proxies: ProviderHome['proxies'];
 const images = (...args: string[]) => runCliProcess(['--config', config, 'images', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 
 interface PruneJson {
@@ -34,12 +34,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'egress-prune-'));
   const image = tinyImage(home);
   base = baseVolumeName(image.sha256, 'qcow2');
-  const made = providerHome('egress-prune-', {
-    home,
-    host: `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-    machineType: 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
-    image: { name: 'tiny', ...image },
-  });
+  const made = localProviderHome(env, 'egress-prune-', home, { name: 'tiny', ...image });
   config = made.config;
   proxies = made.proxies;
   client = await systemClient();

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName, listAllVolumes } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, providerHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { type ProviderHome, providerHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-twin';

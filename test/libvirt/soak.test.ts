@@ -20,8 +20,8 @@ import type { Envelope } from '../../shared/ipc.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import type { Task } from '../../shared/tasks.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
-import { hypervisorState, localAndSshHome, tinyImage } from '../support/provider-env.js';
-import { testEnv } from '../support/test-env.js';
+import { hypervisorState, localAndSshHome, tinyImage } from '../support/provider.js';
+import { testEnv } from '../support/env.js';
 import { waitFor as poll } from '../support/wait.js';
 
 const env = testEnv();

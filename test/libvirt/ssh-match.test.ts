@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HostStatus } from '../../shared/hosts.js';
-import { runCliProcess } from '../support/run-cli.js';
-import { testEnv } from '../support/test-env.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const ALIAS = 'egtest-match-alias';

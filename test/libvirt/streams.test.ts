@@ -13,7 +13,7 @@ import type { LibvirtClient } from '../../electron/libvirt/client.js';
 import { ConnectionClosedError, LibvirtError } from '../../electron/libvirt/errors.js';
 import { MessageStatus, MessageType, STREAM_CHUNK_MAX } from '../../electron/libvirt/packet.js';
 import type { StoragePoolRef, StorageVolRef } from '../../electron/libvirt/types.js';
-import { testEnv } from '../support/test-env.js';
+import { testEnv } from '../support/env.js';
 import { type Tap, bestEffort, connect, egtestName, until } from './client-support.js';
 
 const MiB = 1024 * 1024;

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEnv, type TestEnv } from '../support/test-env.js';
+import { testEnv, type TestEnv } from '../support/env.js';
 import { dialerForHost, LocalSocketDialer, SocketMissingError, SocketRefusedError, SshConnectionPool } from '../../electron/transport/index.js';
-import { authListRoundTrip, closed } from '../support/transport-harness.js';
+import { authListRoundTrip, closed } from '../support/transport.js';
 
 let env: TestEnv;
 let dir: string;

@@ -3,8 +3,8 @@
  * keys and their passphrase prompt, refused keys, refused and silent servers.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { testEnv, type TestEnv } from '../support/test-env.js';
+import { describe, expect, it } from 'vitest';
+import { testEnv } from '../support/env.js';
 import {
   SshAuthError,
   SshConnectError,
@@ -15,22 +15,14 @@ import {
   type SshPoolOptions,
 } from '../../electron/transport/index.js';
 import { connectTcp } from '../../electron/transport/ssh-connect.js';
-import { authListRoundTrip, generateKey, tempHome, useCleanups } from '../support/transport-harness.js';
+import { authListRoundTrip, generateKey, isolatedPool, useCleanups } from '../support/transport.js';
 
-let env: TestEnv;
-let port: number;
+const env = testEnv();
+const port = Number(env.EGRESS_TEST_SSH_PORT);
 const cleanups = useCleanups();
 
-beforeAll(() => {
-  env = testEnv();
-  port = Number(env.EGRESS_TEST_SSH_PORT);
-});
-
 function setup(options: Partial<SshPoolOptions> = {}): { pool: SshConnectionPool; events: SshPoolEvent[]; sshDir: string } {
-  const home = tempHome(env.EGRESS_TEST_KNOWN_HOSTS);
-  const events: SshPoolEvent[] = [];
-  const pool = new SshConnectionPool({ homeDir: home.home, localUser: 'root', env: {}, systemConfigPath: null, globalKnownHostsFiles: [], onEvent: (e) => events.push(e), ...options });
-  cleanups.push(() => home.remove(), () => pool.close());
+  const { home, pool, events } = isolatedPool(cleanups, env.EGRESS_TEST_KNOWN_HOSTS, options);
   return { pool, events, sshDir: home.sshDir };
 }
 

@@ -5,8 +5,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ssh2 from 'ssh2';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { testEnv, type TestEnv } from '../support/test-env.js';
+import { describe, expect, it } from 'vitest';
+import { testEnv } from '../support/env.js';
 import {
   HostKeyMismatchError,
   HostKeyUnknownError,
@@ -18,32 +18,15 @@ import {
   type SshPoolEvent,
   type SshPoolOptions,
 } from '../../electron/transport/index.js';
-import { authListRoundTrip, closed, tcpConnectionsTo, tempHome, type TempHome, useCleanups } from '../support/transport-harness.js';
+import { authListRoundTrip, closed, isolatedPool, tcpConnectionsTo, type TempHome, useCleanups } from '../support/transport.js';
 
-let env: TestEnv;
-let port: number;
+const env = testEnv();
+const port = Number(env.EGRESS_TEST_SSH_PORT);
 const cleanups = useCleanups();
-
-beforeAll(() => {
-  env = testEnv();
-  port = Number(env.EGRESS_TEST_SSH_PORT);
-});
 
 /** A pool over an isolated HOME, recording its events. */
 function setup(options: { knownHosts?: string | null; pool?: Partial<SshPoolOptions> } = {}): { home: TempHome; pool: SshConnectionPool; events: SshPoolEvent[] } {
-  const home = tempHome(options.knownHosts === null ? undefined : (options.knownHosts ?? env.EGRESS_TEST_KNOWN_HOSTS));
-  const events: SshPoolEvent[] = [];
-  const pool = new SshConnectionPool({
-    homeDir: home.home,
-    localUser: 'root',
-    env: {},
-    systemConfigPath: null,
-    globalKnownHostsFiles: [],
-    onEvent: (e) => events.push(e),
-    ...options.pool,
-  });
-  cleanups.push(() => home.remove(), () => pool.close());
-  return { home, pool, events };
+  return isolatedPool(cleanups, options.knownHosts === null ? undefined : (options.knownHosts ?? env.EGRESS_TEST_KNOWN_HOSTS), options.pool);
 }
 
 function dialer(pool: SshConnectionPool, extra: { identityFile?: string; socketPath?: string; address?: string } = {}): SshDialer {

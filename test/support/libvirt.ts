@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { type DomainRef, DomainDestroy, DomainUndefine, LibvirtClient, type StoragePoolRef, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
 import { instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { LocalSocketDialer } from '../../electron/transport/index.js';
-import { testEnv } from './test-env.js';
+import { testEnv } from './env.js';
 
 export async function systemClient(uri = 'qemu:///system'): Promise<LibvirtClient> {
   return LibvirtClient.connect(new LocalSocketDialer(testEnv().EGRESS_TEST_SOCKET), { uri });

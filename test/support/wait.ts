@@ -1,4 +1,5 @@
 /** Polling for the slow lanes (guests boot in minutes). */
+import { messageOf } from '../../shared/errors.js';
 
 /** Polls `probe` every `everyMs` until it returns a value; fails after `ms` naming what it waited for and what it saw last. */
 export async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined, everyMs = 1000): Promise<T> {
@@ -11,7 +12,7 @@ export async function waitFor<T>(what: string, ms: number, probe: () => Promise<
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}${last ? ` (last: ${last instanceof Error ? last.message : String(last)})` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}${last ? ` (last: ${messageOf(last)})` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -1,17 +1,6 @@
 /** Plain-text rendering of host statuses for the terminal. */
+import { formatBytes } from '../../../shared/bytes.js';
 import type { HostStatus } from '../../../shared/hosts.js';
-
-/** Bytes in binary units, one decimal: `23.4 GiB`. */
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let value = n;
-  let i = 0;
-  while (value >= 1024 && i < units.length - 1) {
-    value /= 1024;
-    i++;
-  }
-  return i === 0 ? `${n} B` : `${value.toFixed(1)} ${units[i]}`;
-}
 
 export function formatHostStatus(s: HostStatus, sameAs?: string): string {
   const lines = [`${s.name}  ${s.via}  ${s.state}`];

@@ -1,43 +1,16 @@
 /** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
 import type { Command } from 'commander';
 import { type HostStatus, sameHypervisorAs } from '../../../shared/hosts.js';
-import { FileSecretStore, secretsPath } from '../../services/credentials/secret-store.js';
-import { collectHostInfo } from '../../services/hosts/host-info.js';
-import { Passphrases } from '../../services/hosts/passphrases.js';
+import { collectHostInfo, statusWithInfo } from '../../services/hosts/host-info.js';
 import { HostConnections } from '../../services/hosts/host-connections.js';
-import { SshConnectionPool } from '../../transport/index.js';
-import type { CliContext } from '../context.js';
+import { SshConnectionPool, sshTargetOf } from '../../transport/index.js';
 import { EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
 import type { CommandKit } from '../kit.js';
-import { askSecret } from '../prompt.js';
+import { cliSshPool, polkitLine } from '../ssh-pool.js';
 import { formatHostStatus } from './hosts-format.js';
 import { formatSshSettings } from './hosts-ssh-config.js';
 import { sshSettingsView } from '../../services/hosts/ssh-settings-view.js';
-
-/**
- * An SSH pool for one command: a passphrase remembered through the app or serve mode
- * (`<dataDir>/secrets.json`, 0600) first, else asked at the terminal, if there is one.
- */
-export function cliSshPool(ctx: CliContext): SshConnectionPool {
-  const remembered = new Passphrases(new FileSecretStore(secretsPath(ctx.dataDir)));
-  return new SshConnectionPool({
-    env: ctx.io.env,
-    askPassphrase: async (keyPath, request) => {
-      const known = request.retry ? undefined : await remembered.ask(keyPath, request);
-      if (known !== undefined) {
-        ctx.debug(`using the passphrase for ${keyPath} remembered in ${secretsPath(ctx.dataDir)} (mode 0600, readable only by you)`);
-        return known;
-      }
-      return askSecret(`${request.retry ? 'Wrong passphrase. ' : ''}Passphrase for ${keyPath} (${request.endpoint}): `);
-    },
-  });
-}
-
-/** The --verbose line for a daemon that asks polkit about this user (a non-root user on a system socket). */
-export function polkitLine(host: string): string {
-  return `${host}: libvirtd asks polkit to authorise this user (AUTH_POLKIT)`;
-}
 
 export function registerHostCommands(program: Command, kit: CommandKit): void {
   const hosts = program.command('hosts').description('the libvirt hosts of the config');
@@ -51,21 +24,15 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
         const sshPool = cliSshPool(ctx);
         const connections = new HostConnections({ hosts: config.hosts, sshPool, onPolkit: (host) => ctx.debug(polkitLine(host)) });
         try {
-          const statuses: HostStatus[] = await Promise.all(
-            config.hosts.map(async (host) => {
-              try {
-                const client = await connections.client(host.name);
-                const info = await collectHostInfo(client);
-                ctx.debug(`${host.name}: connected through ${connections.status(host.name).via}`);
-                return { ...connections.status(host.name), info };
-              } catch (err) {
-                const status = connections.status(host.name);
-                // A failure after connecting (a call that failed) leaves the state "connected": report it.
-                if (status.state === 'connected') return { ...status, state: 'error' as const, message: err instanceof Error ? err.message : String(err) };
-                return status;
-              }
-            }),
-          );
+          const facts = {
+            status: (name: string) => connections.status(name),
+            info: async (name: string) => {
+              const info = await collectHostInfo(await connections.client(name));
+              ctx.debug(`${name}: connected through ${connections.status(name).via}`);
+              return info;
+            },
+          };
+          const statuses: HostStatus[] = await Promise.all(config.hosts.map((host) => statusWithInfo(facts, host.name)));
           if (opts.json) ctx.io.stdout(`${JSON.stringify(statuses, null, 2)}\n`);
           else {
             const same = sameHypervisorAs(statuses);
@@ -99,12 +66,7 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
         }
         const sshPool = new SshConnectionPool({ env: ctx.io.env });
         try {
-          const settings = await sshPool.resolve({
-            address: host.address,
-            ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
-            ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
-            ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
-          });
+          const settings = await sshPool.resolve(sshTargetOf(host));
           if (opts.json) ctx.io.stdout(`${JSON.stringify({ name, ...settings }, null, 2)}\n`);
           else ctx.io.stdout(formatSshSettings(sshSettingsView(name, settings, sshPool.homeDir)));
           return EXIT.ok;

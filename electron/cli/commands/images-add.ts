@@ -10,7 +10,7 @@ import { KNOWN_IMAGES, knownImage } from '../../../shared/known-images.js';
 import { ConfigStore } from '../../services/config/config-store.js';
 import { findPublishedDigest, type PublishedDigest, PublisherDigestError } from '../../services/images/checksums.js';
 import { ImageCache } from '../../services/images/image-cache.js';
-import { formatBytes } from '../../services/images/units.js';
+import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import { loadConfigForCommand } from '../load-config.js';
@@ -126,4 +126,3 @@ function withImage(config: ProviderConfig, name: string, image: KVMImage, makeDe
   if (makeDefault) kvm.defaults = { ...kvm.defaults, image: name };
   return next;
 }
-

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ImageProgress } from '../../services/images/progress.js';
-import { formatBytes } from '../../services/images/units.js';
+import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 
 /** The cache every front end shares: `<data dir>/images`. */
@@ -81,7 +81,6 @@ function formatDuration(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
-
 
 /** Columns padded to their widest cell; the last column is not padded. */
 export function formatTable(rows: string[][]): string {

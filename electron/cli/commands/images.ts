@@ -1,7 +1,8 @@
 /** `egress-desk images …`: the local image cache (list, pull, prune) and adding images to the config. */
 import { type Command, Option } from 'commander';
 import { ImageCache, type RemovedEntry } from '../../services/images/image-cache.js';
-import { formatBytes, parseSize } from '../../services/images/units.js';
+import { formatBytes } from '../../../shared/bytes.js';
+import { parseSize } from '../../services/images/units.js';
 import type { CliContext } from '../context.js';
 import { withProvider } from './proxies-provider.js';
 import { CliError, EXIT } from '../io.js';

@@ -2,13 +2,12 @@
 import type { Command } from 'commander';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
-import { formatBytes } from '../../services/images/units.js';
+import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../kit.js';
-import { addSpecOptions } from './proxies-render.js';
 import { withProvider } from './proxies-provider.js';
-import { type SpecOptions, specFromOptions } from './spec-options.js';
+import { type SpecOptions, addSpecOptions, specFromOptions } from './spec-options.js';
 
 interface LaunchCliOptions extends SpecOptions {
   wait?: boolean;

@@ -4,7 +4,7 @@ import { openFleetBackend } from '../../services/app/fleet-backend.js';
 import type { KvmProvider } from '../../services/provider/kvm/provider.js';
 import type { CliContext } from '../context.js';
 import { loadKvmConfig } from '../load-config.js';
-import { cliSshPool, polkitLine } from './hosts.js';
+import { cliSshPool, polkitLine } from '../ssh-pool.js';
 
 export interface CliProvider {
   provider: KvmProvider;

@@ -9,7 +9,7 @@ import { renderProxy, resolveSpec } from '../../services/provider/kvm/render.js'
 import { CliError, EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';
 import type { CommandKit } from '../kit.js';
-import { specFromOptions, type SpecOptions } from './spec-options.js';
+import { addSpecOptions, specFromOptions, type SpecOptions } from './spec-options.js';
 
 interface RenderOptions extends SpecOptions {
   out: string;
@@ -65,15 +65,4 @@ export function registerRenderCommand(proxies: Command, kit: CommandKit): void {
         return EXIT.ok;
       }),
     );
-}
-
-/** The options every command that builds a spec shares (render now, launch later). */
-export function addSpecOptions(cmd: Command): Command {
-  return cmd
-    .option('--host <host>', 'host name from the config (default: the first host)')
-    .option('--machine-type <type>', 'machine type (default: kvm.defaults.machineType)')
-    .option('--image <image>', 'image (default: kvm.defaults.image)')
-    .option('--port <port>', 'proxy port (default: kvm.proxy.port)')
-    .option('--allow <cidr...>', 'client addresses or CIDR blocks allowed to use the proxy (default: loopback and private ranges)')
-    .option('--no-auth', 'turn BasicAuth off (the allow list is then the only protection)');
 }

@@ -1,4 +1,5 @@
-/** Turns command-line options into a launch spec (checked by ProxySpecSchema afterwards). */
+/** The launch spec's command-line options: declared once for every command that builds a spec, and turned into a spec (checked by ProxySpecSchema afterwards). */
+import type { Command } from 'commander';
 import { CliError, EXIT } from '../io.js';
 
 export interface SpecOptions {
@@ -22,4 +23,15 @@ export function specFromOptions(name: string, opts: SpecOptions): Record<string,
   if (opts.allow !== undefined) spec.allow = opts.allow;
   if (!opts.auth) spec.auth = false;
   return spec;
+}
+
+/** The options every command that builds a spec shares (render and launch). */
+export function addSpecOptions(cmd: Command): Command {
+  return cmd
+    .option('--host <host>', 'host name from the config (default: the first host)')
+    .option('--machine-type <type>', 'machine type (default: kvm.defaults.machineType)')
+    .option('--image <image>', 'image (default: kvm.defaults.image)')
+    .option('--port <port>', 'proxy port (default: kvm.proxy.port)')
+    .option('--allow <cidr...>', 'client addresses or CIDR blocks allowed to use the proxy (default: loopback and private ranges)')
+    .option('--no-auth', 'turn BasicAuth off (the allow list is then the only protection)');
 }

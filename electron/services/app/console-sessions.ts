@@ -22,9 +22,10 @@ import { TextDecoder } from 'node:util';
 import { CONSOLE_DATA_MAX, CONSOLE_SESSIONS_MAX, type ConsoleCloseCause, type ConsoleOpen } from '../../../shared/console.js';
 import type { ChannelInput, EventPayload } from '../../../shared/ipc.js';
 import { ErrorCode, LibvirtError } from '../../libvirt/index.js';
-import { ProxyNotFoundError, messageOf } from '../provider/kvm/errors.js';
+import { ProxyNotFoundError } from '../provider/kvm/errors.js';
 import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { messageOf } from '../../../shared/errors.js';
 
 /** Another client (virsh console, another app) holds the console: `force` takes it over. */
 export class ConsoleBusyError extends Error {

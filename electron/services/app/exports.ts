@@ -5,6 +5,7 @@
  */
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import { candidates } from '../provider/kvm/readiness.js';
+import { bracketHost } from '../../../shared/net.js';
 
 /** A proxy a client can use now: its first address (IPv4 first) and port. */
 export interface ReadyProxy {
@@ -23,7 +24,7 @@ export function readyProxies(proxies: readonly ProxyRecord[]): ReadyProxy[] {
 }
 
 function hostPort(p: ReadyProxy): string {
-  return `${p.address.includes(':') ? `[${p.address}]` : p.address}:${p.port}`;
+  return `${bracketHost(p.address)}:${p.port}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
 import type { SshSettingsView } from '../../../shared/ssh-settings.js';
-import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile } from '../../transport/index.js';
+import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile, sshTargetOf } from '../../transport/index.js';
 import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
 import { FileCredentialsWithKeyringNames } from '../credentials/keyring-credentials-store.js';
 import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretCodec, safeSecretsPath } from '../credentials/secret-store.js';
@@ -196,12 +196,7 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
       const host = config.hosts.find((h) => h.name === name);
       if (!host) throw new Error(`no host named ${JSON.stringify(name)}`);
       if (host.address === 'local') throw new NotAnSshHostError(`${name} is this machine (address: local): no SSH involved`);
-      const settings = await sshPool.resolve({
-        address: host.address,
-        ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
-        ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
-        ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
-      });
+      const settings = await sshPool.resolve(sshTargetOf(host));
       return sshSettingsView(name, settings, sshPool.homeDir);
     },
     onStatus: (listener) => {

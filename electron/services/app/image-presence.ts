@@ -8,9 +8,10 @@
  * the renderer asks again once the host's status says connected.
  */
 import type { ImagePresence } from '../../../shared/images-view.js';
-import { messageOf } from '../provider/kvm/errors.js';
+
 import { baseVolumeName } from '../provider/kvm/names.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { messageOf } from '../../../shared/errors.js';
 
 /** How long one host's pool listing may take before the host counts as unknown. */
 export const PRESENCE_TIMEOUT_MS = 5000;

@@ -10,6 +10,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { defaultConfig } from './default-config.js';
 import { ConfigInvalidError, ConfigReadError, loadConfigFile, serializeConfig } from './document.js';
 import { updateYamlText } from './yaml-update.js';
+import { messageOf } from '../../../shared/errors.js';
 
 export interface LoadedConfig {
   config: ProviderConfig;
@@ -49,7 +50,7 @@ export class ConfigStore {
       await this.load();
     } catch (err) {
       const missing = err instanceof ConfigReadError && err.reason === 'no such file';
-      if (!missing) throw new ConfigNotReplacedError(this.file, err instanceof Error ? err.message : String(err));
+      if (!missing) throw new ConfigNotReplacedError(this.file, messageOf(err));
     }
     await this.write(result.config);
   }
@@ -67,7 +68,7 @@ export class ConfigStore {
       text = await readFile(this.file, 'utf8');
     } catch (err) {
       const missing = err instanceof ConfigReadError && err.reason === 'no such file';
-      if (!missing) throw new ConfigNotReplacedError(this.file, err instanceof Error ? err.message : String(err));
+      if (!missing) throw new ConfigNotReplacedError(this.file, messageOf(err));
       return this.write(result.config);
     }
     // A .json config stays strict JSON (it has no comments to keep).

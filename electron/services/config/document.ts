@@ -14,6 +14,7 @@ import {
   formatIssue,
   validateProviderConfig,
 } from '../../../shared/config.js';
+import { messageOf } from '../../../shared/errors.js';
 
 /** Config files are small; anything larger is a mistake (a disk image, a log) and is refused unread. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -68,7 +69,7 @@ export function parseConfigText(text: string, file: string): unknown {
     // Resolving aliases fails here, after parsing, without a position of its own: name the line of the alias at fault.
     const at = aliasAtFault(doc);
     const pos = at === undefined ? undefined : lineCounter.linePos(at);
-    throw new ConfigReadError(file, err instanceof Error ? err.message : String(err), pos ? { line: pos.line, column: pos.col } : undefined);
+    throw new ConfigReadError(file, messageOf(err), pos ? { line: pos.line, column: pos.col } : undefined);
   }
 }
 
@@ -117,7 +118,7 @@ function parseJson(text: string, file: string): unknown {
     const errors: ParseError[] = [];
     parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
     const first = errors[0];
-    if (!first) throw new ConfigReadError(file, err instanceof Error ? err.message : String(err));
+    if (!first) throw new ConfigReadError(file, messageOf(err));
     const before = text.slice(0, first.offset).split('\n');
     const reason = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
     throw new ConfigReadError(file, `invalid JSON: ${reason}`, { line: before.length, column: before[before.length - 1]!.length + 1 });
@@ -169,7 +170,7 @@ export function describeFsError(err: unknown): string {
     case 'ENOTDIR':
       return 'a part of the path is not a directory';
     default:
-      return err instanceof Error ? err.message : String(err);
+      return messageOf(err);
   }
 }
 

@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
 import { PrivateJsonFile } from './private-json-file.js';
+import { bracketHost } from '../../../shared/net.js';
 
 const FileSchema = z.object({
   version: z.literal(1),
   proxies: z.record(z.string(), ProxyCredentialsSchema),
 });
 
-/** What the provider needs of a credentials store; tests use {@link MemoryCredentialsStore}. */
+/** What the provider needs of a credentials store (the tests keep one in memory: test/support/memory-credentials.ts). */
 export interface CredentialsStore {
   get(proxy: string): Promise<ProxyCredentials | undefined>;
   set(proxy: string, credentials: ProxyCredentials): Promise<void>;
@@ -71,26 +72,9 @@ export class FileCredentialsStore implements CredentialsStore {
   }
 }
 
-/** An in-memory store (tests, previews). */
-export class MemoryCredentialsStore implements CredentialsStore {
-  readonly entries = new Map<string, ProxyCredentials>();
-  async get(proxy: string): Promise<ProxyCredentials | undefined> {
-    return this.entries.get(proxy);
-  }
-  async set(proxy: string, credentials: ProxyCredentials): Promise<void> {
-    this.entries.set(proxy, credentials);
-  }
-  async delete(proxy: string): Promise<void> {
-    this.entries.delete(proxy);
-  }
-  async names(): Promise<string[]> {
-    return [...this.entries.keys()];
-  }
-}
-
 /** `http://user:pass@address:port`, or without credentials when authentication is off. IPv6 addresses are bracketed. */
 export function formatProxyUrl(address: string, port: number, credentials?: ProxyCredentials): string {
-  const host = address.includes(':') ? `[${address}]` : address;
+  const host = bracketHost(address);
   const auth = credentials ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@` : '';
   return `http://${auth}${host}:${port}`;
 }

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PrivateJsonFile } from './private-json-file.js';
+import { messageOf } from '../../../shared/errors.js';
 
 /** Whether the store can keep secrets now, and if not, why (shown beside "remember"). */
 export type SecretStoreAvailability = { available: true } | { available: false; reason: string };
@@ -105,7 +106,7 @@ export class FileSecretStore implements SecretStore {
     try {
       return this.codec.decode(stored);
     } catch (err) {
-      throw new SecretStoreCorruptError(`the remembered value for ${key} in ${this.file} cannot be decrypted (${err instanceof Error ? err.message : String(err)}): enter it again`);
+      throw new SecretStoreCorruptError(`the remembered value for ${key} in ${this.file} cannot be decrypted (${messageOf(err)}): enter it again`);
     }
   }
 
@@ -141,7 +142,7 @@ export class FileSecretStore implements SecretStore {
     try {
       raw = JSON.parse(text);
     } catch (err) {
-      throw new SecretStoreCorruptError(`${this.file} is not a valid secrets file: ${err instanceof Error ? err.message : String(err)}. ${fix}`);
+      throw new SecretStoreCorruptError(`${this.file} is not a valid secrets file: ${messageOf(err)}. ${fix}`);
     }
     const parsed = FileSchema.safeParse(raw);
     if (!parsed.success) {

@@ -11,6 +11,7 @@ import { ConnectionClosedError, LibvirtClient } from '../../libvirt/index.js';
 import { HostAccessDeniedError, hostAccessError } from './host-access.js';
 import { DEFAULT_SOCKET_PATH, type Dialer, HostKeyMismatchError, HostKeyUnknownError, SshAuthError, type SshConnectionPool, SshDialer, TransportError, dialerForHost } from '../../transport/index.js';
 import { formatSshWarning } from './ssh-settings-view.js';
+import { messageOf } from '../../../shared/errors.js';
 
 /** The hypervisor URI for a host: the system daemon's QEMU driver, or the daemon's own choice on another socket (a session daemon). */
 export function uriForHost(host: ResolvedKVMHost): string {
@@ -60,7 +61,7 @@ const PASSPHRASE_OUTCOMES = new Set(['skipped', 'no-passphrase-prompt', 'wrong-p
 
 /** Sorts a connection failure into the state a person acts on. */
 export function classifyFailure(err: unknown): HostFailure {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   if (err instanceof HostKeyUnknownError) return { state: 'host-key-unknown', message, fingerprint: err.fingerprint };
   if (err instanceof HostKeyMismatchError) return { state: 'error', message, fingerprint: err.fingerprint, hostKeyMismatch: true };
   if (err instanceof SshAuthError) {

@@ -1,6 +1,6 @@
 /**
  * Adding, changing and removing hosts in the config, as pure changes of a ProviderConfig
- * that AppService.editConfig validates (the shared schema and cross-field rules) and saves.
+ * that ConfigWrites.edit validates (the shared schema and cross-field rules) and saves.
  * Nothing here touches a host: removing one only stops managing it.
  */
 import type { KVMHost, ProviderConfig } from '../../../shared/config.js';

@@ -3,8 +3,9 @@
  * for the independent ones, then one more per pool), so a host with many pools does not
  * take one round trip per question.
  */
-import type { HostInfo } from '../../../shared/hosts.js';
-import { type Caller, LibvirtError, ListPoolsOrNetworks, formatVersion, listAllDomains, listAllNetworks, listAllStoragePools } from '../../libvirt/index.js';
+import { messageOf } from '../../../shared/errors.js';
+import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
+import { type Caller, LibvirtError, ListPoolsOrNetworks, StoragePoolState, formatVersion, listAllDomains, listAllNetworks, listAllStoragePools } from '../../libvirt/index.js';
 
 /** Whether libvirt offers KVM here. A host without /dev/kvm answers domain capabilities for kvm with an error. */
 export async function kvmOffered(client: Caller): Promise<boolean> {
@@ -59,12 +60,34 @@ export async function collectHostInfo(client: Caller): Promise<HostInfo> {
     ...(uuid ? { uuid } : {}),
     pools: pools.map((p, i) => ({
       name: p.name,
-      // virStoragePoolState: 2 = running.
-      active: poolInfos[i]!.state === 2,
+      active: poolInfos[i]!.state === StoragePoolState.RUNNING,
       capacityBytes: Number(poolInfos[i]!.capacity),
       availableBytes: Number(poolInfos[i]!.available),
     })),
     networks: networks.map((n) => ({ name: n.name, active: active.has(n.name) })),
     domainCount: domains.length,
   };
+}
+
+/** What {@link statusWithInfo} asks of a set of hosts (the app's HostDirectory; the CLI's connections with collectHostInfo). */
+export interface HostFacts {
+  status(name: string): HostStatus;
+  /** Connects when needed and gathers the host's facts; rejects with why it cannot. */
+  info(name: string): Promise<HostInfo>;
+}
+
+/**
+ * A host's status with its facts, as `hosts:list` and `hosts status` report it. A failure
+ * after connecting (a call that failed) leaves the state "connected": it is reported as an
+ * error with its message; any other failure is the status itself (it says why).
+ */
+export async function statusWithInfo(hosts: HostFacts, name: string): Promise<HostStatus> {
+  try {
+    const info = await hosts.info(name);
+    return { ...hosts.status(name), info };
+  } catch (err) {
+    const status = hosts.status(name);
+    if (status.state === 'connected') return { ...status, state: 'error', message: messageOf(err) };
+    return status;
+  }
 }

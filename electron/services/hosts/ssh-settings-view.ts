@@ -5,6 +5,7 @@
  */
 import type { SshSettingsView } from '../../../shared/ssh-settings.js';
 import type { SettingOrigin, SshConfigWarning, SshHostSettings } from '../../transport/index.js';
+import { bracketHost } from '../../../shared/net.js';
 
 /** `path` with the home directory shown as `~`. */
 export function tildePath(path: string, home: string): string {
@@ -24,7 +25,7 @@ export function formatSshWarning(w: SshConfigWarning, home: string): string {
 }
 
 function endpoint(s: SshHostSettings): string {
-  const host = s.hostName.includes(':') ? `[${s.hostName}]` : s.hostName;
+  const host = bracketHost(s.hostName);
   return `${s.user}@${host}:${s.port}`;
 }
 

@@ -12,6 +12,11 @@
  *   sha512-<sha512>.partial|.json|.lock
  *                                    the same for an image known only by its publisher's SHA-512
  *                                    (Debian): verified, it becomes <sha256>.qcow2 like any other
+ *
+ * Over 400 lines on purpose: the class keeps the directory's invariants (one writer per
+ * digest across processes, a partial is only ever a prefix, eviction never takes a file
+ * being handed out) in one place. What stands alone is beside it: the HTTP download and
+ * resume (download.ts), the lock (lock.ts), hashing while writing (sink.ts, digest-pass.ts).
  */
 import { mkdir, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';

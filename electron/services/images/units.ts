@@ -1,17 +1,4 @@
-/** Byte sizes for people: printed in binary units, parsed from "20G"-style arguments. */
-
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
-
-/** `1536` → "1.5 KiB"; bytes below 1 KiB are printed exactly. */
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
-}
+/** Byte sizes parsed from "20G"-style arguments (shared/bytes.ts prints them). */
 
 /**
  * Parses "20G", "1.5TiB", "512M", "100000" (bytes). K, M, G and T are powers of 1024

@@ -83,8 +83,3 @@ export function createLogger(options: LoggerOptions): Logger {
     pino.multistream(streams),
   );
 }
-
-/** A logger that drops everything: for tests and for code paths before the data dir is known. */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
-}

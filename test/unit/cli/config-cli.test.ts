@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validateProviderConfig } from '../../../shared/config.js';
-import { runCliProcess } from '../../support/run-cli.js';
+import { runCliProcess } from '../../support/cli.js';
 
 const canonical = new URL('../../fixtures/config/canonical.yaml', import.meta.url).pathname;
 let home: string;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCliProcess } from '../../support/run-cli.js';
+import { runCliProcess } from '../../support/cli.js';
 
 let work: string;
 let home: string;

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { validateProviderConfig } from '../../../shared/config.js';
 import { runCli } from '../../../electron/cli/program.js';
 import { cliBin } from '../../support/dist.js';
-import { runCliProcess } from '../../support/run-cli.js';
+import { runCliProcess } from '../../support/cli.js';
 import { bufferFile, sha256, TestServer } from '../images/server.js';
 
 let server: TestServer;

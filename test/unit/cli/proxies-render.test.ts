@@ -2,9 +2,9 @@ import { mkdtempSync, mkdirSync, readFileSync, readdirSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { readSeedIso } from '../../../electron/services/provider/kvm/seed-iso.js';
+import { readSeedIso } from '../../support/iso9660-reader.js';
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
-import { runCliProcess } from '../../support/run-cli.js';
+import { runCliProcess } from '../../support/cli.js';
 
 const canonical = new URL('../../fixtures/config/canonical.yaml', import.meta.url).pathname;
 let work: string;

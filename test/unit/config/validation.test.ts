@@ -125,6 +125,12 @@ describe('validateProviderConfig', () => {
     );
   });
 
+  it('says only that a value has the wrong type, even when it has a length (found by fuzzing)', () => {
+    // zod 4 also ran the string's length check on { length: null }: "must be at least 1 (got [object Object])".
+    const c = mutate((cfg) => ((cfg.kvm.hosts[1] as { address: unknown }).address = { length: null }));
+    expect(messages(c)).toEqual(['kvm.hosts[1].address: expected text, got a map']);
+  });
+
   it('accepts IPv4, IPv6 and hostnames as addresses', () => {
     for (const address of ['10.0.0.1', '2001:db8::1', 'edge-a.example.org', 'edge-a']) {
       const c = mutate((cfg) => (cfg.kvm.hosts[1].address = address));

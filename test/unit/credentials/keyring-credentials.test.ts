@@ -3,7 +3,7 @@
  * the CLI's store, which knows the names (never the values) the app keeps. Real files; the
  * keyring's encryption is a reversible stand-in codec with the app's encoding name, since
  * Electron's safeStorage needs Electron (electron/shell/safe-secret-store.ts is tested with
- * electron mocked in test/unit/hosts/safe-secret-store.test.ts).
+ * electron mocked in test/unit/shell/safe-secret-store.test.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, parseSize } from '../../../electron/services/images/units.js';
+import { parseSize } from '../../../electron/services/images/units.js';
+import { formatBytes } from '../../../shared/bytes.js';
 
 describe('sizes', () => {
   it.each([

@@ -1,7 +1,7 @@
 /**
  * The catalog edit channels (machineTypes:save/remove, images:save/remove, defaults:set)
  * and images:list's per-host presence, over the real backend (router, app service,
- * editConfig, config file) on the two in-memory libvirt hosts.
+ * ConfigWrites.edit, config file) on the two in-memory libvirt hosts.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

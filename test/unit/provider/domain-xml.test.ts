@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type DomainSpec, buildDomainXml } from '../../../electron/services/provider/kvm/domain-xml.js';
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { instanceId, instanceMac, instanceUuid, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
+import { sampleMetadata } from '../../support/proxy-samples.js';
 
 const CREATED = '2026-01-01T00:00:00.000Z';
 
@@ -23,17 +24,7 @@ function spec(over: Partial<DomainSpec> = {}): DomainSpec {
     seedVolume: vols.seed,
     nic: { network: 'default' },
     mac: instanceMac(id, CREATED),
-    metadata: {
-      formatVersion: 1,
-      name: 'web-1',
-      owner: 'egress-desk',
-      host: 'local',
-      machineType: 'small',
-      image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
-      port: 3128,
-      createdAt: '2026-12-02T09:30:00.000Z',
-      specHash: `sha256:${'cd'.repeat(32)}`,
-    },
+    metadata: sampleMetadata({ host: 'local' }),
     ...over,
   };
 }

@@ -6,18 +6,9 @@ import {
   buildInstanceMetadataXml,
   parseInstanceMetadata,
 } from '../../../electron/services/provider/kvm/metadata.js';
+import { sampleMetadata } from '../../support/proxy-samples.js';
 
-const meta: InstanceMetadataInput = {
-  formatVersion: 1,
-  name: 'web-1',
-  owner: 'egress-desk',
-  host: 'edge-a',
-  machineType: 'small',
-  image: { name: 'debian-12', sha256: 'ab'.repeat(32) },
-  port: 3128,
-  createdAt: '2026-12-02T09:30:00.000Z',
-  specHash: `sha256:${'cd'.repeat(32)}`,
-};
+const meta: InstanceMetadataInput = sampleMetadata();
 
 describe('instance metadata', () => {
   it('is written with a default namespace', () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type KVMConfig, withDefaults } from '../../../shared/config.js';
-import { MemoryCredentialsStore } from '../../../electron/services/credentials/credentials-store.js';
+import { MemoryCredentialsStore } from '../../support/memory-credentials.js';
 import type { ProviderDeps } from '../../../electron/services/provider/kvm/context.js';
 import { KvmProvider } from '../../../electron/services/provider/kvm/provider.js';
 import type { PortProbe } from '../../../electron/services/provider/kvm/readiness.js';

@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { type ResolvedKVMConfig, withDefaults } from '../../../shared/config.js';
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { SpecError, renderProxy, resolveSpec, specHash } from '../../../electron/services/provider/kvm/render.js';
-import { readSeedIso } from '../../../electron/services/provider/kvm/seed-iso.js';
+import { readSeedIso } from '../../support/iso9660-reader.js';
 
 const config: ResolvedKVMConfig = withDefaults({
   hosts: [{ name: 'local', address: 'local' }, { name: 'edge-a', address: '203.0.113.10', bridge: 'br0', pool: 'proxies' }],

@@ -5,16 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildNoCloudSeed,
-  buildSeedIso,
-  DEFAULT_SEED_TIMESTAMP,
-  IsoFormatError,
-  MAX_SEED_FILE_BYTES,
-  readSeedIso,
-  type SeedFile,
-  SeedIsoError,
-} from '../../../electron/services/provider/kvm/seed-iso.js';
+import { buildNoCloudSeed, buildSeedIso, DEFAULT_SEED_TIMESTAMP, MAX_SEED_FILE_BYTES, type SeedFile, SeedIsoError } from '../../../electron/services/provider/kvm/seed-iso.js';
+import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
 
 const SECTOR = 2048;
 /** sha256 of buildSeedIso(noCloudFiles): a layout change must be deliberate (and noted in the changelog). */
@@ -212,7 +204,7 @@ describe('bad input', () => {
     expect(one('user-data', new Uint8Array(MAX_SEED_FILE_BYTES))).not.toThrow();
     const six = new Uint8Array(6 * 1024 * 1024);
     expect(() => buildSeedIso(['a', 'b', 'c'].map((name) => ({ name, data: six })))).toThrow(
-      'seed files total more than 16777216 bytes (16 MiB) (reached 18874368 bytes (18 MiB) with "c", 6291456 bytes (6.0 MiB))',
+      'seed files total more than 16777216 bytes (16.0 MiB) (reached 18874368 bytes (18.0 MiB) with "c", 6291456 bytes (6.0 MiB))',
     );
   });
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCliProcess } from '../../support/run-cli.js';
+import { runCliProcess } from '../../support/cli.js';
 import { startServe } from '../../browser/serve-process.js';
 
 const home = () => join(mkdtempSync(join(tmpdir(), 'egress-serve-cli-')), 'home');

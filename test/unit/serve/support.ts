@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { createAppServices } from '../../../electron/ipc/app-services.js';
 import type { Router } from '../../../electron/ipc/router.js';
 import { type ServeServer, startServeServer } from '../../../electron/serve/server.js';
-import { silentLogger } from '../../../electron/services/log/logger.js';
+import { silentLogger } from '../../support/silent-logger.js';
 
 export interface Fixture {
   server: ServeServer;

@@ -2,7 +2,7 @@
  * No test that runs against the real environment carries a key or fingerprint of some
  * machine. Under CI every run creates new sshd host and client keys (test/env/up.sh), so
  * such a literal passes only where it was written and fails everywhere else: a test reads
- * the key from env.json (test/support/test-env.ts) or makes one when it runs.
+ * the key from env.json (test/support/env.ts) or makes one when it runs.
  *
  * Unit tests may keep fixed key vectors: they test pure code, not a machine.
  */

@@ -13,7 +13,7 @@ import { isAlreadyExists } from '../../../libvirt/index.js';
 import type { HostQueues } from './host-queue.js';
 import type { LibvirtApi, VolumeInfo } from './libvirt-api.js';
 import { baseVolumeName } from './names.js';
-import { messageOf } from './errors.js';
+import { messageOf } from '../../../../shared/errors.js';
 import { noRoom } from './placement.js';
 import { buildBaseVolumeXml } from './volume-xml.js';
 

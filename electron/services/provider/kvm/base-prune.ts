@@ -15,11 +15,12 @@
  */
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import type { ProviderContext } from './context.js';
-import { messageOf } from './errors.js';
+
 import { groupHypervisors } from './hypervisors.js';
 import type { LibvirtApi } from './libvirt-api.js';
 import { BASE_VOLUME_PREFIX } from './names.js';
 import { ORPHAN_GRACE_MS } from './reconcile.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 /** A base volume nothing uses. */
 export interface UnusedBase {

@@ -15,6 +15,7 @@ import {
   InterfaceAddressesSource,
   type LibvirtClient,
   type StoragePoolRef,
+  StoragePoolState,
   findDomainByName,
   findVolume,
   formatUuid,
@@ -102,8 +103,7 @@ export class ClientApi implements LibvirtApi {
 
   async poolInfo(pool: string): Promise<PoolInfo> {
     const info = await this.client.call('STORAGE_POOL_GET_INFO', { pool: await this.pool(pool) });
-    // virStoragePoolState: 2 = running.
-    return { name: pool, active: info.state === 2, capacityBytes: Number(info.capacity), availableBytes: Number(info.available) };
+    return { name: pool, active: info.state === StoragePoolState.RUNNING, capacityBytes: Number(info.capacity), availableBytes: Number(info.available) };
   }
 
   async refreshPool(pool: string): Promise<void> {

@@ -3,6 +3,7 @@
 import type { LaunchStep } from '../../../../shared/launch-steps.js';
 import { isConnectionClosed } from '../../../libvirt/index.js';
 import { RemoteSocketError, SocketError, SocketMissingError, SocketRefusedError, SshConnectError, SshConnectionLostError } from '../../../transport/index.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export { LAUNCH_STEPS, type LaunchStep } from '../../../../shared/launch-steps.js';
 
@@ -15,7 +16,7 @@ export class LaunchError extends Error {
     /** Objects the rollback could not remove, with why: a person must look at them. */
     readonly rollbackErrors: string[] = [],
   ) {
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = messageOf(cause);
     const left = rollbackErrors.length ? `; rollback left behind: ${rollbackErrors.join('; ')}` : '';
     super(`launch failed at step "${step}": ${why}${left}`, { cause });
   }
@@ -80,9 +81,4 @@ export function isLostConnection(err: unknown): boolean {
     err instanceof SshConnectionLostError ||
     err instanceof RemoteSocketError
   );
-}
-
-/** The message of anything thrown. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

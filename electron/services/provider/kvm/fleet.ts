@@ -7,13 +7,14 @@
 import { CredentialsInKeyringError } from '../../credentials/keyring-credentials-store.js';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
-import { ProxyNotFoundError, messageOf } from './errors.js';
+import { ProxyNotFoundError } from './errors.js';
 import type { DomainInfo, GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
 import { type DomainFacts, domainFacts } from './domain-facts.js';
 import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js';
 import { instanceId } from './names.js';
 import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './readiness.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 /** How listing one host went. */
 export interface HostListing {

@@ -15,8 +15,9 @@
  */
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import type { ProviderContext } from './context.js';
-import { messageOf } from './errors.js';
+
 import type { LibvirtApi } from './libvirt-api.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 /** One hypervisor and the reachable entries that lead to it, in config order. */
 export interface Hypervisor {

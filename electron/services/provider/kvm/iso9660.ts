@@ -1,7 +1,8 @@
 /**
- * ECMA-119 (ISO 9660) building blocks shared by the seed writer (seed-iso.ts) and the
- * reader (iso9660-reader.ts): sector geometry, both-endian numbers, the two date formats,
- * directory records and file identifiers. Section numbers refer to ECMA-119, 4th edition.
+ * ECMA-119 (ISO 9660) building blocks of the seed writer (seed-iso.ts), also read by the
+ * tests' reader (test/support/iso9660-reader.ts): sector geometry, both-endian numbers,
+ * the two date formats, directory records and file identifiers. Section numbers refer to
+ * ECMA-119, 4th edition.
  */
 
 /** Logical sector and logical block size: 2048 bytes, the only size CD-ROM readers expect. */
@@ -13,16 +14,9 @@ export const VD_PRIMARY = 1;
 export const VD_TERMINATOR = 255;
 export const STANDARD_ID = 'CD001';
 /** Directory record flag bits (9.1.6). */
-export const FLAG_HIDDEN = 0x01;
 export const FLAG_DIRECTORY = 0x02;
-export const FLAG_MULTI_EXTENT = 0x80;
 /** A directory record without a system use field is 33 bytes plus its identifier (9.1). */
 export const DIR_RECORD_FIXED = 33;
-
-/** An ISO9660 image that the reader cannot accept: says what is wrong and where. */
-export class IsoFormatError extends Error {
-  override readonly name = 'IsoFormatError';
-}
 
 /** Writes a 16-bit number in both byte orders, little-endian first (7.2.3). */
 export function putBoth16(buf: Buffer, offset: number, value: number): void {
@@ -36,41 +30,11 @@ export function putBoth32(buf: Buffer, offset: number, value: number): void {
   buf.writeUInt32BE(value, offset + 4);
 }
 
-function checkedRange(buf: Uint8Array, offset: number, length: number, field: string): void {
-  if (offset < 0 || offset + length > buf.length) {
-    throw new IsoFormatError(`${field}: bytes ${offset}-${offset + length - 1} lie outside the image (${buf.length} bytes)`);
-  }
-}
-
-/** Reads a both-endian 16-bit number; the two halves must agree. */
-export function readBoth16(buf: Buffer, offset: number, field: string): number {
-  checkedRange(buf, offset, 4, field);
-  const le = buf.readUInt16LE(offset);
-  const be = buf.readUInt16BE(offset + 2);
-  if (le !== be) throw new IsoFormatError(`${field}: little-endian value ${le} and big-endian value ${be} disagree`);
-  return le;
-}
-
-/** Reads a both-endian 32-bit number; the two halves must agree. */
-export function readBoth32(buf: Buffer, offset: number, field: string): number {
-  checkedRange(buf, offset, 8, field);
-  const le = buf.readUInt32LE(offset);
-  const be = buf.readUInt32BE(offset + 4);
-  if (le !== be) throw new IsoFormatError(`${field}: little-endian value ${le} and big-endian value ${be} disagree`);
-  return le;
-}
-
 /** Writes `text` (ASCII) into a fixed-width field padded with spaces, as a- and d-character fields are (7.4). */
 export function putPadded(buf: Buffer, offset: number, width: number, text: string): void {
   if (text.length > width) throw new RangeError(`"${text}" does not fit a ${width}-byte field`);
   buf.fill(0x20, offset, offset + width);
   buf.write(text, offset, 'latin1');
-}
-
-/** Reads a fixed-width text field, without its padding (spaces, and NULs some writers use). */
-export function readPadded(buf: Buffer, offset: number, width: number, field: string): string {
-  checkedRange(buf, offset, width, field);
-  return buf.toString('latin1', offset, offset + width).replace(/[ \0]+$/, '');
 }
 
 /** The earliest and latest instants both date formats can express (years since 1900 in one byte). */
@@ -153,24 +117,6 @@ export function writeDirRecord(buf: Buffer, offset: number, record: DirRecord, r
   return length;
 }
 
-/** Parses the directory record at `offset`; `where` names it in errors. */
-export function readDirRecord(buf: Buffer, offset: number, where: string): DirRecord & { length: number } {
-  checkedRange(buf, offset, DIR_RECORD_FIXED + 1, where);
-  const length = buf[offset]!;
-  const idLength = buf[offset + 32]!;
-  if (length < DIR_RECORD_FIXED + 1 || DIR_RECORD_FIXED + idLength > length) {
-    throw new IsoFormatError(`${where}: record length ${length} cannot hold a ${idLength}-byte identifier`);
-  }
-  checkedRange(buf, offset, length, where);
-  return {
-    length,
-    extent: readBoth32(buf, offset + 2, `${where} extent location`),
-    dataLength: readBoth32(buf, offset + 10, `${where} data length`),
-    flags: buf[offset + 25]!,
-    identifier: Buffer.from(buf.subarray(offset + 33, offset + 33 + idLength)),
-  };
-}
-
 /**
  * Splits a file identifier into name, extension and version for the ordering of 9.3: the
  * separator is the first '.', the version follows ';'.
@@ -196,23 +142,4 @@ export function compareFileIdentifiers(a: string, b: string): number {
   const [an, ae, av] = identifierParts(a);
   const [bn, be, bv] = identifierParts(b);
   return comparePadded(an, bn) || comparePadded(ae, be) || bv - av;
-}
-
-/**
- * The name Linux isofs presents for a file identifier when there is no Rock Ridge or
- * Joliet (mount option map=normal, the default): ASCII letters lowercased, a trailing
- * ";1" or ".;1" dropped, any other ';' shown as '.'. cloud-init's NoCloud sees the same.
- */
-export function linuxIsofsName(identifier: string): string {
-  let out = '';
-  for (let i = 0; i < identifier.length; i++) {
-    let c = identifier[i]!;
-    if (c === '\0') break;
-    if (c >= 'A' && c <= 'Z') c = c.toLowerCase();
-    if (c === '.' && i === identifier.length - 3 && identifier.endsWith(';1')) break;
-    if (c === ';' && i === identifier.length - 2 && identifier.endsWith('1')) break;
-    if (c === ';' || c === '/') c = '.';
-    out += c;
-  }
-  return out;
 }

@@ -12,7 +12,7 @@ import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { resolveDomainType } from './domain-type.js';
-import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection, messageOf } from './errors.js';
+import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection } from './errors.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
 import { instanceId, instanceMac } from './names.js';
@@ -20,6 +20,7 @@ import { place } from './placement.js';
 import { waitForProxy } from './readiness.js';
 import { type ResolvedSpec, generateCredentials, renderProxy, resolveSpec, specHash } from './render.js';
 import { GIB } from './volume-xml.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 /** Progress of a launch: a step starts, reports bytes, or is done (with what it found). */
 export interface LaunchEvent {

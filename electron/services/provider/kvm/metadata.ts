@@ -9,6 +9,7 @@ import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { create } from 'xmlbuilder2';
 import { z } from 'zod';
 import { hasControlCharacters } from '../../../../shared/text.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export const METADATA_NS = 'urn:egress-proxies:kvm:v1';
 /** The prefix libvirt's SET_METADATA needs as its `key`. */
@@ -57,7 +58,6 @@ export type InstanceMetadataInput = z.input<typeof InstanceMetadataSchema>;
 export class MetadataError extends Error {
   override readonly name = 'MetadataError';
 }
-
 
 function checkText(field: string, value: string): string {
   if (hasControlCharacters(value)) throw new MetadataError(`metadata ${field} contains control characters`);
@@ -223,7 +223,7 @@ export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): 
   try {
     elements = toElements(parser.parse(source));
   } catch (err) {
-    throw new MetadataError(`cannot parse XML: ${err instanceof Error ? err.message : String(err)}`);
+    throw new MetadataError(`cannot parse XML: ${messageOf(err)}`);
   }
   const found = findInstance(elements, new Map(options.element ? [['', METADATA_NS]] : []));
   if (!found) return undefined;

@@ -5,8 +5,9 @@
  */
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { isNotFound } from '../../../libvirt/index.js';
-import { PlacementError, messageOf } from './errors.js';
+import { PlacementError } from './errors.js';
 import type { LibvirtApi } from './libvirt-api.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export interface Placement {
   host: ResolvedKVMHost;

@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
-import type { SshConnectionPool } from '../../../transport/index.js';
+import { type SshConnectionPool, sshTargetOf } from '../../../transport/index.js';
 import type { PortProbe } from './readiness.js';
 
 /** The environment variable that makes the local probe run inside a network namespace. */
@@ -46,12 +46,7 @@ export function createPortProbe(options: { sshPool: SshConnectionPool; env: Read
   const netns = options.env[PROBE_NETNS_ENV];
   return async (host: ResolvedKVMHost, address: string, port: number, signal: AbortSignal): Promise<boolean> => {
     if (host.address === 'local') return netns ? netnsConnect(netns, address, port, signal) : tcpConnect(address, port, signal);
-    const settings = await options.sshPool.resolve({
-      address: host.address,
-      ...(host.sshUser !== undefined ? { sshUser: host.sshUser } : {}),
-      ...(host.sshPort !== undefined ? { sshPort: host.sshPort } : {}),
-      ...(host.identityFile !== undefined ? { identityFile: host.identityFile } : {}),
-    });
+    const settings = await options.sshPool.resolve(sshTargetOf(host));
     try {
       const stream = await options.sshPool.openTcp(settings, address, port, signal);
       stream.destroy();

@@ -7,7 +7,7 @@
 import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
-import { PlacementError, ProxyNotFoundError, messageOf } from './errors.js';
+import { PlacementError, ProxyNotFoundError } from './errors.js';
 import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
 import { type VolumeRef, ownVolumes } from './domain-facts.js';
 import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, isRunning, listFleet, locate, nicOf } from './fleet.js';
@@ -19,6 +19,7 @@ import { place } from './placement.js';
 import { resolveMachineType } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export interface StopOptions {
   /** How long the guest gets to power off after the ACPI request before it is destroyed (default 60 s). */

@@ -5,11 +5,12 @@
  * Launches under way in this process are left alone (their volumes precede their domain).
  */
 import type { ProviderContext } from './context.js';
-import { messageOf } from './errors.js';
+
 import { metadataOf } from './fleet.js';
 import { groupHypervisors, owningEntry } from './hypervisors.js';
 import { instanceId, instanceOfVolume, isInstanceVolume } from './names.js';
 import { ownVolumes } from './domain-facts.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 export interface ReconcileFinding {
   kind: 'orphan-volume' | 'broken-domain' | 'stale-credentials';

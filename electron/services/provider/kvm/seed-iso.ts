@@ -24,8 +24,10 @@
  *
  * File identifiers are `NAME;1` with NAME exactly as given (lowercase, '-' allowed): not
  * strict level 1 (d-characters, 8.3), but what Linux isofs, and so cloud-init, reads as
- * `NAME` (see linuxIsofsName). Every date is the `timestamp` option, in UTC.
+ * `NAME` (see linuxIsofsName in test/support/iso9660-reader.ts). Every date is the
+ * `timestamp` option, in UTC.
  */
+import { formatBytes } from '../../../../shared/bytes.js';
 import {
   compareFileIdentifiers,
   dirRecordLength,
@@ -44,9 +46,6 @@ import {
   VD_TERMINATOR,
   writeDirRecord,
 } from './iso9660.js';
-
-export { IsoFormatError } from './iso9660.js';
-export { readSeedIso, type SeedIsoContents } from './iso9660-reader.js';
 
 /** One file of the seed. Text is written as UTF-8, without a byte order mark. */
 export interface SeedFile {
@@ -88,16 +87,9 @@ export class SeedIsoError extends Error {
   override readonly name = 'SeedIsoError';
 }
 
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  const units = ['KiB', 'MiB', 'GiB'];
-  let value = n / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${n} bytes (${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]})`;
+/** The exact count, and the same for people: `8388609 bytes (8.0 MiB)`. */
+function bytesAndSize(n: number): string {
+  return n < 1024 ? `${n} bytes` : `${n} bytes (${formatBytes(n)})`;
 }
 
 function quoted(name: string): string {
@@ -139,12 +131,12 @@ function prepareFiles(files: readonly SeedFile[]): PreparedFile[] {
     else if (file.data instanceof Uint8Array) data = file.data;
     else throw new SeedIsoError(`seed file ${quoted(name)}: data must be a string or a Uint8Array`);
     if (data.length > MAX_SEED_FILE_BYTES) {
-      throw new SeedIsoError(`seed file ${quoted(name)} is ${formatBytes(data.length)}; a seed file may be at most ${formatBytes(MAX_SEED_FILE_BYTES)}`);
+      throw new SeedIsoError(`seed file ${quoted(name)} is ${bytesAndSize(data.length)}; a seed file may be at most ${bytesAndSize(MAX_SEED_FILE_BYTES)}`);
     }
     total += data.length;
     if (total > MAX_SEED_TOTAL_BYTES) {
       throw new SeedIsoError(
-        `seed files total more than ${formatBytes(MAX_SEED_TOTAL_BYTES)} (reached ${formatBytes(total)} with ${quoted(name)}, ${formatBytes(data.length)})`,
+        `seed files total more than ${bytesAndSize(MAX_SEED_TOTAL_BYTES)} (reached ${bytesAndSize(total)} with ${quoted(name)}, ${bytesAndSize(data.length)})`,
       );
     }
     prepared.push({ name, identifier: Buffer.from(`${name};1`, 'latin1'), data, extent: 0 });

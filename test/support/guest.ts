@@ -4,7 +4,7 @@
  * server inside the test namespace for a proxy to fetch from.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import type { TestEnv } from './test-env.js';
+import type { TestEnv } from './env.js';
 
 export interface GuestImage {
   path: string;

@@ -6,8 +6,8 @@
 import { chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunAs } from './run-cli.js';
-import type { TestEnv } from './test-env.js';
+import type { RunAs } from './cli.js';
+import type { TestEnv } from './env.js';
 
 export interface TestUser extends RunAs {
   /** Its own SSH client key, authorised for this user only on the test sshd. */

@@ -1,13 +1,15 @@
 /**
  * The QEMU guest agent through libvirt's QEMU program (0x20008087, procedure 3,
- * virDomainQemuAgentCommand): how a proxy's hostname, addresses and boot state are read
- * from inside the guest. Replies are JSON, checked with zod before use.
+ * virDomainQemuAgentCommand): how the guest lane reads a booted proxy's hostname and runs
+ * commands inside it. The app never needs it: it learns addresses through
+ * DOMAIN_INTERFACE_ADDRESSES (source agent, lease or ARP). Replies are JSON, checked with
+ * zod before use.
  */
 import { z } from 'zod';
-import { decodeAll, encodeToBuffer, int, struct, uint } from './codec.js';
-import { ErrorCode, LibvirtError } from './errors.js';
-import { Program } from './packet.js';
-import { type DomainRef, domain, ostring, rstring } from './types.js';
+import { decodeAll, encodeToBuffer, int, struct, uint } from '../../electron/libvirt/codec.js';
+import { ErrorCode, LibvirtError } from '../../electron/libvirt/errors.js';
+import { Program } from '../../electron/libvirt/packet.js';
+import { type DomainRef, domain, ostring, rstring } from '../../electron/libvirt/types.js';
 
 const QEMU_PROC_DOMAIN_AGENT_COMMAND = 3;
 const agentArgs = struct('qemu_domain_agent_command_args', { dom: domain, cmd: rstring, timeout: int, flags: uint });

@@ -1,7 +1,8 @@
 /**
  * Helpers for the transport's integration tests (test/libvirt/transport*.test.ts): an isolated
  * HOME per test, a raw libvirt AUTH_LIST probe that needs no RPC client, and a count of this
- * process's TCP connections to the test sshd, and per-test cleanup.
+ * process's TCP connections to the test sshd, an SSH pool that reads nothing of this
+ * machine, and per-test cleanup.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach } from 'vitest';
+import { SshConnectionPool, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
 
 /** A throwaway HOME with an empty ~/.ssh (0700); `known_hosts` copied in when given. */
 export interface TempHome {
@@ -122,4 +124,21 @@ export function useCleanups(): Array<() => Promise<void> | void> {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
   return cleanups;
+}
+
+/**
+ * An SSH pool over a fresh {@link tempHome} (`known_hosts` copied from `knownHostsFrom`),
+ * reading no system ssh_config and no global known_hosts, recording its events; `cleanups`
+ * closes it and removes the home after the test.
+ */
+export function isolatedPool(
+  cleanups: Array<() => Promise<void> | void>,
+  knownHostsFrom: string | undefined,
+  options: Partial<SshPoolOptions> = {},
+): { home: TempHome; pool: SshConnectionPool; events: SshPoolEvent[] } {
+  const home = tempHome(knownHostsFrom);
+  const events: SshPoolEvent[] = [];
+  const pool = new SshConnectionPool({ homeDir: home.home, localUser: 'root', env: {}, systemConfigPath: null, globalKnownHostsFiles: [], onEvent: (e) => events.push(e), ...options });
+  cleanups.push(() => home.remove(), () => pool.close());
+  return { home, pool, events };
 }

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
 import { testPool } from './libvirt.js';
-import { type RunAs, runCliProcess } from './run-cli.js';
-import type { TestEnv } from './test-env.js';
+import { type RunAs, runCliProcess } from './cli.js';
+import type { TestEnv } from './env.js';
 
 /** The test pool's volumes and every domain, sorted: "nothing left behind" compares two of these. */
 export async function hypervisorState(client: LibvirtClient): Promise<{ volumes: string[]; domains: string[] }> {
@@ -40,7 +40,7 @@ export interface ProviderHome {
 /**
  * A temp home with a config of one host line (YAML flow map), one machine type and one
  * image; `extra` lines are appended under `kvm:`. With `as`, the CLI runs as that user (the
- * config is handed to it; `home` must be theirs already, see test-users.ts).
+ * config is handed to it; `home` must be theirs already, see users.ts).
  */
 export function providerHome(
   prefix: string,
@@ -72,6 +72,19 @@ export function providerHome(
   };
 }
 
+/** The test hypervisor's own entry: this machine's socket, the test pool and network, TCG. */
+export function localTestHost(env: TestEnv): string {
+  return `{ name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
+}
+
+/** The smallest machine type a test proxy boots with. */
+export const TINY_MACHINE_TYPE = 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }';
+
+/** {@link providerHome} in `home` with the test hypervisor's own entry, the tiny machine type and `image`. */
+export function localProviderHome(env: TestEnv, prefix: string, home: string, image: { name: string; path: string; sha256: string }): ProviderHome {
+  return providerHome(prefix, { home, host: localTestHost(env), machineType: TINY_MACHINE_TYPE, image });
+}
+
 /**
  * An in-process backend's home with two entries on the test hypervisor: `local` (the
  * socket) and `loop` (the test sshd), both on the test pool, one tiny machine type and
@@ -90,7 +103,7 @@ export function localAndSshHome(env: TestEnv, home: string, image: { name: strin
       'type: kvm',
       'kvm:',
       '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
+      `    - ${localTestHost(env)}`,
       `    - { name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
       '  machineTypes:',
       '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',

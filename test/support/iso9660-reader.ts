@@ -1,27 +1,100 @@
 /**
  * A small ISO9660 reader for seeds: the primary volume descriptor and the root directory's
  * regular files, named as Linux isofs presents them without Rock Ridge (`user-data;1` →
- * `user-data`). Tests check the writer with it and the app previews a seed with it. It
+ * `user-data`). The tests check the writer (electron/services/provider/kvm/seed-iso.ts) with
+ * it; the app never reads a seed. It
  * checks structure as it goes (both-endian fields agree, records stay inside their sector,
  * extents inside the volume) and throws {@link IsoFormatError} saying what is wrong; it
  * never returns a partial result. Subdirectories and multi-extent files are refused: a
  * seed has neither.
  */
 import {
+  DIR_RECORD_FIXED,
+  type DirRecord,
   FLAG_DIRECTORY,
-  FLAG_MULTI_EXTENT,
-  IsoFormatError,
-  linuxIsofsName,
-  readBoth16,
-  readBoth32,
-  readDirRecord,
-  readPadded,
   SECTOR_SIZE,
   STANDARD_ID,
   SYSTEM_AREA_SECTORS,
   VD_PRIMARY,
   VD_TERMINATOR,
-} from './iso9660.js';
+} from '../../electron/services/provider/kvm/iso9660.js';
+
+/** Directory record flag bit (9.1.6): the file continues in the next record. */
+const FLAG_MULTI_EXTENT = 0x80;
+
+/** An ISO9660 image that the reader cannot accept: says what is wrong and where. */
+export class IsoFormatError extends Error {
+  override readonly name = 'IsoFormatError';
+}
+
+function checkedRange(buf: Uint8Array, offset: number, length: number, field: string): void {
+  if (offset < 0 || offset + length > buf.length) {
+    throw new IsoFormatError(`${field}: bytes ${offset}-${offset + length - 1} lie outside the image (${buf.length} bytes)`);
+  }
+}
+
+/** Reads a both-endian 16-bit number; the two halves must agree. */
+function readBoth16(buf: Buffer, offset: number, field: string): number {
+  checkedRange(buf, offset, 4, field);
+  const le = buf.readUInt16LE(offset);
+  const be = buf.readUInt16BE(offset + 2);
+  if (le !== be) throw new IsoFormatError(`${field}: little-endian value ${le} and big-endian value ${be} disagree`);
+  return le;
+}
+
+/** Reads a both-endian 32-bit number; the two halves must agree. */
+function readBoth32(buf: Buffer, offset: number, field: string): number {
+  checkedRange(buf, offset, 8, field);
+  const le = buf.readUInt32LE(offset);
+  const be = buf.readUInt32BE(offset + 4);
+  if (le !== be) throw new IsoFormatError(`${field}: little-endian value ${le} and big-endian value ${be} disagree`);
+  return le;
+}
+
+/** Reads a fixed-width text field, without its padding (spaces, and NULs some writers use). */
+function readPadded(buf: Buffer, offset: number, width: number, field: string): string {
+  checkedRange(buf, offset, width, field);
+  return buf.toString('latin1', offset, offset + width).replace(/[ \0]+$/, '');
+}
+
+/** Parses the directory record at `offset`; `where` names it in errors. */
+function readDirRecord(buf: Buffer, offset: number, where: string): DirRecord & { length: number } {
+  checkedRange(buf, offset, DIR_RECORD_FIXED + 1, where);
+  const length = buf[offset]!;
+  const idLength = buf[offset + 32]!;
+  if (length < DIR_RECORD_FIXED + 1 || DIR_RECORD_FIXED + idLength > length) {
+    throw new IsoFormatError(`${where}: record length ${length} cannot hold a ${idLength}-byte identifier`);
+  }
+  checkedRange(buf, offset, length, where);
+  return {
+    length,
+    extent: readBoth32(buf, offset + 2, `${where} extent location`),
+    dataLength: readBoth32(buf, offset + 10, `${where} data length`),
+    flags: buf[offset + 25]!,
+    identifier: Buffer.from(buf.subarray(offset + 33, offset + 33 + idLength)),
+  };
+}
+
+
+/**
+ * The name Linux isofs presents for a file identifier when there is no Rock Ridge or
+ * Joliet (mount option map=normal, the default): ASCII letters lowercased, a trailing
+ * ";1" or ".;1" dropped, any other ';' shown as '.'. cloud-init's NoCloud sees the same.
+ */
+function linuxIsofsName(identifier: string): string {
+  let out = '';
+  for (let i = 0; i < identifier.length; i++) {
+    let c = identifier[i]!;
+    if (c === '\0') break;
+    if (c >= 'A' && c <= 'Z') c = c.toLowerCase();
+    if (c === '.' && i === identifier.length - 3 && identifier.endsWith(';1')) break;
+    if (c === ';' && i === identifier.length - 2 && identifier.endsWith('1')) break;
+    if (c === ';' || c === '/') c = '.';
+    out += c;
+  }
+  return out;
+}
+
 
 export interface SeedIsoContents {
   /** The volume identifier, without its padding: the label blkid reports. */

@@ -1,0 +1,85 @@
+/**
+ * The hosts area of the contract (`hosts:*`): statuses with each host's facts, host-key
+ * trust, passphrases, SSH settings, and host edits through the one config write path.
+ */
+import type { HostStatus } from '../../../shared/hosts.js';
+import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
+import { statusWithInfo } from '../hosts/host-info.js';
+import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../hosts/host-edits.js';
+
+import type { ConfigWrites } from './config-writes.js';
+import { UnknownEntryError } from './errors.js';
+import type { FleetBackend } from './fleet-backend.js';
+
+export class HostsArea implements AreaService<'hosts'> {
+  constructor(
+    private readonly backend: () => Promise<FleetBackend>,
+    private readonly writes: ConfigWrites,
+  ) {}
+
+  async list(): Promise<HostStatus[]> {
+    const backend = await this.backend();
+    return Promise.all(backend.config.hosts.map((h) => statusWithInfo(backend.hosts, h.name)));
+  }
+
+  /** The host's effective SSH settings (ssh_config read afresh; nothing connects). */
+  async sshSettings(input: ChannelInput<'hosts:sshSettings'>): Promise<ChannelOutput<'hosts:sshSettings'>> {
+    const backend = await this.backend();
+    knownHost(backend, input.name);
+    return backend.hosts.sshSettings(input.name);
+  }
+
+  async trust(input: ChannelInput<'hosts:trust'>): Promise<HostStatus> {
+    const backend = await this.backend();
+    knownHost(backend, input.host);
+    await backend.hosts.trust(input.host, input.fingerprint);
+    return statusWithInfo(backend.hosts, input.host);
+  }
+
+  async add(input: ChannelInput<'hosts:add'>): Promise<ChannelOutput<'hosts:add'>> {
+    const { path } = await this.writes.edit((c) => addHost(c, input.host));
+    return { path, hosts: await this.reopened() };
+  }
+
+  async update(input: ChannelInput<'hosts:update'>): Promise<ChannelOutput<'hosts:update'>> {
+    const renaming = input.host.name !== input.name;
+    const proxies = renaming ? await this.proxiesOnHost(input.name) : undefined;
+    const { path } = await this.writes.edit((c) => updateHost(c, input.name, input.host, proxies));
+    return { path, hosts: await this.reopened() };
+  }
+
+  async remove(input: ChannelInput<'hosts:remove'>): Promise<ChannelOutput<'hosts:remove'>> {
+    const proxies = await this.proxiesOnHost(input.name);
+    const { path } = await this.writes.edit((c) => removeHost(c, input.name));
+    return { path, hosts: await this.reopened(), removed: input.name, proxies: proxies ?? null, message: removalMessage(input.name, proxies) };
+  }
+
+  async unlock(input: ChannelInput<'hosts:unlock'>): Promise<HostStatus> {
+    const backend = await this.backend();
+    knownHost(backend, input.host);
+    await backend.hosts.unlock(input.host, input.passphrase, input.remember);
+    // Still asking (a wrong passphrase): answer that as it is; fetching facts would only connect again and lose the reason.
+    const status = backend.hosts.status(input.host);
+    return status.state === 'connected' ? statusWithInfo(backend.hosts, input.host) : status;
+  }
+
+  /** Proxies on one host (undefined: it cannot be listed, or is not in the config). */
+  private async proxiesOnHost(name: string): Promise<number | undefined> {
+    const backend = await this.backend();
+    knownHost(backend, name);
+    return proxiesOn(await backend.provider.list(), name);
+  }
+
+  /** After a host edit: the new backend's statuses, each host connecting in the background (host:status follows). */
+  private async reopened(): Promise<HostStatus[]> {
+    const backend = await this.backend();
+    for (const h of backend.config.hosts) void statusWithInfo(backend.hosts, h.name);
+    return backend.hosts.statuses();
+  }
+}
+
+function knownHost(backend: FleetBackend, name: string): void {
+  if (!backend.config.hosts.some((h) => h.name === name)) {
+    throw new UnknownEntryError(`no host named ${JSON.stringify(name)} (known: ${backend.config.hosts.map((h) => h.name).join(', ')})`);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The backend's lazy lifecycle: built from the config on first use (a {@link FleetBackend}
+ * and its {@link FleetWatch}), dropped when the config changes, rebuilt by the next call.
+ * A rebuilt backend inherits what the old one had seen of the proxies.
+ */
+import type { ResolvedKVMConfig } from '../../../shared/config.js';
+import type { FleetBackend } from './fleet-backend.js';
+import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
+
+/** A backend that is open, with its watcher. */
+export interface Live {
+  backend: FleetBackend;
+  watch: FleetWatch;
+}
+
+export interface LiveBackendOptions {
+  /** The config to build from, read afresh on each open (rejects when it cannot drive the provider). */
+  kvmConfig: () => Promise<ResolvedKVMConfig>;
+  /** Builds the hosts, provider, images and credentials for a config. */
+  openBackend: (config: ResolvedKVMConfig) => FleetBackend;
+  emit: AppEventListener;
+  reconcileIntervalMs: number;
+}
+
+export class LiveBackend {
+  private opening: Promise<Live> | undefined;
+  /** Set by a reset that closed a backend; taken by the next one to open. */
+  private inherited: Promise<SeenRecords | undefined> | undefined;
+  private closedForGood = false;
+
+  constructor(private readonly options: LiveBackendOptions) {}
+
+  /** True once {@link shutDown} was called: nothing opens again. */
+  get closed(): boolean {
+    return this.closedForGood;
+  }
+
+  /** The open backend, built now if there is none. */
+  open(): Promise<Live> {
+    if (this.closedForGood) return Promise.reject(new Error('the app is shutting down'));
+    if (!this.opening) {
+      const inherited = this.inherited;
+      this.inherited = undefined;
+      this.opening = this.options.kvmConfig().then(async (config) => this.wire(this.options.openBackend(config), await inherited));
+      // A config that cannot be used now may be fixed by the next call: do not keep the failure (nor lose the inheritance).
+      this.opening.catch(() => {
+        this.opening = undefined;
+        this.inherited ??= inherited;
+      });
+    }
+    return this.opening;
+  }
+
+  /** Drops the backend (connections, subscriptions, timer): the next call builds it from the file. */
+  async reset(): Promise<void> {
+    const opening = this.opening;
+    this.opening = undefined;
+    // Taken synchronously, so that a call racing this reset already builds on it.
+    if (opening && !this.closedForGood) this.inherited = opening.then((o) => o.watch.seen, () => undefined);
+    const live = await opening?.catch(() => undefined);
+    if (!live) return;
+    await live.watch.close();
+    await live.backend.close();
+  }
+
+  /** From now on nothing opens (a call fails saying the app is shutting down); {@link reset} then drops what is open. */
+  shutDown(): void {
+    this.closedForGood = true;
+  }
+
+  private wire(backend: FleetBackend, inherited: SeenRecords | undefined): Live {
+    const watch = new FleetWatch({ backend, emit: this.options.emit, reconcileIntervalMs: this.options.reconcileIntervalMs, ...(inherited ? { inherited } : {}) });
+    return { backend, watch };
+  }
+}

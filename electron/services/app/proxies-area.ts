@@ -1,0 +1,104 @@
+/**
+ * The proxies area of the contract (`proxies:*`): the fleet listed, inspected and placed;
+ * launch, start, stop and delete as tasks, each reporting the proxy as it is after (the
+ * fleet watcher's `proxy:changed`); the URL with its credentials, on request only.
+ */
+import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
+import type { ProxySpec } from '../../../shared/proxy.js';
+import { CredentialsInKeyringError } from '../credentials/keyring-credentials-store.js';
+import type { FleetListing } from '../provider/kvm/fleet.js';
+import type { TaskService } from '../tasks/task-service.js';
+import type { FleetBackend } from './fleet-backend.js';
+import type { Live } from './live-backend.js';
+import { seedView } from './seed-view.js';
+
+export class ProxiesArea implements AreaService<'proxies'> {
+  constructor(
+    private readonly open: () => Promise<Live>,
+    private readonly tasks: TaskService,
+  ) {}
+
+  async list(): Promise<FleetListing> {
+    const { backend, watch } = await this.open();
+    const listing = await backend.provider.list();
+    watch.remember(listing);
+    return listing;
+  }
+
+  async inspect(input: ChannelInput<'proxies:inspect'>): Promise<ChannelOutput<'proxies:inspect'>> {
+    const { backend } = await this.open();
+    const inspection = await backend.provider.inspect(input.name);
+    // Credentials this front end cannot decrypt (the desktop app's keyring) only change which seed variant is shown.
+    const stored = await backend.credentials.get(input.name).catch((err: unknown) => (err instanceof CredentialsInKeyringError ? undefined : Promise.reject(err)));
+    const seed = seedView(inspection.metadata, backend.config, stored);
+    return { ...inspection, problems: { ...inspection.problems } as Record<string, string>, ...(seed ? { seed } : {}) };
+  }
+
+  /** Where a launch would go now, and why; changes nothing. */
+  async place(input: ChannelInput<'proxies:place'>): Promise<ChannelOutput<'proxies:place'>> {
+    const { backend } = await this.open();
+    const connected = new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name));
+    return backend.provider.placement({ ...(input.host !== undefined ? { host: input.host } : {}), ...(input.machineType !== undefined ? { machineType: input.machineType } : {}), connected });
+  }
+
+  /** Launches as a task whose steps are the provider's (validate … proxy). */
+  async launch(spec: ProxySpec): Promise<{ taskId: string }> {
+    const { backend, watch } = await this.open();
+    const taskId = this.tasks.run(
+      `Launch ${spec.name}`,
+      async (ctx) => {
+        const result = await backend.provider.launch(spec, {
+          signal: ctx.signal,
+          wait: true,
+          onStep: (e) => {
+            if (e.phase === 'start') ctx.step(e.step, e.message);
+            else if (e.phase === 'progress' && e.done !== undefined) ctx.progress(e.done, e.total);
+            else if (e.phase === 'done') ctx.stepDone(e.message);
+          },
+        });
+        watch.changed(result.proxy, 'LAUNCHED');
+        // The URL holds the password: it stays out of the task (proxies:url gives it on request).
+        return { proxy: result.proxy, created: result.created, placement: result.placement, address: result.address, timings: result.timings };
+      },
+      { kind: 'proxies:launch', target: spec.name },
+    );
+    return { taskId };
+  }
+
+  start(input: ChannelInput<'proxies:start'>): Promise<{ taskId: string }> {
+    return this.proxyTask('start', `Start ${input.name}`, input.name, (b) => b.provider.start(input.name));
+  }
+
+  stop(input: ChannelInput<'proxies:stop'>): Promise<{ taskId: string }> {
+    return this.proxyTask('stop', `Stop ${input.name}`, input.name, (b) => b.provider.stop(input.name));
+  }
+
+  delete(input: ChannelInput<'proxies:delete'>): Promise<{ taskId: string }> {
+    return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) => b.provider.delete(input.name));
+  }
+
+  /** The proxy's URL with its credentials: a secret, returned only here. */
+  async url(input: ChannelInput<'proxies:url'>): Promise<{ url: string | null }> {
+    const { backend } = await this.open();
+    return { url: (await backend.provider.proxyUrl(input.name)) ?? null };
+  }
+
+  private async proxyTask(verb: 'start' | 'stop' | 'delete', title: string, name: string, fn: (b: FleetBackend) => Promise<object>): Promise<{ taskId: string }> {
+    const { backend, watch } = await this.open();
+    const taskId = this.tasks.run(
+      title,
+      async (ctx) => {
+        ctx.step(verb);
+        const result = await fn(backend);
+        ctx.stepDone();
+        const now = await backend.provider.get(name).catch(() => undefined);
+        if (now) watch.changed(now, verb.toUpperCase());
+        else if (verb === 'delete') watch.deleted(name, 'host' in result && typeof result.host === 'string' ? result.host : undefined);
+        return result;
+      },
+      // Halfway through, none of these can be undone: a cancel would only leave a muddle.
+      { kind: `proxies:${verb}`, target: name, cancellable: false },
+    );
+    return { taskId };
+  }
+}
