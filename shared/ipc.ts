@@ -19,7 +19,8 @@ import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspect
 import { ProxySpecSchema } from './proxy.js';
 import { TaskRefSchema, TaskSchema } from './tasks.js';
 
-const ConfigIssueSchema = z.object({ path: z.string(), message: z.string() });
+/** A problem of the config file: its field's path, what is wrong, and the line of the file it is on when known. */
+const ConfigIssueSchema = z.object({ path: z.string(), message: z.string(), line: z.number().int().positive().optional() });
 
 /** The app config as the renderer sees it: the file, and either the config or why it is unusable. */
 export const ConfigStateSchema = z.object({

@@ -42,6 +42,8 @@ export class FleetWatch {
   private readonly unsubscribe: Array<() => void> = [];
   private readonly lifecycle = new Map<string, { api: LibvirtApi; off: Promise<(() => Promise<void>) | undefined> }>();
   private readonly timer: NodeJS.Timeout | undefined;
+  /** Hosts whose connection was lost: when each is back, what happened meanwhile is listed. */
+  private readonly lost = new Set<string>();
 
   constructor(options: FleetWatchOptions) {
     this.backend = options.backend;
@@ -58,7 +60,14 @@ export class FleetWatch {
     this.unsubscribe.push(
       backend.hosts.onStatus((status) => {
         this.emit('host:status', status);
-        if (status.state === 'connected') void this.watchLifecycle(status.name);
+        if (status.state === 'reconnecting') this.lost.add(status.name);
+        if (status.state === 'connected') {
+          // Back after a lost connection: events are subscribed again on the new connection, then
+          // one listing reports what no event could say while it was down (started, stopped, gone).
+          void this.watchLifecycle(status.name).then(() => {
+            if (this.lost.delete(status.name)) void this.relist();
+          });
+        }
       }),
     );
     for (const status of backend.hosts.statuses()) if (status.state === 'connected') void this.watchLifecycle(status.name);
