@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { ConfigState } from '../shared/ipc.js';
 import { backend } from './backend.js';
 import { useAppConfigStore } from './stores/app-config-store.js';
 import { errorMessage } from './format.js';
@@ -42,6 +43,16 @@ function useBackend(): void {
       api.on('task:update', (t) => {
         if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);
       }),
+      // The config file edited outside the app: what it holds now (or why it does not load) and
+      // what depends on it; the app keeps working on the last good config when it is broken.
+      api.on('config:changed', (state) => {
+        useAppConfigStore.setState({ state });
+        if (state.config) {
+          void useAppConfigStore.getState().refreshCatalog(api);
+          void useHostsStore.getState().refresh(api);
+          useUiStore.getState().toast('The config file was changed outside the app; the new config is in use.', 'info');
+        } else useUiStore.getState().toast(`The config file was changed and does not load: ${configProblem(state)}. The app keeps using the last good config.`, 'error');
+      }),
       // The desktop window's native menu (File → Launch, Import, Export).
       api.on('app:command', (c) => {
         const ui = useUiStore.getState();
@@ -53,6 +64,14 @@ function useBackend(): void {
     ];
     return () => offs.forEach((off) => off());
   }, []);
+}
+
+/** The first problem of a config that does not load, with its line: what a person fixes first. */
+function configProblem(state: ConfigState): string {
+  const issue = state.issues?.[0];
+  if (!issue) return state.error ?? 'it cannot be read';
+  const more = (state.issues?.length ?? 1) > 1 ? ` (and ${(state.issues?.length ?? 1) - 1} more, see Config)` : '';
+  return `${issue.line !== undefined ? `line ${issue.line}: ` : ''}${issue.path}: ${issue.message}${more}`;
 }
 
 /** True while the person is typing into a field: single-key shortcuts must not fire then. */

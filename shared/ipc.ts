@@ -31,6 +31,11 @@ export const ConfigStateSchema = z.object({
   /** Problems that keep the file from loading; the file is left untouched. */
   issues: z.array(ConfigIssueSchema).optional(),
   error: z.string().optional(),
+  /**
+   * True when the file does not load now (it was broken by hand while the app ran) and the
+   * app keeps working on the last config that did; the file is left as the person wrote it.
+   */
+  lastGood: z.boolean().optional(),
 });
 export type ConfigState = z.infer<typeof ConfigStateSchema>;
 
@@ -179,6 +184,8 @@ export const events = {
   'console:data': ConsoleDataSchema,
   'console:closed': ConsoleClosedSchema,
   'app:command': AppCommandSchema,
+  /** The config file changed outside the app (by hand, a script): what it is now, and whether the app took it. */
+  'config:changed': ConfigStateSchema,
 } as const;
 
 export type Events = typeof events;

@@ -5,7 +5,7 @@
  * output, a task's result, or a URL — so a proxy password or SSH passphrase has no path
  * to the file even before pino's redaction by key (services/log/logger.ts) is applied.
  */
-import type { EventName, EventPayload } from '../../shared/ipc.js';
+import type { ConfigState, EventName, EventPayload } from '../../shared/ipc.js';
 import type { Envelope } from '../../shared/ipc-transport.js';
 import type { HostStatus } from '../../shared/hosts.js';
 import type { Task } from '../../shared/tasks.js';
@@ -56,8 +56,16 @@ export function appEventLogger(log: Logger): EventSink {
     }
     if (tasks.size > MAX_TRACKED_TASKS) tasks.delete(tasks.keys().next().value!);
   };
+  const onConfig = (state: ConfigState) => {
+    if (state.config) log.info({ file: state.path }, `config: ${state.path} changed outside the app; the new config is in use`);
+    else {
+      const problems = state.issues?.map((i) => `${i.line !== undefined ? `line ${i.line}: ` : ''}${i.path}: ${i.message}`) ?? [state.error ?? 'cannot be read'];
+      log.warn({ file: state.path, problems }, `config: ${state.path} changed outside the app and does not load (${problems.join('; ')}); ${state.lastGood ? 'the app keeps using the last good config' : 'no config is in use'}`);
+    }
+  };
   return <E extends EventName>(event: E, payload: EventPayload<E>) => {
-    if (event === 'host:status') onHost(payload as HostStatus);
+    if (event === 'config:changed') onConfig(payload as ConfigState);
+    else if (event === 'host:status') onHost(payload as HostStatus);
     else if (event === 'task:update') onTask(payload as Task);
   };
 }

@@ -246,15 +246,19 @@ export function ConfigView() {
         <section role="alert" className="panel">
           <h3>The config file cannot be read</h3>
           <p className="error">{state.error}</p>
+          {state.lastGood && <p>The app keeps working on the last config that loaded; changes from the app are refused until the file loads again.</p>}
         </section>
       )}
       {state?.issues && (
         <section role="alert" className="panel">
           <h3>The config file has problems</h3>
-          <p>Fix them in the file; it is left as it is until then.</p>
+          <p>
+            Fix them in the file; it is left as it is until then.
+            {state.lastGood && ' The app keeps working on the last config that loaded; changes from the app are refused until the file loads again.'}
+          </p>
           <ul className="issues">
             {state.issues.map((i) => (
-              <li key={formatIssue(i)}><code>{formatIssue(i)}</code></li>
+              <li key={formatIssue(i)}><code>{i.line !== undefined ? `line ${i.line}: ` : ''}{formatIssue(i)}</code></li>
             ))}
           </ul>
         </section>

@@ -8,7 +8,8 @@
  * - the host's network gone (`virsh net-destroy`);
  * - the workstation's disk full during an image download (a small tmpfs as the cache);
  * - a guest that never boots (garbage as its disk), waited for;
- * - libvirtd restarted under the app (test/env/restart-libvirtd.sh).
+ * - libvirtd restarted under the app (test/env/restart-libvirtd.sh);
+ * - the config file broken by hand while the app runs.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
 import { type LibvirtClient, findVolume } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
-import type { Envelope } from '../../shared/ipc.js';
+import type { ConfigState, Envelope } from '../../shared/ipc.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import type { Task } from '../../shared/tasks.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
@@ -464,4 +465,65 @@ describe('fault: libvirtd restarted while the app is open', () => {
     const configFile = join(app!.home, 'local-and-ssh.yaml');
     return { proxies: (...args: string[]) => runCliProcess(['--config', configFile, 'proxies', ...args], { HOME: app!.home, EGRESS_DESK_HOME: join(app!.home, 'data') }) };
   }
+});
+
+describe('fault: the config file is broken by hand while the app runs', () => {
+  let dir: string;
+  let app: Awaited<ReturnType<typeof backend>> | undefined;
+  let configFile: string;
+  const states: ConfigState[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'egress-fault-config-'));
+    app = await backend('egress-fault-config-', tinyImage(dir));
+    configFile = join(app.home, 'local-and-ssh.yaml');
+    app.services.app.subscribe((event, payload) => {
+      if (event === 'config:changed') states.push(payload as ConfigState);
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps working on the last good config, says which line is wrong, never overwrites the file; a fixed file is taken', async () => {
+    const { call } = app!;
+    const good = readFileSync(configFile, 'utf8');
+    expect((await call<Array<{ name: string }>>('machineTypes:list')).map((m) => m.name)).toEqual(['tiny']);
+    await call<FleetListingView>('proxies:list');
+
+    // A value the schema refuses, typed in an editor.
+    const broken = good.replace('diskGiB: 1 }', 'diskGiB: -3 }');
+    expect(broken).not.toBe(good);
+    writeFileSync(configFile, broken);
+    const line = broken.split('\n').findIndex((l) => l.includes('diskGiB: -3')) + 1;
+    const reported = await waitFor('config:changed (broken)', 10_000, () => states.find((s) => s.issues?.length), 50);
+    expect(reported).toMatchObject({ lastGood: true, issues: [{ path: 'kvm.machineTypes.tiny.diskGiB', line }] });
+    expect(await call<ConfigState>('config:get')).toMatchObject({ lastGood: true, issues: [{ path: 'kvm.machineTypes.tiny.diskGiB', line }] });
+
+    // The app goes on with the last good config.
+    expect((await call<Array<{ name: string }>>('machineTypes:list')).map((m) => m.name)).toEqual(['tiny']);
+    const listing = await call<FleetListingView>('proxies:list');
+    expect(listing.hosts.map((h) => h.ok)).toEqual([true, true]);
+    expect((await call<Array<{ name: string; state: string }>>('hosts:list')).map((h) => h.name)).toEqual(['local', 'loop']);
+
+    // A change from the app would overwrite the person's file: refused, naming the problem; the file is as they left it.
+    const edit = await call('machineTypes:save', { name: 'big', vcpus: 2, memoryMiB: 1024, diskGiB: 4 }).catch((e: unknown) => e);
+    expect((edit as Error).message).toMatch(/kvm\.machineTypes\.tiny\.diskGiB/);
+    expect(readFileSync(configFile, 'utf8')).toBe(broken);
+
+    // A syntax error is reported with its line too.
+    writeFileSync(configFile, `${good}  oops: [\n`);
+    const syntax = await waitFor('config:changed (syntax)', 10_000, () => states.find((s) => s.error), 50);
+    expect(syntax.error).toMatch(/line \d+, column \d+/);
+    expect(syntax.lastGood).toBe(true);
+
+    // Fixed by hand, with a new machine type: taken, without a restart.
+    writeFileSync(configFile, good.replace('    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }', '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }\n    big: { vcpus: 2, memoryMiB: 1024, diskGiB: 4 }'));
+    const fixed = await waitFor('config:changed (fixed)', 10_000, () => states.find((s) => s.config), 50);
+    expect(fixed.lastGood).toBeUndefined();
+    expect((await call<Array<{ name: string }>>('machineTypes:list')).map((m) => m.name).sort()).toEqual(['big', 'tiny']);
+    expect((await call<FleetListingView>('proxies:list')).hosts.map((h) => h.ok)).toEqual([true, true]);
+  });
 });

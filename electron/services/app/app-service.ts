@@ -13,6 +13,7 @@ import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { TaskService } from '../tasks/task-service.js';
 import { DefaultsArea, ImagesArea, MachineTypesArea } from './catalog-area.js';
+import { ConfigWatch } from '../config/config-watch.js';
 import { ConfigWrites } from './config-writes.js';
 import { ConsoleSessions } from './console-sessions.js';
 import type { FleetBackend } from './fleet-backend.js';
@@ -30,6 +31,8 @@ export interface AppServiceOptions {
   now?: () => number;
   /** How often the fleet is listed again in the background, once it has been opened (default 60 s; 0 turns it off). */
   reconcileIntervalMs?: number;
+  /** Notice edits of the config file made outside the app (default true). */
+  watchConfig?: boolean;
 }
 
 /** Every area but `app`, which is the front end's own (its version, data directory). */
@@ -45,6 +48,7 @@ export class AppService {
   readonly areas: BackendAreas;
   private readonly listeners = new Set<AppEventListener>();
   private readonly live: LiveBackend;
+  private readonly watch: ConfigWatch | undefined;
 
   constructor(options: AppServiceOptions) {
     const now = options.now ?? Date.now;
@@ -54,6 +58,17 @@ export class AppService {
     this.config = new ConfigWrites({ store: options.store, config: options.config, tasks: this.tasks, reset: () => this.reset(), backend: () => this.backend(), now });
     this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000 });
     this.consoles = new ConsoleSessions({ backend: () => this.backend(), emit });
+    // An edit by hand while the app runs: taken when it loads, reported (with its lines) when not.
+    if (options.watchConfig !== false) {
+      this.watch = new ConfigWatch({
+        file: options.store.file,
+        onChange: () =>
+          void this.config
+            .fileChanged()
+            .then((state) => state && this.emit('config:changed', state))
+            .catch(() => undefined),
+      });
+    }
     const tasks: AreaService<'tasks'> = {
       list: () => this.tasks.list(),
       cancel: (input) => ({ cancelled: this.tasks.cancel(input.id) }),
@@ -78,6 +93,7 @@ export class AppService {
 
   /** Cancels running tasks, stops listening and closes every connection. */
   async close(): Promise<void> {
+    this.watch?.close();
     this.live.shutDown();
     await this.tasks.close();
     await this.reset();

@@ -42,24 +42,65 @@ type EditResult = { path: string; diff: ConfigDiff; config: ProviderConfig };
 export class ConfigWrites implements AreaService<'config'> {
   /** The last config write (import or edit): the next one waits for it. */
   private writes: Promise<unknown> = Promise.resolve();
+  /** The last config the file held that loaded: what the app runs on while the file is broken. */
+  private lastGood: ProviderConfig | undefined;
 
   constructor(private readonly options: ConfigWritesOptions) {}
 
-  get(): Promise<ConfigState> {
-    return this.options.config.state();
+  async get(): Promise<ConfigState> {
+    const state = await this.options.config.state();
+    if (state.config) this.lastGood = state.config;
+    return !state.config && this.lastGood ? { ...state, lastGood: true } : state;
   }
 
-  /** The config as it is now; rejects, saying why, when it does not load. */
+  /** The config as the file holds it now; rejects, saying why, when it does not load. Writes start from this. */
   async current(): Promise<ProviderConfig> {
     const state = await this.options.config.state();
-    if (state.config) return state.config;
+    if (state.config) {
+      this.lastGood = state.config;
+      return state.config;
+    }
     if (state.issues) throw new ConfigInvalidError(state.path, state.issues);
     throw new ConfigUnusableError(state.error ?? `${state.path} cannot be read`);
   }
 
+  /**
+   * The config the app works on: the file's, or, while the file is broken by hand, the last
+   * one that loaded (the app keeps working; only writes, which would overwrite the person's
+   * file, are refused: they start from {@link current}).
+   */
+  async inUse(): Promise<ProviderConfig> {
+    try {
+      return await this.current();
+    } catch (err) {
+      if (this.lastGood && (err instanceof ConfigInvalidError || err instanceof ConfigUnusableError)) return this.lastGood;
+      throw err;
+    }
+  }
+
+  /**
+   * The file changed outside the app. A config that loads and differs from the one in use
+   * is taken (the backend is rebuilt from it, once no task runs on the old connections); a
+   * broken one is not, and the app goes on with the last good config. Returns the state to
+   * report, or undefined when nothing changed for the app (its own write, a touch).
+   */
+  async fileChanged(): Promise<ConfigState | undefined> {
+    const before = this.lastGood;
+    const state = await this.options.config.state();
+    if (!state.config) return this.lastGood ? { ...state, lastGood: true } : state;
+    if (before && JSON.stringify(before) === JSON.stringify(state.config)) return undefined;
+    // Running tasks use the current connections: the edited config is taken once they are done.
+    while (this.running().length) await new Promise((r) => setTimeout(r, 1_000));
+    await this.oneWriteAtATime(async () => {
+      this.lastGood = state.config;
+      await this.options.reset();
+    });
+    return state;
+  }
+
   /** The kvm block with its defaults applied; rejects for a config of another provider type. */
   async kvm(): Promise<ResolvedKVMConfig> {
-    const config = await this.current();
+    const config = await this.inUse();
     if (config.type !== 'kvm' || !config.kvm) throw new ConfigUnusableError(`the config's provider type is ${config.type}: this app manages kvm (set type: kvm and a kvm block)`);
     return withDefaults(config.kvm);
   }
@@ -124,6 +165,7 @@ export class ConfigWrites implements AreaService<'config'> {
     this.refuseWhileBusy('import');
     const current = await this.options.store.load().catch(() => undefined);
     await this.options.store.save(result.config);
+    this.lastGood = result.config;
     await this.options.reset();
     return { path: this.options.store.file, diff: diffConfigs(current, result.config) };
   }
@@ -136,6 +178,7 @@ export class ConfigWrites implements AreaService<'config'> {
     this.refuseWhileBusy('change the config');
     // In place: the person's comments and layout in the file survive an edit from the app.
     await this.options.store.update(result.config);
+    this.lastGood = result.config;
     await this.options.reset();
     return { path: this.options.store.file, diff: diffConfigs(current, result.config), config: result.config };
   }
@@ -150,8 +193,12 @@ export class ConfigWrites implements AreaService<'config'> {
     return run;
   }
 
+  private running() {
+    return this.options.tasks.list().filter((t) => t.state === 'queued' || t.state === 'running');
+  }
+
   private refuseWhileBusy(what: string): void {
-    const running = this.options.tasks.list().filter((t) => t.state === 'queued' || t.state === 'running');
+    const running = this.running();
     if (running.length) throw new ConfigBusyError(`${running.length} task${running.length === 1 ? ' is' : 's are'} running (${running.map((t) => t.title).join(', ')}): wait for them or cancel them, then ${what}`);
   }
 }
