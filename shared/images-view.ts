@@ -42,3 +42,21 @@ export const ImageViewSchema = z.object({
   hosts: z.array(ImagePresenceSchema).optional(),
 });
 export type ImageView = z.infer<typeof ImageViewSchema>;
+
+/** A base volume on a host that nothing uses (`images:unusedBases`): a candidate for removal. */
+export const UnusedBaseSchema = z.strictObject({ host: z.string(), pool: z.string(), volume: z.string(), bytes: z.number() });
+export type UnusedBaseView = z.infer<typeof UnusedBaseSchema>;
+
+/** What `images:unusedBases` found: what could go, what stays and why, and the hosts it could not ask. */
+export const BasePruneReportSchema = z.object({
+  unused: z.array(UnusedBaseSchema),
+  kept: z.array(z.object({ host: z.string(), pool: z.string(), volume: z.string(), why: z.string() })),
+  unreachable: z.array(z.object({ host: z.string(), error: z.string() })),
+});
+
+/** `images:pruneBases`: the bases the person confirmed (each judged again before removal). */
+export const BasePruneInputSchema = z.strictObject({
+  bases: z.array(UnusedBaseSchema).min(1).max(1000),
+  confirm: z.literal(true, { error: 'removing base volumes needs confirm: true' }),
+});
+export const BasePruneResultSchema = BasePruneReportSchema.pick({ kept: true }).extend({ removed: z.array(UnusedBaseSchema) });

@@ -13,7 +13,7 @@ import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSav
 import { HostStatusSchema } from './hosts.js';
 import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
-import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
+import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
 import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
@@ -136,6 +136,10 @@ export const channels = {
   'images:lookup': channel(ImageLookupSchema, PublishedDigestSchema),
   /** Downloads an image listed by SHA-512 only, checks it and computes its SHA-256 (a task; a mismatch deletes the file). */
   'images:verifySha512': channel(ImageVerifySchema, TaskRefSchema),
+  /** Base volumes on the hosts that no proxy uses (shown before anything is removed; nothing changes). */
+  'images:unusedBases': channel(z.undefined(), BasePruneReportSchema),
+  /** Removes the confirmed base volumes, each judged again first (one that came into use is kept, saying why). */
+  'images:pruneBases': channel(BasePruneInputSchema, BasePruneResultSchema),
   /** Catalog edits: each goes through ConfigWrites.edit (validated, saved atomically, refused while tasks run). */
   'machineTypes:save': channel(MachineTypeSaveSchema, CatalogEditResultSchema),
   'machineTypes:remove': channel(MachineTypeRemoveSchema, CatalogEditResultSchema),

@@ -21,6 +21,7 @@ import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
 import { ImageAddForm } from './ImageAddForm.js';
 import { Modal } from './ConfirmDialog.js';
 import { ImagePull } from './ImagePull.js';
+import { UnusedBases } from './UnusedBases.js';
 
 const MT_FIELDS: readonly FieldSpec[] = [
   { key: 'name', label: 'Name', kind: 'text' },
@@ -359,6 +360,7 @@ export function CatalogView() {
       {catalogError && <p role="alert" className="error">Cannot list them: {catalogError}</p>}
       <MachineTypes machineTypes={machineTypes} />
       <Images images={images} />
+      <UnusedBases />
     </section>
   );
 }

@@ -24,6 +24,7 @@ import type { Envelope } from '../../shared/ipc.js';
 const env = testEnv();
 const SAME = 'egtest-crowd-same';
 const MANY = Array.from({ length: 6 }, (_, i) => `egtest-crowd-${i + 1}`);
+const CROSS = 'egtest-crowd-cross';
 const APP_TEN = Array.from({ length: 10 }, (_, i) => `egtest-crowd-app-${i + 1}`);
 let client: LibvirtClient;
 let cli: ProviderHome['proxies'];
@@ -59,7 +60,7 @@ afterAll(async () => {
   if (!client) return;
   await services?.close();
   restoreHome();
-  for (const name of [SAME, ...MANY, ...APP_TEN]) await removeProxy(client, name);
+  for (const name of [SAME, CROSS, ...MANY, ...APP_TEN]) await removeProxy(client, name);
   await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
   await client.close();
 });
@@ -138,4 +139,33 @@ describe('launches from several processes at once', () => {
     expect((await listAllDomains(client)).map((d) => d.name).filter((n) => n.includes('egtest-crowd-app'))).toEqual([]);
     expect((await ourVolumes()).filter((v) => v.includes('egtest-crowd-app'))).toEqual([]);
   }, 360_000);
+
+  it('the same name from the CLI and the app at once: exactly one proxy, the other gets it or AlreadyExists; nothing orphaned', async () => {
+    expect(services, 'the app of the test before').toBeDefined();
+    const invoke = async <T>(channel: string, input?: unknown): Promise<T> => {
+      const envelope: Envelope = await services!.router.invoke(channel, input);
+      if (!envelope.ok) throw Object.assign(new Error(envelope.error.message), { name: envelope.error.name });
+      return envelope.value as T;
+    };
+    const [fromApp, fromCli] = await Promise.all([invoke<{ taskId: string }>('proxies:launch', { name: CROSS, host: 'local', allow: ['192.168.150.0/24'] }), cli('launch', CROSS, '--allow', '192.168.150.0/24', '--json')]);
+    // The app's launch has either the proxy (its domain runs: the task waits at "address") or was refused.
+    const appTask = await waitFor('the app launch to have its domain or be refused', 120_000, () => {
+      const t = services!.app.tasks.get(fromApp.taskId);
+      if (!t) return undefined;
+      return t.state === 'failed' || t.step === 'address' || t.step === 'proxy' ? t : undefined;
+    }, 100);
+    const appRefused = appTask.state === 'failed';
+    if (appRefused) expect(appTask.error?.message).toMatch(/already exists on host local with a different spec/);
+    if (fromCli.code !== 0) expect(fromCli.stderr).toMatch(/already exists on host local with a different spec/);
+    expect(appRefused && fromCli.code !== 0, 'both refused').toBe(false);
+    const domains = (await listAllDomains(client)).map((d) => d.name).filter((n) => n === instanceId(CROSS));
+    expect(domains).toEqual([instanceId(CROSS)]);
+    expect((await ourVolumes()).filter((v) => v.includes(CROSS)).sort()).toEqual(Object.values(instanceVolumes(instanceId(CROSS))).sort());
+    if (!appRefused) {
+      await invoke('tasks:cancel', { id: fromApp.taskId });
+      await services!.app.tasks.wait(fromApp.taskId);
+    }
+    await removeProxy(client, CROSS);
+    expect((await ourVolumes()).filter((v) => v.includes(CROSS))).toEqual([]);
+  }, 180_000);
 });

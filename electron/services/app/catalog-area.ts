@@ -5,7 +5,7 @@
  */
 import { IMAGE_VERIFY_KIND, type ImageVerified } from '../../../shared/image-lookup.js';
 import type { ImageView, MachineTypeView } from '../../../shared/images-view.js';
-import type { AreaService, ChannelInput } from '../../../shared/ipc.js';
+import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import { findPublishedDigest, type PublishedDigest } from '../images/checksums.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ConfigWrites } from './config-writes.js';
@@ -101,6 +101,16 @@ export class ImagesArea implements AreaService<'images'> {
       { kind: IMAGE_VERIFY_KIND, target: input.name },
     );
     return { taskId };
+  }
+
+  /** Base volumes on the hosts nothing uses, with what is kept and why (the same judgement as `images prune --hosts`). */
+  async unusedBases(): Promise<ChannelOutput<'images:unusedBases'>> {
+    return (await this.backend()).provider.unusedBases();
+  }
+
+  /** Removes the bases the person confirmed; the provider judges each again just before removing it. */
+  async pruneBases(input: ChannelInput<'images:pruneBases'>): Promise<ChannelOutput<'images:pruneBases'>> {
+    return (await this.backend()).provider.removeBases(input.bases);
   }
 
   /** Adds, changes or renames an image entry. */
