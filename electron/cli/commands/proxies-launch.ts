@@ -1,5 +1,6 @@
 /** `egress-desk proxies launch NAME`: the seven steps, progress on stderr, the proxy URL on stdout. */
 import type { Command } from 'commander';
+import { LAUNCH_MANY_MAX, expandNames, parseStrategy } from '../../../shared/launch-many.js';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
 import { formatBytes } from '../../../shared/bytes.js';
@@ -14,6 +15,8 @@ interface LaunchCliOptions extends SpecOptions {
   timeout?: string;
   rollbackOnTimeout?: boolean;
   json?: boolean;
+  count?: string;
+  strategy?: string;
 }
 
 export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
@@ -23,7 +26,9 @@ export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
     .option('--timeout <seconds>', 'with --wait: give up after this long (default 600)')
     .option('--rollback-on-timeout', 'with --wait: remove the proxy when it is not ready in time (default: leave it for inspection)')
     .option('--json', 'print the result as JSON')
-    .action(kit.action(async (ctx, name: string, opts: LaunchCliOptions) => launchProxy(ctx, name, opts)));
+    .option('--count <n>', `launch N proxies at once (1-${LAUNCH_MANY_MAX}); NAME then needs {n}, e.g. 'web-{n}'`)
+    .option('--strategy <how>', 'with --count: spread (one per host first, then by free memory; the default), pack (fill one host first), or HOST,HOST… in turn')
+    .action(kit.action(async (ctx, name: string, opts: LaunchCliOptions) => (opts.count !== undefined || opts.strategy !== undefined ? launchSeveral(ctx, name, opts) : launchProxy(ctx, name, opts))));
 }
 
 function progressPrinter(ctx: CliContext): (e: LaunchEvent) => void {
@@ -39,13 +44,54 @@ function progressPrinter(ctx: CliContext): (e: LaunchEvent) => void {
   };
 }
 
+function timeoutOf(opts: LaunchCliOptions): number | undefined {
+  if (opts.timeout === undefined) return undefined;
+  if (!/^\d+$/.test(opts.timeout) || Number(opts.timeout) < 1) throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
+  return Number(opts.timeout) * 1000;
+}
+
+/**
+ * `--count N`: the names the pattern gives, placed by the strategy up front, launched a few
+ * at a time. One line per proxy as each ends; exit 1 when any failed (the others are kept).
+ */
+async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOptions): Promise<number> {
+  if (opts.host !== undefined) throw new CliError('--host and --count/--strategy: name the hosts with --strategy HOST,HOST instead', EXIT.usage);
+  const count = opts.count === undefined ? 1 : /^\d+$/.test(opts.count) ? Number(opts.count) : NaN;
+  const expanded = expandNames(pattern, count);
+  if ('error' in expanded) throw new CliError(expanded.error.replace(/^count: /, '--count: ').replace(/^name: /, 'NAME: '), EXIT.usage);
+  const strategy = parseStrategy(opts.strategy ?? 'spread');
+  if ('error' in strategy) throw new CliError(`--${strategy.error}`, EXIT.usage);
+  const specs = expanded.names.map((n) => ProxySpecSchema.parse(specFromOptions(n, opts)));
+  const timeoutMs = timeoutOf(opts);
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort(new Error('interrupted (Ctrl-C)'));
+  process.once('SIGINT', onSigint);
+  try {
+    return await withProvider(ctx, async ({ provider }) => {
+      const outcomes = await provider.launchMany(specs, strategy, {
+        signal: controller.signal,
+        wait: opts.wait === true,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        rollbackOnTimeout: opts.rollbackOnTimeout === true,
+        ...(opts.json ? {} : { onProxy: (n, e) => e.phase === 'failed' ? ctx.io.stderr(`${n}: failed: ${e.message ?? ''}\n`) : e.phase === 'done' ? ctx.io.stderr(`${n}: launched\n`) : undefined }),
+      });
+      const failed = outcomes.filter((o) => !o.ok);
+      if (opts.json) {
+        ctx.io.stdout(`${JSON.stringify(outcomes.map((o) => (o.ok ? { name: o.name, host: o.host, ok: true, created: o.result.created, ...(o.result.url ? { url: o.result.url } : {}) } : { name: o.name, host: o.host, ok: false, error: o.error.message })), null, 2)}\n`);
+      } else {
+        for (const o of outcomes) if (o.ok && o.result.url) ctx.io.stdout(`${o.result.url}\n`);
+        ctx.io.stderr(`${outcomes.length - failed.length} of ${outcomes.length} launched${failed.length ? `; failed: ${failed.map((f) => f.name).join(', ')} (the others are kept)` : ''}\n`);
+      }
+      return failed.length ? EXIT.failed : EXIT.ok;
+    });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
 async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions): Promise<number> {
   const spec = ProxySpecSchema.parse(specFromOptions(name, opts));
-  let timeoutMs: number | undefined;
-  if (opts.timeout !== undefined) {
-    if (!/^\d+$/.test(opts.timeout) || Number(opts.timeout) < 1) throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
-    timeoutMs = Number(opts.timeout) * 1000;
-  }
+  const timeoutMs = timeoutOf(opts);
   const controller = new AbortController();
   // Ctrl-C rolls the launch back instead of leaving half a proxy behind.
   const onSigint = (): void => controller.abort(new Error('interrupted (Ctrl-C)'));

@@ -31,6 +31,27 @@ describe('egress-desk proxies (usage)', () => {
     expect(t.stderr).toMatch(/--timeout: must be a whole number of seconds/);
   });
 
+  it('launch --count: refuses a name without {n}, a bad count or strategy, and --host beside it, before touching any host', async () => {
+    const cli = setup();
+    const noN = await cli('launch', 'web', '--count', '3');
+    expect(noN.code).toBe(2);
+    expect(noN.stderr).toMatch(/NAME: with a count above 1 the name needs \{n\}/);
+    const many = await cli('launch', 'web-{n}', '--count', '500');
+    expect(many.code).toBe(2);
+    expect(many.stderr).toMatch(/--count: must be a whole number from 1 to 50 \(got 500\)/);
+    expect((await cli('launch', 'web-{n}', '--count', 'x')).code).toBe(2);
+    const strategy = await cli('launch', 'web-{n}', '--count', '2', '--strategy', 'Everywhere!');
+    expect(strategy.code).toBe(2);
+    expect(strategy.stderr).toMatch(/--strategy: spread, pack, or a comma-separated list of host names/);
+    const both = await cli('launch', 'web-{n}', '--count', '2', '--host', 'local');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--host and --count\/--strategy: name the hosts with --strategy HOST,HOST instead/);
+    // A host that cannot be reached: the whole request is refused up front, naming why.
+    const down = await cli('launch', 'web-{n}', '--count', '2');
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/cannot place 2 proxies: room for 0 of 2 proxies on the hosts that answer \(local: not reachable/);
+  });
+
   it('a host that cannot be reached: launch fails at "place" and list reports the host, without a stack trace', async () => {
     const cli = setup();
     const r = await cli('launch', 'ok');

@@ -60,11 +60,34 @@ async function networkProblem(host: ResolvedKVMHost, api: LibvirtApi): Promise<s
   return active ? undefined : `network ${host.network} is not active (start it with virsh net-start ${host.network}, or choose another host)`;
 }
 
-interface Candidate {
+/** A host that can take a proxy now, with its free memory and pool space (bytes). */
+export interface Candidate {
   host: ResolvedKVMHost;
   api: LibvirtApi;
   free: number;
   available: number;
+}
+
+/** Every host asked at once: those that can take a proxy of this size, and why each other one cannot. */
+export async function candidates(input: Omit<PlacementInput, 'host'>): Promise<{ usable: Candidate[]; rejected: string[] }> {
+  const rejected: string[] = [];
+  const found = await Promise.all(
+    input.hosts.map(async (host): Promise<Candidate | undefined> => {
+      try {
+        const api = await input.apiFor(host.name);
+        const [free, pool, network] = await Promise.all([api.freeMemory(), api.poolInfo(host.pool), networkProblem(host, api)]);
+        if (network) rejected.push(`${host.name}: ${network}`);
+        else if (!pool.active) rejected.push(`${host.name}: pool ${host.pool} is not active`);
+        else if (pool.availableBytes < input.diskBytes) rejected.push(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the disk needs')}`);
+        else if (input.memoryBytes !== undefined && free < input.memoryBytes) rejected.push(`${host.name}: ${gib(free)} of memory free, the machine type needs ${gib(input.memoryBytes)}`);
+        else return { host, api, free, available: pool.availableBytes };
+      } catch (err) {
+        rejected.push(`${host.name}: not reachable (${messageOf(err)})`);
+      }
+      return undefined;
+    }),
+  );
+  return { usable: found.filter((c): c is Candidate => c !== undefined), rejected };
 }
 
 export async function place(input: PlacementInput): Promise<Placement> {
@@ -81,24 +104,7 @@ export async function place(input: PlacementInput): Promise<Placement> {
     if (network) throw new PlacementError(`${host.name}: ${network}`);
     return { host, api, reason: `${host.name}: asked for` };
   }
-  const rejected: string[] = [];
-  const candidates = await Promise.all(
-    input.hosts.map(async (host): Promise<Candidate | undefined> => {
-      try {
-        const api = await input.apiFor(host.name);
-        const [free, pool, network] = await Promise.all([api.freeMemory(), api.poolInfo(host.pool), networkProblem(host, api)]);
-        if (network) rejected.push(`${host.name}: ${network}`);
-        else if (!pool.active) rejected.push(`${host.name}: pool ${host.pool} is not active`);
-        else if (pool.availableBytes < input.diskBytes) rejected.push(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the disk needs')}`);
-        else if (input.memoryBytes !== undefined && free < input.memoryBytes) rejected.push(`${host.name}: ${gib(free)} of memory free, the machine type needs ${gib(input.memoryBytes)}`);
-        else return { host, api, free, available: pool.availableBytes };
-      } catch (err) {
-        rejected.push(`${host.name}: not reachable (${messageOf(err)})`);
-      }
-      return undefined;
-    }),
-  );
-  const usable = candidates.filter((c): c is Candidate => c !== undefined);
+  const { usable, rejected } = await candidates(input);
   if (!usable.length) throw new PlacementError(`no host can take the proxy: ${rejected.join('; ') || 'the config has no hosts'}`);
   // Most free memory first; ties go to config order (stable sort).
   const best = [...usable].sort((a, b) => b.free - a.free)[0]!;

@@ -4,6 +4,8 @@
  * host, the local image cache, the credentials store, the clock, the readiness probe), so
  * the same code runs in the app, the CLI and the unit tests over an in-memory libvirt.
  */
+import type { Strategy } from '../../../../shared/launch-many.js';
+import { type LaunchManyOptions, type ManyOutcome, launchMany } from './launch-many.js';
 import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
@@ -49,6 +51,11 @@ export class KvmProvider {
   }
 
   /** Launches a proxy (docs/provider.md); see {@link LaunchOptions}. */
+  /** Several proxies in one request, placed by `strategy` up front; one failure keeps the others (launch-many.ts). */
+  launchMany(specs: readonly ProxySpec[], strategy: Strategy, options: LaunchManyOptions = {}): Promise<ManyOutcome[]> {
+    return launchMany(this.ctx, specs, strategy, options);
+  }
+
   launch(spec: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
     return launch(this.ctx, spec, options);
   }
