@@ -18,6 +18,7 @@ import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '.
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, localAndSshHome, localProviderHome } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { runCliProcess } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import type { Envelope } from '../../shared/ipc.js';
 
@@ -25,6 +26,7 @@ const env = testEnv();
 const SAME = 'egtest-crowd-same';
 const MANY = Array.from({ length: 6 }, (_, i) => `egtest-crowd-${i + 1}`);
 const CROSS = 'egtest-crowd-cross';
+const MANY_ONE = ['egtest-crowd-many-1', 'egtest-crowd-many-2', 'egtest-crowd-many-3'];
 const APP_TEN = Array.from({ length: 10 }, (_, i) => `egtest-crowd-app-${i + 1}`);
 let client: LibvirtClient;
 let cli: ProviderHome['proxies'];
@@ -60,7 +62,7 @@ afterAll(async () => {
   if (!client) return;
   await services?.close();
   restoreHome();
-  for (const name of [SAME, CROSS, ...MANY, ...APP_TEN]) await removeProxy(client, name);
+  for (const name of [SAME, CROSS, ...MANY_ONE, ...MANY, ...APP_TEN]) await removeProxy(client, name);
   await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
   await client.close();
 });
@@ -167,5 +169,20 @@ describe('launches from several processes at once', () => {
     }
     await removeProxy(client, CROSS);
     expect((await ourVolumes()).filter((v) => v.includes(CROSS))).toEqual([]);
+  }, 180_000);
+
+  it('three in one request (--count 3 --strategy local,loop): each on its entry in turn, all launched; deleted, nothing left', async () => {
+    const configFile = join(appHome, 'local-and-ssh.yaml');
+    const run = (...args: string[]) => runCliProcess(['--config', configFile, 'proxies', ...args], { HOME: appHome, EGRESS_DESK_HOME: join(appHome, 'cli-many') });
+    const r = await run('launch', 'egtest-crowd-many-{n}', '--count', '3', '--strategy', 'local,loop', '--allow', '192.168.150.0/24', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Array<{ name: string; host: string; ok: boolean }>;
+    expect(out.map((o) => [o.name, o.host, o.ok])).toEqual(MANY_ONE.map((name, i) => [name, i % 2 ? 'loop' : 'local', true]));
+    const domains = (await listAllDomains(client)).map((d) => d.name);
+    for (const name of MANY_ONE) expect(domains).toContain(instanceId(name));
+    const listed = JSON.parse((await run('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }> };
+    expect(listed.proxies.filter((p) => p.name.startsWith('egtest-crowd-many-')).map((p) => [p.name, p.host]).sort()).toEqual(out.map((o) => [o.name, o.host]).sort());
+    for (const name of MANY_ONE) expect((await run('delete', name)).code).toBe(0);
+    expect((await ourVolumes()).filter((v) => v.includes('egtest-crowd-many-'))).toEqual([]);
   }, 180_000);
 });
