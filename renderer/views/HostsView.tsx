@@ -142,7 +142,7 @@ function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatu
           )}
         </span>
       </div>
-      {host.message && !prompted && <p className={host.state === 'connected' ? 'meta' : 'error'}>{host.message}</p>}
+      {host.message && !prompted && <p className={host.state === 'connected' || host.state === 'reconnecting' ? 'meta' : 'error'}>{host.message}</p>}
       {host.state === 'host-key-unknown' && (
         <>
           <p className="meta">{host.message}</p>
