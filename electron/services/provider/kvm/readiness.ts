@@ -109,8 +109,14 @@ export interface WaitOptions {
   deadline: number;
   now: () => number;
   signal?: AbortSignal;
-  /** Time between rounds when nothing happens (default 1 s). */
+  /** Time between rounds while no address is known (default 1 s). */
   intervalMs?: number;
+  /**
+   * Time between rounds once the guest has an address and only the proxy port is awaited
+   * (default 200 ms): readiness is to be reported within a second of the port opening
+   * (docs/performance.md), and a bounded probe of a known address is cheap.
+   */
+  probeIntervalMs?: number;
   /** Bound on one connection attempt (default 2 s). */
   probeTimeoutMs?: number;
   /** Called once, with the first usable addresses. */
@@ -120,6 +126,9 @@ export interface WaitOptions {
 export type WaitResult =
   | { ready: true; address: string; addresses: GuestAddress[] }
   | { ready: false; step: 'address' | 'proxy'; seen: string; addresses: GuestAddress[] };
+
+/** Rounds once an address is known (see WaitOptions.probeIntervalMs). */
+export const PROBE_INTERVAL_MS = 200;
 
 /** Waits until the proxy port answers on one of the guest's addresses, or the deadline passes. */
 export async function waitForProxy(o: WaitOptions): Promise<WaitResult> {
@@ -157,7 +166,8 @@ export async function waitForProxy(o: WaitOptions): Promise<WaitResult> {
         const step = report.addresses.length ? 'proxy' : 'address';
         return { ready: false, step, seen: describe(report, o, lastProbe, stopped), addresses: report.addresses };
       }
-      const wait = Math.max(0, Math.min(interval, o.deadline - o.now()));
+      const pace = announced ? Math.min(interval, o.probeIntervalMs ?? PROBE_INTERVAL_MS) : interval;
+      const wait = Math.max(0, Math.min(pace, o.deadline - o.now()));
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         wake = () => {
