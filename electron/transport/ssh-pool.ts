@@ -15,6 +15,7 @@ import { abortReason } from './errors.js';
 import { trustHostKey, type HostKeyUnknownError } from './host-key.js';
 import type { AskPassphrase } from './ssh-auth.js';
 import { ChannelStream } from './ssh-channel.js';
+import { ExecCollector, type ExecResult } from './ssh-exec.js';
 import { resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
 import { loadSshConfig, readServices } from './ssh-config-load.js';
 import { connectSsh, formatSeconds, type ConnectTcp } from './ssh-connect.js';
@@ -126,41 +127,24 @@ export class SshConnectionPool {
 
   /**
    * Runs `command` on the host through an exec channel of the host's shared connection and
-   * collects what it prints (each stream capped at {@link EXEC_OUTPUT_CAP} bytes). The host's
-   * login shell reads the command line, so callers quote every argument they pass. Resolves
-   * with the exit status however the command ended; rejects only when no channel opens, the
-   * connection is lost, or `signal` fires (which closes the channel: the host's shell gets SIGHUP).
+   * collects what it prints (see ssh-exec.ts). The host's login shell reads the command line,
+   * so callers quote every argument they pass. Resolves with the exit status however the
+   * command ended; rejects only when no channel opens, the connection is lost, or `signal`
+   * fires (which closes the channel: the host's shell gets SIGHUP).
    */
   async exec(settings: SshHostSettings, command: string, signal?: AbortSignal): Promise<ExecResult> {
-    let code: number | null = null;
-    let stderr = '';
+    const collector = new ExecCollector();
     const stream = await this.openChannel(
       settings,
       signal,
       (client, cb) =>
         client.exec(command, (err, channel) => {
-          if (!err) {
-            channel.on('exit', (status: number | null) => (code = status));
-            channel.stderr.on('data', (chunk: Buffer) => (stderr = capped(stderr, chunk)));
-          }
+          if (!err) collector.watch(channel);
           cb(err, channel);
         }),
       (err) => new SshConnectError(settings.hostName, settings.port, `${settings.alias} refused to run a command: ${messageOf(err)}`, { cause: err }),
     );
-    let stdout = '';
-    const onAbort = (): void => void stream.destroy(abortReason(signal!));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        stream.on('data', (chunk: Buffer) => (stdout = capped(stdout, chunk)));
-        stream.once('error', reject);
-        stream.once('close', () => resolve());
-      });
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-    if (signal?.aborted) throw abortReason(signal);
-    return { code, stdout, stderr };
+    return collector.collect(stream, signal);
   }
 
   /** Records the host key of a {@link HostKeyUnknownError} the person confirmed; the next dial succeeds. */
@@ -346,20 +330,6 @@ export class SshConnectionPool {
 }
 
 class StaleConnection extends Error {}
-
-/** What a command run on the host printed, and how it ended (null: killed by a signal, or no status sent). */
-export interface ExecResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Output beyond this is dropped: the commands run this way print a line or two, never a file. */
-export const EXEC_OUTPUT_CAP = 1024 * 1024;
-
-function capped(text: string, chunk: Buffer): string {
-  return text.length >= EXEC_OUTPUT_CAP ? text : (text + chunk.toString('utf8')).slice(0, EXEC_OUTPUT_CAP);
-}
 
 /** The RFC 4254 reason code ssh2 attaches to a channel-open failure. */
 function channelFailureReason(err: Error): number | undefined {

@@ -1,6 +1,7 @@
 /** `egress-desk proxies launch NAME`: the seven steps, progress on stderr, the proxy URL on stdout. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
+import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/host-fetch-plan.js';
 import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
 import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
@@ -14,6 +15,7 @@ interface LaunchCliOptions extends SpecOptions {
   timeout?: string;
   rollbackOnTimeout?: boolean;
   json?: boolean;
+  imageTransfer?: ImageTransfer;
 }
 
 export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
@@ -23,6 +25,10 @@ export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
     .option('--timeout <seconds>', 'with --wait: give up after this long (default 600)')
     .option('--rollback-on-timeout', 'with --wait: remove the proxy when it is not ready in time (default: leave it for inspection)')
     .option('--json', 'print the result as JSON')
+    .addOption(
+      new Option('--image-transfer <how>', 'how the base image reaches an SSH host: fetch (the host downloads it), upload (from this machine), or auto (the default: fetch when the host can)')
+        .choices([...IMAGE_TRANSFERS]),
+    )
     .action(kit.action(async (ctx, name: string, opts: LaunchCliOptions) => launchProxy(ctx, name, opts)));
 }
 
@@ -58,6 +64,7 @@ async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions
         wait: opts.wait === true,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         rollbackOnTimeout: opts.rollbackOnTimeout === true,
+        ...(opts.imageTransfer ? { imageTransfer: opts.imageTransfer } : {}),
       });
       if (opts.json) {
         ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
