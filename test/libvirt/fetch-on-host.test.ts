@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findVolume } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
+import { runCliProcess } from '../support/cli.js';
 import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
 import { TINY_MACHINE_TYPE, hypervisorState, providerHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
@@ -128,7 +129,7 @@ describe('fetch-on-host', () => {
     const before = await hypervisorState(client);
     const home = sshHome('egress-fetch-fallback-');
     const image = serve(home, 'refuses-curl.qcow2', 24 * 1024);
-    const cli = providerHome('egress-fetch-fallback-', { home, host: loop, machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image } }).proxies;
+    const { proxies: cli, config } = providerHome('egress-fetch-fallback-', { home, host: loop, machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image } });
 
     const launched = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24');
     expect(launched.code, launched.stderr).toBe(0);
@@ -137,12 +138,20 @@ describe('fetch-on-host', () => {
     expect(seen.some((r) => r.path === '/refuses-curl.qcow2' && r.method === 'GET' && !r.agent.startsWith('curl/'))).toBe(true);
     expect(readdirSync(join(home, 'data', 'images')).length).toBeGreaterThan(0);
 
-    // Asked to fetch, the same host refuses before anything is created.
+    // Set to fetch (the app's settings file), the same host refuses before anything is created; the flag overrides the setting.
     expect((await cli('delete', UPLOADED)).code).toBe(0);
     await removeProxy(client, UPLOADED, bases);
-    const forced = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24', '--image-transfer', 'fetch');
+    expect((await runCliProcess(['--config', config, 'hosts', 'image-transfer', 'loop', 'fetch'], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') })).code).toBe(0);
+    const forced = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24');
     expect(forced.code).toBe(1);
     expect(forced.stderr).toContain('loop was set to fetch images itself, but the image URL does not answer from the host');
+    expect(await hypervisorState(client)).toEqual(before);
+    const overridden = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24', '--image-transfer', 'upload');
+    expect(overridden.code, overridden.stderr).toBe(0);
+    expect(overridden.stderr).toMatch(/upload done: (uploaded|egress-base-\S+ already on loop)/);
+    expect(overridden.stderr).not.toContain('not fetched on the host');
+    expect((await cli('delete', UPLOADED)).code).toBe(0);
+    await removeProxy(client, UPLOADED, bases);
     expect(await hypervisorState(client)).toEqual(before);
   }, 120_000);
 });

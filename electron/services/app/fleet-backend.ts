@@ -31,6 +31,8 @@ import { type CachedImage, ImageCache, type PartialImage } from '../images/image
 import { ClientApi } from '../provider/kvm/client-api.js';
 import type { LocalImageSource } from '../provider/kvm/context.js';
 import type { HostShell, ImageTransfer } from '../provider/kvm/host-fetch-plan.js';
+import { readSettings } from '../settings/settings-file.js';
+import { imageTransferOf } from '../../../shared/app-settings.js';
 import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { createPortProbe } from '../provider/kvm/port-probe.js';
 import { KvmProvider } from '../provider/kvm/provider.js';
@@ -100,8 +102,8 @@ export interface FleetBackendOptions {
   credentials?: CredentialsStore;
   /** The passphrases known to the app (the pool's askPassphrase should be its `ask`); without it, unlock is refused. */
   passphrases?: Passphrases;
-  /** Per host, how base images reach it (the app's settings); default auto. */
-  imageTransfer?: (host: string) => ImageTransfer;
+  /** Per host, how base images reach it; default: the app's settings file in the data directory. */
+  imageTransfer?: (host: string) => Promise<ImageTransfer>;
 }
 
 /** A passphrase was given for a host that asks for none. */
@@ -165,7 +167,8 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     credentials,
     probe: createPortProbe({ sshPool, env: options.env }),
     hostShell,
-    ...(options.imageTransfer ? { imageTransfer: options.imageTransfer } : {}),
+    // Read at each launch: a change made in the app or with `hosts image-transfer` applies at once.
+    imageTransfer: options.imageTransfer ?? (async (host) => imageTransferOf(await readSettings(options.dataDir), host)),
   });
 
   const hosts: HostDirectory = {

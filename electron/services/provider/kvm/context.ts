@@ -37,8 +37,8 @@ export interface ProviderDeps {
   readinessIntervalMs?: number;
   /** A shell on an SSH host, for fetch-on-host; undefined for this machine (or a host without one). */
   hostShell?: (host: ResolvedKVMHost) => HostShell | undefined;
-  /** The app's per-host choice of how base images reach the host (default auto). */
-  imageTransfer?: (host: string) => ImageTransfer;
+  /** The app's per-host choice of how base images reach the host (default auto); asked at each launch. */
+  imageTransfer?: (host: string) => Promise<ImageTransfer>;
 }
 
 export interface ProviderContext extends ProviderDeps {

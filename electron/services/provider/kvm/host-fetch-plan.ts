@@ -8,9 +8,9 @@
  * with every value passed as a quoted argument, never pasted into the script.
  */
 
-/** How a host gets its base image: `auto` fetches there when it can, else uploads. */
-export const IMAGE_TRANSFERS = ['auto', 'upload', 'fetch'] as const;
-export type ImageTransfer = (typeof IMAGE_TRANSFERS)[number];
+import type { ImageTransfer } from '../../../../shared/app-settings.js';
+
+export { IMAGE_TRANSFERS, type ImageTransfer } from '../../../../shared/app-settings.js';
 
 /** What a command run on the host printed, and its exit status (null: killed by a signal). */
 export interface ShellResult {

@@ -282,7 +282,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     check();
 
     begin('image');
-    const setting = options.imageTransfer ?? ctx.imageTransfer?.(host.name) ?? 'auto';
+    const setting = options.imageTransfer ?? (await ctx.imageTransfer?.(host.name)) ?? 'auto';
     const shell = ctx.hostShell?.(host);
     const plan = await planTransfer(setting, host, resolved.image.url, shell, options.signal);
     const progress = { ...(options.signal ? { signal: options.signal } : {}), reconnect: () => ctx.apiFor(host.name), onProgress: (done: number, total: number) => emit({ phase: 'progress', done, total }) };
