@@ -5,7 +5,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -133,15 +133,28 @@ describe('the scripts, run by sh against a loopback server', () => {
     expect(missing).toMatchObject({ ok: false, reason: expect.stringMatching(/^the image URL does not answer from the host \(.*404/) });
   });
 
+  it('the cleanup stops a downloader that is still running, then removes the directory', async () => {
+    const stage = join(dir, 'egress-stage.AbCd1234');
+    mkdirSync(stage);
+    const sleeper = execFile('sleep', ['60']);
+    writeFileSync(join(stage, 'downloader.pid'), `${sleeper.pid}\n`);
+    const exited = new Promise<string | null>((r) => sleeper.once('exit', (_code, signal) => r(signal)));
+    expect((await run(removeStagingDirCommand(stage))).code).toBe(0);
+    expect(await exited).toBe('SIGTERM');
+    expect(existsSync(stage)).toBe(false);
+  });
+
   it('the download checks the digest: the right one keeps the file, a wrong one says what it got', async (ctx) => {
     if (tools.length === 0) skipBecause(ctx, 'neither curl nor wget on this machine');
     const sha = createHash('sha256').update(body).digest('hex');
     for (const tool of tools as Array<'curl' | 'wget'>) {
       const file = join(dir, `${tool}.img`);
       writeFileSync(file, '');
-      expect(parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, sha)), base, sha)).toEqual({ ok: true, size: body.length });
+      const pid = join(dir, `${tool}.pid`);
+      expect(parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, sha, pid)), base, sha)).toEqual({ ok: true, size: body.length });
       expect(readFileSync(file).equals(body)).toBe(true);
-      const wrong = parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, 'c'.repeat(64))), base, 'c'.repeat(64));
+      expect(existsSync(pid)).toBe(false);
+      const wrong = parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, 'c'.repeat(64), pid)), base, 'c'.repeat(64));
       expect(wrong).toMatchObject({ ok: false, message: expect.stringContaining(`has SHA-256 ${sha}`) });
     }
   });

@@ -131,17 +131,31 @@ export function makeStagingDirCommand(): string {
 /** Only a directory made by {@link makeStagingDirCommand} is ever removed. */
 export const STAGING_DIR = /^\/[^\0\n]*\/egress-stage\.[A-Za-z0-9]{8}$/;
 
-/** The download into `file` and the SHA-256 check: exit 10 download failed, 11 digest differs (printed), 0 size printed. */
-const DOWNLOAD = `tool=$1 url=$2 file=$3 sum=$4
-if [ "$tool" = curl ]; then curl -sSfL --retry 2 -o "$file" -- "$url" || exit 10
-else wget -q -O "$file" -- "$url" || exit 10; fi
+/**
+ * The download into `file` and the SHA-256 check: exit 10 download failed, 11 digest differs
+ * (printed), 0 size printed. The downloader runs in the background with its pid in
+ * `pidFile`, removed when it ends: a cancelled launch closes the channel, which does not stop
+ * a process writing to a file, so the cleanup ({@link removeStagingDirCommand}) kills it.
+ */
+const DOWNLOAD = `tool=$1 url=$2 file=$3 sum=$4 pidfile=$5
+if [ "$tool" = curl ]; then curl -sSfL --retry 2 -o "$file" -- "$url" &
+else wget -q -O "$file" -- "$url" & fi
+echo $! > "$pidfile"
+wait $!; status=$?
+rm -f "$pidfile"
+[ "$status" = 0 ] || exit 10
 got=$(sha256sum -- "$file" | cut -d ' ' -f 1)
 [ "$got" = "$sum" ] || { echo "sha256 $got"; exit 11; }
 echo "size $(wc -c < "$file")"
 `;
 
-export function downloadCommand(tool: 'curl' | 'wget', url: string, file: string, sha256: string): string {
-  return script('egress-fetch', DOWNLOAD, [tool, url, file, sha256]);
+export function downloadCommand(tool: 'curl' | 'wget', url: string, file: string, sha256: string, pidFile: string): string {
+  return script('egress-fetch', DOWNLOAD, [tool, url, file, sha256, pidFile]);
+}
+
+/** Where {@link downloadCommand} keeps the downloader's pid: inside the staging directory, so the cleanup finds it. */
+export function pidFileIn(dir: string): string {
+  return `${dir}/downloader.pid`;
 }
 
 /** The outcome of {@link downloadCommand}: the verified file's size, or an error for a person. */
@@ -164,7 +178,8 @@ export function sizeCommand(file: string): string {
   return script('egress-size', 'wc -c < "$1" 2>/dev/null || echo 0', [file]);
 }
 
+/** Stops a downloader still running (a cancelled launch), then removes the directory. */
 export function removeStagingDirCommand(dir: string): string {
   if (!STAGING_DIR.test(dir)) throw new Error(`refusing to remove ${JSON.stringify(dir)}: not a staging directory of this app`);
-  return script('egress-unstage', 'rm -rf -- "$1"', [dir]);
+  return script('egress-unstage', 'pid=$(cat "$2" 2>/dev/null) && kill "$pid" 2>/dev/null; rm -rf -- "$1"', [dir, pidFileIn(dir)]);
 }

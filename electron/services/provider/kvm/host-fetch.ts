@@ -25,6 +25,7 @@ import {
   makeStagingDirCommand,
   parseDownload,
   parseProbe,
+  pidFileIn,
   probeCommand,
   removeStagingDirCommand,
   sizeCommand,
@@ -100,7 +101,7 @@ export async function fetchOnHost(input: HostFetchInput): Promise<HostFetchResul
     cleanups.unshift({ what: `staging pool ${stagePool}`, run: () => api.destroyPool(stagePool) });
     const staged = await api.createVolume(stagePool, buildStagedVolumeXml(STAGED, probe.uid, probe.gid));
     cleanups.unshift({ what: `staged file ${staged.path}`, run: () => api.deleteVolume(stagePool, STAGED) });
-    const result = await withPolling(shell(downloadCommand(probe.tool, input.url, staged.path, input.sha256), signal), async () => {
+    const result = await withPolling(shell(downloadCommand(probe.tool, input.url, staged.path, input.sha256, pidFileIn(dir)), signal), async () => {
       const size = Number((await shell(sizeCommand(staged.path), signal)).stdout.trim());
       if (Number.isFinite(size)) input.onProgress?.(Math.min(size, probe.size), probe.size);
     });
