@@ -7,7 +7,7 @@
  * Then the fallback: a URL that does not answer the host's curl is uploaded, saying why.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,9 +19,11 @@ import { runCliProcess } from '../support/cli.js';
 import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
 import { TINY_MACHINE_TYPE, hypervisorState, providerHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { foreignOrOpenEntries, giveTo, testUsers, userHome } from '../support/users.js';
 
 const env = testEnv();
 const FETCHED = 'egtest-fetch-host';
+const MEMBER = 'egtest-fetch-member';
 const UPLOADED = 'egtest-fetch-fallback';
 let client: LibvirtClient;
 let server: Server;
@@ -72,6 +74,7 @@ afterAll(async () => {
   if (client) {
     await removeProxy(client, FETCHED, bases);
     await removeProxy(client, UPLOADED, bases);
+    await removeProxy(client, MEMBER, bases);
     await client.close();
   }
   await new Promise((r) => server?.close(r));
@@ -152,6 +155,36 @@ describe('fetch-on-host', () => {
     expect(overridden.stderr).not.toContain('not fetched on the host');
     expect((await cli('delete', UPLOADED)).code).toBe(0);
     await removeProxy(client, UPLOADED, bases);
+    expect(await hypervisorState(client)).toEqual(before);
+  }, 120_000);
+
+  it('works for a non-root SSH user in the libvirt group: the download is theirs, the pool copy is libvirt\'s', async () => {
+    const { member } = testUsers(env);
+    const before = await hypervisorState(client);
+    const stagesBefore = stagingDirs();
+    const home = userHome(member, 'egress-fetch-member-');
+    const image = serve(home, 'member.qcow2', 28 * 1024);
+    giveTo(member, image.path);
+    const knownHosts = join(home, '.ssh', 'known_hosts');
+    copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, knownHosts);
+    chmodSync(knownHosts, 0o600);
+    giveTo(member, knownHosts);
+    const host = `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: ${member.name}, identityFile: ${member.sshKey}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
+    const cli = providerHome('', { home, host, machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image }, as: member }).proxies;
+
+    const launched = await cli('launch', MEMBER, '--allow', '192.168.150.0/24', '--image-transfer', 'fetch');
+    expect(launched.code, launched.stderr).toBe(0);
+    expect(launched.stderr).toContain(`upload done: fetched ${baseVolumeName(image.sha256, 'qcow2')} on loop`);
+    const vol = await findVolume(client, await testPool(client), baseVolumeName(image.sha256, 'qcow2'));
+    const path = await client.call('STORAGE_VOL_GET_PATH', { vol: vol! });
+    expect(createHash('sha256').update(readFileSync(path)).digest('hex')).toBe(image.sha256);
+    // The base belongs to the pool (libvirt made it), not to the SSH user who downloaded it.
+    expect(statSync(path).uid).not.toBe(member.uid);
+    expect(stagingDirs()).toEqual(stagesBefore);
+    expect(foreignOrOpenEntries(join(home, 'data'), member.uid)).toEqual([]);
+
+    expect((await cli('delete', MEMBER)).code).toBe(0);
+    await removeProxy(client, MEMBER, bases);
     expect(await hypervisorState(client)).toEqual(before);
   }, 120_000);
 });
