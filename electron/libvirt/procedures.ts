@@ -87,6 +87,9 @@ export const procedures = {
   CONNECT_SUPPORTS_FEATURE: call(60, struct('remote_connect_supports_feature_args', { feature: int }), intBool),
   AUTH_LIST: call(66, xvoid, array(int, Limits.AUTH_TYPE_LIST)),
   AUTH_POLKIT: call(70, xvoid, int),
+  // A transient pool (a staging directory): it exists while active, and destroying it removes its definition.
+  STORAGE_POOL_CREATE_XML: call(76, xmlFlags, storagePool),
+  STORAGE_POOL_DESTROY: call(80, poolArgs, xvoid),
   STORAGE_POOL_REFRESH: call(83, struct('remote_storage_pool_refresh_args', { pool: storagePool, flags: uint }), xvoid),
   STORAGE_POOL_LOOKUP_BY_NAME: call(84, nameArgs, storagePool),
   STORAGE_POOL_GET_INFO: call(
@@ -101,6 +104,8 @@ export const procedures = {
   STORAGE_VOL_GET_INFO: call(98, volArgs, struct('remote_storage_vol_get_info_ret', { type: char, capacity: uhyper, allocation: uhyper })),
   STORAGE_VOL_GET_XML_DESC: call(99, volFlags, rstring),
   STORAGE_VOL_GET_PATH: call(100, volArgs, rstring),
+  // libvirt copies `clonevol` (of any active pool) into a new volume of `pool`, itself: no bytes cross the connection.
+  STORAGE_VOL_CREATE_XML_FROM: call(125, struct('remote_storage_vol_create_xml_from_args', { pool: storagePool, xml: rstring, clonevol: storageVol, flags: uint }), storageVol),
   NODE_GET_FREE_MEMORY: call(102, xvoid, uhyper),
   CONNECT_GET_URI: call(110, xvoid, rstring),
   CONNECT_GET_LIB_VERSION: call(157, xvoid, uhyper),

@@ -33,6 +33,7 @@ export type { AskPassphrase, PassphraseRequest } from './ssh-auth.js';
 export { decryptKeyFile, type KeyUnlock } from './key-unlock.js';
 export type { ConnectTcp } from './ssh-connect.js';
 export { connectionKey, localUserName, SshConnectionPool, type SshPoolEvent, type SshPoolOptions } from './ssh-pool.js';
+export type { ExecResult } from './ssh-exec.js';
 export { SshDialer, type SshDialTarget } from './ssh.js';
 
 /** A host entry of the app config, as far as the transport cares. */

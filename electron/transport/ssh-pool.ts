@@ -15,6 +15,7 @@ import { abortReason } from './errors.js';
 import { trustHostKey, type HostKeyUnknownError } from './host-key.js';
 import type { AskPassphrase } from './ssh-auth.js';
 import { ChannelStream } from './ssh-channel.js';
+import { ExecCollector, type ExecResult } from './ssh-exec.js';
 import { resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
 import { loadSshConfig, readServices } from './ssh-config-load.js';
 import { connectSsh, formatSeconds, type ConnectTcp } from './ssh-connect.js';
@@ -122,6 +123,28 @@ export class SshConnectionPool {
     return this.openChannel(settings, signal, (client, cb) => client.forwardOut('127.0.0.1', 0, host, port, cb), (err) => {
       return new SshConnectError(host, port, `${settings.alias} could not open a forwarded connection to it: ${messageOf(err)}`, { cause: err });
     });
+  }
+
+  /**
+   * Runs `command` on the host through an exec channel of the host's shared connection and
+   * collects what it prints (see ssh-exec.ts). The host's login shell reads the command line,
+   * so callers quote every argument they pass. Resolves with the exit status however the
+   * command ended; rejects only when no channel opens, the connection is lost, or `signal`
+   * fires (which closes the channel: the host's shell gets SIGHUP).
+   */
+  async exec(settings: SshHostSettings, command: string, signal?: AbortSignal): Promise<ExecResult> {
+    const collector = new ExecCollector();
+    const stream = await this.openChannel(
+      settings,
+      signal,
+      (client, cb) =>
+        client.exec(command, (err, channel) => {
+          if (!err) collector.watch(channel);
+          cb(err, channel);
+        }),
+      (err) => new SshConnectError(settings.hostName, settings.port, `${settings.alias} refused to run a command: ${messageOf(err)}`, { cause: err }),
+    );
+    return collector.collect(stream, signal);
   }
 
   /** Records the host key of a {@link HostKeyUnknownError} the person confirmed; the next dial succeeds. */

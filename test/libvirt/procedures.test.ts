@@ -5,7 +5,9 @@
  * that none was missed.
  */
 import { randomBytes } from 'node:crypto';
-import { machine } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { machine, tmpdir } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/client.js';
@@ -206,6 +208,30 @@ describe('storage, networks and a console on qemu:///system', () => {
     const parts: Buffer[] = [];
     await qemu.downloadVolume(vol, new Writable({ write: (c: Buffer, _e, cb) => (parts.push(c), cb()) }));
     expect(Buffer.concat(parts).equals(data)).toBe(true);
+
+    // A transient dir pool over a fresh directory; libvirt copies the volume into the test pool itself.
+    const stageDir = mkdtempSync(join(tmpdir(), 'egtest-stage-'));
+    const stageName = egtestName('stage');
+    const stage = await qemu.call('STORAGE_POOL_CREATE_XML', { xml: `<pool type='dir'><name>${stageName}</name><target><path>${stageDir}</path></target></pool>`, flags: 0 });
+    expect(stage.name).toBe(stageName);
+    const copyName = egtestName('copy');
+    volumes.push(copyName);
+    const copyXml = `<volume><name>${copyName}</name><capacity unit='bytes'>${size}</capacity><allocation unit='bytes'>${size}</allocation><target><format type='raw'/></target></volume>`;
+    try {
+      const staged = await qemu.call('STORAGE_VOL_CREATE_XML', { pool: stage, xml: xml.replace(name, 'staged.img'), flags: 0 });
+      await qemu.uploadVolume(staged, Readable.from([data]));
+      const copy = await qemu.call('STORAGE_VOL_CREATE_XML_FROM', { pool, xml: copyXml, clonevol: staged, flags: 0 });
+      expect(copy).toMatchObject({ pool: env.EGRESS_TEST_POOL, name: copyName });
+      const copied: Buffer[] = [];
+      await qemu.downloadVolume(copy, new Writable({ write: (c: Buffer, _e, cb) => (copied.push(c), cb()) }));
+      expect(Buffer.concat(copied).equals(data)).toBe(true);
+      await qemu.call('STORAGE_VOL_DELETE', { vol: copy, flags: 0 });
+      await qemu.call('STORAGE_VOL_DELETE', { vol: staged, flags: 0 });
+    } finally {
+      await qemu.call('STORAGE_POOL_DESTROY', { pool: stage });
+      rmSync(stageDir, { recursive: true, force: true });
+    }
+    expect(isNotFound(await qemu.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: stageName }).catch((e: unknown) => e))).toBe(true);
 
     await qemu.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
     expect(isNotFound(await qemu.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name }).catch((e: unknown) => e))).toBe(true);

@@ -379,6 +379,31 @@ export class FakeHost implements LibvirtApi {
     });
   }
 
+  async createDirPool(name: string, path: string): Promise<void> {
+    await this.enter('createDirPool', `${name}:${path}`);
+    if (this.pools.has(name)) throw LibvirtError.local(ErrorCode.OPERATION_FAILED, `pool '${name}' already exists`);
+    this.pools.set(name, { name, active: true, capacityBytes: 100 * 1024 ** 3, volumes: new Map() });
+  }
+
+  async destroyPool(name: string): Promise<void> {
+    await this.enter('destroyPool', name);
+    this.pool(name);
+    this.pools.delete(name);
+  }
+
+  async copyVolume(pool: string, xml: string, fromPool: string, fromName: string): Promise<VolumeInfo> {
+    const name = nameOf(xml);
+    await this.enter('copyVolume', `${fromPool}/${fromName}>${pool}/${name}`);
+    const from = this.pool(fromPool).volumes.get(fromName);
+    if (!from) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: ${fromName}`);
+    return this.poolJob('copyVolume', pool, (p) => {
+      if (p.volumes.has(name)) throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
+      const vol: FakeVolume = { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes: from.capacityBytes, allocationBytes: from.allocationBytes };
+      p.volumes.set(name, vol);
+      return { ...vol };
+    });
+  }
+
   async networkActive(network: string): Promise<boolean> {
     await this.enter('networkActive', network);
     if (!this.networks.has(network)) throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);

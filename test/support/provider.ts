@@ -39,12 +39,12 @@ export interface ProviderHome {
 
 /**
  * A temp home with a config of one host line (YAML flow map), one machine type and one
- * image; `extra` lines are appended under `kvm:`. With `as`, the CLI runs as that user (the
+ * image (at `url`, else its file:// URL); `extra` lines are appended under `kvm:`. With `as`, the CLI runs as that user (the
  * config is handed to it; `home` must be theirs already, see users.ts).
  */
 export function providerHome(
   prefix: string,
-  o: { host: string; machineType: string; image: { name: string; path: string; sha256: string }; extra?: string[]; env?: Record<string, string>; home?: string; as?: RunAs },
+  o: { host: string; machineType: string; image: { name: string; path: string; sha256: string; url?: string }; extra?: string[]; env?: Record<string, string>; home?: string; as?: RunAs },
 ): ProviderHome {
   const home = o.home ?? mkdtempSync(join(tmpdir(), prefix));
   const config = join(home, 'config.yaml');
@@ -58,7 +58,7 @@ export function providerHome(
       '  machineTypes:',
       `    ${o.machineType}`,
       '  images:',
-      `    ${o.image.name}: { url: "file://${o.image.path}", sha256: ${o.image.sha256} }`,
+      `    ${o.image.name}: { url: "${o.image.url ?? `file://${o.image.path}`}", sha256: ${o.image.sha256} }`,
       `  defaults: { machineType: ${o.machineType.split(':')[0]}, image: ${o.image.name} }`,
       ...(o.extra ?? []),
       '',

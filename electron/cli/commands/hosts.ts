@@ -1,5 +1,7 @@
 /** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { IMAGE_TRANSFERS, type ImageTransfer, imageTransferOf } from '../../../shared/app-settings.js';
+import { readSettings, updateSettings } from '../../services/settings/settings-file.js';
 import { type HostStatus, sameHypervisorAs } from '../../../shared/hosts.js';
 import { collectHostInfo, statusWithInfo } from '../../services/hosts/host-info.js';
 import { HostConnections } from '../../services/hosts/host-connections.js';
@@ -45,6 +47,23 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
           await connections.close();
           await sshPool.close();
         }
+      }),
+    );
+  hosts
+    .command('image-transfer')
+    .argument('<name>', 'a host of the config')
+    .addArgument(new Argument('[how]', 'fetch (the host downloads base images itself), upload (from this machine), or auto (fetch when the host can)').choices([...IMAGE_TRANSFERS]))
+    .description("show or set how base images reach the host (the app's settings file, not config.yaml)")
+    .action(
+      kit.action(async (ctx, name: string, how: ImageTransfer | undefined) => {
+        const config = await loadKvmConfig(ctx);
+        if (!config.hosts.some((h) => h.name === name)) {
+          ctx.io.stderr(`no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`);
+          return EXIT.failed;
+        }
+        const settings = how === undefined ? await readSettings(ctx.dataDir) : await updateSettings(ctx.dataDir, (s) => ({ ...s, hosts: { ...s.hosts, [name]: { ...s.hosts[name], imageTransfer: how } } }));
+        ctx.io.stdout(`${name}: ${imageTransferOf(settings, name)}\n`);
+        return EXIT.ok;
       }),
     );
   hosts

@@ -1,7 +1,8 @@
 /** `egress-desk proxies launch NAME`: the seven steps, progress on stderr, the proxy URL on stdout. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { LAUNCH_MANY_MAX, expandNames, parseStrategy } from '../../../shared/launch-many.js';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
+import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/host-fetch-plan.js';
 import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
 import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
@@ -17,6 +18,7 @@ interface LaunchCliOptions extends SpecOptions {
   json?: boolean;
   count?: string;
   strategy?: string;
+  imageTransfer?: ImageTransfer;
 }
 
 export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
@@ -28,6 +30,10 @@ export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
     .option('--json', 'print the result as JSON')
     .option('--count <n>', `launch N proxies at once (1-${LAUNCH_MANY_MAX}); NAME then needs {n}, e.g. 'web-{n}'`)
     .option('--strategy <how>', 'with --count: spread (one per host first, then by free memory; the default), pack (fill one host first), or HOST,HOST… in turn')
+    .addOption(
+      new Option('--image-transfer <how>', 'how the base image reaches an SSH host: fetch (the host downloads it), upload (from this machine), or auto (the default: fetch when the host can)')
+        .choices([...IMAGE_TRANSFERS]),
+    )
     .action(kit.action(async (ctx, name: string, opts: LaunchCliOptions) => (opts.count !== undefined || opts.strategy !== undefined ? launchSeveral(ctx, name, opts) : launchProxy(ctx, name, opts))));
 }
 
@@ -73,6 +79,7 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
         wait: opts.wait === true,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         rollbackOnTimeout: opts.rollbackOnTimeout === true,
+        ...(opts.imageTransfer ? { imageTransfer: opts.imageTransfer } : {}),
         ...(opts.json ? {} : { onProxy: (n, e) => e.phase === 'failed' ? ctx.io.stderr(`${n}: failed: ${e.message ?? ''}\n`) : e.phase === 'done' ? ctx.io.stderr(`${n}: launched\n`) : undefined }),
       });
       const failed = outcomes.filter((o) => !o.ok);
@@ -104,6 +111,7 @@ async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions
         wait: opts.wait === true,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         rollbackOnTimeout: opts.rollbackOnTimeout === true,
+        ...(opts.imageTransfer ? { imageTransfer: opts.imageTransfer } : {}),
       });
       if (opts.json) {
         ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);

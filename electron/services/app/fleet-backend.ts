@@ -5,7 +5,7 @@
  * ends) and the CLI build their provider here, so the wiring is written once.
  */
 import { join } from 'node:path';
-import type { ResolvedKVMConfig } from '../../../shared/config.js';
+import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../shared/config.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
 import type { SshSettingsView } from '../../../shared/ssh-settings.js';
 import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile, sshTargetOf } from '../../transport/index.js';
@@ -30,6 +30,9 @@ import type { Passphrases } from '../hosts/passphrases.js';
 import { type CachedImage, ImageCache, type PartialImage } from '../images/image-cache.js';
 import { ClientApi } from '../provider/kvm/client-api.js';
 import type { LocalImageSource } from '../provider/kvm/context.js';
+import type { HostShell, ImageTransfer } from '../provider/kvm/host-fetch-plan.js';
+import { readSettings } from '../settings/settings-file.js';
+import { imageTransferOf } from '../../../shared/app-settings.js';
 import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { createPortProbe } from '../provider/kvm/port-probe.js';
 import { KvmProvider } from '../provider/kvm/provider.js';
@@ -99,6 +102,8 @@ export interface FleetBackendOptions {
   credentials?: CredentialsStore;
   /** The passphrases known to the app (the pool's askPassphrase should be its `ask`); without it, unlock is refused. */
   passphrases?: Passphrases;
+  /** Per host, how base images reach it; default: the app's settings file in the data directory. */
+  imageTransfer?: (host: string) => Promise<ImageTransfer>;
 }
 
 /** A passphrase was given for a host that asks for none. */
@@ -152,7 +157,19 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
   const images = new ImageCache({ dir: join(options.dataDir, 'images') });
   const credentials =
     options.credentials ?? new FileCredentialsWithKeyringNames(new FileCredentialsStore(credentialsPath(options.dataDir)), new FileSecretStore(safeSecretsPath(options.dataDir), { codec: KEYS_ONLY }));
-  const provider = new KvmProvider({ config, apiFor, images, credentials, probe: createPortProbe({ sshPool, env: options.env }) });
+  // Commands on an SSH host run over its pooled connection (fetch-on-host); this machine has none.
+  const hostShell = (host: ResolvedKVMHost): HostShell | undefined =>
+    host.address === 'local' ? undefined : async (command, signal) => sshPool.exec(await sshPool.resolve(sshTargetOf(host)), command, signal);
+  const provider = new KvmProvider({
+    config,
+    apiFor,
+    images,
+    credentials,
+    probe: createPortProbe({ sshPool, env: options.env }),
+    hostShell,
+    // Read at each launch: a change made in the app or with `hosts image-transfer` applies at once.
+    imageTransfer: options.imageTransfer ?? (async (host) => imageTransferOf(await readSettings(options.dataDir), host)),
+  });
 
   const hosts: HostDirectory = {
     statuses: () => connections.statuses(),

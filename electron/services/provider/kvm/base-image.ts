@@ -5,11 +5,14 @@
  * the local cache file through a libvirt stream; present but not the right size (a
  * half-finished upload, say) → deleted and replaced, unless it was written to in the
  * last minute: then another process is uploading it, and this one waits for that upload.
- * Concurrent launches on one host share one upload per digest.
+ * Concurrent launches on one host share one upload per digest. An SSH host may instead
+ * download the image itself ({@link BaseImages.ensureFetched}): same volume, same rules.
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAlreadyExists } from '../../../libvirt/index.js';
+import type { HostShell, ProbeReady } from './host-fetch-plan.js';
+import { type HostFetchResult, fetchOnHost } from './host-fetch.js';
 import type { HostQueues } from './host-queue.js';
 import type { LibvirtApi, VolumeInfo } from './libvirt-api.js';
 import { baseVolumeName } from './names.js';
@@ -37,8 +40,32 @@ export interface BaseImageOptions {
 
 export interface BaseVolume {
   volume: VolumeInfo;
-  /** True when this call uploaded it; false when it was already there. */
+  /** True when this call transferred it (uploaded or fetched); false when it was already there. */
   uploaded: boolean;
+  /** True when the host downloaded it itself (fetch-on-host). */
+  fetched?: boolean;
+  /** What the fetch's cleanup could not remove from the host. */
+  left?: string[];
+}
+
+/** An image the host downloads itself: where from, what it must hash to, and the host's probe. */
+export interface FetchSource {
+  url: string;
+  sha256: string;
+  format: 'qcow2' | 'raw';
+  shell: HostShell;
+  probe: ProbeReady;
+}
+
+/** What completeness is judged by: the volume's name, the image file's size and its virtual size. */
+interface BaseFacts {
+  name: string;
+  size: number;
+  virtualSize: number;
+}
+
+function pick(options: BaseImageOptions): Pick<BaseImageOptions, 'onProgress' | 'signal'> {
+  return { ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.signal ? { signal: options.signal } : {}) };
 }
 
 const QCOW2_MAGIC = 0x514649fb; // "QFI\xfb"
@@ -81,33 +108,85 @@ export class BaseImages {
 
   /** The base volume of `image` on `host`, uploading it first when it is missing or incomplete. */
   ensure(host: string, api: LibvirtApi, pool: string, image: LocalImage, options: BaseImageOptions = {}): Promise<BaseVolume> {
-    const key = `${host}\0${pool}\0${image.sha256}`;
+    return this.flight(host, pool, image.sha256, image.size, options, async () => {
+      const name = baseVolumeName(image.sha256, image.format);
+      const virtualSize = virtualSizeOf(await readHeader(image.path), image.size, image.format);
+      return this.run(host, api, pool, { name, size: image.size, virtualSize }, options, async () => {
+        try {
+          await api.createVolume(pool, buildBaseVolumeXml(name, image.size, image.format));
+        } catch (err) {
+          // Another process created it between our look and our create: wait for its upload instead.
+          if (isAlreadyExists(err)) return undefined;
+          throw err;
+        }
+        return await this.upload(api, pool, name, image, virtualSize, options);
+      });
+    });
+  }
+
+  /**
+   * The base volume of the image at `source.url` on `host`, downloaded on the host itself
+   * when it is missing or incomplete (host-fetch.ts). The same volume name, completeness
+   * check and waiting as {@link ensure}: a base fetched here and one uploaded by another
+   * process are interchangeable. The sizes come from the host's probe of the URL.
+   */
+  ensureFetched(host: string, api: LibvirtApi, pool: string, source: FetchSource, options: BaseImageOptions = {}): Promise<BaseVolume> {
+    const { probe } = source;
+    return this.flight(host, pool, source.sha256, probe.size, options, async () => {
+      const name = baseVolumeName(source.sha256, source.format);
+      const virtualSize = virtualSizeOf(probe.header, probe.size, source.format);
+      return this.run(host, api, pool, { name, size: probe.size, virtualSize }, options, async () => {
+        let fetched: HostFetchResult;
+        try {
+          fetched = await fetchOnHost({ api, shell: source.shell, probe, pool, name, url: source.url, sha256: source.sha256, ...pick(options) });
+        } catch (err) {
+          // Another process made the base while this host downloaded: look at it again.
+          if (isAlreadyExists(err)) return undefined;
+          throw err;
+        }
+        if (!isComplete(fetched.volume, virtualSize, probe.size)) {
+          const left = await discard(api, pool, name, options.reconnect);
+          const detail = `capacity ${fetched.volume.capacityBytes}, allocation ${fetched.volume.allocationBytes} bytes; the image is ${probe.size} bytes, ${virtualSize} virtual`;
+          throw new Error(`base volume ${name} in pool ${pool} is incomplete after libvirt copied the fetched image (${detail})${left ? `; ${left}` : ''}`);
+        }
+        return { volume: fetched.volume, uploaded: true, fetched: true, ...(fetched.left.length > 0 ? { left: fetched.left } : {}) };
+      });
+    });
+  }
+
+  /** One transfer per host, pool and digest in this process; a second caller joins the first. */
+  private flight(host: string, pool: string, sha256: string, size: number, options: BaseImageOptions, start: () => Promise<BaseVolume>): Promise<BaseVolume> {
+    const key = `${host}\0${pool}\0${sha256}`;
     let flight = this.flights.get(key);
     if (!flight) {
-      flight = this.run(host, api, pool, image, options).finally(() => this.flights.delete(key));
+      flight = start().finally(() => this.flights.delete(key));
       this.flights.set(key, flight);
     } else if (options.onProgress) {
       // A joiner sees no byte counts of the shared upload; it is told it waits.
-      options.onProgress(0, image.size);
+      options.onProgress(0, size);
     }
     return flight;
   }
 
-  private async run(host: string, api: LibvirtApi, pool: string, image: LocalImage, options: BaseImageOptions): Promise<BaseVolume> {
-    const name = baseVolumeName(image.sha256, image.format);
-    const virtualSize = virtualSizeOf(await readHeader(image.path), image.size, image.format);
+  /**
+   * Reuses a complete base, waits for one another process is writing, replaces an abandoned
+   * one, and otherwise runs `create` (inside the host's queue), which resolves undefined when
+   * another process created the volume first: then it is looked at again.
+   */
+  private async run(host: string, api: LibvirtApi, pool: string, facts: BaseFacts, options: BaseImageOptions, create: () => Promise<BaseVolume | undefined>): Promise<BaseVolume> {
+    const { name, size, virtualSize } = facts;
     const existing = await api.getVolume(pool, name);
-    if (existing && isComplete(existing, virtualSize, image.size)) return { volume: existing, uploaded: false };
+    if (existing && isComplete(existing, virtualSize, size)) return { volume: existing, uploaded: false };
     return this.queues.run(host, async () => {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('cancelled');
         // Looked at again inside the queue: another process may have finished it meanwhile.
         const current = await api.getVolume(pool, name);
-        if (current && isComplete(current, virtualSize, image.size)) return { volume: current, uploaded: false };
+        if (current && isComplete(current, virtualSize, size)) return { volume: current, uploaded: false };
         if (current) {
           // Incomplete: another process may be writing it right now (this process's uploads are queued).
           if (await this.beingWritten(api, pool, name)) {
-            options.onProgress?.(current.allocationBytes, image.size);
+            options.onProgress?.(current.allocationBytes, size);
             await sleep(WAIT_MS, options.signal);
             continue;
           }
@@ -116,15 +195,9 @@ export class BaseImages {
         // A base that cannot fit is refused before anything is created on the host: a pool
         // filled by a half-written base would fail the launch late and starve its other guests.
         const room = await api.poolInfo(pool);
-        if (room.availableBytes < image.size) throw new PoolFullError(host, noRoom(pool, room.availableBytes, image.size, `the image ${name} needs`));
-        try {
-          await api.createVolume(pool, buildBaseVolumeXml(name, image.size, image.format));
-        } catch (err) {
-          // Another process created it between our look and our create: wait for its upload instead.
-          if (isAlreadyExists(err)) continue;
-          throw err;
-        }
-        return await this.upload(api, pool, name, image, virtualSize, options);
+        if (room.availableBytes < size) throw new PoolFullError(host, noRoom(pool, room.availableBytes, size, `the image ${name} needs`));
+        const made = await create();
+        if (made) return made;
       }
     });
   }

@@ -30,6 +30,7 @@ import {
 } from '../../../libvirt/index.js';
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
 import { retryWhilePoolBusy } from './pool-busy.js';
+import { buildStagingPoolXml } from './staging-xml.js';
 import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
@@ -151,6 +152,25 @@ export class ClientApi implements LibvirtApi {
   async deleteVolume(pool: string, name: string): Promise<void> {
     const vol = await findVolume(this.client, await this.pool(pool), name);
     if (vol) await retryWhilePoolBusy(() => this.client.call('STORAGE_VOL_DELETE', { vol, flags: 0 }));
+  }
+
+  async createDirPool(name: string, path: string): Promise<void> {
+    await this.client.call('STORAGE_POOL_CREATE_XML', { xml: buildStagingPoolXml(name, path), flags: 0 });
+  }
+
+  async destroyPool(name: string): Promise<void> {
+    const pool = await this.pool(name);
+    // A transient pool's handle dies with it; a later pool of that name is another object.
+    this.pools.delete(name);
+    await this.client.call('STORAGE_POOL_DESTROY', { pool });
+  }
+
+  async copyVolume(pool: string, xml: string, fromPool: string, fromName: string): Promise<VolumeInfo> {
+    const clonevol = await this.client.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool: await this.pool(fromPool), name: fromName });
+    const target = await this.pool(pool);
+    const vol = await retryWhilePoolBusy(() => this.client.call('STORAGE_VOL_CREATE_XML_FROM', { pool: target, xml, clonevol, flags: 0 }));
+    const [info, path] = await Promise.all([this.client.call('STORAGE_VOL_GET_INFO', { vol }), this.client.call('STORAGE_VOL_GET_PATH', { vol })]);
+    return { name: vol.name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
   }
 
   async uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void> {

@@ -2,10 +2,11 @@
  * What the provider's parts share: the injected collaborators, and the per-host queues
  * and base-image uploads that must be one per provider instance.
  */
-import type { ResolvedKVMConfig } from '../../../../shared/config.js';
+import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
 import type { ProxyCredentials } from '../../../../shared/proxy.js';
 import type { CredentialsStore } from '../../credentials/credentials-store.js';
 import { BaseImages } from './base-image.js';
+import type { HostShell, ImageTransfer } from './host-fetch-plan.js';
 import { HostQueues } from './host-queue.js';
 import type { GuestAddress, LibvirtApi, DomainStateName } from './libvirt-api.js';
 import type { InstanceMetadata } from './metadata.js';
@@ -34,6 +35,10 @@ export interface ProviderDeps {
   generateCredentials?: () => ProxyCredentials;
   /** Time between readiness rounds (default 1 s). */
   readinessIntervalMs?: number;
+  /** A shell on an SSH host, for fetch-on-host; undefined for this machine (or a host without one). */
+  hostShell?: (host: ResolvedKVMHost) => HostShell | undefined;
+  /** The app's per-host choice of how base images reach the host (default auto); asked at each launch. */
+  imageTransfer?: (host: string) => Promise<ImageTransfer>;
 }
 
 export interface ProviderContext extends ProviderDeps {

@@ -11,7 +11,10 @@ import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
+import type { BaseVolume } from './base-image.js';
 import { resolveDomainType } from './domain-type.js';
+import type { ImageTransfer } from './host-fetch-plan.js';
+import { planTransfer } from './host-fetch.js';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection } from './errors.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
@@ -40,6 +43,8 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** On timeout, remove what was created instead of leaving it for inspection. */
   rollbackOnTimeout?: boolean;
+  /** How the base image reaches the host, overriding the app's per-host setting (default auto). */
+  imageTransfer?: ImageTransfer;
 }
 
 export interface LaunchResult {
@@ -277,20 +282,30 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     check();
 
     begin('image');
-    const local = await ctx.images.ensure(
-      { url: resolved.image.url, sha256: resolved.image.sha256, format: resolved.image.format },
-      { ...(options.signal ? { signal: options.signal } : {}), onProgress: (p) => emit({ phase: 'progress', done: p.bytes, ...(p.total !== undefined ? { total: p.total } : {}) }) },
-    );
-    finish(local.path);
-    check();
-
-    begin('upload');
-    const base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: resolved.image.format }, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      reconnect: () => ctx.apiFor(host.name),
-      onProgress: (done, total) => emit({ phase: 'progress', done, total }),
-    });
-    finish(base.uploaded ? `uploaded ${base.volume.name}` : `${base.volume.name} already on ${host.name}`);
+    const setting = options.imageTransfer ?? (await ctx.imageTransfer?.(host.name)) ?? 'auto';
+    const shell = ctx.hostShell?.(host);
+    const plan = await planTransfer(setting, host, resolved.image.url, shell, options.signal);
+    const progress = { ...(options.signal ? { signal: options.signal } : {}), reconnect: () => ctx.apiFor(host.name), onProgress: (done: number, total: number) => emit({ phase: 'progress', done, total }) };
+    let base: BaseVolume;
+    if (plan.mode === 'fetch' && shell) {
+      // The host downloads the image itself: this machine needs no copy of it.
+      finish(`not needed here: ${host.name} can download ${resolved.image.url} itself`);
+      check();
+      begin('upload');
+      base = await ctx.baseImages.ensureFetched(host.name, api, host.pool, { ...resolved.image, shell, probe: plan.probe }, progress);
+      finish(base.uploaded ? `fetched ${base.volume.name} on ${host.name} (downloaded and checked there)${base.left ? `; left on the host: ${base.left.join(', ')}` : ''}` : `${base.volume.name} already on ${host.name}`);
+    } else {
+      const local = await ctx.images.ensure(
+        { url: resolved.image.url, sha256: resolved.image.sha256, format: resolved.image.format },
+        { ...(options.signal ? { signal: options.signal } : {}), onProgress: (p) => emit({ phase: 'progress', done: p.bytes, ...(p.total !== undefined ? { total: p.total } : {}) }) },
+      );
+      finish(local.path);
+      check();
+      begin('upload');
+      base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: resolved.image.format }, progress);
+      const why = plan.mode === 'upload' && plan.reason ? ` (not fetched on the host: ${plan.reason})` : '';
+      finish(base.uploaded ? `uploaded ${base.volume.name}${why}` : `${base.volume.name} already on ${host.name}`);
+    }
     check();
 
     const rendered = renderProxy(resolved, { domainType, basePath: base.volume.path, createdAt: new Date(ctx.now()) });

@@ -105,6 +105,15 @@ export interface LibvirtApi {
   deleteVolume(pool: string, name: string): Promise<void>;
   /** Streams `source` into the volume. */
   uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void>;
+  /**
+   * Starts a transient directory pool over `path` (an existing directory on the host): it
+   * lives until {@link destroyPool}, and leaves no definition behind.
+   */
+  createDirPool(name: string, path: string): Promise<void>;
+  /** Stops a pool; a transient one is gone with it (its directory and files stay). */
+  destroyPool(name: string): Promise<void>;
+  /** Creates a volume in `pool` from XML as a copy of `fromPool`/`fromName`, made by libvirt on the host. */
+  copyVolume(pool: string, xml: string, fromPool: string, fromName: string): Promise<VolumeInfo>;
 
   /** Whether the libvirt network is active (a network that does not exist is a NO_NETWORK error). */
   networkActive(network: string): Promise<boolean>;
@@ -131,4 +140,4 @@ export interface LibvirtApi {
 }
 
 /** The operations that change a pool: libvirt refuses some of them while another runs, so they are serialised per host. */
-export const POOL_CHANGING = ['createVolume', 'deleteVolume', 'uploadVolume', 'refreshPool'] as const;
+export const POOL_CHANGING = ['createVolume', 'deleteVolume', 'uploadVolume', 'refreshPool', 'copyVolume'] as const;

@@ -1,0 +1,47 @@
+/**
+ * The app's settings file (`<dataDir>/settings.json`, schema in shared/app-settings.ts):
+ * read afresh on each use, so that the app and the CLI see each other's changes; written
+ * atomically, mode 0600. A missing file is the defaults.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type AppSettings, AppSettingsSchema } from '../../../shared/app-settings.js';
+import { messageOf } from '../../../shared/errors.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
+
+export const SETTINGS_FILE = 'settings.json';
+
+export function settingsPath(dataDir: string): string {
+  return join(dataDir, SETTINGS_FILE);
+}
+
+/** The settings, or the defaults when there is no file; an unreadable or invalid file is an error naming it and the field. */
+export async function readSettings(dataDir: string): Promise<AppSettings> {
+  const path = settingsPath(dataDir);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return AppSettingsSchema.parse({});
+    throw new Error(`${path}: ${messageOf(err)}`, { cause: err });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${path}: not JSON (${messageOf(err)})`, { cause: err });
+  }
+  const parsed = AppSettingsSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${path}: ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+/** Changes the settings with `change` (read, changed, validated, written atomically 0600). */
+export async function updateSettings(dataDir: string, change: (s: AppSettings) => AppSettings): Promise<AppSettings> {
+  const next = AppSettingsSchema.parse(change(await readSettings(dataDir)));
+  await writeFileAtomic(settingsPath(dataDir), `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  return next;
+}
