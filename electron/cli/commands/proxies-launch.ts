@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import { LAUNCH_MANY_MAX, expandNames, parseStrategy } from '../../../shared/launch-many.js';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/host-fetch-plan.js';
-import type { LaunchEvent } from '../../services/provider/kvm/launch.js';
+import type { LaunchEvent, LaunchOptions } from '../../services/provider/kvm/launch.js';
 import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
@@ -50,6 +50,30 @@ function progressPrinter(ctx: CliContext): (e: LaunchEvent) => void {
   };
 }
 
+/** Runs `run` with a signal that Ctrl-C aborts: a launch rolls back instead of leaving half a proxy behind. */
+async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort(new Error('interrupted (Ctrl-C)'));
+  process.once('SIGINT', onSigint);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
+/** What every launch of the command shares: the signal, --wait, --timeout, --rollback-on-timeout, --image-transfer. */
+function launchOptions(opts: LaunchCliOptions, signal: AbortSignal): Omit<LaunchOptions, 'onStep'> {
+  const timeoutMs = timeoutOf(opts);
+  return {
+    signal,
+    wait: opts.wait === true,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    rollbackOnTimeout: opts.rollbackOnTimeout === true,
+    ...(opts.imageTransfer ? { imageTransfer: opts.imageTransfer } : {}),
+  };
+}
+
 function timeoutOf(opts: LaunchCliOptions): number | undefined {
   if (opts.timeout === undefined) return undefined;
   if (!/^\d+$/.test(opts.timeout) || Number(opts.timeout) < 1) throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
@@ -68,18 +92,11 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
   const strategy = parseStrategy(opts.strategy ?? 'spread');
   if ('error' in strategy) throw new CliError(`--${strategy.error}`, EXIT.usage);
   const specs = expanded.names.map((n) => ProxySpecSchema.parse(specFromOptions(n, opts)));
-  const timeoutMs = timeoutOf(opts);
-  const controller = new AbortController();
-  const onSigint = (): void => controller.abort(new Error('interrupted (Ctrl-C)'));
-  process.once('SIGINT', onSigint);
-  try {
-    return await withProvider(ctx, async ({ provider }) => {
+  timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
+  return interruptible((signal) =>
+    withProvider(ctx, async ({ provider }) => {
       const outcomes = await provider.launchMany(specs, strategy, {
-        signal: controller.signal,
-        wait: opts.wait === true,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        rollbackOnTimeout: opts.rollbackOnTimeout === true,
-        ...(opts.imageTransfer ? { imageTransfer: opts.imageTransfer } : {}),
+        ...launchOptions(opts, signal),
         ...(opts.json ? {} : { onProxy: (n, e) => e.phase === 'failed' ? ctx.io.stderr(`${n}: failed: ${e.message ?? ''}\n`) : e.phase === 'done' ? ctx.io.stderr(`${n}: launched\n`) : undefined }),
       });
       const failed = outcomes.filter((o) => !o.ok);
@@ -90,29 +107,16 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
         ctx.io.stderr(`${outcomes.length - failed.length} of ${outcomes.length} launched${failed.length ? `; failed: ${failed.map((f) => f.name).join(', ')} (the others are kept)` : ''}\n`);
       }
       return failed.length ? EXIT.failed : EXIT.ok;
-    });
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-  }
+    }),
+  );
 }
 
 async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions): Promise<number> {
   const spec = ProxySpecSchema.parse(specFromOptions(name, opts));
-  const timeoutMs = timeoutOf(opts);
-  const controller = new AbortController();
-  // Ctrl-C rolls the launch back instead of leaving half a proxy behind.
-  const onSigint = (): void => controller.abort(new Error('interrupted (Ctrl-C)'));
-  process.once('SIGINT', onSigint);
-  try {
-    return await withProvider(ctx, async ({ provider }) => {
-      const result = await provider.launch(spec, {
-        onStep: opts.json ? undefined : progressPrinter(ctx),
-        signal: controller.signal,
-        wait: opts.wait === true,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        rollbackOnTimeout: opts.rollbackOnTimeout === true,
-        ...(opts.imageTransfer ? { imageTransfer: opts.imageTransfer } : {}),
-      });
+  timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
+  return interruptible((signal) =>
+    withProvider(ctx, async ({ provider }) => {
+      const result = await provider.launch(spec, { ...launchOptions(opts, signal), onStep: opts.json ? undefined : progressPrinter(ctx) });
       if (opts.json) {
         ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
         return EXIT.ok;
@@ -122,8 +126,6 @@ async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions
       if (result.url) ctx.io.stdout(`${result.url}\n`);
       else ctx.io.stderr(`not waited for readiness; see its address with: egress-desk proxies inspect ${p.name}\n`);
       return EXIT.ok;
-    });
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-  }
+    }),
+  );
 }
