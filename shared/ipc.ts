@@ -17,6 +17,7 @@ import { ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
 import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
+import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
 import { TaskRefSchema, TaskSchema } from './tasks.js';
 
 const ConfigIssueSchema = z.object({ path: z.string(), message: z.string() });
@@ -149,6 +150,8 @@ export const channels = {
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
+  /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
+  'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
@@ -175,6 +178,7 @@ export const events = {
   'task:update': TaskSchema,
   'proxy:changed': ProxyChangedSchema,
   'host:status': HostStatusSchema,
+  'proxy:stats': FleetStatsSchema,
   'console:data': ConsoleDataSchema,
   'console:closed': ConsoleClosedSchema,
   'app:command': AppCommandSchema,

@@ -5,12 +5,15 @@
  */
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { FleetStatsSampler, type StatsClock } from './fleet-stats.js';
 import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
 
 /** A backend that is open, with its watcher. */
 export interface Live {
   backend: FleetBackend;
   watch: FleetWatch;
+  /** Traffic and CPU per proxy of the proxies the watcher knows, from the connected hosts. */
+  stats: FleetStatsSampler;
 }
 
 export interface LiveBackendOptions {
@@ -20,6 +23,8 @@ export interface LiveBackendOptions {
   openBackend: (config: ResolvedKVMConfig) => FleetBackend;
   emit: AppEventListener;
   reconcileIntervalMs: number;
+  /** The stats sampler's clock (tests drive it). */
+  statsClock?: StatsClock;
 }
 
 export class LiveBackend {
@@ -59,6 +64,7 @@ export class LiveBackend {
     if (opening && !this.closedForGood) this.inherited = opening.then((o) => o.watch.seen, () => undefined);
     const live = await opening?.catch(() => undefined);
     if (!live) return;
+    live.stats.close();
     await live.watch.close();
     await live.backend.close();
   }
@@ -70,6 +76,14 @@ export class LiveBackend {
 
   private wire(backend: FleetBackend, inherited: SeenRecords | undefined): Live {
     const watch = new FleetWatch({ backend, emit: this.options.emit, reconcileIntervalMs: this.options.reconcileIntervalMs, ...(inherited ? { inherited } : {}) });
-    return { backend, watch };
+    const stats = new FleetStatsSampler({
+      hosts: () => backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name),
+      apiFor: (host) => backend.apiFor(host),
+      proxies: () => watch.seen.values(),
+      emit: (figures) => this.options.emit('proxy:stats', figures),
+      ...(this.options.statsClock ? { clock: this.options.statsClock } : {}),
+    });
+    stats.start();
+    return { backend, watch, stats };
   }
 }
