@@ -90,9 +90,9 @@ export class FleetStatsSampler {
     return this.watching ? this.watchIntervalMs : this.idleIntervalMs;
   }
 
-  /** Starts sampling at the idle cadence (a watcher brings the next sample forward). */
+  /** Starts sampling: at once when someone already watches, else after the idle interval (a watcher brings it forward). */
   start(): void {
-    this.scheduleNext(this.idleIntervalMs);
+    this.scheduleNext(this.watching ? 0 : this.idleIntervalMs);
   }
 
   /** Asks for the fast cadence until the returned function is called (an in-process viewer: `proxies top`). */
