@@ -114,6 +114,8 @@ export function registerTopCommand(proxies: Command, kit: CommandKit): void {
               if (!opts.once) draw();
             },
           });
+          // Someone is watching: the figures say so (intervalMs), and in the live table the cadence is --interval.
+          const release = sampler.watch();
           if (opts.once) {
             await sampler.sample();
             await new Promise((r) => setTimeout(r, seconds * 1000));
@@ -124,7 +126,6 @@ export function registerTopCommand(proxies: Command, kit: CommandKit): void {
           }
           // Proxies launched or deleted elsewhere while top runs: the listing is taken again each minute.
           const relist = setInterval(() => void provider.list().then((l) => (listing = l), () => undefined), 60_000);
-          const release = sampler.watch();
           sampler.start();
           await untilQuit(ctx, () => {
             sort = TOP_SORTS[(TOP_SORTS.indexOf(sort) + 1) % TOP_SORTS.length]!;
