@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppServices, createAppServices } from '../../../electron/ipc/app-services.js';
 import type { FleetBackend, HostDirectory } from '../../../electron/services/app/fleet-backend.js';
+import type { StatsClock } from '../../../electron/services/app/fleet-stats.js';
 import { serializeConfig } from '../../../electron/services/config/document.js';
 import { ImageCache } from '../../../electron/services/images/image-cache.js';
 import type { ProviderConfig } from '../../../shared/config.js';
@@ -67,7 +68,7 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
   };
 }
 
-export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory } = {}): AppFixture {
+export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock } = {}): AppFixture {
   const fx = options.fx ?? fixture();
   const dataDir = mkdtempSync(join(tmpdir(), 'egress-app-'));
   const configFile = join(dataDir, 'config.yaml');
@@ -101,7 +102,7 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory } = {}
     credentials: fx.credentials,
     close: async () => void closed++,
   });
-  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0 });
+  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0, ...(options.statsClock ? { statsClock: options.statsClock } : {}) });
   const events: AppFixture['events'] = [];
   services.app.subscribe((event, payload) => events.push({ event, payload }));
   const invoke = (channel: string, input?: unknown) => services.router.invoke(channel, input);

@@ -1,44 +1,10 @@
 /** The stats sampler over the in-memory hosts, on a clock the test drives. */
 import { describe, expect, it } from 'vitest';
-import { FleetStatsSampler, type StatsClock } from '../../../electron/services/app/fleet-stats.js';
+import { FleetStatsSampler } from '../../../electron/services/app/fleet-stats.js';
 import type { ProxyRecord } from '../../../electron/services/provider/kvm/context.js';
 import type { FleetStats } from '../../../shared/stats.js';
+import { ManualClock } from '../../support/manual-clock.js';
 import { fixture } from '../provider/provider-fixture.js';
-
-/** A clock whose time moves only when the test says, running what falls due. */
-class ManualClock implements StatsClock {
-  private t = 1_000_000;
-  private timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
-  now = () => this.t;
-  schedule = (fn: () => void, ms: number) => {
-    const timer = { at: this.t + ms, fn, live: true };
-    this.timers.push(timer);
-    return () => void (timer.live = false);
-  };
-  /** The pending timers' due times, from now. */
-  pending(): number[] {
-    return this.timers.filter((x) => x.live).map((x) => x.at - this.t);
-  }
-  /** Moves time on by `ms`, running each timer as it falls due and letting what it started settle. */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      const due = this.timers.filter((x) => x.live && x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.t = due.at;
-      due.live = false;
-      due.fn();
-      await settle();
-    }
-    this.t = end;
-    await settle();
-  }
-}
-
-async function settle(): Promise<void> {
-  // The fake hosts answer after a few event-loop turns: let each call and what follows it finish.
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-}
 
 async function setup() {
   const fx = fixture();
