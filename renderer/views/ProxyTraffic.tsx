@@ -3,23 +3,9 @@
  * the stats store, so a sample re-renders the visible rows' cells and nothing else. The
  * sparkline is a plain SVG polyline (no chart library, nothing the CSP refuses).
  */
-import { formatBytes } from '../format.js';
+import { formatRate } from '../../shared/bytes.js';
+import { SPARK_HEIGHT as H, SPARK_WIDTH as W, sparkPoints } from '../sparkline.js';
 import { useStatsStore } from '../stores/stats-store.js';
-
-const W = 64;
-const H = 18;
-
-/** `points` (oldest first) as a polyline scaled to its own maximum; flat at the bottom when all zero. */
-export function sparkPoints(values: readonly number[], width = W, height = H): string {
-  if (values.length < 2) return '';
-  const max = Math.max(...values);
-  const step = width / (values.length - 1);
-  return values.map((v, i) => `${(i * step).toFixed(1)},${(height - 1 - (max > 0 ? (v / max) * (height - 2) : 0)).toFixed(1)}`).join(' ');
-}
-
-export function formatRate(bytesPerSecond: number): string {
-  return `${formatBytes(Math.round(bytesPerSecond))}/s`;
-}
 
 export function TrafficCell({ statsKey, name }: { statsKey: string; name: string }) {
   const rates = useStatsStore((s) => s.rates[statsKey]);

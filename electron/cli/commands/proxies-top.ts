@@ -5,7 +5,7 @@
  */
 import { emitKeypressEvents } from 'node:readline';
 import type { Command } from 'commander';
-import { formatBytes } from '../../../shared/bytes.js';
+import { formatRate as rate } from '../../../shared/bytes.js';
 import type { FleetStats, ProxyStats } from '../../../shared/stats.js';
 import { FleetStatsSampler } from '../../services/app/fleet-stats.js';
 import type { FleetListing } from '../../services/provider/kvm/fleet.js';
@@ -26,8 +26,6 @@ export function sortStats(proxies: readonly ProxyStats[], sort: TopSort): ProxyS
   const key = sort === 'cpu' ? (p: ProxyStats) => p.rates?.cpuPercent ?? -1 : traffic;
   return [...proxies].sort((a, b) => (sort === 'name' ? byName(a, b) : key(b) - key(a) || byName(a, b)));
 }
-
-const rate = (bytesPerSecond: number) => `${formatBytes(Math.round(bytesPerSecond))}/s`;
 
 /** The table `top` prints ("-": no figure yet, see ProxyStats.rates). */
 export function topTable(stats: FleetStats, sort: TopSort): string {

@@ -1,7 +1,7 @@
 /** The traffic figures in the renderer: the watch lease, events, sparklines (renderer/stores/stats-store.ts, views/ProxyTraffic.tsx). */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SPARK_POINTS, useStatsStore } from '../../../renderer/stores/stats-store.js';
-import { sparkPoints } from '../../../renderer/views/ProxyTraffic.js';
+import { sparkPoints } from '../../../renderer/sparkline.js';
 import { type FleetStats, WATCH_LEASE_MS } from '../../../shared/stats.js';
 import { fakeBridge } from './fake-bridge.js';
 
