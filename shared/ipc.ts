@@ -18,6 +18,7 @@ import type { ErrorEnvelope } from './ipc-transport.js';
 import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
+import { FleetHealthSchema } from './health.js';
 import { TaskRefSchema, TaskSchema } from './tasks.js';
 
 const ConfigIssueSchema = z.object({ path: z.string(), message: z.string() });
@@ -152,6 +153,8 @@ export const channels = {
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
   /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
   'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
+  /** Health through each proxy as last probed (shared/health.ts); probes run every 30 s. */
+  'proxies:health': channel(z.undefined(), FleetHealthSchema),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
@@ -179,6 +182,7 @@ export const events = {
   'proxy:changed': ProxyChangedSchema,
   'host:status': HostStatusSchema,
   'proxy:stats': FleetStatsSchema,
+  'proxy:health': FleetHealthSchema,
   'console:data': ConsoleDataSchema,
   'console:closed': ConsoleClosedSchema,
   'app:command': AppCommandSchema,

@@ -16,6 +16,7 @@ import { DefaultsArea, ImagesArea, MachineTypesArea } from './catalog-area.js';
 import { ConfigWrites } from './config-writes.js';
 import { ConsoleSessions } from './console-sessions.js';
 import type { FleetBackend } from './fleet-backend.js';
+import type { Probe } from './fleet-health.js';
 import type { StatsClock } from './fleet-stats.js';
 import type { AppEventListener } from './fleet-watch.js';
 import { HostsArea } from './hosts-area.js';
@@ -31,8 +32,12 @@ export interface AppServiceOptions {
   now?: () => number;
   /** How often the fleet is listed again in the background, once it has been opened (default 60 s; 0 turns it off). */
   reconcileIntervalMs?: number;
-  /** The traffic sampler's clock (default the process's; tests drive it). */
+  /** The traffic sampler's and health monitor's clock (default the process's; tests drive it). */
   statsClock?: StatsClock;
+  /** The app's own settings file (settings.json in the data directory). */
+  settingsFile?: string;
+  /** The health probe (default through the network; tests pass their own). */
+  probe?: Probe;
 }
 
 /** Every area but `app`, which is the front end's own (its version, data directory). */
@@ -55,7 +60,10 @@ export class AppService {
     this.tasks.setListener((task) => this.emit('task:update', task));
     const emit: AppEventListener = (event, payload) => this.emit(event, payload);
     this.config = new ConfigWrites({ store: options.store, config: options.config, tasks: this.tasks, reset: () => this.reset(), backend: () => this.backend(), now });
-    this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000, ...(options.statsClock ? { statsClock: options.statsClock } : {}) });
+    this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000, ...(options.statsClock ? { statsClock: options.statsClock } : {}),
+      ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+      ...(options.probe ? { probe: options.probe } : {}),
+    });
     this.consoles = new ConsoleSessions({ backend: () => this.backend(), emit });
     const tasks: AreaService<'tasks'> = {
       list: () => this.tasks.list(),

@@ -5,6 +5,8 @@
  */
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { readAppSettings } from '../settings/app-settings.js';
+import { FleetHealthMonitor, type Probe } from './fleet-health.js';
 import { FleetStatsSampler, type StatsClock } from './fleet-stats.js';
 import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
 
@@ -14,6 +16,8 @@ export interface Live {
   watch: FleetWatch;
   /** Traffic and CPU per proxy of the proxies the watcher knows, from the connected hosts. */
   stats: FleetStatsSampler;
+  /** Health through each ready proxy, every 30 s. */
+  health: FleetHealthMonitor;
 }
 
 export interface LiveBackendOptions {
@@ -23,8 +27,12 @@ export interface LiveBackendOptions {
   openBackend: (config: ResolvedKVMConfig) => FleetBackend;
   emit: AppEventListener;
   reconcileIntervalMs: number;
-  /** The stats sampler's clock (tests drive it). */
+  /** The stats sampler's and health monitor's clock (tests drive it). */
   statsClock?: StatsClock;
+  /** The app's settings file (the health probe's URLs); absent: the defaults. */
+  settingsFile?: string;
+  /** The health probe (default: through the network; tests pass their own). */
+  probe?: Probe;
 }
 
 export class LiveBackend {
@@ -65,6 +73,7 @@ export class LiveBackend {
     const live = await opening?.catch(() => undefined);
     if (!live) return;
     live.stats.close();
+    live.health.close();
     await live.watch.close();
     await live.backend.close();
   }
@@ -84,6 +93,17 @@ export class LiveBackend {
       ...(this.options.statsClock ? { clock: this.options.statsClock } : {}),
     });
     stats.start();
-    return { backend, watch, stats };
+    const { settingsFile, probe, statsClock } = this.options;
+    const health = new FleetHealthMonitor({
+      proxies: () => watch.seen.values(),
+      connected: () => new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name)),
+      credentials: (name) => backend.credentials.get(name),
+      settings: async () => (settingsFile ? (await readAppSettings(settingsFile)).health : {}),
+      emit: (figures) => this.options.emit('proxy:health', figures),
+      ...(probe ? { probe } : {}),
+      ...(statsClock ? { clock: statsClock } : {}),
+    });
+    health.start();
+    return { backend, watch, stats, health };
   }
 }

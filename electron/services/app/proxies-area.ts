@@ -91,6 +91,11 @@ export class ProxiesArea implements AreaService<'proxies'> {
     return stats.snapshot({ history: input.history === true });
   }
 
+  /** Health through each proxy as last probed. */
+  async health(): Promise<ChannelOutput<'proxies:health'>> {
+    return (await this.open()).health.snapshot();
+  }
+
   private async proxyTask(verb: 'start' | 'stop' | 'delete', title: string, name: string, fn: (b: FleetBackend) => Promise<object>): Promise<{ taskId: string }> {
     const { backend, watch } = await this.open();
     const taskId = this.tasks.run(

@@ -46,8 +46,7 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const target = { address: '127.0.0.1', port, credentials };
-const t = () => ({ ...target, port });
+const t = () => ({ address: '127.0.0.1', port, credentials });
 
 describe('probeProxy', () => {
   it('without a check URL: any HTTP answer from the proxy itself but 407 means it works', async () => {

@@ -42,6 +42,21 @@ describe('proxies:stats', () => {
     expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([{ at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 }]);
   });
 
+  it('proxies:health and proxy:health: every 30 s each running proxy is probed at its address with its credentials', async () => {
+    const clock = new ManualClock();
+    const probed: string[] = [];
+    app = appFixture({ statsClock: clock, probe: async (t) => (probed.push(`${t.address}:${t.port} ${t.credentials?.username ?? 'none'}`), { ok: true, status: 400, latencyMs: 12 }) });
+    const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
+    expect((await app.finished(taskId)).state).toBe('succeeded');
+    expect(await app.call('proxies:health')).toEqual({ at: 0, proxies: [] });
+    await clock.advance(30_000);
+    const [health] = app.eventsOf('proxy:health');
+    expect(health!.proxies).toEqual([expect.objectContaining({ name: 'web', host: 'edge-a', state: 'healthy', latencyMs: 12, status: 400 })]);
+    expect(probed).toEqual([expect.stringMatching(/^192\.168\.122\.\d+:3128 \S+$/)]);
+    expect(probed[0]).not.toMatch(/none$/);
+    expect(await app.call('proxies:health')).toEqual(health);
+  });
+
   it('refuses unknown input fields', async () => {
     app = appFixture({ statsClock: new ManualClock() });
     const envelope = (await app.invoke('proxies:stats', { every: 1 })) as { ok: boolean; error?: { name: string } };
