@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { backend } from './backend.js';
 import { useAppConfigStore } from './stores/app-config-store.js';
 import { errorMessage } from './format.js';
+import { useHealthStore } from './stores/health-store.js';
 import { useHostsStore } from './stores/hosts-store.js';
 import { useProxiesStore } from './stores/proxies-store.js';
 import { frameConfig, frameUi, runningTasks } from './stores/slices.js';
@@ -38,6 +39,7 @@ function useBackend(): void {
       useHostsStore.getState().start(api),
       useProxiesStore.getState().start(api),
       useTasksStore.getState().start(api),
+      useHealthStore.getState().start(api),
       // No config event exists: an image pull that finishes changes the images' cache state.
       api.on('task:update', (t) => {
         if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);

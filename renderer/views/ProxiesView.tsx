@@ -11,7 +11,7 @@ import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
-import { CpuCell, TrafficCell } from './ProxyTraffic.js';
+import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { InspectorView } from './InspectorView.js';
 
 /** Must match `.grid-row` height in styles.css. */
@@ -232,6 +232,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                 <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
               </div>
               {COLUMNS.slice(0, 4).map(headerFor)}
+              <div role="columnheader" className="col col-health">Health</div>
               <div role="columnheader" className="col col-traffic">Traffic in/out</div>
               <div role="columnheader" className="col col-cpu">CPU</div>
               {COLUMNS.slice(4).map(headerFor)}
@@ -282,6 +283,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                           ))
                         )}
                       </div>
+                      <div role="cell" className="col col-health"><HealthCell statsKey={key} /></div>
                       <div role="cell" className="col col-traffic"><TrafficCell statsKey={key} name={p.name} /></div>
                       <div role="cell" className="col col-cpu"><CpuCell statsKey={key} /></div>
                       <div role="cell" className="col col-port">{p.port}</div>

@@ -1,10 +1,11 @@
 /**
- * The Proxies table's traffic and CPU cells: each selects only its own row's figures from
+ * The Proxies table's traffic, CPU and health cells: each selects only its own row's figures from
  * the stats store, so a sample re-renders the visible rows' cells and nothing else. The
  * sparkline is a plain SVG polyline (no chart library, nothing the CSP refuses).
  */
 import { formatRate } from '../../shared/bytes.js';
 import { SPARK_HEIGHT as H, SPARK_WIDTH as W, sparkPoints } from '../sparkline.js';
+import { useHealthStore } from '../stores/health-store.js';
 import { useStatsStore } from '../stores/stats-store.js';
 
 export function TrafficCell({ statsKey, name }: { statsKey: string; name: string }) {
@@ -27,4 +28,21 @@ export function TrafficCell({ statsKey, name }: { statsKey: string; name: string
 export function CpuCell({ statsKey }: { statsKey: string }) {
   const rates = useStatsStore((s) => s.rates[statsKey]);
   return rates ? <>{rates.cpuPercent.toFixed(rates.cpuPercent < 10 ? 1 : 0)}%</> : <span className="meta">—</span>;
+}
+
+/** A dot and a word for the proxy's health, the latency beside it; the title says since when and why. */
+export function HealthCell({ statsKey }: { statsKey: string }) {
+  const h = useHealthStore((s) => s.health[statsKey]);
+  if (!h) return <span className="meta">—</span>;
+  const title = [
+    `${h.state} since ${new Date(h.since).toLocaleTimeString()}`,
+    h.lastError,
+    h.exitAddress && `exit address ${h.exitAddress}${h.exitChanged ? ' (changed)' : ''}`,
+  ].filter(Boolean).join('; ');
+  return (
+    <span className={`health health-${h.state}`} title={title}>
+      <span aria-hidden="true" className="dot">●</span> {h.state}
+      {h.latencyMs !== undefined && h.state !== 'unknown' && <span className="meta"> {h.latencyMs} ms</span>}
+    </span>
+  );
 }
