@@ -3,6 +3,7 @@
  * qemu runs, no guest needs to boot) has the stats fields the counters are read from, its
  * CPU time grows, and `egress-desk proxies top --once --json` reports rates for it.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm
 import type { FleetStats } from '../../shared/stats.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { type ProviderHome, localProviderHome, tinyImage } from '../support/provider.js';
+import { cliBin } from '../support/dist.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
@@ -20,12 +22,14 @@ const NAME = 'egtest-stats-1';
 let client: LibvirtClient;
 let sha256: string;
 let cli: ProviderHome['proxies'];
+let providerHome: ProviderHome;
 
 beforeAll(async () => {
   const home = mkdtempSync(join(tmpdir(), 'egress-stats-'));
   const image = tinyImage(home);
   sha256 = image.sha256;
-  cli = localProviderHome(env, 'egress-stats-', home, { name: 'tiny', ...image }).proxies;
+  providerHome = localProviderHome(env, 'egress-stats-', home, { name: 'tiny', ...image });
+  cli = providerHome.proxies;
   client = await systemClient();
   await removeProxy(client, NAME);
   const launched = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--json');
@@ -71,5 +75,27 @@ describe('domain stats on qemu:///system', () => {
     expect(mine!.rates).not.toBeNull();
     expect(mine!.rates!.cpuPercent).toBeGreaterThan(0);
     expect(stats.intervalMs).toBe(2000);
+  }, 60_000);
+
+  it('proxies top (not a terminal): a plain table a reading, rates from the second one; SIGTERM ends it with 0', async () => {
+    const child = spawn(process.execPath, [cliBin, '--config', providerHome.config, 'proxies', 'top', '--interval', '1'], {
+      env: { PATH: process.env.PATH ?? '', HOME: providerHome.home, EGRESS_DESK_HOME: join(providerHome.home, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const closed = new Promise<number | null>((r) => child.on('close', r));
+    const started = Date.now();
+    while ((out.match(/^egress-desk proxies top: every 1 s, by traffic, /gm) ?? []).length < 3 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGTERM');
+    expect(await closed).toBe(0);
+    expect(err).toBe('');
+    expect(out).not.toContain('\x1b['); // no screen control when stdout is not a terminal
+    const tables = out.split(/^egress-desk proxies top: .*$/m).slice(1);
+    expect(tables.length).toBeGreaterThanOrEqual(3);
+    const row = tables.at(-1)!.split('\n').find((l) => l.startsWith(`${NAME} `));
+    expect(row).toMatch(new RegExp(`^${NAME}\\s+local\\s+\\d+(\\.\\d)? \\S+/s\\s+\\d+(\\.\\d)? \\S+/s\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+%$`));
   }, 60_000);
 });
