@@ -115,7 +115,14 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
-  useEffect(() => (hidden ? undefined : useStatsStore.getState().watch(backend())), [hidden]);
+  useEffect(() => {
+    if (hidden) return undefined;
+    try {
+      return useStatsStore.getState().watch(backend());
+    } catch {
+      return undefined; // no bridge: the frame already says so (App.tsx), the cells show dashes
+    }
+  }, [hidden]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
   const rows = useMemo(() => sortAndFilter(all, filter, sort), [all, filter, sort]);
 
