@@ -4,6 +4,7 @@ import type { ConfigState } from '../shared/ipc.js';
 import { backend } from './backend.js';
 import { useAppConfigStore } from './stores/app-config-store.js';
 import { errorMessage } from './format.js';
+import { useHealthStore } from './stores/health-store.js';
 import { useHostsStore } from './stores/hosts-store.js';
 import { useProxiesStore } from './stores/proxies-store.js';
 import { frameConfig, frameUi, runningTasks } from './stores/slices.js';
@@ -39,6 +40,7 @@ function useBackend(): void {
       useHostsStore.getState().start(api),
       useProxiesStore.getState().start(api),
       useTasksStore.getState().start(api),
+      useHealthStore.getState().start(api),
       // No config event exists: an image pull that finishes changes the images' cache state.
       api.on('task:update', (t) => {
         if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);

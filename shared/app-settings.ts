@@ -15,8 +15,21 @@ export const HostSettingsSchema = z.strictObject({
 });
 export type HostSettings = z.infer<typeof HostSettingsSchema>;
 
+const HttpUrl = z.url({ protocol: /^http$/, error: 'must be an http:// URL (the probe sends it to the proxy in absolute form)' });
+
+/** The health probe through each proxy (electron/services/app/fleet-health.ts). */
+export const HealthSettingsSchema = z.strictObject({
+  /** Fetched through each proxy every 30 s: status and latency. Without it, the proxy itself is asked. */
+  checkUrl: HttpUrl.optional(),
+  /** Answers the caller's address (plain text or `{"ip": …}`): the proxy's exit address. Fetched instead of checkUrl when set. */
+  echoUrl: HttpUrl.optional(),
+  /** An answer slower than this is "slow" (default 2000 ms). */
+  slowMs: z.number().int().positive().max(60_000).optional(),
+});
+
 export const AppSettingsSchema = z.strictObject({
   hosts: z.record(z.string().min(1), HostSettingsSchema).default({}),
+  health: HealthSettingsSchema.default({}),
 });
 export type AppSettings = z.infer<typeof AppSettingsSchema>;
 

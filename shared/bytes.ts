@@ -15,3 +15,8 @@ export function formatBytes(bytes: number): string {
   }
   return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
 }
+
+/** A rate for people: bytes a second, rounded to whole bytes, in the same units ("1.5 KiB/s"). */
+export function formatRate(bytesPerSecond: number): string {
+  return `${formatBytes(Math.round(bytesPerSecond))}/s`;
+}

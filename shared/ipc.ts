@@ -17,6 +17,8 @@ import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, Ima
 import type { ErrorEnvelope } from './ipc-transport.js';
 import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
+import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
+import { FleetHealthSchema } from './health.js';
 import { TaskRefSchema, TaskSchema } from './tasks.js';
 
 /** A problem of the config file: its field's path, what is wrong, and the line of the file it is on when known. */
@@ -159,6 +161,10 @@ export const channels = {
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
+  /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
+  'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
+  /** Health through each proxy as last probed (shared/health.ts); probes run every 30 s. */
+  'proxies:health': channel(z.undefined(), FleetHealthSchema),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
@@ -185,6 +191,8 @@ export const events = {
   'task:update': TaskSchema,
   'proxy:changed': ProxyChangedSchema,
   'host:status': HostStatusSchema,
+  'proxy:stats': FleetStatsSchema,
+  'proxy:health': FleetHealthSchema,
   'console:data': ConsoleDataSchema,
   'console:closed': ConsoleClosedSchema,
   'app:command': AppCommandSchema,

@@ -12,8 +12,8 @@ export interface CliIo {
   cwd: string;
   /** Where questions are answered (confirmations); the process's stdin when absent. */
   stdin?: Readable;
-  /** Whether stdin and stderr are terminals (prompts, progress lines); the process's when absent. */
-  isTTY?: { stdin?: boolean; stderr?: boolean };
+  /** Whether stdin, stdout and stderr are terminals (prompts, progress lines, `proxies top`'s screen); the process's when absent. */
+  isTTY?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
 }
 
 /** Options every command accepts (declared on the root program). */

@@ -7,6 +7,9 @@ import type { ResolvedKVMConfig } from '../../shared/config.js';
 import type { AppInfo } from '../../shared/ipc.js';
 import { AppService } from '../services/app/app-service.js';
 import { type FleetBackend, openFleetBackend } from '../services/app/fleet-backend.js';
+import type { Probe } from '../services/app/fleet-health.js';
+import type { StatsClock } from '../services/app/fleet-stats.js';
+import { appSettingsPath } from '../services/settings/app-settings.js';
 import { ConfigService } from '../services/config/config-service.js';
 import { ConfigStore } from '../services/config/config-store.js';
 import { configPath } from '../services/config/paths.js';
@@ -36,6 +39,10 @@ export interface AppServicesOptions {
   openBackend?: (config: ResolvedKVMConfig) => FleetBackend;
   /** The background re-listing period (default 60 s; 0 turns it off). */
   reconcileIntervalMs?: number;
+  /** The traffic sampler's clock (default the process's): tests drive the 5 s / 60 s cadence. */
+  statsClock?: StatsClock;
+  /** The health probe (default through the network); tests pass one that never leaves the process. */
+  probe?: Probe;
   /** Where remembered SSH passphrases go: the Electron shell's safeStorage store; else `<dataDir>/secrets.json` (0600). */
   secrets?: SecretStore;
   /** The desktop app's OS keychain store: proxy credentials go there (the 0600 file stays behind it for the CLI's proxies). */
@@ -61,7 +68,15 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
         reconnect: {},
         ...(options.keyring ? { credentials: new KeyringCredentialsStore(options.keyring, new FileCredentialsStore(credentialsPath(dataDir))) } : {}),
       }));
-  const app = new AppService({ store, config, openBackend, ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}) });
+  const app = new AppService({
+    store,
+    config,
+    openBackend,
+    ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
+    ...(options.statsClock ? { statsClock: options.statsClock } : {}),
+    ...(options.probe ? { probe: options.probe } : {}),
+    settingsFile: appSettingsPath(dataDir),
+  });
   const close = () => app.close();
   const router = createRouter(createHandlers({ info, app }), { subscribe: (sink) => app.subscribe(sink), close });
   return { info, router, app, close };

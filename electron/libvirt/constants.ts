@@ -91,3 +91,10 @@ export const DomainStatsType = {
   MEMORY: 256,
   DIRTYRATE: 512,
 } as const;
+
+/**
+ * `virConnectGetAllDomainStatsFlags` (the ones we use): ACTIVE limits the call to running
+ * domains; NOWAIT skips a group of a domain that a job holds instead of waiting for it, so
+ * one busy domain does not hold up the whole host's figures.
+ */
+export const GetAllDomainStatsFlags = { ACTIVE: 1, NOWAIT: 1 << 29 } as const;

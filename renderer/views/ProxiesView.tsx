@@ -9,7 +9,9 @@ import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
 import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
+import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { InspectorView } from './InspectorView.js';
 
 /** Must match `.grid-row` height in styles.css. */
@@ -112,6 +114,15 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const now = useNow();
+  // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
+  useEffect(() => {
+    if (hidden) return undefined;
+    try {
+      return useStatsStore.getState().watch(backend());
+    } catch {
+      return undefined; // no bridge: the frame already says so (App.tsx), the cells show dashes
+    }
+  }, [hidden]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
   const rows = useMemo(() => sortAndFilter(all, filter, sort), [all, filter, sort]);
 
@@ -227,7 +238,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
               <div role="columnheader" className="col col-select">
                 <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
               </div>
-              {COLUMNS.map(headerFor)}
+              {COLUMNS.slice(0, 4).map(headerFor)}
+              <div role="columnheader" className="col col-health">Health</div>
+              <div role="columnheader" className="col col-traffic">Traffic in/out</div>
+              <div role="columnheader" className="col col-cpu">CPU</div>
+              {COLUMNS.slice(4).map(headerFor)}
               <div role="columnheader" className="col col-actions">Actions</div>
             </div>
           </div>
@@ -275,6 +290,9 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                           ))
                         )}
                       </div>
+                      <div role="cell" className="col col-health"><HealthCell statsKey={key} /></div>
+                      <div role="cell" className="col col-traffic"><TrafficCell statsKey={key} name={p.name} /></div>
+                      <div role="cell" className="col col-cpu"><CpuCell statsKey={key} /></div>
                       <div role="cell" className="col col-port">{p.port}</div>
                       <div role="cell" className="col col-machineType">{p.machineType}</div>
                       <div role="cell" className="col col-image">{p.image.name}</div>

@@ -11,6 +11,7 @@ import { ErrorCode, LibvirtError } from '../../electron/libvirt/index.js';
 import {
   type AddressSource,
   type ConsoleOptions,
+  type DomainCounters,
   type DomainEvent,
   type DomainInfo,
   type DomainStateName,
@@ -44,10 +45,18 @@ interface FakePool {
   job?: string;
 }
 
+/** The counters a fake domain's stats report (see {@link FakeHost.addUsage}). */
+export type FakeUsage = Omit<DomainCounters, 'name' | 'id'>;
+
+const NO_USAGE: FakeUsage = { cpuTimeNs: 0, rxBytes: 0, rxPackets: 0, txBytes: 0, txPackets: 0 };
+
 interface FakeDomain {
   name: string;
   xml: string;
   state: DomainStateName;
+  /** The run's id (a new one at each start, like libvirt's) and its counters, zero at start. */
+  id?: number;
+  usage?: FakeUsage;
 }
 
 /**
@@ -155,6 +164,7 @@ export class FakeHost implements LibvirtApi {
   private readonly listeners = new Set<(e: DomainEvent) => void>();
   private readonly ticks: number;
   private nextIp = 10;
+  private nextId = 1;
 
   constructor(options: FakeHostOptions) {
     this.name = options.name;
@@ -241,13 +251,13 @@ export class FakeHost implements LibvirtApi {
 
   async listDomains(): Promise<DomainInfo[]> {
     await this.enter('listDomains');
-    return [...this.domains.values()].map((d) => ({ ...d }));
+    return [...this.domains.values()].map(({ name, xml, state }) => ({ name, xml, state }));
   }
 
   async getDomain(name: string): Promise<DomainInfo | null> {
     await this.enter('getDomain', name);
     const d = this.domains.get(name);
-    return d ? { ...d } : null;
+    return d ? { name: d.name, xml: d.xml, state: d.state } : null;
   }
 
   async defineDomain(xml: string): Promise<void> {
@@ -267,6 +277,8 @@ export class FakeHost implements LibvirtApi {
       if (!this.pool(m[1]!).volumes.has(m[2]!)) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: no storage vol with matching name '${m[2]}'`);
     }
     d.state = 'running';
+    d.id = this.nextId++;
+    d.usage = { ...NO_USAGE };
     const mac = /<mac address="([^"]+)"/.exec(d.xml)?.[1];
     const network = /<source network="([^"]+)"/.exec(d.xml)?.[1];
     if (this.autoLease && mac && network) {
@@ -426,6 +438,20 @@ export class FakeHost implements LibvirtApi {
     }
     if (source === 'arp') throw LibvirtError.local(ErrorCode.INTERNAL_ERROR, 'wrong nlmsg len');
     return [];
+  }
+
+  /** The running domain `name` uses CPU and moves packets: its counters grow by `usage`. */
+  addUsage(name: string, usage: Partial<FakeUsage>): void {
+    const d = this.domain(name);
+    if (d.state !== 'running' || !d.usage) throw new Error(`fake domain ${name} is not running`);
+    for (const k of Object.keys(NO_USAGE) as Array<keyof FakeUsage>) d.usage[k] += usage[k] ?? 0;
+  }
+
+  async domainCounters(): Promise<DomainCounters[]> {
+    await this.enter('domainCounters');
+    const out: DomainCounters[] = [];
+    for (const d of this.domains.values()) if (d.state === 'running' && d.usage && d.id !== undefined) out.push({ name: d.name, id: d.id, ...d.usage });
+    return out;
   }
 
   async freeMemory(): Promise<number> {

@@ -11,7 +11,7 @@ export function imageCacheDir(ctx: CliContext): string {
 }
 
 /** True when the stream is a terminal (the context may say so for in-process tests). */
-export const isTTY = (ctx: CliContext, stream: 'stdin' | 'stderr'): boolean => ctx.io.isTTY?.[stream] ?? Boolean(process[stream].isTTY);
+export const isTTY = (ctx: CliContext, stream: 'stdin' | 'stdout' | 'stderr'): boolean => ctx.io.isTTY?.[stream] ?? Boolean(process[stream].isTTY);
 
 /**
  * Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts: a download stops

@@ -1,6 +1,6 @@
 /** The provider as one CLI command uses it: the config's hosts, the shared cache and credentials, closed at the end. */
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
-import { openFleetBackend } from '../../services/app/fleet-backend.js';
+import { type FleetBackend, openFleetBackend } from '../../services/app/fleet-backend.js';
 import type { KvmProvider } from '../../services/provider/kvm/provider.js';
 import type { CliContext } from '../context.js';
 import { loadKvmConfig } from '../load-config.js';
@@ -9,6 +9,8 @@ import { cliSshPool, polkitLine } from '../ssh-pool.js';
 export interface CliProvider {
   provider: KvmProvider;
   config: ResolvedKVMConfig;
+  /** The composition under the provider (its host connections: `proxies top` asks them for stats). */
+  backend: FleetBackend;
   close: () => Promise<void>;
 }
 
@@ -23,7 +25,7 @@ export async function openProvider(ctx: CliContext): Promise<CliProvider> {
     onConnected: (host, via) => ctx.debug(`${host}: connected through ${via}`),
     onPolkit: (host) => ctx.debug(polkitLine(host)),
   });
-  return { provider: backend.provider, config, close: () => backend.close() };
+  return { provider: backend.provider, config, backend, close: () => backend.close() };
 }
 
 /** Runs `fn` with a provider, always closing its connections. */

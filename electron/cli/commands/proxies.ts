@@ -4,10 +4,12 @@ import type { CommandKit } from '../kit.js';
 import { registerLaunchCommand } from './proxies-launch.js';
 import { registerManageCommands } from './proxies-manage.js';
 import { registerRenderCommand } from './proxies-render.js';
+import { registerTopCommand } from './proxies-top.js';
 
 export function registerProxyCommands(program: Command, kit: CommandKit): void {
   const proxies = program.command('proxies').description('launch, list, inspect and delete egress proxies');
   registerLaunchCommand(proxies, kit);
   registerManageCommands(proxies, kit);
   registerRenderCommand(proxies, kit);
+  registerTopCommand(proxies, kit);
 }

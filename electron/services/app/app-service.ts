@@ -17,6 +17,8 @@ import { ConfigWatch } from '../config/config-watch.js';
 import { ConfigWrites } from './config-writes.js';
 import { ConsoleSessions } from './console-sessions.js';
 import type { FleetBackend } from './fleet-backend.js';
+import type { Probe } from './fleet-health.js';
+import type { StatsClock } from './fleet-stats.js';
 import type { AppEventListener } from './fleet-watch.js';
 import { HostsArea } from './hosts-area.js';
 import { LiveBackend } from './live-backend.js';
@@ -33,6 +35,12 @@ export interface AppServiceOptions {
   reconcileIntervalMs?: number;
   /** Notice edits of the config file made outside the app (default true). */
   watchConfig?: boolean;
+  /** The traffic sampler's and health monitor's clock (default the process's; tests drive it). */
+  statsClock?: StatsClock;
+  /** The app's own settings file (settings.json in the data directory). */
+  settingsFile?: string;
+  /** The health probe (default through the network; tests pass their own). */
+  probe?: Probe;
 }
 
 /** Every area but `app`, which is the front end's own (its version, data directory). */
@@ -56,7 +64,10 @@ export class AppService {
     this.tasks.setListener((task) => this.emit('task:update', task));
     const emit: AppEventListener = (event, payload) => this.emit(event, payload);
     this.config = new ConfigWrites({ store: options.store, config: options.config, tasks: this.tasks, reset: () => this.reset(), backend: () => this.backend(), now });
-    this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000 });
+    this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000, ...(options.statsClock ? { statsClock: options.statsClock } : {}),
+      ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+      ...(options.probe ? { probe: options.probe } : {}),
+    });
     this.consoles = new ConsoleSessions({ backend: () => this.backend(), emit });
     // An edit by hand while the app runs: taken when it loads, reported (with its lines) when not.
     if (options.watchConfig !== false) {

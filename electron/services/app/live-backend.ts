@@ -5,12 +5,19 @@
  */
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { readAppSettings } from '../settings/app-settings.js';
+import { FleetHealthMonitor, type Probe } from './fleet-health.js';
+import { FleetStatsSampler, type StatsClock } from './fleet-stats.js';
 import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
 
 /** A backend that is open, with its watcher. */
 export interface Live {
   backend: FleetBackend;
   watch: FleetWatch;
+  /** Traffic and CPU per proxy of the proxies the watcher knows, from the connected hosts. */
+  stats: FleetStatsSampler;
+  /** Health through each ready proxy, every 30 s. */
+  health: FleetHealthMonitor;
 }
 
 export interface LiveBackendOptions {
@@ -20,6 +27,12 @@ export interface LiveBackendOptions {
   openBackend: (config: ResolvedKVMConfig) => FleetBackend;
   emit: AppEventListener;
   reconcileIntervalMs: number;
+  /** The stats sampler's and health monitor's clock (tests drive it). */
+  statsClock?: StatsClock;
+  /** The app's settings file (the health probe's URLs); absent: the defaults. */
+  settingsFile?: string;
+  /** The health probe (default: through the network; tests pass their own). */
+  probe?: Probe;
 }
 
 export class LiveBackend {
@@ -59,6 +72,8 @@ export class LiveBackend {
     if (opening && !this.closedForGood) this.inherited = opening.then((o) => o.watch.seen, () => undefined);
     const live = await opening?.catch(() => undefined);
     if (!live) return;
+    live.stats.close();
+    live.health.close();
     await live.watch.close();
     await live.backend.close();
   }
@@ -70,6 +85,25 @@ export class LiveBackend {
 
   private wire(backend: FleetBackend, inherited: SeenRecords | undefined): Live {
     const watch = new FleetWatch({ backend, emit: this.options.emit, reconcileIntervalMs: this.options.reconcileIntervalMs, ...(inherited ? { inherited } : {}) });
-    return { backend, watch };
+    const stats = new FleetStatsSampler({
+      hosts: () => backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name),
+      apiFor: (host) => backend.apiFor(host),
+      proxies: () => watch.seen.values(),
+      emit: (figures) => this.options.emit('proxy:stats', figures),
+      ...(this.options.statsClock ? { clock: this.options.statsClock } : {}),
+    });
+    stats.start();
+    const { settingsFile, probe, statsClock } = this.options;
+    const health = new FleetHealthMonitor({
+      proxies: () => watch.seen.values(),
+      connected: () => new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name)),
+      credentials: (name) => backend.credentials.get(name),
+      settings: async () => (settingsFile ? (await readAppSettings(settingsFile)).health : {}),
+      emit: (figures) => this.options.emit('proxy:health', figures),
+      ...(probe ? { probe } : {}),
+      ...(statsClock ? { clock: statsClock } : {}),
+    });
+    health.start();
+    return { backend, watch, stats, health };
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import type { ProxySpec } from '../../../shared/proxy.js';
+import { WATCH_LEASE_MS } from '../../../shared/stats.js';
 import { CredentialsInKeyringError } from '../credentials/keyring-credentials-store.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -81,6 +82,18 @@ export class ProxiesArea implements AreaService<'proxies'> {
   async url(input: ChannelInput<'proxies:url'>): Promise<{ url: string | null }> {
     const { backend } = await this.open();
     return { url: (await backend.provider.proxyUrl(input.name)) ?? null };
+  }
+
+  /** Traffic and CPU per proxy as last sampled; `watch` keeps the 5 s cadence for the next 30 s. */
+  async stats(input: ChannelInput<'proxies:stats'>): Promise<ChannelOutput<'proxies:stats'>> {
+    const { stats } = await this.open();
+    if (input.watch) stats.renew(WATCH_LEASE_MS);
+    return stats.snapshot({ history: input.history === true });
+  }
+
+  /** Health through each proxy as last probed. */
+  async health(): Promise<ChannelOutput<'proxies:health'>> {
+    return (await this.open()).health.snapshot();
   }
 
   private async proxyTask(verb: 'start' | 'stop' | 'delete', title: string, name: string, fn: (b: FleetBackend) => Promise<object>): Promise<{ taskId: string }> {

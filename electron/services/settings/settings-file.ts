@@ -17,7 +17,11 @@ export function settingsPath(dataDir: string): string {
 
 /** The settings, or the defaults when there is no file; an unreadable or invalid file is an error naming it and the field. */
 export async function readSettings(dataDir: string): Promise<AppSettings> {
-  const path = settingsPath(dataDir);
+  return readSettingsFile(settingsPath(dataDir));
+}
+
+/** {@link readSettings} of a settings file named by its path. */
+export async function readSettingsFile(path: string): Promise<AppSettings> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -4,10 +4,10 @@
  * is saved, where a window may be restored) are plain functions over rectangles, tested
  * without a display; electron/shell/app.ts only feeds them Electron's screen and window.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../config/atomic-write.js';
+import { readJsonFile } from '../config/json-file.js';
 
 export const WINDOW_STATE_FILE = 'window-state.json';
 
@@ -111,24 +111,9 @@ export function windowStatePath(dataDir: string): string {
   return join(dataDir, WINDOW_STATE_FILE);
 }
 
-/**
- * The saved state, or undefined when there is none or it cannot be used (unreadable, not
- * JSON, or not the schema: a hand-edited or truncated file is ignored, and the next save
- * replaces it).
- */
-export async function readWindowState(file: string): Promise<WindowState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const parsed = WindowStateSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+/** The saved state, or undefined when there is none or it cannot be used (then the next save replaces it). */
+export function readWindowState(file: string): Promise<WindowState | undefined> {
+  return readJsonFile(file, WindowStateSchema);
 }
 
 /** Saves the state atomically (a crash mid-write leaves the previous file). */

@@ -35,7 +35,7 @@ describe('egress-desk hosts image-transfer', () => {
     expect(await cli('hosts', 'image-transfer', 'edge-a')).toMatchObject({ code: 0, stdout: 'edge-a: auto\n' });
     expect(await cli('hosts', 'image-transfer', 'edge-a', 'upload')).toMatchObject({ code: 0, stdout: 'edge-a: upload\n' });
     expect(statSync(settingsPath(data())).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8'))).toEqual({ hosts: { 'edge-a': { imageTransfer: 'upload' } } });
+    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8'))).toEqual({ hosts: { 'edge-a': { imageTransfer: 'upload' } }, health: {} });
     expect(imageTransferOf(await readSettings(data()), 'edge-a')).toBe('upload');
     expect(imageTransferOf(await readSettings(data()), 'other')).toBe('auto');
     expect(readFileSync(join(work, 'config.yaml'), 'utf8')).toBe(CONFIG);

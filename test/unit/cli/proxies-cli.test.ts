@@ -17,7 +17,7 @@ describe('egress-desk proxies (usage)', () => {
   it('lists every subcommand in its help', async () => {
     const r = await setup()('--help');
     expect(r.code).toBe(0);
-    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render', 'top']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
   });
 
   it('refuses a bad name, a bad port and a bad timeout before touching any host', async () => {

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AppServices, createAppServices } from '../../../electron/ipc/app-services.js';
 import type { FleetBackend, HostDirectory } from '../../../electron/services/app/fleet-backend.js';
+import type { Probe } from '../../../electron/services/app/fleet-health.js';
+import type { StatsClock } from '../../../electron/services/app/fleet-stats.js';
 import { serializeConfig } from '../../../electron/services/config/document.js';
 import { ImageCache } from '../../../electron/services/images/image-cache.js';
 import type { ProviderConfig } from '../../../shared/config.js';
@@ -67,7 +69,10 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
   };
 }
 
-export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory } = {}): AppFixture {
+/** The fixture's proxies have made-up addresses: a health probe must never go to the network. */
+const noProbe: Probe = async () => ({ ok: false, latencyMs: 0, error: 'the test probes no proxy' });
+
+export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock; probe?: Probe } = {}): AppFixture {
   const fx = options.fx ?? fixture();
   const dataDir = mkdtempSync(join(tmpdir(), 'egress-app-'));
   const configFile = join(dataDir, 'config.yaml');
@@ -101,7 +106,7 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory } = {}
     credentials: fx.credentials,
     close: async () => void closed++,
   });
-  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0 });
+  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0, probe: options.probe ?? noProbe, ...(options.statsClock ? { statsClock: options.statsClock } : {}) });
   const events: AppFixture['events'] = [];
   services.app.subscribe((event, payload) => events.push({ event, payload }));
   const invoke = (channel: string, input?: unknown) => services.router.invoke(channel, input);

@@ -10,6 +10,7 @@ import {
   type DomainRef,
   DomainDefine,
   DomainStatsType,
+  GetAllDomainStatsFlags,
   DomainUndefine,
   IpAddrType,
   InterfaceAddressesSource,
@@ -29,9 +30,10 @@ import {
   listAllVolumes,
 } from '../../../libvirt/index.js';
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
+import { countersFromStats } from './domain-counters.js';
 import { retryWhilePoolBusy } from './pool-busy.js';
 import { buildStagingPoolXml } from './staging-xml.js';
-import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
+import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainCounters, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
 const SOURCE_CODES: Record<AddressSource, number> = { lease: InterfaceAddressesSource.LEASE, agent: InterfaceAddressesSource.AGENT, arp: InterfaceAddressesSource.ARP };
@@ -71,6 +73,14 @@ export class ClientApi implements LibvirtApi {
       out.push({ name: dom.name, xml, state: states.get(formatUuid(dom.uuid)) ?? (dom.id >= 0 ? 'running' : 'shutoff') });
     });
     return out;
+  }
+
+  async domainCounters(): Promise<DomainCounters[]> {
+    const records = await getAllDomainStats(this.client, {
+      stats: DomainStatsType.CPU_TOTAL | DomainStatsType.INTERFACE,
+      flags: GetAllDomainStatsFlags.ACTIVE | GetAllDomainStatsFlags.NOWAIT,
+    });
+    return records.map((r) => countersFromStats(r.dom.name, r.dom.id, r.stats));
   }
 
   async getDomain(name: string): Promise<DomainInfo | null> {

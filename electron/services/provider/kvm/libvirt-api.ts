@@ -54,6 +54,26 @@ export interface GuestAddress {
   expiresAt?: number;
 }
 
+/**
+ * A running domain's cumulative counters, from one CONNECT_GET_ALL_DOMAIN_STATS call per
+ * host (groups CPU_TOTAL and INTERFACE). Counters start at zero when the domain starts.
+ */
+export interface DomainCounters {
+  name: string;
+  /** libvirt's id of the running domain: a new id is a new run, whose counters started again. */
+  id: number;
+  /** CPU time the domain used, in nanoseconds (`cpu.time`). */
+  cpuTimeNs: number;
+  /**
+   * Summed over its interfaces, as the domain sees them: `rx` is what came into the guest,
+   * `tx` what left it (libvirt swaps a tap device's host-side counters to say so).
+   */
+  rxBytes: number;
+  rxPackets: number;
+  txBytes: number;
+  txPackets: number;
+}
+
 /** A lifecycle event, reduced to what the provider reacts to. */
 export interface DomainEvent {
   domain: string;
@@ -121,6 +141,8 @@ export interface LibvirtApi {
   dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]>;
   /** A domain's addresses from one source. */
   interfaceAddresses(domain: string, source: AddressSource): Promise<GuestAddress[]>;
+  /** The counters of every running domain, in one call. */
+  domainCounters(): Promise<DomainCounters[]>;
   /** Free host memory in bytes. */
   freeMemory(): Promise<number>;
   /** libvirt's host UUID: two host entries with the same one reach the same hypervisor. */

@@ -1,0 +1,135 @@
+/**
+ * Health of every ready proxy, probed through the proxy itself every 30 s
+ * (services/health/proxy-probe.ts): at most a few probes in flight per host, each bounded
+ * by its timeout, and a proxy whose last probe has not ended is not probed again, so a
+ * dead host never piles probes up. A proxy that is not running, has no address or no
+ * credentials here, or whose host is not connected, is unknown (saying which).
+ */
+import type { FleetHealth, ProxyHealth } from '../../../shared/health.js';
+import type { ProxyCredentials } from '../../../shared/proxy.js';
+import { type Observation, nextHealth } from '../health/health-state.js';
+import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
+import type { ProxyRecord } from '../provider/kvm/context.js';
+import type { AppSettings } from '../settings/app-settings.js';
+import { type StatsClock, systemClock } from './fleet-stats.js';
+
+export type Probe = (target: ProbeTarget, options: ProbeOptions) => Promise<ProbeResult>;
+
+export interface FleetHealthOptions {
+  proxies: () => Iterable<ProxyRecord>;
+  /** The hosts connected now. */
+  connected: () => ReadonlySet<string>;
+  credentials: (name: string) => Promise<ProxyCredentials | undefined>;
+  /** Read each round, so a changed settings file applies from the next round. */
+  settings: () => Promise<AppSettings['health']>;
+  emit?: (health: FleetHealth) => void;
+  probe?: Probe;
+  clock?: StatsClock;
+  /** Default 30 s. */
+  intervalMs?: number;
+  /** Default 10 s. */
+  timeoutMs?: number;
+  /** Probes in flight per host at most (default 4). */
+  perHost?: number;
+}
+
+const key = (host: string, domain: string) => `${host}/${domain}`;
+
+export class FleetHealthMonitor {
+  private readonly health = new Map<string, ProxyHealth>();
+  private readonly probing = new Set<string>();
+  private readonly clock: StatsClock;
+  private readonly probe: Probe;
+  private cancelTimer: (() => void) | undefined;
+  private closed = false;
+  private at = 0;
+
+  constructor(private readonly options: FleetHealthOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.probe = options.probe ?? ((t, o) => probeProxy(t, o));
+  }
+
+  /** The first round after one interval, then one every interval. */
+  start(): void {
+    this.schedule();
+  }
+
+  snapshot(): FleetHealth {
+    return { at: this.at, proxies: [...this.health.values()] };
+  }
+
+  /**
+   * One round now; resolves when its probes have ended. Rounds may overlap (a slow host's
+   * probes outlast the interval): a proxy still being probed is left out of the next one.
+   */
+  check(): Promise<FleetHealth> {
+    return this.runRound();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cancelTimer?.();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.cancelTimer = this.clock.schedule(() => {
+      // Not awaited: one host's slow probes must not hold up the next round of the others.
+      void this.check();
+      this.schedule();
+    }, this.options.intervalMs ?? 30_000);
+  }
+
+  private async runRound(): Promise<FleetHealth> {
+    const settings = await this.options.settings();
+    const connected = this.options.connected();
+    const known = new Set<string>();
+    const byHost = new Map<string, ProxyRecord[]>();
+    for (const p of this.options.proxies()) {
+      const k = key(p.host, p.id);
+      known.add(k);
+      const why = p.state !== 'running' ? 'not running' : !connected.has(p.host) ? `host ${p.host} is not connected` : !p.addresses[0] ? 'no address yet' : undefined;
+      if (why) this.observe(p, { unknown: why });
+      else if (!this.probing.has(k)) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p]);
+    }
+    for (const k of this.health.keys()) if (!known.has(k)) this.health.delete(k);
+    const target = settings.echoUrl ?? settings.checkUrl;
+    const options: ProbeOptions = { timeoutMs: this.options.timeoutMs ?? 10_000, ...(target ? { url: target } : {}), ...(settings.echoUrl ? { echo: true } : {}) };
+    const slowMs = settings.slowMs ?? 2000;
+    // Each host's figures go out as soon as its probes end; the unknown ones at once.
+    if (!byHost.size) return this.report();
+    await Promise.all([...byHost.values()].map((list) => this.probeHost(list, options, slowMs).then(() => this.report())));
+    return this.snapshot();
+  }
+
+  private report(): FleetHealth {
+    this.at = this.clock.now();
+    const out = this.snapshot();
+    if (!this.closed) this.options.emit?.(out);
+    return out;
+  }
+
+  /** Probes one host's proxies, at most `perHost` at a time. */
+  private async probeHost(list: ProxyRecord[], options: ProbeOptions, slowMs: number): Promise<void> {
+    const queue = [...list];
+    const worker = async () => {
+      for (let p = queue.shift(); p; p = queue.shift()) {
+        const k = key(p.host, p.id);
+        this.probing.add(k);
+        try {
+          const credentials = await this.options.credentials(p.name).catch(() => undefined);
+          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(credentials ? { credentials } : {}) }, options);
+          this.observe(p, { probe: result }, slowMs);
+        } finally {
+          this.probing.delete(k);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.perHost ?? 4, queue.length) }, worker));
+  }
+
+  private observe(p: ProxyRecord, seen: Observation, slowMs = 2000): void {
+    const k = key(p.host, p.id);
+    this.health.set(k, nextHealth({ host: p.host, domain: p.id, name: p.name }, this.health.get(k), seen, this.clock.now(), slowMs));
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The fleet's traffic and load, sampled from the hosts: one CONNECT_GET_ALL_DOMAIN_STATS
+ * call per connected host each round (every 5 s while someone watches, 60 s otherwise),
+ * turned into rates per proxy (services/stats/rates.ts) and a bounded history in memory
+ * (services/stats/rate-history.ts), never written anywhere. A host whose last call has not
+ * answered is skipped rather than asked again, and a call that takes longer than its
+ * timeout counts as failed: a dead host never piles calls up.
+ */
+import type { FleetStats, ProxyStats } from '../../../shared/stats.js';
+import { messageOf } from '../../../shared/errors.js';
+import type { ProxyRecord } from '../provider/kvm/context.js';
+import type { DomainCounters, LibvirtApi } from '../provider/kvm/libvirt-api.js';
+import { RateHistory } from '../stats/rate-history.js';
+import { type Rates, type Reading, ratesBetween } from '../stats/rates.js';
+
+/** Time as the sampler sees it: injected so that tests drive the cadence. */
+export interface StatsClock {
+  now(): number;
+  /** Runs `fn` after `ms`; returns what cancels it. */
+  schedule(fn: () => void, ms: number): () => void;
+}
+
+/** The process's clock; its timers do not keep the process alive. */
+export const systemClock: StatsClock = {
+  now: () => Date.now(),
+  schedule: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return () => clearTimeout(t);
+  },
+};
+
+export interface FleetStatsOptions {
+  /** The hosts to ask now (the connected ones: a host that is down is its connection's to retry). */
+  hosts: () => string[];
+  apiFor: (host: string) => Promise<LibvirtApi>;
+  /** The proxies known now: a domain that is not one of them is not ours and is not reported. */
+  proxies: () => Iterable<ProxyRecord>;
+  /** Called with the figures after every sample. */
+  emit?: (stats: FleetStats) => void;
+  clock?: StatsClock;
+  /** Default 5 s. */
+  watchIntervalMs?: number;
+  /** Default 60 s. */
+  idleIntervalMs?: number;
+  /** How long one host's stats call may take before that host counts as failed for the round (default 10 s). */
+  callTimeoutMs?: number;
+}
+
+interface Entry {
+  host: string;
+  domain: string;
+  name: string;
+  last?: Reading;
+  rates: Rates | null;
+  history: RateHistory;
+}
+
+const key = (host: string, domain: string) => `${host}/${domain}`;
+
+export class FleetStatsSampler {
+  private readonly clock: StatsClock;
+  private readonly watchIntervalMs: number;
+  private readonly idleIntervalMs: number;
+  private readonly callTimeoutMs: number;
+  private readonly entries = new Map<string, Entry>();
+  /** Hosts whose stats call has not answered yet. */
+  private readonly inFlight = new Set<string>();
+  private watchers = 0;
+  private leaseUntil = 0;
+  private cancelTimer: (() => void) | undefined;
+  private sampling: Promise<FleetStats> | undefined;
+  private closed = false;
+  private latest: FleetStats;
+
+  constructor(private readonly options: FleetStatsOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.watchIntervalMs = options.watchIntervalMs ?? 5_000;
+    this.idleIntervalMs = options.idleIntervalMs ?? 60_000;
+    this.callTimeoutMs = options.callTimeoutMs ?? 10_000;
+    this.latest = { at: 0, intervalMs: this.intervalMs, failedHosts: [], proxies: [] };
+  }
+
+  /** True while a watcher or an unexpired lease asks for the fast cadence. */
+  get watching(): boolean {
+    return this.watchers > 0 || this.clock.now() < this.leaseUntil;
+  }
+
+  get intervalMs(): number {
+    return this.watching ? this.watchIntervalMs : this.idleIntervalMs;
+  }
+
+  /** Starts sampling: at once when someone already watches, else after the idle interval (a watcher brings it forward). */
+  start(): void {
+    this.scheduleNext(this.watching ? 0 : this.idleIntervalMs);
+  }
+
+  /** Asks for the fast cadence until the returned function is called (an in-process viewer: `proxies top`). */
+  watch(): () => void {
+    this.watchers++;
+    this.hurry();
+    let released = false;
+    return () => {
+      if (!released) this.watchers--;
+      released = true;
+    };
+  }
+
+  /** Asks for the fast cadence for `ms` more (a window renews it while it shows the figures). */
+  renew(ms: number): void {
+    this.leaseUntil = Math.max(this.leaseUntil, this.clock.now() + ms);
+    this.hurry();
+  }
+
+  /** The figures of the last sample; with `history`, each proxy's last hour too. */
+  snapshot(options: { history?: boolean } = {}): FleetStats {
+    if (!options.history) return { ...this.latest, intervalMs: this.intervalMs };
+    const now = this.clock.now();
+    const proxies = this.latest.proxies.map((p) => ({ ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now) ?? [] }));
+    return { ...this.latest, intervalMs: this.intervalMs, proxies };
+  }
+
+  /** Takes one sample now (joining one under way) and reports it. */
+  sample(): Promise<FleetStats> {
+    this.sampling ??= this.takeSample().finally(() => (this.sampling = undefined));
+    return this.sampling;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+  }
+
+  /** A new watcher should not wait out the idle interval: sample as soon as the fast cadence allows. */
+  private hurry(): void {
+    if (this.closed || this.sampling || !this.cancelTimer) return; // a sample under way schedules the next itself
+    this.scheduleNext(Math.max(0, this.latest.at + this.watchIntervalMs - this.clock.now()));
+  }
+
+  private scheduleNext(ms: number): void {
+    this.cancelTimer?.();
+    if (this.closed) return;
+    this.cancelTimer = this.clock.schedule(() => {
+      this.cancelTimer = undefined;
+      void this.sample().finally(() => this.scheduleNext(this.intervalMs));
+    }, ms);
+  }
+
+  private async takeSample(): Promise<FleetStats> {
+    const at = this.clock.now();
+    const hosts = this.options.hosts();
+    const answers = await Promise.all(hosts.map(async (host) => ({ host, result: await this.countersOf(host) })));
+    const counters = new Map<string, Map<string, DomainCounters>>();
+    const failedHosts: FleetStats['failedHosts'] = [];
+    for (const { host, result } of answers) {
+      if (result instanceof Map) counters.set(host, result);
+      else failedHosts.push({ host, error: result.error });
+    }
+    const known = new Set<string>();
+    const proxies: ProxyStats[] = [];
+    for (const p of this.options.proxies()) {
+      const k = key(p.host, p.id);
+      known.add(k);
+      let entry = this.entries.get(k);
+      if (!entry) this.entries.set(k, (entry = { host: p.host, domain: p.id, name: p.name, rates: null, history: new RateHistory() }));
+      entry.name = p.name;
+      this.update(entry, at, counters.get(p.host));
+      proxies.push({ host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates });
+    }
+    // A proxy no longer known (deleted, its host removed) takes its history with it.
+    for (const k of this.entries.keys()) if (!known.has(k)) this.entries.delete(k);
+    this.latest = { at, intervalMs: this.intervalMs, failedHosts, proxies };
+    this.options.emit?.(this.latest);
+    return this.latest;
+  }
+
+  /** One proxy's entry after a sample; `host` is its host's counters by domain, undefined when the host did not answer. */
+  private update(entry: Entry, at: number, host: Map<string, DomainCounters> | undefined): void {
+    if (!host) {
+      entry.rates = null; // unknown now; the last reading stays, so the next answer gives the rate over the gap
+      return;
+    }
+    const counters = host.get(entry.domain);
+    if (!counters) {
+      // Not running: no rate, and the next run starts from its own first reading.
+      entry.rates = null;
+      entry.last = undefined;
+      return;
+    }
+    const reading = { at, counters };
+    const rates = entry.last ? ratesBetween(entry.last, reading) : undefined;
+    if (rates && entry.last) entry.history.add(at, rates, at - entry.last.at);
+    entry.rates = rates ?? null;
+    entry.last = reading;
+  }
+
+  /** A host's counters by domain, or why there are none this round. */
+  private async countersOf(host: string): Promise<Map<string, DomainCounters> | { error: string }> {
+    if (this.inFlight.has(host)) return { error: 'its previous stats call has not answered yet' };
+    this.inFlight.add(host);
+    const call = this.options
+      .apiFor(host)
+      .then((api) => api.domainCounters())
+      .finally(() => this.inFlight.delete(host));
+    let cancel: (() => void) | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      cancel = this.clock.schedule(() => reject(new Error(`no answer within ${this.callTimeoutMs / 1000} s`)), this.callTimeoutMs);
+    });
+    try {
+      const list = await Promise.race([call, timeout]);
+      return new Map(list.map((c) => [c.name, c]));
+    } catch (err) {
+      return { error: messageOf(err) };
+    } finally {
+      cancel?.();
+    }
+  }
+}

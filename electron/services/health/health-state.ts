@@ -1,0 +1,36 @@
+/** A proxy's health after one observation: pure, so the transitions are tested without a network. */
+import type { HealthState, ProxyHealth } from '../../../shared/health.js';
+import type { ProbeResult } from './proxy-probe.js';
+
+/** What one round learnt of a proxy: a probe's result, or why it could not be probed. */
+export type Observation = { probe: ProbeResult } | { unknown: string };
+
+/** Who the health is of. */
+export type HealthSubject = Pick<ProxyHealth, 'host' | 'domain' | 'name'>;
+
+/**
+ * The health after `seen` at `now`. `since` moves only when the state changes; the exit
+ * address is kept across probes that did not read one, and flagged when a new one differs.
+ */
+export function nextHealth(subject: HealthSubject, prev: ProxyHealth | undefined, seen: Observation, now: number, slowMs: number): ProxyHealth {
+  const state: HealthState = 'unknown' in seen ? 'unknown' : !seen.probe.ok ? 'failing' : seen.probe.latencyMs >= slowMs ? 'slow' : 'healthy';
+  const out: ProxyHealth = { ...subject, state, since: prev?.state === state ? prev.since : now };
+  if (prev?.exitAddress) out.exitAddress = prev.exitAddress;
+  if ('unknown' in seen) {
+    out.lastError = seen.unknown;
+    if (prev?.checkedAt !== undefined) out.checkedAt = prev.checkedAt;
+    return out;
+  }
+  const r = seen.probe;
+  out.checkedAt = now;
+  if (r.status !== undefined) {
+    out.status = r.status;
+    out.latencyMs = r.latencyMs;
+  }
+  if (r.error) out.lastError = r.error;
+  if (r.exitAddress) {
+    if (prev?.exitAddress && prev.exitAddress !== r.exitAddress) out.exitChanged = true;
+    out.exitAddress = r.exitAddress;
+  }
+  return out;
+}

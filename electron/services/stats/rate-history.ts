@@ -1,0 +1,95 @@
+/**
+ * One proxy's rates over time, in memory only and bounded: the last hour point by point
+ * (one point a sample, at most {@link FINE_POINTS}: an hour at 5 s), and before that one
+ * averaged point per {@link COARSE_BUCKET_MS} for a day. Typed arrays keep a thousand
+ * proxies' day within a few tens of MB (28 KB each) with no object per point.
+ */
+import { RATE_FIELDS, type Rates } from './rates.js';
+
+/** An hour at the 5 s cadence. */
+export const FINE_POINTS = 720;
+export const FINE_SPAN_MS = 3_600_000;
+export const COARSE_BUCKET_MS = 300_000;
+/** A day of 5-minute points. */
+export const COARSE_POINTS = 288;
+
+/** A point of the history: when, and the rates of the interval that ended then. */
+export type RatePoint = { at: number } & Rates;
+
+/** A fixed-size ring of points: the oldest is overwritten once it is full. */
+class Ring {
+  private readonly at: Float64Array;
+  private readonly values: Float32Array;
+  private next = 0;
+  private size = 0;
+
+  constructor(private readonly capacity: number) {
+    this.at = new Float64Array(capacity);
+    this.values = new Float32Array(capacity * RATE_FIELDS.length);
+  }
+
+  push(at: number, rates: Rates): void {
+    this.at[this.next] = at;
+    RATE_FIELDS.forEach((f, i) => (this.values[this.next * RATE_FIELDS.length + i] = rates[f]));
+    this.next = (this.next + 1) % this.capacity;
+    this.size = Math.min(this.size + 1, this.capacity);
+  }
+
+  /** The points at or after `since`, oldest first. */
+  points(since: number): RatePoint[] {
+    const out: RatePoint[] = [];
+    for (let k = 0; k < this.size; k++) {
+      const slot = (this.next - this.size + k + this.capacity) % this.capacity;
+      const at = this.at[slot]!;
+      if (at < since) continue;
+      const p = { at } as RatePoint;
+      RATE_FIELDS.forEach((f, i) => (p[f] = this.values[slot * RATE_FIELDS.length + i]!));
+      out.push(p);
+    }
+    return out;
+  }
+}
+
+export class RateHistory {
+  private readonly fine = new Ring(FINE_POINTS);
+  private readonly coarse = new Ring(COARSE_POINTS);
+  /** The coarse bucket being filled: its start, the time it covers so far and the time-weighted sums. */
+  private bucket: { start: number; weight: number; sums: number[] } | undefined;
+
+  /** Adds the rates of the `spanMs` ending at `at` (`spanMs` weighs them in the coarse average). */
+  add(at: number, rates: Rates, spanMs: number): void {
+    this.fine.push(at, rates);
+    const start = Math.floor(at / COARSE_BUCKET_MS) * COARSE_BUCKET_MS;
+    if (this.bucket && this.bucket.start !== start) this.closeBucket();
+    this.bucket ??= { start, weight: 0, sums: RATE_FIELDS.map(() => 0) };
+    const w = Math.max(spanMs, 1);
+    this.bucket.weight += w;
+    RATE_FIELDS.forEach((f, i) => (this.bucket!.sums[i]! += rates[f] * w));
+  }
+
+  /** The last hour before `now`, point by point. */
+  recent(now: number): RatePoint[] {
+    return this.fine.points(now - FINE_SPAN_MS);
+  }
+
+  /** The day before `now`, one averaged point per 5 minutes (stamped at its bucket's end); the bucket being filled last. */
+  daily(now: number): RatePoint[] {
+    const since = now - COARSE_POINTS * COARSE_BUCKET_MS;
+    const out = this.coarse.points(since);
+    if (this.bucket) out.push(this.average(this.bucket));
+    return out;
+  }
+
+  private closeBucket(): void {
+    const b = this.bucket!;
+    const p = this.average(b);
+    this.coarse.push(p.at, p);
+    this.bucket = undefined;
+  }
+
+  private average(b: { start: number; weight: number; sums: number[] }): RatePoint {
+    const p = { at: b.start + COARSE_BUCKET_MS } as RatePoint;
+    RATE_FIELDS.forEach((f, i) => (p[f] = b.sums[i]! / b.weight));
+    return p;
+  }
+}

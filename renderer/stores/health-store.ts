@@ -1,0 +1,30 @@
+/** Health per proxy (shared/health.ts), keyed host/domain: `proxies:health` once, then `proxy:health` events. */
+import { create } from 'zustand';
+import type { FleetHealth, ProxyHealth } from '../../shared/health.js';
+import type { EgressApi } from '../../shared/ipc.js';
+import { syncStore } from './sync.js';
+
+export interface HealthStore {
+  health: Record<string, ProxyHealth>;
+  at: number;
+  apply(figures: FleetHealth): void;
+  start(api: EgressApi): () => void;
+}
+
+export const useHealthStore = create<HealthStore>((set, get) => ({
+  health: {},
+  at: 0,
+  apply(figures) {
+    // Each host's probes report as they end: an answer older than what is shown changes nothing.
+    if (figures.at < get().at) return;
+    set({ at: figures.at, health: Object.fromEntries(figures.proxies.map((p) => [`${p.host}/${p.domain}`, p])) });
+  },
+  start(api) {
+    return syncStore<FleetHealth>({
+      subscribe: (apply) => [api.on('proxy:health', apply)],
+      load: async () => get().apply(await api.proxies.health()),
+      apply: (figures) => get().apply(figures),
+      fail: () => undefined, // no figures: the column shows dashes, and the next event fills it
+    });
+  },
+}));

@@ -1,0 +1,61 @@
+/**
+ * Traffic and CPU per proxy (shared/stats.ts), keyed like the proxies store (host/domain).
+ * Filled by `proxy:stats` events; while the Proxies table is shown, {@link StatsStore.watch}
+ * asks the backend for the 5 s cadence and renews that lease, and seeds each row's
+ * sparkline from the last hour so a reopened window does not start blank.
+ */
+import { create } from 'zustand';
+import type { EgressApi } from '../../shared/ipc.js';
+import { type FleetStats, type ProxyRates, type RatePoint, WATCH_LEASE_MS } from '../../shared/stats.js';
+
+/** Points a sparkline keeps: five minutes at 5 s. */
+export const SPARK_POINTS = 60;
+
+export interface StatsStore {
+  /** By host/domain: the latest rates, null while there is none (see ProxyStats.rates). */
+  rates: Record<string, ProxyRates | null>;
+  /** By host/domain: total bytes a second (in + out), oldest first, at most {@link SPARK_POINTS}. */
+  spark: Record<string, number[]>;
+  /** When the figures applied last were sampled. */
+  at: number;
+  apply(stats: FleetStats): void;
+  /** Watches while the returned function is not called: the lease is renewed at half its length. */
+  watch(api: EgressApi): () => void;
+}
+
+const total = (r: ProxyRates | RatePoint) => r.inBps + r.outBps;
+
+export const useStatsStore = create<StatsStore>((set) => ({
+  rates: {},
+  spark: {},
+  at: 0,
+  apply(stats) {
+    set((s) => {
+      if (stats.at <= s.at) return {}; // an answer older than an event already applied
+      const rates: StatsStore['rates'] = {};
+      const spark: StatsStore['spark'] = {};
+      for (const p of stats.proxies) {
+        const key = `${p.host}/${p.domain}`;
+        rates[key] = p.rates;
+        const seeded = p.history?.map(total);
+        const before = seeded ?? s.spark[key] ?? [];
+        spark[key] = seeded || !p.rates ? before.slice(-SPARK_POINTS) : [...before, total(p.rates)].slice(-SPARK_POINTS);
+      }
+      return { rates, spark, at: stats.at };
+    });
+  },
+  watch(api) {
+    const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
+    const ask = (history: boolean) =>
+      api.proxies.stats({ watch: true, history }).then(
+        (stats) => useStatsStore.getState().apply(stats),
+        () => undefined, // the next renewal asks again; the table shows dashes meanwhile
+      );
+    void ask(true);
+    const timer = setInterval(() => void ask(false), WATCH_LEASE_MS / 2);
+    return () => {
+      clearInterval(timer);
+      off();
+    };
+  },
+}));

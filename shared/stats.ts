@@ -1,0 +1,63 @@
+/**
+ * The fleet's traffic and load as the host sees it (one CONNECT_GET_ALL_DOMAIN_STATS call
+ * per host): per proxy, bytes and packets a second into and out of its VM, and CPU as a
+ * percentage of one host core. `proxies:stats` answers the figures now (and the last
+ * hour, when asked); `proxy:stats` pushes them after every sample.
+ */
+import { z } from 'zod';
+
+const Rate = z.number().nonnegative();
+
+/** What a proxy moved and used per second over the last sampling interval. */
+export const ProxyRatesSchema = z.object({
+  /** Bytes a second into the proxy's VM (requests from clients and answers from upstream). */
+  inBps: Rate,
+  /** Bytes a second out of it. */
+  outBps: Rate,
+  inPps: Rate,
+  outPps: Rate,
+  /** CPU time per wall time, in percent of one host core (a guest busy on two vCPUs: 200). */
+  cpuPercent: Rate,
+});
+export type ProxyRates = z.infer<typeof ProxyRatesSchema>;
+
+/** One point of a proxy's history: the rates of the interval that ended at `at` (ms since the epoch). */
+export const RatePointSchema = ProxyRatesSchema.extend({ at: z.number() });
+export type RatePoint = z.infer<typeof RatePointSchema>;
+
+export const ProxyStatsSchema = z.object({
+  host: z.string(),
+  /** The libvirt domain (the proxy's instance id). */
+  domain: z.string(),
+  name: z.string(),
+  /**
+   * The latest rates; null when there is none yet: not running, just started or restarted
+   * (two readings of one run are needed), or its host did not answer the last sample.
+   */
+  rates: ProxyRatesSchema.nullable(),
+  /** The last hour, point by point (oldest first); only when `proxies:stats` was asked for it. */
+  history: z.array(RatePointSchema).optional(),
+});
+export type ProxyStats = z.infer<typeof ProxyStatsSchema>;
+
+/** The fleet's figures after one sample. */
+export const FleetStatsSchema = z.object({
+  /** When the sample was taken (ms since the epoch); 0 before the first. */
+  at: z.number(),
+  /** How often samples are taken now: 5 s while someone watches, 60 s otherwise. */
+  intervalMs: z.number().int().positive(),
+  /** Hosts whose stats call failed in this sample, with why. */
+  failedHosts: z.array(z.object({ host: z.string(), error: z.string() })),
+  proxies: z.array(ProxyStatsSchema),
+});
+export type FleetStats = z.infer<typeof FleetStatsSchema>;
+
+/**
+ * `proxies:stats`: `watch` asks for the fast cadence for the next {@link WATCH_LEASE_MS}
+ * (a window showing the figures renews it; one that closes simply stops), `history` for
+ * each proxy's last hour.
+ */
+export const FleetStatsInputSchema = z.strictObject({ watch: z.boolean().optional(), history: z.boolean().optional() });
+
+/** How long one `watch: true` keeps the fast cadence. */
+export const WATCH_LEASE_MS = 30_000;

@@ -1,0 +1,105 @@
+/** The health monitor's scheduling and states, with a probe of the test's making and a clock it drives. */
+import { describe, expect, it } from 'vitest';
+import { FleetHealthMonitor, type Probe } from '../../../electron/services/app/fleet-health.js';
+import type { ProbeResult } from '../../../electron/services/health/proxy-probe.js';
+import type { ProxyRecord } from '../../../electron/services/provider/kvm/context.js';
+import type { FleetHealth } from '../../../shared/health.js';
+import { ManualClock } from '../../support/manual-clock.js';
+import { proxyRecord } from '../renderer/fake-bridge.js';
+
+function record(name: string, host: string, state: ProxyRecord['state'] = 'running', address = `192.0.2.${name.length}`): ProxyRecord {
+  return { ...proxyRecord({ name, host, state }), addresses: address ? [{ address, prefix: 24, family: 'ipv4', source: 'lease' }] : [] } as ProxyRecord;
+}
+
+function setup(o: { proxies: ProxyRecord[]; probe: Probe; connected?: string[]; echoUrl?: string }) {
+  const clock = new ManualClock();
+  const emitted: FleetHealth[] = [];
+  const monitor = new FleetHealthMonitor({
+    proxies: () => o.proxies,
+    connected: () => new Set(o.connected ?? ['edge-a', 'edge-b']),
+    credentials: async (name) => ({ username: name, password: 'pw' }),
+    settings: async () => (o.echoUrl ? { echoUrl: o.echoUrl } : {}),
+    emit: (h) => emitted.push(h),
+    probe: o.probe,
+    clock,
+    perHost: 2,
+  });
+  const of = (name: string) => monitor.snapshot().proxies.find((p) => p.name === name);
+  return { clock, emitted, monitor, of };
+}
+
+const ok = (latencyMs: number, extra: Partial<ProbeResult> = {}): ProbeResult => ({ ok: true, status: 200, latencyMs, ...extra });
+
+describe('FleetHealthMonitor', () => {
+  it('healthy, slow, failing with the last error; since moves only when the state changes; unknown says why', async () => {
+    let next: ProbeResult = ok(40);
+    const calls: string[] = [];
+    const { monitor, clock, of } = setup({
+      proxies: [record('web', 'edge-a'), record('off', 'edge-a', 'shutoff'), record('far', 'edge-c'), record('new', 'edge-b', 'running', '')],
+      connected: ['edge-a', 'edge-b'],
+      probe: async (t, o) => {
+        calls.push(`${t.address}:${t.port} ${t.credentials?.username}/${t.credentials?.password} ${o.url ?? '-'}`);
+        return next;
+      },
+    });
+    await monitor.check();
+    const t0 = clock.now();
+    expect(of('web')).toMatchObject({ state: 'healthy', since: t0, latencyMs: 40, status: 200, checkedAt: t0 });
+    expect(of('off')).toMatchObject({ state: 'unknown', lastError: 'not running' });
+    expect(of('far')).toMatchObject({ state: 'unknown', lastError: 'host edge-c is not connected' });
+    expect(of('new')).toMatchObject({ state: 'unknown', lastError: 'no address yet' });
+    expect(calls).toEqual(['192.0.2.3:3128 web/pw -']);
+    await clock.advance(30_000);
+    await monitor.check();
+    expect(of('web')!.since).toBe(t0);
+    next = ok(2500);
+    await monitor.check();
+    expect(of('web')).toMatchObject({ state: 'slow', since: clock.now() });
+    next = { ok: false, latencyMs: 10_000, error: 'no answer within 10 s' };
+    await clock.advance(30_000);
+    const failedAt = clock.now();
+    await monitor.check();
+    await clock.advance(30_000);
+    await monitor.check();
+    expect(of('web')).toMatchObject({ state: 'failing', since: failedAt, lastError: 'no answer within 10 s', checkedAt: clock.now() });
+  });
+
+  it('the exit address from the echo URL is kept and a change is flagged', async () => {
+    let exit = '203.0.113.1';
+    const { monitor, of } = setup({ proxies: [record('web', 'edge-a')], echoUrl: 'http://echo.invalid/', probe: async (_t, o) => ok(5, o.echo ? { exitAddress: exit } : {}) });
+    await monitor.check();
+    expect(of('web')).toMatchObject({ exitAddress: '203.0.113.1' });
+    expect(of('web')!.exitChanged).toBeUndefined();
+    exit = '203.0.113.2';
+    await monitor.check();
+    expect(of('web')).toMatchObject({ exitAddress: '203.0.113.2', exitChanged: true });
+  });
+
+  it('at most perHost probes in flight per host; a probe that never ends is not started again, the other hosts go on', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const started: string[] = [];
+    const proxies = [...['a1', 'a2', 'a3', 'a4', 'a5'].map((n, i) => record(n, 'edge-a', 'running', `192.0.2.${11 + i}`)), record('b1', 'edge-b', 'running', '192.0.2.99')];
+    const { monitor, clock, emitted } = setup({
+      proxies,
+      probe: (t) => {
+        started.push(t.address);
+        if (t.address === '192.0.2.99') return new Promise<never>(() => undefined); // b1 on edge-b: hangs for ever
+        inFlight++;
+        most = Math.max(most, inFlight);
+        return new Promise((r) => setTimeout(() => (inFlight--, r(ok(1))), 5));
+      },
+    });
+    monitor.start();
+    for (let i = 0; i < 4; i++) {
+      await clock.advance(30_000);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(most).toBe(2);
+    expect(started.filter((a) => a === '192.0.2.99')).toHaveLength(1); // b1 is asked once: its probe is still running
+    expect(started.filter((a) => a === '192.0.2.15')).toHaveLength(4); // a5, every round
+    expect(emitted.length).toBeGreaterThanOrEqual(4);
+    monitor.close();
+    expect(clock.pending()).toEqual([]);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * `proxies:stats` and `proxy:stats` through the router, over the in-memory hosts: a window
+ * that asks with `watch` gets figures at the 5 s cadence pushed as events, with rates of the
+ * proxies the backend knows, and the last hour on request.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FleetStatsSchema, type FleetStats } from '../../../shared/stats.js';
+import type { FleetListingView } from '../../../shared/proxies.js';
+import { ManualClock } from '../../support/manual-clock.js';
+import { type AppFixture, appFixture } from './app-fixture.js';
+
+let app: AppFixture;
+afterEach(async () => {
+  await app?.close();
+});
+
+describe('proxies:stats', () => {
+  it('watch brings sampling to 5 s; events carry each proxy\'s rates; history on request', async () => {
+    const clock = new ManualClock();
+    app = appFixture({ statsClock: clock });
+    const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
+    expect((await app.finished(taskId)).state).toBe('succeeded');
+    const listing = (await app.call('proxies:list')) as FleetListingView;
+    const dom = listing.proxies.find((p) => p.name === 'web')!.id;
+
+    const before = (await app.call('proxies:stats', {})) as FleetStats;
+    expect(before).toMatchObject({ at: 0, intervalMs: 60_000, proxies: [] });
+    expect(app.eventsOf('proxy:stats')).toEqual([]);
+
+    const watched = (await app.call('proxies:stats', { watch: true })) as FleetStats;
+    expect(watched.intervalMs).toBe(5000);
+    await clock.advance(0); // the first sample is due at once: nothing was sampled for 5 s
+    expect(app.eventsOf('proxy:stats')).toHaveLength(1);
+    app.fx.a.addUsage(dom, { rxBytes: 25_000, txBytes: 50_000, cpuTimeNs: 2.5e9 });
+    await clock.advance(5000);
+    const events = app.eventsOf('proxy:stats');
+    expect(events).toHaveLength(2);
+    for (const e of events) expect(FleetStatsSchema.safeParse(e).success).toBe(true);
+    expect(events[1]!.proxies.find((p) => p.name === 'web')).toMatchObject({ host: 'edge-a', domain: dom, rates: { inBps: 5000, outBps: 10_000, cpuPercent: 50 } });
+
+    const withHistory = (await app.call('proxies:stats', { history: true })) as FleetStats;
+    expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([{ at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 }]);
+  });
+
+  it('proxies:health and proxy:health: every 30 s each running proxy is probed at its address with its credentials', async () => {
+    const clock = new ManualClock();
+    const probed: string[] = [];
+    app = appFixture({ statsClock: clock, probe: async (t) => (probed.push(`${t.address}:${t.port} ${t.credentials?.username ?? 'none'}`), { ok: true, status: 400, latencyMs: 12 }) });
+    const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
+    expect((await app.finished(taskId)).state).toBe('succeeded');
+    expect(await app.call('proxies:health')).toEqual({ at: 0, proxies: [] });
+    await clock.advance(30_000);
+    const [health] = app.eventsOf('proxy:health');
+    expect(health!.proxies).toEqual([expect.objectContaining({ name: 'web', host: 'edge-a', state: 'healthy', latencyMs: 12, status: 400 })]);
+    expect(probed).toEqual([expect.stringMatching(/^192\.168\.122\.\d+:3128 \S+$/)]);
+    expect(probed[0]).not.toMatch(/none$/);
+    expect(await app.call('proxies:health')).toEqual(health);
+  });
+
+  it('refuses unknown input fields', async () => {
+    app = appFixture({ statsClock: new ManualClock() });
+    const envelope = (await app.invoke('proxies:stats', { every: 1 })) as { ok: boolean; error?: { name: string } };
+    expect(envelope).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+  });
+});

@@ -1,0 +1,55 @@
+/** The traffic figures in the renderer: the watch lease, events, sparklines (renderer/stores/stats-store.ts, views/ProxyTraffic.tsx). */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SPARK_POINTS, useStatsStore } from '../../../renderer/stores/stats-store.js';
+import { sparkPoints } from '../../../renderer/sparkline.js';
+import { type FleetStats, WATCH_LEASE_MS } from '../../../shared/stats.js';
+import { fakeBridge } from './fake-bridge.js';
+
+const rates = (inBps: number) => ({ inBps, outBps: inBps, inPps: 1, outPps: 1, cpuPercent: 3 });
+const stats = (at: number, inBps: number | null, history?: number[]): FleetStats => ({
+  at,
+  intervalMs: 5000,
+  failedHosts: [],
+  proxies: [{ host: 'edge-a', domain: 'ep-web', name: 'web', rates: inBps === null ? null : rates(inBps), ...(history ? { history: history.map((v, i) => ({ at: i, ...rates(v) })) } : {}) }],
+});
+
+beforeEach(() => useStatsStore.setState({ rates: {}, spark: {}, at: 0 }));
+afterEach(() => vi.useRealTimers());
+
+describe('stats store', () => {
+  it('asks with watch and history at once, renews the lease before it runs out, and stops on release', async () => {
+    vi.useFakeTimers();
+    const bridge = fakeBridge({ 'proxies:stats': () => stats(100, 10, [1, 2, 3]) });
+    const release = useStatsStore.getState().watch(bridge.api);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, history: true } }]);
+    expect(useStatsStore.getState().spark['edge-a/ep-web']).toEqual([2, 4, 6]);
+    expect(bridge.listeners('proxy:stats')).toBe(1);
+    await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS / 2);
+    expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, history: false } });
+    release();
+    expect(bridge.listeners('proxy:stats')).toBe(0);
+    const n = bridge.calls.length;
+    await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS * 2);
+    expect(bridge.calls).toHaveLength(n);
+  });
+
+  it('each event adds a point (bounded); no figure shows as null and adds none; an older answer is ignored', () => {
+    const { apply } = useStatsStore.getState();
+    for (let i = 1; i <= SPARK_POINTS + 5; i++) apply(stats(i, i));
+    const spark = useStatsStore.getState().spark['edge-a/ep-web']!;
+    expect(spark).toHaveLength(SPARK_POINTS);
+    expect(spark.at(-1)).toBe(2 * (SPARK_POINTS + 5));
+    apply(stats(1000, null));
+    expect(useStatsStore.getState().rates['edge-a/ep-web']).toBeNull();
+    expect(useStatsStore.getState().spark['edge-a/ep-web']).toHaveLength(SPARK_POINTS);
+    apply(stats(999, 5));
+    expect(useStatsStore.getState().at).toBe(1000);
+  });
+
+  it('a sparkline scales to its maximum, is flat at the bottom when all zero, and needs two points', () => {
+    expect(sparkPoints([0, 5, 10], 10, 12)).toBe('0.0,11.0 5.0,6.0 10.0,1.0');
+    expect(sparkPoints([0, 0], 10, 12)).toBe('0.0,11.0 10.0,11.0');
+    expect(sparkPoints([7])).toBe('');
+  });
+});
