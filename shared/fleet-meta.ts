@@ -21,7 +21,7 @@ export const LabelKeySchema = z.string().regex(LABEL_KEY, LABEL_KEY_MESSAGE);
 export const LabelValueSchema = z.string().regex(LABEL_VALUE, LABEL_VALUE_MESSAGE);
 export const LabelsSchema = z
   // zod's record passes over a "__proto__" key without a word: every key is checked first.
-  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && Object.keys(v).every((k) => LABEL_KEY.test(k)), LABEL_KEY_MESSAGE)
+  .custom<Record<string, string>>((v) => typeof v === 'object' && v !== null && Object.keys(v).every((k) => LABEL_KEY.test(k)), LABEL_KEY_MESSAGE)
   .pipe(z.record(LabelKeySchema, LabelValueSchema).refine((labels) => Object.keys(labels).length <= LABELS_MAX, `at most ${LABELS_MAX} labels`));
 export type Labels = z.infer<typeof LabelsSchema>;
 
