@@ -29,9 +29,8 @@ export async function editLabels(ctx: ProviderContext, name: string, input: Labe
   return ctx.names.run(name, async () => {
     const { host, api, domain, metadata } = await locate(ctx, name);
     const before = metadata.labels ?? {};
-    const next: Labels = { ...before, ...edit.set };
-    for (const key of edit.remove) delete next[key];
-    const labels = LabelsSchema.parse(next);
+    const removed = new Set(edit.remove);
+    const labels = LabelsSchema.parse(Object.fromEntries(Object.entries({ ...before, ...edit.set }).filter(([k]) => !removed.has(k))));
     const changed = JSON.stringify(Object.entries(labels).sort()) !== JSON.stringify(Object.entries(before).sort());
     if (!changed) return { host: host.name, labels, changed };
     const { labels: _old, ...rest } = metadata;
