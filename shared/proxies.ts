@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ProxySpecSchema } from './proxy.js';
-import { LabelsSchema, LaunchedBySchema } from './fleet-meta.js';
+import { LabelKeySchema, LabelsSchema, LaunchedBySchema } from './fleet-meta.js';
 
 export const DOMAIN_STATES = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'] as const;
 export const ADDRESS_SOURCES = ['lease', 'agent', 'arp'] as const;
@@ -135,4 +135,18 @@ export const ProxyDeleteSchema = z.strictObject({
   name: ProxySpecSchema.shape.name,
   /** Must be `true`: a delete is never the default of anything. */
   confirm: z.literal(true, { error: 'deleting a proxy needs confirm: true' }),
+  /** Someone else launched it and the person agreed, knowing whose it is (else NotYourProxyError). */
+  force: z.boolean().optional(),
 });
+export const ProxyStopSchema = z.strictObject({
+  name: ProxySpecSchema.shape.name,
+  /** Someone else launched it and the person agreed, knowing whose it is (else NotYourProxyError). */
+  force: z.boolean().optional(),
+});
+/** `proxies:label`: labels to set, then keys to remove, in the proxy's metadata (no restart). */
+export const ProxyLabelSchema = z.strictObject({
+  name: ProxySpecSchema.shape.name,
+  set: LabelsSchema.optional(),
+  remove: z.array(LabelKeySchema).max(64).optional(),
+});
+export const ProxyLabelResultSchema = z.object({ host: z.string(), labels: LabelsSchema, changed: z.boolean() });
