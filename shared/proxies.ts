@@ -48,7 +48,7 @@ export const ProxyRecordSchema = z.object({
    */
   addressNote: z.string().optional(),
   labels: LabelsSchema.optional(),
-  /** Who launched it (OS user and workstation); absent on proxies launched before 0.2. */
+  /** Who launched it (OS user and workstation); absent on proxies launched by 0.1.0. */
   launchedBy: LaunchedBySchema.optional(),
   /** ISO 8601: when it is to be deleted; absent = never. */
   expiresAt: z.string().optional(),

@@ -78,7 +78,7 @@ export interface ProxyRecord {
   /** Why a running proxy's addresses are unknown (its network is not active…), when the listing can tell. */
   addressNote?: string;
   labels?: Labels;
-  /** Who launched it; absent for proxies launched before 0.2. */
+  /** Who launched it; absent for proxies launched by 0.1.0. */
   launchedBy?: LaunchedBy;
   /** ISO 8601: when it is to be deleted; absent = never. */
   expiresAt?: string;

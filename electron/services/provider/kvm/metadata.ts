@@ -50,9 +50,9 @@ export const InstanceMetadataSchema = z.object({
   createdAt: isoInstant,
   /** `sha256:<hex>` of the launch spec, to tell an identical relaunch from a conflicting one. */
   specHash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-  /** `key=value` labels (added in 0.2, same format version: older readers keep them as extra). Absent = none. */
+  /** `key=value` labels (added after 0.1.0, same format version: older readers keep them as extra). Absent = none. */
   labels: LabelsSchema.optional(),
-  /** The OS user and workstation that launched it; absent on proxies launched before 0.2 (nobody's). */
+  /** The OS user and workstation that launched it; absent on proxies launched by 0.1.0 (nobody's). */
   launchedBy: LaunchedBySchema.optional(),
   /** When it is to be deleted (ISO 8601); absent = never. */
   expiresAt: IsoInstantSchema.optional(),
