@@ -15,7 +15,7 @@ import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
-import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyNameSchema } from './proxies.js';
+import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyStopSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
 import { FleetHealthSchema } from './health.js';
@@ -157,7 +157,9 @@ export const channels = {
   ),
   'proxies:launch': channel(ProxySpecSchema, TaskRefSchema),
   'proxies:start': channel(ProxyNameSchema, TaskRefSchema),
-  'proxies:stop': channel(ProxyNameSchema, TaskRefSchema),
+  'proxies:stop': channel(ProxyStopSchema, TaskRefSchema),
+  /** Sets and removes labels in the proxy's metadata, without a restart; proxy:changed follows. */
+  'proxies:label': channel(ProxyLabelSchema, ProxyLabelResultSchema),
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),

@@ -5,6 +5,7 @@
  * The backend validates the request again when it arrives.
  */
 import { DNS_LABEL_MAX } from './config.js';
+import { LABELS_MAX, type Labels, expiryFrom, parseLabel } from './fleet-meta.js';
 import { PROXY_ALLOW_MAX, PROXY_PORT_MAX, PROXY_PORT_MIN, type ProxySpec, ProxySpecSchema } from './proxy.js';
 
 /** What the person typed, one string per field ("" = not set: the config's default or placement decides). */
@@ -16,6 +17,10 @@ export interface LaunchForm {
   port: string;
   /** Addresses or CIDR blocks, separated by spaces, commas or new lines. */
   allow: string;
+  /** `key=value` labels, separated by spaces or commas (absent or "" = none). */
+  labels?: string;
+  /** A time to live (`8h`, `2d`) or an ISO 8601 date and time (absent or "" = never expires). */
+  ttl?: string;
 }
 
 const fields = ProxySpecSchema.shape;
@@ -47,13 +52,43 @@ export function allowError(text: string): string | undefined {
   return undefined;
 }
 
+/** The labels as typed, parsed (the same rules as `--label`); throws with the message of the first bad one. */
+function parseLabels(text: string): Labels {
+  const labels = Object.fromEntries(text.split(/[\s,]+/).filter(Boolean).map(parseLabel));
+  if (Object.keys(labels).length > LABELS_MAX) throw new Error(`At most ${LABELS_MAX} labels.`);
+  return labels;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function labelsError(text: string | undefined): string | undefined {
+  try {
+    parseLabels(text ?? '');
+    return undefined;
+  } catch (err) {
+    return messageOf(err);
+  }
+}
+
+export function ttlError(text: string | undefined, now: number): string | undefined {
+  if (!text) return undefined;
+  try {
+    expiryFrom(text, now);
+    return undefined;
+  } catch (err) {
+    return messageOf(err);
+  }
+}
+
 /** The first problem of each field; all undefined = the form can be sent. */
-export function launchFormErrors(form: LaunchForm): { name?: string; port?: string; allow?: string } {
-  return { name: nameError(form.name), port: portError(form.port), allow: allowError(form.allow) };
+export function launchFormErrors(form: LaunchForm, now = Date.now()): { name?: string; port?: string; allow?: string; labels?: string; ttl?: string } {
+  return { name: nameError(form.name), port: portError(form.port), allow: allowError(form.allow), labels: labelsError(form.labels), ttl: ttlError(form.ttl, now) };
 }
 
 /** The request of a valid form: empty fields left out, so that defaults and placement apply. */
-export function formToSpec(form: LaunchForm): ProxySpec {
+export function formToSpec(form: LaunchForm, now = Date.now()): ProxySpec {
   const spec: ProxySpec = { name: form.name };
   if (form.host) spec.host = form.host;
   if (form.machineType) spec.machineType = form.machineType;
@@ -61,5 +96,8 @@ export function formToSpec(form: LaunchForm): ProxySpec {
   if (form.port) spec.port = Number(form.port);
   const allow = allowEntries(form.allow);
   if (allow.length) spec.allow = allow;
+  const labels = parseLabels(form.labels ?? '');
+  if (Object.keys(labels).length) spec.labels = labels;
+  if (form.ttl) spec.expiresAt = expiryFrom(form.ttl, now);
   return spec;
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ProxySpecSchema } from './proxy.js';
+import { LabelKeySchema, LabelsSchema, LaunchedBySchema } from './fleet-meta.js';
 
 export const DOMAIN_STATES = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'] as const;
 export const ADDRESS_SOURCES = ['lease', 'agent', 'arp'] as const;
@@ -46,6 +47,11 @@ export const ProxyRecordSchema = z.object({
    * not active (`virsh net-destroy`) or its leases could not be read. Absent otherwise.
    */
   addressNote: z.string().optional(),
+  labels: LabelsSchema.optional(),
+  /** Who launched it (OS user and workstation); absent on proxies launched by 0.1.0. */
+  launchedBy: LaunchedBySchema.optional(),
+  /** ISO 8601: when it is to be deleted; absent = never. */
+  expiresAt: z.string().optional(),
 });
 export type ProxyRecordView = z.infer<typeof ProxyRecordSchema>;
 
@@ -62,6 +68,8 @@ export const HostListingSchema = z.object({
 export const FleetListingSchema = z.object({
   proxies: z.array(ProxyRecordSchema),
   hosts: z.array(HostListingSchema),
+  /** The backend's OS user and workstation: a proxy whose `launchedBy` is this is "mine". */
+  you: LaunchedBySchema.optional(),
 });
 export type FleetListingView = z.infer<typeof FleetListingSchema>;
 
@@ -94,6 +102,9 @@ export const ProxyInspectionSchema = z.object({
     port: z.number(),
     createdAt: z.string(),
     specHash: z.string(),
+    labels: LabelsSchema.optional(),
+    launchedBy: LaunchedBySchema.optional(),
+    expiresAt: z.string().optional(),
     extra: z.array(z.unknown()),
   }),
   domainXml: z.string(),
@@ -124,4 +135,18 @@ export const ProxyDeleteSchema = z.strictObject({
   name: ProxySpecSchema.shape.name,
   /** Must be `true`: a delete is never the default of anything. */
   confirm: z.literal(true, { error: 'deleting a proxy needs confirm: true' }),
+  /** Someone else launched it and the person agreed, knowing whose it is (else NotYourProxyError). */
+  force: z.boolean().optional(),
 });
+export const ProxyStopSchema = z.strictObject({
+  name: ProxySpecSchema.shape.name,
+  /** Someone else launched it and the person agreed, knowing whose it is (else NotYourProxyError). */
+  force: z.boolean().optional(),
+});
+/** `proxies:label`: labels to set, then keys to remove, in the proxy's metadata (no restart). */
+export const ProxyLabelSchema = z.strictObject({
+  name: ProxySpecSchema.shape.name,
+  set: LabelsSchema.optional(),
+  remove: z.array(LabelKeySchema).max(64).optional(),
+});
+export const ProxyLabelResultSchema = z.object({ host: z.string(), labels: LabelsSchema, changed: z.boolean() });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DNS_LABEL, DNS_LABEL_MAX } from './config.js';
 import { isCidr } from './net.js';
+import { IsoInstantSchema, LabelsSchema } from './fleet-meta.js';
 
 /** A launched proxy's port range, and how many entries its allow list may have (the launch form reads them: shared/launch-form.ts). */
 export const PROXY_PORT_MIN = 1;
@@ -33,5 +34,9 @@ export const ProxySpecSchema = z.strictObject({
   credentials: ProxyCredentialsSchema.optional(),
   /** false turns BasicAuth off (the allow list is then the only protection). */
   auth: z.boolean().optional(),
+  /** `key=value` labels kept in the metadata (editable later); not part of the spec hash. */
+  labels: LabelsSchema.optional(),
+  /** When the proxy is to be deleted (ISO 8601); absent = never. Not part of the spec hash. */
+  expiresAt: IsoInstantSchema.optional(),
 });
 export type ProxySpec = z.infer<typeof ProxySpecSchema>;

@@ -36,6 +36,9 @@ export const ListPoolsOrNetworks = { INACTIVE: 1, ACTIVE: 2, PERSISTENT: 4, TRAN
 /** `virDomainXMLFlags`. */
 export const DomainXml = { SECURE: 1, INACTIVE: 2, UPDATE_CPU: 4, MIGRATABLE: 8 } as const;
 
+/** `virDomainModificationImpact`: which definition a change applies to (CURRENT = live if running, else config). */
+export const DomainAffect = { CURRENT: 0, LIVE: 1, CONFIG: 2 } as const;
+
 /** `virDomainMetadataType`. */
 export const MetadataType = { DESCRIPTION: 0, TITLE: 1, ELEMENT: 2 } as const;
 

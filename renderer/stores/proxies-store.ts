@@ -11,6 +11,8 @@ export interface ProxiesStore {
   /** By proxyKey. */
   proxies: Record<string, ProxyRecordView>;
   hosts: FleetListingView['hosts'];
+  /** This backend's user and workstation: whose proxies are "mine". */
+  you?: FleetListingView['you'];
   loaded: boolean;
   error?: string;
   apply(change: ProxyChanged): void;
@@ -40,7 +42,7 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
       subscribe: (apply) => [api.on('proxy:changed', apply)],
       load: async () => {
         const listing = await api.proxies.list();
-        set({ proxies: Object.fromEntries(listing.proxies.map((p) => [proxyKey(p), p])), hosts: listing.hosts, loaded: true, error: undefined });
+        set({ proxies: Object.fromEntries(listing.proxies.map((p) => [proxyKey(p), p])), hosts: listing.hosts, ...(listing.you ? { you: listing.you } : {}), loaded: true, error: undefined });
       },
       apply: (c) => get().apply(c),
       fail: (err) => set({ loaded: true, error: errorMessage(err) }),

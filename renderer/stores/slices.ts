@@ -23,7 +23,7 @@ export const runningTasks = (s: TasksStore): number => Object.values(s.tasks).fi
 export const inspecting = (s: UiStore): boolean => s.inspected !== null;
 
 /** The table's rows. */
-export const tableProxies = (s: ProxiesStore) => ({ proxies: s.proxies, loaded: s.loaded, error: s.error });
+export const tableProxies = (s: ProxiesStore) => ({ proxies: s.proxies, loaded: s.loaded, error: s.error, you: s.you });
 
 /** The table's sort, the row to give the focus back to (after the inspector), and the actions it calls. */
 export const tableUi = (s: UiStore) => ({ sort: s.sort, returnTo: s.returnTo, setSort: s.setSort, inspect: s.inspect, setLaunchOpen: s.setLaunchOpen, toast: s.toast });

@@ -73,7 +73,7 @@ function Field({ id, label, error, hint, children }: { id: string; label: string
 export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const base = useId();
   const headingId = `${base}-h`;
-  const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow` };
+  const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow`, labels: `${base}-labels`, ttl: `${base}-ttl` };
   const hosts = useHostsStore((s) => s.hosts);
   const { machineTypes, images, state } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })));
   const [name, setName] = useState('');
@@ -83,6 +83,8 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const [image, setImage] = useState('');
   const [port, setPort] = useState('');
   const [allow, setAllow] = useState('');
+  const [labels, setLabels] = useState('');
+  const [ttl, setTtl] = useState('');
   const [submitError, setSubmitError] = useState<string | undefined>();
   const [submitting, setSubmitting] = useState(false);
   const [taskId, setTaskId] = useState<string | undefined>();
@@ -108,7 +110,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   }, [host, machineType, connectedHosts]);
   const hostHint = host ? undefined : auto ? (auto.ok ? `Automatic now: ${auto.reason}.` : `Automatic cannot place it now: ${auto.message}`) : 'Automatic picks the connected host with the most free memory.';
 
-  const form = { name, host, machineType, image, port, allow };
+  const form = { name, host, machineType, image, port, allow, labels, ttl };
   const checked = launchFormErrors(form);
   const errors = { ...checked, name: touched ? checked.name : undefined };
   const defaultPort = state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort;
@@ -116,7 +118,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setTouched(true);
-    if (checked.name || checked.port || checked.allow) return;
+    if (checked.name || checked.port || checked.allow || checked.labels || checked.ttl) return;
     const spec = formToSpec(form);
     setSubmitting(true);
     setSubmitError(undefined);
@@ -255,6 +257,27 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             aria-invalid={errors.allow ? true : undefined}
             aria-describedby={errors.allow ? `${ids.allow}-error` : `${ids.allow}-hint`}
             onChange={(e) => setAllow(e.target.value)}
+          />
+        </Field>
+        <Field id={ids.labels} label="Labels" error={errors.labels} hint="key=value pairs, separated by spaces or commas (env=prod team=web). Editable later.">
+          <input
+            id={ids.labels}
+            value={labels}
+            spellCheck={false}
+            placeholder="env=prod"
+            aria-invalid={errors.labels ? true : undefined}
+            aria-describedby={errors.labels ? `${ids.labels}-error` : `${ids.labels}-hint`}
+            onChange={(e) => setLabels(e.target.value)}
+          />
+        </Field>
+        <Field id={ids.ttl} label="Expires after" error={errors.ttl} hint="Optional: 8h, 2d, or a date and time (2026-12-31T18:00:00Z). It is then deleted. Empty: never.">
+          <input
+            id={ids.ttl}
+            value={ttl}
+            spellCheck={false}
+            aria-invalid={errors.ttl ? true : undefined}
+            aria-describedby={errors.ttl ? `${ids.ttl}-error` : `${ids.ttl}-hint`}
+            onChange={(e) => setTtl(e.target.value.trim())}
           />
         </Field>
         {submitError && (

@@ -12,6 +12,9 @@ import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
+import { FleetTags } from './FleetTags.js';
+import type { LaunchedBy } from '../../shared/fleet-meta.js';
+import { othersIn, passesFilter } from '../proxy-fleet.js';
 import { InspectorView } from './InspectorView.js';
 
 /** Must match `.grid-row` height in styles.css. */
@@ -49,14 +52,8 @@ function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
   }
 }
 
-export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort): ProxyRecordView[] {
-  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
-  const shown = words.length
-    ? proxies.filter((p) => {
-        const text = [p.name, p.host, p.state, p.machineType, p.image.name, String(p.port), ...p.addresses.map((a) => a.address)].join(' ').toLowerCase();
-        return words.every((w) => text.includes(w));
-      })
-    : proxies.slice();
+export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort, you?: LaunchedBy, mineOnly = false): ProxyRecordView[] {
+  const shown = filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
   const sign = sort.dir === 'asc' ? 1 : -1;
   return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
 }
@@ -69,6 +66,18 @@ function useNow(): number {
     return () => clearInterval(timer);
   }, []);
   return now;
+}
+
+/** Names whose proxies these are, in a confirmation: the person is about to act on someone else's. */
+function OthersNote({ others }: { others: Array<{ name: string; owner: string }> }) {
+  if (!others.length) return null;
+  return (
+    <p className="warning" role="note">
+      Not yours: {others.map((o, i) => (
+        <span key={o.name}>{i > 0 && ', '}<code>{o.name}</code> was launched by <strong>{o.owner}</strong></span>
+      ))}. Make sure they agree.
+    </p>
+  );
 }
 
 function StateBadge({ state }: { state: string }) {
@@ -108,7 +117,10 @@ function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
 }
 
 function ProxiesTable({ hidden }: { hidden: boolean }) {
-  const { proxies, loaded, error } = useProxiesStore(useShallow(tableProxies));
+  const { proxies, loaded, error, you } = useProxiesStore(useShallow(tableProxies));
+  const [mineOnly, setMineOnly] = useState(false);
+  /** A stop of someone else's proxies, waiting for the person to agree (naming the owners). */
+  const [stopping, setStopping] = useState<string[] | undefined>();
   const { sort, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -124,7 +136,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     }
   }, [hidden]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
-  const rows = useMemo(() => sortAndFilter(all, filter, sort), [all, filter, sort]);
+  const rows = useMemo(() => sortAndFilter(all, filter, sort, you, mineOnly), [all, filter, sort, you, mineOnly]);
 
   // Selection only holds proxies that still exist.
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
@@ -180,9 +192,13 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const allShownSelected = rows.length > 0 && rows.every((p) => selected.has(proxyKey(p)));
   const toggleAll = () => setSelected(allShownSelected ? new Set() : new Set(rows.map(proxyKey)));
 
-  async function act(action: 'start' | 'stop' | 'delete', names: string[]) {
+  /** `force`: the person agreed to act on someone else's proxies, named in the dialog. */
+  async function act(action: 'start' | 'stop' | 'delete', names: string[], force = false) {
     const api = backend();
-    const results = await Promise.allSettled(names.map((name) => (action === 'delete' ? api.proxies.delete({ name, confirm: true }) : api.proxies[action]({ name }))));
+    const f = force ? { force: true } : {};
+    const results = await Promise.allSettled(
+      names.map((name) => (action === 'delete' ? api.proxies.delete({ name, confirm: true, ...f }) : action === 'stop' ? api.proxies.stop({ name, ...f }) : api.proxies.start({ name }))),
+    );
     const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorMessage(r.reason)}`] : []));
     if (failed.length) toast(`Could not ${action} ${failed.join('; ')}`, 'error');
     else toast(`${action === 'delete' ? 'Deleting' : action === 'start' ? 'Starting' : 'Stopping'} ${names.join(', ')} (see Tasks)`);
@@ -212,9 +228,12 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         <h2 id="proxies-h">Proxies</h2>
         <span className="meta">{loaded ? `${rows.length} of ${all.length}` : 'loading…'}</span>
         <div className="toolbar" role="toolbar" aria-label="Proxy actions">
-          <input type="search" className="filter" aria-label="Filter proxies" placeholder="Filter by name, host, address…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <input type="search" className="filter" aria-label="Filter proxies" placeholder="Filter by name, host, address, env=prod…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <label className="mine-toggle">
+            <input type="checkbox" checked={mineOnly} onChange={(e) => setMineOnly(e.target.checked)} /> Mine
+          </label>
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
-          <button type="button" disabled={!names.length} onClick={() => void act('stop', names)}>Stop</button>
+          <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
@@ -270,7 +289,10 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                         <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
                       </div>
                       <div role="cell" className="col col-state"><StateBadge state={p.state} /></div>
-                      <div role="cell" className="col col-name">{p.name}</div>
+                      <div role="cell" className="col col-name">
+                        {p.name}
+                        <FleetTags proxy={p} you={you} now={now} />
+                      </div>
                       <div role="cell" className="col col-host">
                         {p.host}
                         {p.unknownHost && (
@@ -319,7 +341,8 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
             const doomed = confirming;
             setConfirming(undefined);
             setSelected(new Set());
-            void act('delete', doomed);
+            // The dialog named the owners of someone else's proxies: confirming is their agreement.
+            void act('delete', doomed, true);
           }}
         >
           <p>
@@ -331,6 +354,21 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
               <li key={n}><code>{n}</code></li>
             ))}
           </ul>
+          <OthersNote others={othersIn(selection.filter((p) => confirming.includes(p.name)), you)} />
+        </ConfirmDialog>
+      )}
+      {stopping && (
+        <ConfirmDialog
+          title={`Stop someone else's ${stopping.length === 1 ? 'proxy' : 'proxies'}?`}
+          confirmLabel="Stop"
+          onCancel={() => setStopping(undefined)}
+          onConfirm={() => {
+            const names = stopping;
+            setStopping(undefined);
+            void act('stop', names, true);
+          }}
+        >
+          <OthersNote others={othersIn(selection.filter((p) => stopping.includes(p.name)), you)} />
         </ConfirmDialog>
       )}
     </section>

@@ -309,6 +309,22 @@ export class FakeHost implements LibvirtApi {
     this.emit(name, 'STOPPED');
   }
 
+  /** Like libvirt: the element replaces the one of its namespace in `<metadata>`, stored with the key as its prefix declared; the domain keeps running. */
+  async setMetadata(name: string, options: { uri: string; key: string; xml: string }): Promise<void> {
+    await this.enter('setMetadata', name);
+    const d = this.domain(name);
+    const element = options.xml.trim().replace(/^<([A-Za-z_][\w.-]*)/, `<$1 xmlns:${options.key}="${options.uri}"`);
+    const ours = new RegExp(`<([A-Za-z_][\\w.:-]*)\\b[^>]*xmlns(?::[\\w.-]+)?="${options.uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*?</\\1>`);
+    const [before, rest] = d.xml.split('<metadata>', 2);
+    if (rest === undefined) {
+      d.xml = d.xml.replace('</domain>', `<metadata>${element}</metadata></domain>`);
+      return;
+    }
+    const [inside, after] = rest.split('</metadata>', 2);
+    const kept = (inside ?? '').replace(ours, '');
+    d.xml = `${before}<metadata>${kept}${element}</metadata>${after ?? ''}`;
+  }
+
   async undefineDomain(name: string): Promise<void> {
     await this.enter('undefineDomain', name);
     this.domain(name);

@@ -1,9 +1,11 @@
-/** `egress-desk proxies list | inspect | start | stop | delete | reconcile`. */
+/** `egress-desk proxies list | inspect | url | reconcile` (start, stop, delete: proxies-lifecycle.ts). */
 import type { Command } from 'commander';
 import type { ProxyRecord } from '../../services/provider/kvm/context.js';
 import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../kit.js';
 import { withProvider } from './proxies-provider.js';
+import { countdown, isMine, matchesSelector, ownerText } from '../../../shared/fleet-meta.js';
+import { selectorOption, selectorText } from './proxies-select.js';
 
 function addresses(p: ProxyRecord): string {
   return p.addresses.map((a) => `${a.address} (${a.source})`).join(', ') || '-';
@@ -19,15 +21,23 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
   proxies
     .command('list')
     .description('every proxy on every host (a host that is down is reported; the others are still listed)')
-    .option('--json', 'print {proxies: [...], hosts: [...]} as JSON')
+    .option('-l, --selector <key=value,...>', 'only the proxies with these labels')
+    .option('--mine', 'only the proxies you launched (this user on this workstation)')
+    .option('--json', 'print {proxies: [...], hosts: [...], you} as JSON')
     .action(
-      kit.action(async (ctx, opts: { json?: boolean }) =>
+      kit.action(async (ctx, opts: { json?: boolean; selector?: string; mine?: boolean }) =>
         withProvider(ctx, async ({ provider }) => {
-          const listing = await provider.list();
+          const selector = selectorOption(opts.selector);
+          const all = await provider.list();
+          const listing = { ...all, proxies: all.proxies.filter((p) => (!selector || matchesSelector(p.labels, selector)) && (!opts.mine || isMine(p.launchedBy, all.you))) };
           const down = listing.hosts.filter((h) => !h.ok);
           if (opts.json) ctx.io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
           else {
-            const rows = [['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'ADDRESSES'], ...listing.proxies.map((p) => [p.name, p.host, p.state, String(p.port), p.machineType, p.image.name, addresses(p)])];
+            const now = Date.now();
+            const rows = [
+              ['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'LAUNCHED BY', 'EXPIRES', 'LABELS', 'ADDRESSES'],
+              ...listing.proxies.map((p) => [p.name, p.host, p.state, String(p.port), p.machineType, p.image.name, p.launchedBy ? ownerText(p.launchedBy) : '-', p.expiresAt ? countdown(p.expiresAt, now) : '-', p.labels ? selectorText(p.labels) : '-', addresses(p)]),
+            ];
             ctx.io.stdout(listing.proxies.length ? `${table(rows)}\n` : 'no proxies\n');
             for (const h of down) ctx.io.stderr(`host ${h.host} is not reachable: ${h.error}\n`);
             for (const p of listing.proxies) if (p.addressNote) ctx.io.stderr(`proxy ${p.name}: ${p.addressNote}\n`);
@@ -62,7 +72,9 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
               `port        ${m.port}`,
               `machine     ${m.machineType}`,
               `image       ${m.image.name} (sha256 ${m.image.sha256.slice(0, 12)}…)`,
-              `created     ${m.createdAt} by ${m.owner}`,
+              `created     ${m.createdAt} by ${m.owner}${m.launchedBy ? ` (launched by ${ownerText(m.launchedBy)})` : ''}`,
+              `labels      ${m.labels ? selectorText(m.labels) : '-'}`,
+              `expires     ${m.expiresAt ? `${m.expiresAt} (${countdown(m.expiresAt, Date.now())})` : 'never'}`,
               `spec        ${m.specHash}`,
               `credentials ${r.hasCredentials ? 'stored on this workstation' : 'none stored here'}`,
               `addresses   ${addresses(r.proxy)}`,
@@ -87,53 +99,6 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
           const url = await provider.proxyUrl(name);
           if (url === undefined) throw new CliError(`proxy ${name} has no current address: it is not running, or neither the guest agent nor a DHCP lease knows one yet (see: egress-desk proxies inspect ${name})`, EXIT.failed);
           ctx.io.stdout(`${url}\n`);
-          return EXIT.ok;
-        }),
-      ),
-    );
-
-  proxies
-    .command('start')
-    .description('start a stopped proxy')
-    .argument('<name>', 'proxy name')
-    .action(
-      kit.action(async (ctx, name: string) =>
-        withProvider(ctx, async ({ provider }) => {
-          const r = await provider.start(name);
-          ctx.io.stdout(r.alreadyRunning ? `proxy ${name} is already running\n` : `started proxy ${name}\n`);
-          return EXIT.ok;
-        }),
-      ),
-    );
-
-  proxies
-    .command('stop')
-    .description('shut a proxy down (ACPI), forcing it off after --timeout')
-    .argument('<name>', 'proxy name')
-    .option('--timeout <seconds>', 'how long the guest gets to power off (default 60)')
-    .action(
-      kit.action(async (ctx, name: string, opts: { timeout?: string }) =>
-        withProvider(ctx, async ({ provider }) => {
-          if (opts.timeout !== undefined && !/^\d{1,6}$/.test(opts.timeout)) {
-            throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
-          }
-          const timeoutMs = opts.timeout !== undefined ? Number(opts.timeout) * 1000 : undefined;
-          const r = await provider.stop(name, timeoutMs !== undefined ? { timeoutMs } : {});
-          ctx.io.stdout(r.alreadyStopped ? `proxy ${name} is not running\n` : r.forced ? `proxy ${name} did not shut down in time and was forced off\n` : `stopped proxy ${name}\n`);
-          return EXIT.ok;
-        }),
-      ),
-    );
-
-  proxies
-    .command('delete')
-    .description('destroy and undefine a proxy, delete its volumes and credentials (the shared base volume stays)')
-    .argument('<name>', 'proxy name')
-    .action(
-      kit.action(async (ctx, name: string) =>
-        withProvider(ctx, async ({ provider }) => {
-          const r = await provider.delete(name);
-          ctx.io.stdout(`deleted proxy ${name} on ${r.host}: ${r.removed.join(', ')}\n`);
           return EXIT.ok;
         }),
       ),

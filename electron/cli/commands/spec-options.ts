@@ -1,6 +1,7 @@
 /** The launch spec's command-line options: declared once for every command that builds a spec, and turned into a spec (checked by ProxySpecSchema afterwards). */
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../io.js';
+import { expiryFrom, parseLabel } from '../../../shared/fleet-meta.js';
 
 export interface SpecOptions {
   host?: string;
@@ -9,6 +10,8 @@ export interface SpecOptions {
   port?: string;
   allow?: string[];
   auth: boolean;
+  label?: string[];
+  ttl?: string;
 }
 
 export function specFromOptions(name: string, opts: SpecOptions): Record<string, unknown> {
@@ -22,7 +25,18 @@ export function specFromOptions(name: string, opts: SpecOptions): Record<string,
   }
   if (opts.allow !== undefined) spec.allow = opts.allow;
   if (!opts.auth) spec.auth = false;
+  if (opts.label?.length) spec.labels = usage('--label', () => Object.fromEntries(opts.label!.map(parseLabel)));
+  if (opts.ttl !== undefined) spec.expiresAt = usage('--ttl', () => expiryFrom(opts.ttl!, Date.now()));
   return spec;
+}
+
+/** `fn()`, its error turned into a usage error of `option`. */
+function usage<T>(option: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new CliError(`${option}: ${(err as Error).message}`, EXIT.usage);
+  }
 }
 
 /** The options every command that builds a spec shares (render and launch). */
@@ -33,5 +47,7 @@ export function addSpecOptions(cmd: Command): Command {
     .option('--image <image>', 'image (default: kvm.defaults.image)')
     .option('--port <port>', 'proxy port (default: kvm.proxy.port)')
     .option('--allow <cidr...>', 'client addresses or CIDR blocks allowed to use the proxy (default: loopback and private ranges)')
-    .option('--no-auth', 'turn BasicAuth off (the allow list is then the only protection)');
+    .option('--no-auth', 'turn BasicAuth off (the allow list is then the only protection)')
+    .option('--label <key=value>', 'a label kept in the proxy\'s metadata (repeatable; edit later with `proxies label`)', (v: string, all: string[] = []) => [...all, v])
+    .option('--ttl <duration|date>', 'delete the proxy after this long (90m, 8h, 2d) or at this ISO 8601 date and time (`proxies expire`, or the app)');
 }

@@ -22,6 +22,7 @@ import type { StatsClock } from './fleet-stats.js';
 import type { AppEventListener } from './fleet-watch.js';
 import { HostsArea } from './hosts-area.js';
 import { LiveBackend } from './live-backend.js';
+import { ExpiryWatch } from './expiry-watch.js';
 import { ProxiesArea } from './proxies-area.js';
 
 export interface AppServiceOptions {
@@ -41,6 +42,8 @@ export interface AppServiceOptions {
   settingsFile?: string;
   /** The health probe (default through the network; tests pass their own). */
   probe?: Probe;
+  /** How often seen proxies are checked for an expiry that passed (default 30 s; 0 turns the timer off). */
+  expiryIntervalMs?: number;
 }
 
 /** Every area but `app`, which is the front end's own (its version, data directory). */
@@ -56,6 +59,8 @@ export class AppService {
   readonly areas: BackendAreas;
   private readonly listeners = new Set<AppEventListener>();
   private readonly live: LiveBackend;
+  /** Deletes the seen proxies whose expiry passed (expiry-watch.ts). */
+  readonly expiry: ExpiryWatch;
   private readonly watch: ConfigWatch | undefined;
 
   constructor(options: AppServiceOptions) {
@@ -69,6 +74,7 @@ export class AppService {
       ...(options.probe ? { probe: options.probe } : {}),
     });
     this.consoles = new ConsoleSessions({ backend: () => this.backend(), emit });
+    this.expiry = new ExpiryWatch({ live: () => this.live.ifOpen(), tasks: this.tasks, now, intervalMs: options.expiryIntervalMs ?? 30_000 });
     // An edit by hand while the app runs: taken when it loads, reported (with its lines) when not.
     if (options.watchConfig !== false) {
       this.watch = new ConfigWatch({
@@ -105,6 +111,7 @@ export class AppService {
   /** Cancels running tasks, stops listening and closes every connection. */
   async close(): Promise<void> {
     this.watch?.close();
+    this.expiry.close();
     this.live.shutDown();
     await this.tasks.close();
     await this.reset();

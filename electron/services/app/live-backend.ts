@@ -40,12 +40,19 @@ export class LiveBackend {
   /** Set by a reset that closed a backend; taken by the next one to open. */
   private inherited: Promise<SeenRecords | undefined> | undefined;
   private closedForGood = false;
+  /** The backend once it is open (until a reset): what a background job may use without building one. */
+  private current: Live | undefined;
 
   constructor(private readonly options: LiveBackendOptions) {}
 
   /** True once {@link shutDown} was called: nothing opens again. */
   get closed(): boolean {
     return this.closedForGood;
+  }
+
+  /** The backend if it is open now; undefined rather than building one. */
+  ifOpen(): Live | undefined {
+    return this.current;
   }
 
   /** The open backend, built now if there is none. */
@@ -68,6 +75,7 @@ export class LiveBackend {
   async reset(): Promise<void> {
     const opening = this.opening;
     this.opening = undefined;
+    this.current = undefined;
     // Taken synchronously, so that a call racing this reset already builds on it.
     if (opening && !this.closedForGood) this.inherited = opening.then((o) => o.watch.seen, () => undefined);
     const live = await opening?.catch(() => undefined);
@@ -104,6 +112,7 @@ export class LiveBackend {
       ...(statsClock ? { clock: statsClock } : {}),
     });
     health.start();
-    return { backend, watch, stats, health };
+    this.current = { backend, watch, stats, health };
+    return this.current;
   }
 }

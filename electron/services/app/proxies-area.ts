@@ -71,11 +71,20 @@ export class ProxiesArea implements AreaService<'proxies'> {
   }
 
   stop(input: ChannelInput<'proxies:stop'>): Promise<{ taskId: string }> {
-    return this.proxyTask('stop', `Stop ${input.name}`, input.name, (b) => b.provider.stop(input.name));
+    return this.proxyTask('stop', `Stop ${input.name}`, input.name, (b) => b.provider.stop(input.name, input.force ? { force: true } : {}));
   }
 
   delete(input: ChannelInput<'proxies:delete'>): Promise<{ taskId: string }> {
-    return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) => b.provider.delete(input.name));
+    return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) => b.provider.delete(input.name, input.force ? { force: true } : {}));
+  }
+
+  /** Edits labels in place (a quick metadata write, not a task); the row follows as proxy:changed. */
+  async label(input: ChannelInput<'proxies:label'>): Promise<ChannelOutput<'proxies:label'>> {
+    const { backend, watch } = await this.open();
+    const result = await backend.provider.editLabels(input.name, { set: input.set ?? {}, remove: input.remove ?? [] });
+    const now = await backend.provider.get(input.name).catch(() => undefined);
+    if (now && result.changed) watch.changed(now, 'LABELLED');
+    return result;
   }
 
   /** The proxy's URL with its credentials: a secret, returned only here. */

@@ -17,7 +17,7 @@ describe('egress-desk proxies (usage)', () => {
   it('lists every subcommand in its help', async () => {
     const r = await setup()('--help');
     expect(r.code).toBe(0);
-    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render', 'top']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render', 'top', 'label', 'expire']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
   });
 
   it('refuses a bad name, a bad port and a bad timeout before touching any host', async () => {
@@ -50,6 +50,27 @@ describe('egress-desk proxies (usage)', () => {
     const down = await cli('launch', 'web-{n}', '--count', '2');
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/cannot place 2 proxies: room for 0 of 2 proxies on the hosts that answer \(local: not reachable/);
+  });
+
+  it('refuses bad labels, a bad --ttl, a bad selector and NAME with -l before touching any host', async () => {
+    const cli = setup();
+    const cases: Array<[string[], RegExp]> = [
+      [['launch', 'ok', '--label', 'Env=prod'], /--label: "Env=prod": a label key must be/],
+      [['launch', 'ok', '--label', 'env=a b'], /--label: "env=a b": a label value must be/],
+      [['launch', 'ok', '--ttl', 'tomorrow'], /--ttl: time to live "tomorrow": a duration/],
+      [['label', 'ok'], /give key=value pairs to set, or --remove KEY/],
+      [['label', 'ok', 'env'], /"env": a label is key=value/],
+      [['label', 'ok', '--remove', 'A B'], /--remove "A B": not a label key/],
+      [['list', '-l', 'env'], /-l: "env": a label is key=value/],
+      [['delete'], /give a proxy NAME, or -l key=value/],
+      [['stop', 'ok', '-l', 'env=prod'], /NAME or -l key=value, not both/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/no-such-socket/);
+    }
   });
 
   it('a host that cannot be reached: launch fails at "place" and list reports the host, without a stack trace', async () => {

@@ -15,7 +15,9 @@ function handlers(): Handlers {
 
 /** Hand-written bad inputs per channel, beyond the generated ones: the near misses. */
 const nearMisses: Partial<Record<ChannelName, unknown[]>> = {
-  'proxies:delete': [{ name: 'p1' }, { name: 'p1', confirm: false }, { name: 'p1', confirm: 'yes' }, { name: 'P1', confirm: true }, { name: 'p1', confirm: true, force: true }],
+  'proxies:delete': [{ name: 'p1' }, { name: 'p1', confirm: false }, { name: 'p1', confirm: 'yes' }, { name: 'P1', confirm: true }, { name: 'p1', confirm: true, force: 'yes' }],
+  'proxies:stop': [{ name: 'p1', force: 1 }, { name: 'p1', timeout: 5 }],
+  'proxies:label': [{ name: 'p1', set: { Env: 'prod' } }, { name: 'p1', set: { env: 'a b' } }, { name: 'p1', set: { env: '<x/>' } }, { name: 'p1', remove: ['A'] }, { name: 'p1', set: JSON.parse('{"__proto__":"x"}') as unknown }],
   'proxies:launch': [{ name: 'Bad Name' }, { name: 'p1', port: 0 }, { name: 'p1', port: 70000 }, { name: 'p1', allow: [] }, { name: 'p1', allow: ['nope'] }, { name: 'p1', extra: 1 }, { name: 'p1', credentials: { username: 'a', password: 'has space' } }],
   'proxies:start': [{ name: '' }, { name: '-x' }, { name: 'a'.repeat(64) }],
   'proxies:url': [{}, { name: 1 }],

@@ -54,11 +54,11 @@ describe('instance metadata', () => {
   it('keeps unknown elements of our namespace, and writes them back', () => {
     const withExtra = buildInstanceMetadataXml(meta).replace(
       '</instance>',
-      '<labels><label key="team">net</label></labels><note>hello &amp; bye</note></instance>',
+      '<tags><tag key="team">net</tag></tags><note>hello &amp; bye</note></instance>',
     );
     const parsed = parseInstanceMetadata(withExtra)!;
     expect(parsed.extra).toEqual([
-      { name: 'labels', attributes: {}, children: [{ name: 'label', attributes: { key: 'team' }, text: 'net', children: [] }] },
+      { name: 'tags', attributes: {}, children: [{ name: 'tag', attributes: { key: 'team' }, text: 'net', children: [] }] },
       { name: 'note', attributes: {}, text: 'hello & bye', children: [] },
     ]);
     expect(parseInstanceMetadata(buildInstanceMetadataXml(parsed))).toEqual(parsed);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type KVMConfig, withDefaults } from '../../../shared/config.js';
 import { MemoryCredentialsStore } from '../../support/memory-credentials.js';
 import type { ProviderDeps } from '../../../electron/services/provider/kvm/context.js';
+import type { LaunchedBy } from '../../../shared/fleet-meta.js';
 import { KvmProvider } from '../../../electron/services/provider/kvm/provider.js';
 import type { PortProbe } from '../../../electron/services/provider/kvm/readiness.js';
 import { FakeHost, type FakeHostOptions, type FakeSnapshot, fakeQcow2 } from '../../support/fake-libvirt.js';
@@ -20,6 +21,8 @@ export interface Fixture {
   imageCalls: { count: number; fail?: Error };
   probe: { open: boolean; calls: string[] };
   snapshot: () => Record<string, FakeSnapshot>;
+  /** Another provider over the same hosts, credentials and image: someone else's workstation. */
+  providerAs: (identity: LaunchedBy) => KvmProvider;
 }
 
 export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<KVMConfig>; deps?: Partial<ProviderDeps> } = {}): Fixture {
@@ -48,7 +51,7 @@ export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<K
     return probe.open;
   };
   let n = 0;
-  const provider = new KvmProvider({
+  const make = (more: Partial<ProviderDeps>) => new KvmProvider({
     config,
     apiFor: async (name) => {
       const h = hosts.get(name);
@@ -67,8 +70,11 @@ export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<K
     probe: portProbe,
     generateCredentials: () => ({ username: 'egress', password: `generated-${++n}` }),
     readinessIntervalMs: 10,
+    identity: { user: 'tester', workstation: 'ws-1' },
     ...options.deps,
+    ...more,
   });
+  const provider = make({});
   const snapshot = () => Object.fromEntries([...hosts].map(([name, h]) => [name, h.snapshot()]));
-  return { provider, hosts, a: hosts.get('edge-a')!, b: hosts.get(hostOptions[1]?.name ?? 'edge-b')!, credentials, image, imageCalls, probe, snapshot };
+  return { providerAs: (identity) => make({ identity }), provider, hosts, a: hosts.get('edge-a')!, b: hosts.get(hostOptions[1]?.name ?? 'edge-b')!, credentials, image, imageCalls, probe, snapshot };
 }

@@ -7,6 +7,7 @@ import type { Duplex, Readable } from 'node:stream';
 import { z } from 'zod';
 import {
   ConsoleFlags,
+  DomainAffect,
   type DomainRef,
   DomainDefine,
   DomainStatsType,
@@ -28,6 +29,7 @@ import {
   listAllDomains,
   listAllNetworks,
   listAllVolumes,
+  setMetadataElement,
 } from '../../../libvirt/index.js';
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
 import { countersFromStats } from './domain-counters.js';
@@ -105,6 +107,13 @@ export class ClientApi implements LibvirtApi {
 
   async destroyDomain(name: string): Promise<void> {
     await this.client.call('DOMAIN_DESTROY', { dom: await this.dom(name) });
+  }
+
+  async setMetadata(name: string, options: { uri: string; key: string; xml: string }): Promise<void> {
+    const dom = await this.dom(name);
+    // LIVE on a stopped domain is refused; CONFIG alone on a running one would be lost from the running XML listings read.
+    const flags = dom.id >= 0 ? DomainAffect.LIVE | DomainAffect.CONFIG : DomainAffect.CONFIG;
+    await setMetadataElement(this.client, dom, { ...options, flags });
   }
 
   async undefineDomain(name: string): Promise<void> {

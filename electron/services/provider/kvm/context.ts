@@ -11,6 +11,8 @@ import { HostQueues } from './host-queue.js';
 import type { GuestAddress, LibvirtApi, DomainStateName } from './libvirt-api.js';
 import type { InstanceMetadata } from './metadata.js';
 import type { PortProbe } from './readiness.js';
+import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
+import { workstationIdentity } from './identity.js';
 
 /** The local image cache as the provider uses it (electron/services/images ImageCache fits). */
 export interface LocalImageSource {
@@ -39,10 +41,13 @@ export interface ProviderDeps {
   hostShell?: (host: ResolvedKVMHost) => HostShell | undefined;
   /** The app's per-host choice of how base images reach the host (default auto); asked at each launch. */
   imageTransfer?: (host: string) => Promise<ImageTransfer>;
+  /** Who is launching, recorded in the metadata (default: this OS user on this workstation, identity.ts). */
+  identity?: LaunchedBy;
 }
 
 export interface ProviderContext extends ProviderDeps {
   now: () => number;
+  identity: LaunchedBy;
   queues: HostQueues;
   baseImages: BaseImages;
   /** Instance ids whose launch is under way in this process (reconcile leaves them alone). */
@@ -55,7 +60,7 @@ export interface ProviderContext extends ProviderDeps {
 
 export function createContext(deps: ProviderDeps): ProviderContext {
   const queues = new HostQueues();
-  return { ...deps, now: deps.now ?? Date.now, queues, baseImages: new BaseImages(queues, deps.now ?? Date.now), launching: new Set(), names: new HostQueues(), identities: new Map() };
+  return { ...deps, now: deps.now ?? Date.now, identity: deps.identity ?? workstationIdentity(), queues, baseImages: new BaseImages(queues, deps.now ?? Date.now), launching: new Set(), names: new HostQueues(), identities: new Map() };
 }
 
 /** A proxy as the front ends see it. */
@@ -77,6 +82,11 @@ export interface ProxyRecord {
   unknownHost?: string;
   /** Why a running proxy's addresses are unknown (its network is not active…), when the listing can tell. */
   addressNote?: string;
+  labels?: Labels;
+  /** Who launched it; absent for proxies launched by 0.1.0. */
+  launchedBy?: LaunchedBy;
+  /** ISO 8601: when it is to be deleted; absent = never. */
+  expiresAt?: string;
 }
 
 export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = [], unknownHost?: string): ProxyRecord {
@@ -94,5 +104,8 @@ export function toRecord(host: string, domain: { name: string; state: DomainStat
     addresses,
   };
   if (unknownHost !== undefined) record.unknownHost = unknownHost;
+  if (meta.labels) record.labels = meta.labels;
+  if (meta.launchedBy) record.launchedBy = meta.launchedBy;
+  if (meta.expiresAt !== undefined) record.expiresAt = meta.expiresAt;
   return record;
 }

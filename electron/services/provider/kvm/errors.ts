@@ -4,6 +4,7 @@ import type { LaunchStep } from '../../../../shared/launch-steps.js';
 import { isConnectionClosed } from '../../../libvirt/index.js';
 import { RemoteSocketError, SocketError, SocketMissingError, SocketRefusedError, SshConnectError, SshConnectionLostError } from '../../../transport/index.js';
 import { messageOf } from '../../../../shared/errors.js';
+import { type LaunchedBy, ownerText } from '../../../../shared/fleet-meta.js';
 
 export { LAUNCH_STEPS, type LaunchStep } from '../../../../shared/launch-steps.js';
 
@@ -81,4 +82,16 @@ export function isLostConnection(err: unknown): boolean {
     err instanceof SshConnectionLostError ||
     err instanceof RemoteSocketError
   );
+}
+
+/** Stopping or deleting a proxy someone else launched, without `force`: it names the owner, so a person can ask them first. */
+export class NotYourProxyError extends Error {
+  override readonly name = 'NotYourProxyError';
+  constructor(
+    readonly proxy: string,
+    readonly launchedBy: LaunchedBy,
+    verb: 'stop' | 'delete',
+  ) {
+    super(`proxy ${proxy} was launched by ${ownerText(launchedBy)}, not by you: ${verb} it only with their agreement (--force)`);
+  }
 }

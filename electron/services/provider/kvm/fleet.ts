@@ -15,6 +15,7 @@ import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js
 import { instanceId } from './names.js';
 import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './readiness.js';
 import { messageOf } from '../../../../shared/errors.js';
+import type { LaunchedBy } from '../../../../shared/fleet-meta.js';
 
 /** How listing one host went. */
 export interface HostListing {
@@ -32,6 +33,8 @@ export interface HostListing {
 export interface FleetListing {
   proxies: ProxyRecord[];
   hosts: HostListing[];
+  /** Who is asking (this OS user on this workstation): what "mine" means for `launchedBy`. */
+  you: LaunchedBy;
 }
 
 /** Our metadata in a domain's XML; undefined for domains that are not ours. */
@@ -120,6 +123,7 @@ export async function listFleet(ctx: ProviderContext): Promise<FleetListing> {
   return {
     proxies: proxies.sort((a, b) => a.name.localeCompare(b.name) || a.host.localeCompare(b.host)),
     hosts: ctx.config.hosts.map((h) => listings.get(h.name)!),
+    you: ctx.identity,
   };
 }
 

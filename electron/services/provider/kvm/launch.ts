@@ -308,7 +308,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     }
     check();
 
-    const rendered = renderProxy(resolved, { domainType, basePath: base.volume.path, createdAt: new Date(ctx.now()) });
+    const rendered = renderProxy(resolved, { domainType, basePath: base.volume.path, createdAt: new Date(ctx.now()), launchedBy: ctx.identity });
     const pool = host.pool;
     // Undos ask for the host's API when they run: after a lost connection that is a reopened one.
     const live = (): Promise<LibvirtApi> => ctx.apiFor(host.name);

@@ -106,6 +106,12 @@ export interface LibvirtApi {
   shutdownDomain(name: string): Promise<void>;
   /** Pulls the plug. */
   destroyDomain(name: string): Promise<void>;
+  /**
+   * Replaces the metadata element of namespace `uri` (DOMAIN_SET_METADATA, stored under
+   * prefix `key`) without a restart: in the running domain and in its persistent
+   * definition, so the next boot keeps it; a stopped domain's definition only.
+   */
+  setMetadata(domain: string, options: { uri: string; key: string; xml: string }): Promise<void>;
   /** Undefines with NVRAM, managed save and snapshot metadata removed. */
   undefineDomain(name: string): Promise<void>;
 

@@ -10,6 +10,7 @@ import { create } from 'xmlbuilder2';
 import { z } from 'zod';
 import { hasControlCharacters } from '../../../../shared/text.js';
 import { messageOf } from '../../../../shared/errors.js';
+import { IsoInstantSchema, LabelsSchema, LaunchedBySchema } from '../../../../shared/fleet-meta.js';
 
 export const METADATA_NS = 'urn:egress-proxies:kvm:v1';
 /** The prefix libvirt's SET_METADATA needs as its `key`. */
@@ -49,6 +50,12 @@ export const InstanceMetadataSchema = z.object({
   createdAt: isoInstant,
   /** `sha256:<hex>` of the launch spec, to tell an identical relaunch from a conflicting one. */
   specHash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  /** `key=value` labels (added after 0.1.0, same format version: older readers keep them as extra). Absent = none. */
+  labels: LabelsSchema.optional(),
+  /** The OS user and workstation that launched it; absent on proxies launched by 0.1.0 (nobody's). */
+  launchedBy: LaunchedBySchema.optional(),
+  /** When it is to be deleted (ISO 8601); absent = never. */
+  expiresAt: IsoInstantSchema.optional(),
   extra: z.array(ExtraElementSchema).default([]),
 });
 export type InstanceMetadata = z.infer<typeof InstanceMetadataSchema>;
@@ -84,6 +91,15 @@ export function appendInstanceMetadata(parent: XMLBuilder, input: InstanceMetada
   text('port', String(meta.port));
   text('createdAt', meta.createdAt);
   text('specHash', meta.specHash);
+  // The new elements go after the old ones: an older reader keeps them, in order, as extra.
+  const labels = Object.entries(meta.labels ?? {});
+  if (labels.length) {
+    const list = el.ele(METADATA_NS, 'labels');
+    for (const [key, value] of labels) list.ele(METADATA_NS, 'label', { key, value }).up();
+    list.up();
+  }
+  if (meta.launchedBy) el.ele(METADATA_NS, 'launchedBy', { user: meta.launchedBy.user, workstation: meta.launchedBy.workstation }).up();
+  if (meta.expiresAt !== undefined) text('expiresAt', meta.expiresAt);
   for (const extra of meta.extra) appendExtra(el, extra);
 }
 
@@ -197,7 +213,21 @@ function metadataSection(xml: string): string | undefined {
   return `<domain${declarations}>${xml.slice(start, end + '</metadata>'.length)}</domain>`;
 }
 
-const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash']);
+const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt']);
+
+/** The `<label key value>` children of `<labels>` in our namespace; a repeated key is malformed, not silently merged. */
+function labelsOf(el: Element, scope: Scope): Record<string, unknown> {
+  // No prototype: a key such as "__proto__" must reach the schema (and be refused there), not vanish.
+  const labels = Object.create(null) as Record<string, unknown>;
+  for (const child of el.children) {
+    const { ns, local } = resolve(child, withDeclarations(scope, child.attributes));
+    if (ns !== METADATA_NS || local !== 'label') continue;
+    const key = child.attributes.key ?? '';
+    if (Object.hasOwn(labels, key)) throw new MetadataError(`metadata labels: key ${JSON.stringify(key)} appears twice`);
+    labels[key] = child.attributes.value;
+  }
+  return labels;
+}
 
 export interface ParseOptions {
   /**
@@ -239,6 +269,8 @@ export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): 
     }
     if (local === 'image') fields.image = { name: child.attributes.name, sha256: child.attributes.sha256 };
     else if (local === 'port') fields.port = Number(child.text);
+    else if (local === 'labels') fields.labels = labelsOf(child, childScope);
+    else if (local === 'launchedBy') fields.launchedBy = { user: child.attributes.user, workstation: child.attributes.workstation };
     else fields[local] = child.text;
   }
   fields.extra = extra;

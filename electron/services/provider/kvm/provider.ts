@@ -22,8 +22,12 @@ import { resolveMachineType } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
 import { type ReconcileReport, reconcile } from './reconcile.js';
 import { messageOf } from '../../../../shared/errors.js';
+import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
+import { type LabelEdit, checkOwnership, editLabels, expiredProxies } from './fleet-ops.js';
 
 export interface StopOptions {
+  /** Stop it even when someone else launched it (the caller asked, naming the owner). */
+  force?: boolean;
   /** How long the guest gets to power off after the ACPI request before it is destroyed (default 60 s). */
   timeoutMs?: number;
   /** How often the state is looked at while waiting, besides lifecycle events (default 500 ms). */
@@ -35,6 +39,19 @@ export interface StopResult {
   forced: boolean;
   /** True when it was not running in the first place. */
   alreadyStopped: boolean;
+}
+
+export interface DeleteOptions {
+  /** Delete it even when someone else launched it (the caller asked, naming the owner). */
+  force?: boolean;
+}
+
+/** What `expire` did. */
+export interface ExpireReport {
+  deleted: Array<{ name: string; host: string; expiresAt: string }>;
+  failed: Array<{ name: string; expiresAt: string; error: string }>;
+  /** Hosts that could not be listed: their proxies were not judged. */
+  unreachable: Array<{ host: string; error: string }>;
 }
 
 export interface DeleteResult {
@@ -130,7 +147,8 @@ export class KvmProvider {
 
   /** Graceful (ACPI) shutdown; destroyed when the guest has not powered off after `timeoutMs`. */
   async stop(name: string, options: StopOptions = {}): Promise<StopResult> {
-    const { api, domain } = await locate(this.ctx, name);
+    const { api, domain, metadata } = await locate(this.ctx, name);
+    checkOwnership(this.ctx, metadata, 'stop', options.force);
     if (domain.state === 'shutoff') return { forced: false, alreadyStopped: true };
     const deadline = this.ctx.now() + (options.timeoutMs ?? 60_000);
     let wake: (() => void) | undefined;
@@ -169,13 +187,14 @@ export class KvmProvider {
    * the pool the config says today (docs/provider.md). A proxy whose domain is gone but
    * whose volumes remain is cleaned all the same.
    */
-  async delete(name: string): Promise<DeleteResult> {
+  async delete(name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
     const unreachable: string[] = [];
     const found = await findProxy(this.ctx, name, unreachable);
     const id = instanceId(name);
     const volumes = instanceVolumes(id);
     if (found) {
       const { host, api, domain } = found;
+      checkOwnership(this.ctx, found.metadata, 'delete', options.force);
       // Read before the domain goes: afterwards nothing says where its disks were.
       const own = ownVolumes(domain);
       const removed: string[] = [];
@@ -203,6 +222,35 @@ export class KvmProvider {
       }
     }
     throw new ProxyNotFoundError(name, unreachable);
+  }
+
+  /** Who this provider records as the launcher of its proxies (the OS user and workstation). */
+  get identity(): LaunchedBy {
+    return this.ctx.identity;
+  }
+
+  /** Sets and removes labels of a proxy in its metadata, without a restart (fleet-ops.ts). */
+  editLabels(name: string, edit: LabelEdit): Promise<{ host: string; labels: Labels; changed: boolean }> {
+    return editLabels(this.ctx, name, edit);
+  }
+
+  /**
+   * Deletes every proxy whose expiry (asked for at its launch) has passed, whoever launched
+   * it: the expiry was its owner's own request. A proxy without one is never touched.
+   */
+  async expire(): Promise<ExpireReport> {
+    const listing = await this.list();
+    const report: ExpireReport = { deleted: [], failed: [], unreachable: listing.hosts.filter((h) => !h.ok).map((h) => ({ host: h.host, error: h.error ?? 'not reachable' })) };
+    for (const p of expiredProxies(this.ctx, listing.proxies)) {
+      const expiresAt = p.expiresAt!;
+      try {
+        const r = await this.delete(p.name, { force: true });
+        report.deleted.push({ name: p.name, host: r.host, expiresAt });
+      } catch (err) {
+        report.failed.push({ name: p.name, expiresAt, error: messageOf(err) });
+      }
+    }
+    return report;
   }
 
   /** Base volumes nothing uses, per hypervisor (base-prune.ts); changes nothing. */

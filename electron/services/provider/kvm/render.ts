@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
 import { DEFAULT_ALLOW } from '../../../../shared/net.js';
 import type { ProxyCredentials, ProxySpec } from '../../../../shared/proxy.js';
+import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { buildMetaData, buildUserData, buildVendorData } from './cloud-config.js';
 import { type CpuMode, buildDomainXml } from './domain-xml.js';
 import { type InstanceMetadata, METADATA_FORMAT_VERSION, InstanceMetadataSchema } from './metadata.js';
@@ -31,6 +32,9 @@ export interface ResolvedSpec {
   /** Absent when authentication is turned off. */
   credentials?: ProxyCredentials;
   vendorData: string;
+  /** Fleet facts for the metadata, outside the spec hash (they can change without a relaunch). */
+  labels?: Labels;
+  expiresAt?: string;
 }
 
 /** The machine type asked for, or the config's default; SpecError when there is none by that name. */
@@ -68,6 +72,8 @@ export function resolveSpec(spec: ProxySpec, config: ResolvedKVMConfig, host: Re
     allow: spec.allow ?? [...DEFAULT_ALLOW],
     vendorData: config.vendorData,
   };
+  if (spec.labels && Object.keys(spec.labels).length) resolved.labels = spec.labels;
+  if (spec.expiresAt !== undefined) resolved.expiresAt = spec.expiresAt;
   if (spec.auth !== false) resolved.credentials = spec.credentials ?? generate();
   return resolved;
 }
@@ -104,6 +110,8 @@ export interface RenderOptions {
   basePath: string;
   createdAt: Date;
   owner?: InstanceMetadata['owner'];
+  /** Who launches it (no secret: an OS user name and a host name). */
+  launchedBy?: LaunchedBy;
 }
 
 /** Everything one proxy is made of. */
@@ -133,6 +141,9 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     port: spec.port,
     createdAt: options.createdAt.toISOString(),
     specHash: specHash(spec),
+    ...(spec.labels ? { labels: spec.labels } : {}),
+    ...(options.launchedBy ? { launchedBy: options.launchedBy } : {}),
+    ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
   const userData = buildUserData({ hostname: spec.name, proxy });
