@@ -162,9 +162,10 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     const el = scroller.current;
     if (!returnTo) returned.current = undefined;
     if (!returnTo || hidden || !el || returned.current === returnTo) return;
-    returned.current = returnTo;
     const index = rows.findIndex((p) => p.name === returnTo);
+    // Not listed yet (a reload: the list arrives after the view): tried again when the rows change.
     if (index < 0) return;
+    returned.current = returnTo;
     pendingFocus.current = { name: returnTo, until: Date.now() + 2000 };
     const top = scrollToRow({ index, rowHeight: ROW_HEIGHT, scrollTop: el.scrollTop, height: el.clientHeight });
     if (top !== el.scrollTop) {
