@@ -8,9 +8,15 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { type LibvirtClient, findVolume } from '../../electron/libvirt/index.js';
+import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
+import { runCliProcess } from '../support/cli.js';
+import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
 import { repoRoot } from '../support/dist.js';
 import type { RunAs } from '../support/cli.js';
 import type { TestEnv } from '../support/env.js';
+import { tinyImage } from '../support/provider.js';
 import { giveTree, userHome } from '../support/users.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
@@ -117,4 +123,71 @@ export async function openApp(options: OpenAppOptions): Promise<AppPage> {
     await serve.stop();
     throw err;
   }
+}
+
+/**
+ * The app on the test environment's local host with the `tiny` image (an empty qcow2 made for
+ * the test: launches that need no guest) as the default; `sha256` is its digest, so that a
+ * test can tell whether it uploaded the base volume itself.
+ */
+export async function openTinyApp(env: TestEnv, prefix: string): Promise<{ app: AppPage; sha256: string }> {
+  let sha256 = '';
+  const app = await openApp({
+    prefix,
+    config: (dir) => {
+      const image = tinyImage(dir);
+      sha256 = image.sha256;
+      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+    },
+  });
+  return { app, sha256 };
+}
+
+/** Waits until the Proxies view has loaded: its table, or the empty state (other test files' proxies may be on the same libvirtd). */
+export async function proxiesLoaded(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(page.getByRole('table', { name: 'Proxies' })).waitFor({ timeout: 60_000 });
+}
+
+/** What {@link useTinyApp} opens, filled in before the file's tests run. */
+export interface TinyLane {
+  app: AppPage;
+  page: Page;
+  home: string;
+  client: LibvirtClient;
+  /** `egress-desk proxies …` on the app's own config and data directory (its credentials too); throws on a non-zero exit. */
+  cli(...args: string[]): Promise<string>;
+}
+
+/**
+ * beforeAll/afterAll of a browser test that launches `names` on the tiny image: the app
+ * opened (and loaded), the proxies removed before and after, and the tiny base volume too
+ * when this file uploaded it (else another test's is left alone).
+ */
+export function useTinyApp(env: TestEnv, prefix: string, names: readonly string[]): TinyLane {
+  const lane = {} as TinyLane;
+  let sha256 = '';
+  let ownBase = false;
+  const cleanUp = async (): Promise<void> => {
+    for (const [i, name] of names.entries()) await removeProxy(lane.client, name, i === names.length - 1 && ownBase ? [baseVolumeName(sha256, 'qcow2')] : []);
+  };
+  beforeAll(async () => {
+    lane.client = await systemClient();
+    ({ app: lane.app, sha256 } = await openTinyApp(env, prefix));
+    lane.page = lane.app.page;
+    lane.home = lane.app.home;
+    lane.cli = async (...args) => {
+      const r = await runCliProcess(['--config', join(lane.home, 'config.yaml'), 'proxies', ...args], { HOME: lane.home, EGRESS_DESK_HOME: lane.home });
+      if (r.code !== 0) throw new Error(`proxies ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      return r.stdout;
+    };
+    await cleanUp();
+    ownBase = (await findVolume(lane.client, await testPool(lane.client), baseVolumeName(sha256, 'qcow2'))) === null;
+    await proxiesLoaded(lane.page);
+  });
+  afterAll(async () => {
+    await lane.app?.close();
+    if (sha256 && lane.client) await cleanUp().catch(() => undefined);
+    await lane.client?.close();
+  });
+  return lane;
 }

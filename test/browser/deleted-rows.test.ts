@@ -7,65 +7,25 @@
  * forced off, then the app edits the config (a machine type saved in the catalog view)
  * and deletes the proxy through the confirmation dialog; the page is never reloaded.
  */
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LibvirtClient, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
-import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
-import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
-import { tinyImage } from '../support/provider.js';
-import { runCliProcess } from '../support/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findDomainByName } from '../../electron/libvirt/index.js';
+import { instanceId } from '../../electron/services/provider/kvm/names.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, openApp, testConfig } from './app-page.js';
+import { useTinyApp } from './app-page.js';
 
 const env = testEnv();
 const NAME = 'egtest-rows-1';
 
-let home: string;
-let sha256: string;
-/** Whether this file uploaded the tiny base volume (then it removes it; else another test's is left alone). */
-let ownBase = false;
-let app: AppPage;
+const lane = useTinyApp(env, 'egress-rows-', [NAME]);
 let page: Page;
-let client: LibvirtClient | undefined;
-
+beforeAll(() => {
+  ({ page } = lane);
+});
+const cli = (...args: string[]): Promise<string> => lane.cli(...args);
 const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
 const table = () => page.getByRole('table', { name: 'Proxies' });
 const row = () => table().getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) });
-
-/** `egress-desk proxies …` on the app's own config and data directory (its credentials too). */
-async function cli(...args: string[]): Promise<string> {
-  const r = await runCliProcess(['--config', join(home, 'config.yaml'), 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: home });
-  if (r.code !== 0) throw new Error(`proxies ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
-
-async function cleanUp(): Promise<void> {
-  client ??= await systemClient();
-  await removeProxy(client, NAME, ownBase ? [baseVolumeName(sha256, 'qcow2')] : []);
-}
-
-beforeAll(async () => {
-  app = await openApp({
-    prefix: 'egress-rows-',
-    config: (dir) => {
-      const image = tinyImage(dir);
-      sha256 = image.sha256;
-      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
-    },
-  });
-  ({ home, page } = app);
-  await cleanUp();
-  ownBase = (await findVolume(client!, await testPool(client!), baseVolumeName(sha256, 'qcow2'))) === null;
-  // Loaded: the table, or the empty state (other test files' proxies may be on the same libvirtd).
-  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table()).waitFor({ timeout: 60_000 });
-});
-
-afterAll(async () => {
-  await app?.close();
-  if (sha256) await cleanUp().catch(() => undefined);
-  await client?.close();
-});
 
 describe('deleted rows: against the real libvirtd', () => {
   it('shows a proxy launched and stopped outside the app as stopped', async () => {
@@ -97,12 +57,11 @@ describe('deleted rows: against the real libvirtd', () => {
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await confirm.waitFor({ state: 'detached' });
     // Gone on the host first, so that a row still shown is the renderer's, not libvirt's.
-    client ??= await systemClient();
-    await expect.poll(async () => findDomainByName(client!, instanceId(NAME)), { timeout: 60_000 }).toBeNull();
+    await expect.poll(async () => findDomainByName(lane.client, instanceId(NAME)), { timeout: 60_000 }).toBeNull();
     await expect.poll(() => row().count(), { timeout: 15_000 }).toBe(0);
   }, 120_000);
 
   it('logs no CSP violation or page error', () => {
-    expect(app.errors).toEqual([]);
+    expect(lane.app.errors).toEqual([]);
   });
 });
