@@ -20,6 +20,9 @@ function parsePort(text: string): number {
   return port;
 }
 
+/** How long serve waits for the backend to close after Ctrl-C or SIGTERM. */
+const CLOSE_DEADLINE_MS = 5_000;
+
 /** Resolves on the first SIGINT or SIGTERM, then stops listening for them. */
 function untilStopped(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -72,6 +75,17 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
         log.info({ signal }, 'serve: stopping');
         await server.close();
         backend.stop();
+        // Tasks cancelled, watchers, samplers and monitors stopped, every host connection
+        // closed: nothing of the backend keeps the process alive. Bounded, so that a host that
+        // does not answer its close can never keep Ctrl-C from ending serve.
+        const closed = await Promise.race([services.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), CLOSE_DEADLINE_MS).unref())]);
+        if (!closed) {
+          log.warn(`serve: the backend did not close within ${CLOSE_DEADLINE_MS / 1000} s; exiting anyway`);
+          setImmediate(() => process.exit(EXIT.ok));
+        } else {
+          // Closed: the process ends when its last handle does; an unref'd timer ends it anyway if one lingers.
+          setTimeout(() => process.exit(EXIT.ok), 2_000).unref();
+        }
         log.info('serve: stopped');
         return EXIT.ok;
       }),
