@@ -9,7 +9,7 @@ import { AppService } from '../services/app/app-service.js';
 import { type FleetBackend, openFleetBackend } from '../services/app/fleet-backend.js';
 import type { Probe } from '../services/app/fleet-health.js';
 import type { StatsClock } from '../services/app/fleet-stats.js';
-import { appSettingsPath } from '../services/settings/app-settings.js';
+import { settingsPath } from '../services/settings/settings-file.js';
 import { ConfigService } from '../services/config/config-service.js';
 import { ConfigStore } from '../services/config/config-store.js';
 import { configPath } from '../services/config/paths.js';
@@ -75,7 +75,7 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
     ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.statsClock ? { statsClock: options.statsClock } : {}),
     ...(options.probe ? { probe: options.probe } : {}),
-    settingsFile: appSettingsPath(dataDir),
+    settingsFile: settingsPath(dataDir),
   });
   const close = () => app.close();
   const router = createRouter(createHandlers({ info, app }), { subscribe: (sink) => app.subscribe(sink), close });

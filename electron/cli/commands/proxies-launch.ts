@@ -63,8 +63,7 @@ async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /** What every launch of the command shares: the signal, --wait, --timeout, --rollback-on-timeout, --image-transfer. */
-function launchOptions(opts: LaunchCliOptions, signal: AbortSignal): Omit<LaunchOptions, 'onStep'> {
-  const timeoutMs = timeoutOf(opts);
+function launchOptions(opts: LaunchCliOptions, timeoutMs: number | undefined, signal: AbortSignal): Omit<LaunchOptions, 'onStep'> {
   return {
     signal,
     wait: opts.wait === true,
@@ -92,11 +91,11 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
   const strategy = parseStrategy(opts.strategy ?? 'spread');
   if ('error' in strategy) throw new CliError(`--${strategy.error}`, EXIT.usage);
   const specs = expanded.names.map((n) => ProxySpecSchema.parse(specFromOptions(n, opts)));
-  timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
+  const timeoutMs = timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
   return interruptible((signal) =>
     withProvider(ctx, async ({ provider }) => {
       const outcomes = await provider.launchMany(specs, strategy, {
-        ...launchOptions(opts, signal),
+        ...launchOptions(opts, timeoutMs, signal),
         ...(opts.json ? {} : { onProxy: (n, e) => e.phase === 'failed' ? ctx.io.stderr(`${n}: failed: ${e.message ?? ''}\n`) : e.phase === 'done' ? ctx.io.stderr(`${n}: launched\n`) : undefined }),
       });
       const failed = outcomes.filter((o) => !o.ok);
@@ -113,10 +112,10 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
 
 async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions): Promise<number> {
   const spec = ProxySpecSchema.parse(specFromOptions(name, opts));
-  timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
+  const timeoutMs = timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
   return interruptible((signal) =>
     withProvider(ctx, async ({ provider }) => {
-      const result = await provider.launch(spec, { ...launchOptions(opts, signal), onStep: opts.json ? undefined : progressPrinter(ctx) });
+      const result = await provider.launch(spec, { ...launchOptions(opts, timeoutMs, signal), onStep: opts.json ? undefined : progressPrinter(ctx) });
       if (opts.json) {
         ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
         return EXIT.ok;

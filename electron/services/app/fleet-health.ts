@@ -10,7 +10,7 @@ import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { type Observation, nextHealth } from '../health/health-state.js';
 import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
-import type { AppSettings } from '../settings/app-settings.js';
+import type { AppSettings } from '../../../shared/app-settings.js';
 import { type StatsClock, systemClock } from './fleet-stats.js';
 
 export type Probe = (target: ProbeTarget, options: ProbeOptions) => Promise<ProbeResult>;

@@ -5,7 +5,7 @@
  */
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import type { FleetBackend } from './fleet-backend.js';
-import { readAppSettings } from '../settings/app-settings.js';
+import { readSettingsOrDefaults } from '../settings/settings-file.js';
 import { FleetHealthMonitor, type Probe } from './fleet-health.js';
 import { FleetStatsSampler, type StatsClock } from './fleet-stats.js';
 import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
@@ -106,7 +106,7 @@ export class LiveBackend {
       proxies: () => watch.seen.values(),
       connected: () => new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name)),
       credentials: (name) => backend.credentials.get(name),
-      settings: async () => (settingsFile ? (await readAppSettings(settingsFile)).health : {}),
+      settings: async () => (settingsFile ? (await readSettingsOrDefaults(settingsFile)).health : {}),
       emit: (figures) => this.options.emit('proxy:health', figures),
       ...(probe ? { probe } : {}),
       ...(statsClock ? { clock: statsClock } : {}),

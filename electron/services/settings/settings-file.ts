@@ -49,3 +49,12 @@ export async function updateSettings(dataDir: string, change: (s: AppSettings) =
   await writeFileAtomic(settingsPath(dataDir), `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   return next;
 }
+
+/**
+ * {@link readSettingsFile}, or the defaults when the file is missing or broken: for the
+ * health monitor, which runs in the background every 30 s and must not stop over it (the
+ * CLI, which edits the file, reports such a file with its path and field).
+ */
+export async function readSettingsOrDefaults(path: string): Promise<AppSettings> {
+  return readSettingsFile(path).catch(() => AppSettingsSchema.parse({}));
+}

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { imageTransferOf } from '../../../shared/app-settings.js';
-import { readAppSettings } from '../../../electron/services/settings/app-settings.js';
-import { readSettings, settingsPath, updateSettings } from '../../../electron/services/settings/settings-file.js';
+import { readSettings, readSettingsOrDefaults, settingsPath, updateSettings } from '../../../electron/services/settings/settings-file.js';
 
 describe('settings.json', () => {
   it('keeps the health URLs when a host setting is changed, and the other way round', async () => {
@@ -15,13 +14,13 @@ describe('settings.json', () => {
     const both = await readSettings(dir);
     expect(both.health.echoUrl).toBe('http://127.0.0.1:9/ip');
     expect(imageTransferOf(both, 'edge-a')).toBe('fetch');
-    expect((await readAppSettings(settingsPath(dir))).health).toEqual({ echoUrl: 'http://127.0.0.1:9/ip' });
+    expect((await readSettingsOrDefaults(settingsPath(dir))).health).toEqual({ echoUrl: 'http://127.0.0.1:9/ip' });
   });
 
   it('the health monitor reads a broken file as the defaults; the CLI reader names the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'egress-settings-'));
     writeFileSync(settingsPath(dir), JSON.stringify({ health: { echoUrl: 'ftp://nope' } }));
-    expect((await readAppSettings(settingsPath(dir))).health).toEqual({});
+    expect((await readSettingsOrDefaults(settingsPath(dir))).health).toEqual({});
     await expect(readSettings(dir)).rejects.toThrow(/health\.echoUrl: must be an http:\/\/ URL/);
   });
 });
