@@ -6,6 +6,7 @@
  * Channels are named `area:method`; the bridge exposes them as `window.egress.area.method()`.
  */
 import { z } from 'zod';
+import { HostImageTransferSchema, IMAGE_TRANSFERS } from './app-settings.js';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
@@ -131,6 +132,10 @@ export const channels = {
   'hosts:unlock': channel(z.strictObject({ host: HostNameSchema, passphrase: PassphraseSchema, remember: z.boolean() }), HostStatusSchema),
   /** An SSH host's effective settings, as `egress-desk hosts ssh-config` prints them: read from ssh_config, nothing connects. */
   'hosts:sshSettings': channel(z.strictObject({ name: HostNameSchema }), SshSettingsViewSchema),
+  /** How base images reach the host (the app's settings.json, as `egress-desk hosts image-transfer` reads it), and how the last one did. */
+  'hosts:imageTransfer': channel(z.strictObject({ name: HostNameSchema }), HostImageTransferSchema),
+  /** Sets it in settings.json (atomically; config.yaml is not touched): the next launch on the host follows it. */
+  'hosts:setImageTransfer': channel(z.strictObject({ name: HostNameSchema, imageTransfer: z.enum(IMAGE_TRANSFERS) }), HostImageTransferSchema),
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),

@@ -1,7 +1,7 @@
 /**
  * The hosts: connection state with its reason, facts once connected, the host-key prompt
  * (a changed key is refused, never trusted from here), the passphrase prompt, and adding,
- * editing and removing hosts.
+ * editing and removing hosts; for an SSH host, how base images reach it (ImageTransfer.tsx).
  */
 import { type FormEvent, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
@@ -14,6 +14,7 @@ import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { HostDialog } from './HostDialog.js';
+import { ImageTransferSection } from './ImageTransfer.js';
 import { SshSettingsSection } from './SshSettings.js';
 
 const STATE_TEXT: Record<HostStatus['state'], string> = {
@@ -196,6 +197,7 @@ function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatu
           </>
         )}
       </dl>
+      {host.address !== 'local' && <ImageTransferSection host={host.name} />}
       {host.address !== 'local' && <SshSettingsSection host={host.name} />}
     </article>
   );

@@ -41,8 +41,21 @@ export interface ProviderDeps {
   hostShell?: (host: ResolvedKVMHost) => HostShell | undefined;
   /** The app's per-host choice of how base images reach the host (default auto); asked at each launch. */
   imageTransfer?: (host: string) => Promise<ImageTransfer>;
+  /**
+   * Told after a base image was moved to a host (fetched there or uploaded), with why it was
+   * not fetched when `auto` fell back: the app keeps it to show beside the host's choice. A
+   * rejection is ignored (the launch goes on).
+   */
+  onImageTransfer?: (host: string, transfer: ImageTransferDone) => Promise<void>;
   /** Who is launching, recorded in the metadata (default: this OS user on this workstation, identity.ts). */
   identity?: LaunchedBy;
+}
+
+/** What {@link ProviderDeps.onImageTransfer} is told. */
+export interface ImageTransferDone {
+  mode: 'fetch' | 'upload';
+  reason?: string;
+  volume: string;
 }
 
 export interface ProviderContext extends ProviderDeps {

@@ -10,7 +10,7 @@ import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../credentials/credentials-store.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
-import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
+import { type ImageTransferDone, type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import type { BaseVolume } from './base-image.js';
 import { resolveDomainType } from './domain-type.js';
 import type { ImageTransfer } from './host-fetch-plan.js';
@@ -121,6 +121,11 @@ async function rollback(undos: Undo[], now: () => number = Date.now): Promise<st
 }
 
 /** An existing domain of that instance id on any reachable host (on the entry its metadata names, when several see it). */
+/** Tells the app how a base image reached a host; its failure (a settings file it cannot write) never fails the launch. */
+async function told(ctx: ProviderContext, host: string, transfer: ImageTransferDone): Promise<void> {
+  await ctx.onImageTransfer?.(host, transfer).catch(() => undefined);
+}
+
 async function findExisting(ctx: ProviderContext, id: string): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; xml: string; state: ProxyRecord['state'] } | undefined> {
   const found = await Promise.all(
     ctx.config.hosts.map(async (host) => {
@@ -152,11 +157,11 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   let step: LaunchStep = 'validate';
   let stepStarted = ctx.now();
   const emit = (event: Omit<LaunchEvent, 'step'>): void => options.onStep?.({ step, ...event });
-  const begin = (next: LaunchStep): void => {
+  const begin = (next: LaunchStep, message?: string): void => {
     timings[step] ??= ctx.now() - stepStarted;
     step = next;
     stepStarted = ctx.now();
-    emit({ phase: 'start' });
+    emit({ phase: 'start', ...(message ? { message } : {}) });
   };
   const finish = (message?: string): void => {
     timings[step] = ctx.now() - stepStarted;
@@ -291,9 +296,11 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       // The host downloads the image itself: this machine needs no copy of it.
       finish(`not needed here: ${host.name} can download ${resolved.image.url} itself`);
       check();
-      begin('upload');
+      // The progress is the staged file's size as the host reports it.
+      begin('upload', `${host.name} downloads ${resolved.image.url} itself`);
       base = await ctx.baseImages.ensureFetched(host.name, api, host.pool, { ...resolved.image, shell, probe: plan.probe }, progress);
       finish(base.uploaded ? `fetched ${base.volume.name} on ${host.name} (downloaded and checked there)${base.left ? `; left on the host: ${base.left.join(', ')}` : ''}` : `${base.volume.name} already on ${host.name}`);
+      if (base.uploaded) await told(ctx, host.name, { mode: 'fetch', volume: base.volume.name });
     } else {
       const local = await ctx.images.ensure(
         { url: resolved.image.url, sha256: resolved.image.sha256, format: resolved.image.format },
@@ -301,10 +308,12 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       );
       finish(local.path);
       check();
-      begin('upload');
+      const reason = plan.mode === 'upload' ? plan.reason : undefined;
+      const why = reason ? ` (not fetched on the host: ${reason})` : '';
+      begin('upload', `from this machine to ${host.name}${why}`);
       base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: resolved.image.format }, progress);
-      const why = plan.mode === 'upload' && plan.reason ? ` (not fetched on the host: ${plan.reason})` : '';
       finish(base.uploaded ? `uploaded ${base.volume.name}${why}` : `${base.volume.name} already on ${host.name}`);
+      if (base.uploaded) await told(ctx, host.name, { mode: 'upload', volume: base.volume.name, ...(reason ? { reason } : {}) });
     }
     check();
 
