@@ -17,6 +17,7 @@ import { launchFigures } from './launch.js';
 import { FLEET_SIZE, defineFleet, oursListMs, pythonListMs, undefineFleet } from './fleet.js';
 import { IDLE_WINDOW_MS, idleFigures } from './idle.js';
 import { firstRenderFigures, launchClickFigures } from './ui.js';
+import { transferFigures } from './transfer.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;
@@ -190,6 +191,21 @@ const benches: Record<string, Bench> = {
     return [
       result({ name: `(i) backend RSS, ${count} proxies, idle, vs the 250 MB budget`, ours: full.rssBytes / MIB, peer: 250, unit: 'MB', lowerIsBetter: true, target: 1.0, note: `peak ${mb(full.peakRssBytes)} MB; the same process with no proxy: ${mb(empty.rssBytes)} MB (peak ${mb(empty.peakRssBytes)} MB)` }),
       result({ name: `(i) backend CPU, ${count} proxies, idle ${IDLE_WINDOW_MS / 1000} s, vs a 1 % budget`, ours: full.cpuShare * 100, peer: 1, unit: '% of a core', lowerIsBetter: true, target: 1.0, note: `the window includes one background re-listing (60 s); with no proxy: ${pct(empty.cpuShare)}` }),
+    ];
+  },
+  async k(log) {
+    const rateMbit = 100;
+    log(`(k) provisioning a 256 MiB image on an SSH host over a ${rateMbit} Mbit/s link (tc, in namespaces of the bench's own): fetch-on-host, our upload, virsh vol-upload over OpenSSH; 3 alternating rounds`);
+    const f = await transferFigures(env(), BENCH_DIR, log, { rateMbit });
+    if (f.leftovers.length > 0) throw new Error(`the bench left ${f.leftovers.join(', ')} behind`);
+    const [fetch, upload, virsh] = [median(f.fetch), median(f.upload), median(f.virsh)];
+    const size = `${(f.bytes / MIB).toFixed(0)} MiB`;
+    const link = `the link measured ${f.plainMbit.toFixed(1)} Mbit/s for a plain ${f.plainBytes / MIB} MiB TCP transfer (${f.qdiscs})`;
+    const served = Object.entries(f.requests).map(([agent, n]) => `${n} ${agent}`).join(', ');
+    return [
+      result({ name: `(k) ${size} onto an SSH host over ${rateMbit} Mbit/s: fetch-on-host vs our upload`, ours: fetch, peer: upload, unit: 's', lowerIsBetter: true, target: 3.0, note: `medians of 3; fetch = the host's probe, curl, sha256sum and libvirt's copy into the pool; upload = a libvirt stream over ssh2 across the link; ${link}` }),
+      result({ name: `(k) the same: fetch-on-host vs virsh vol-upload over OpenSSH`, ours: fetch, peer: virsh, unit: 's', lowerIsBetter: true, target: 3.0, note: `the server near the host answered ${served} (only the host's curl downloads the image); nothing of the link was left after the run` }),
+      result({ name: '(k) the same: our upload vs virsh vol-upload (the link is the limit)', ours: upload, peer: virsh, unit: 's', lowerIsBetter: true, target: 1.0, note: `the link's own limit for ${size} at ${f.plainMbit.toFixed(1)} Mbit/s: ${((f.bytes * 8) / 1e6 / f.plainMbit).toFixed(1)} s` }),
     ];
   },
 };
