@@ -194,6 +194,10 @@ const benches: Record<string, Bench> = {
     ];
   },
   async k(log) {
+    if (process.getuid?.() !== 0) {
+      log('(k) skipped: it makes network namespaces, a veth pair and tc qdiscs, which needs root');
+      return [];
+    }
     const rateMbit = 100;
     log(`(k) provisioning a 256 MiB image on an SSH host over a ${rateMbit} Mbit/s link (tc, in namespaces of the bench's own): fetch-on-host, our upload, virsh vol-upload over OpenSSH; 3 alternating rounds`);
     const f = await transferFigures(env(), BENCH_DIR, log, { rateMbit });
