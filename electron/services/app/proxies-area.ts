@@ -93,11 +93,18 @@ export class ProxiesArea implements AreaService<'proxies'> {
     return { url: (await backend.provider.proxyUrl(input.name)) ?? null };
   }
 
-  /** Traffic and CPU per proxy as last sampled; `watch` keeps the 5 s cadence for the next 30 s. */
+  /**
+   * Traffic and CPU per proxy as last sampled; `watch` keeps the 5 s cadence for the next
+   * 30 s; `historyOf` adds that proxy's last hour, latency from the health probes included.
+   */
   async stats(input: ChannelInput<'proxies:stats'>): Promise<ChannelOutput<'proxies:stats'>> {
-    const { stats } = await this.open();
+    const { stats, health } = await this.open();
     if (input.watch) stats.renew(WATCH_LEASE_MS);
-    return stats.snapshot({ history: input.history === true });
+    const { historyOf } = input;
+    const figures = stats.snapshot({ history: input.history === true, ...(historyOf ? { historyOf } : {}) });
+    if (!historyOf) return figures;
+    const latency = health.latencyHistory(historyOf.host, historyOf.domain);
+    return { ...figures, proxies: figures.proxies.map((p) => (p.host === historyOf.host && p.domain === historyOf.domain ? { ...p, latency } : p)) };
   }
 
   /** Health through each proxy as last probed. */

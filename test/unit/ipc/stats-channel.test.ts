@@ -55,6 +55,12 @@ describe('proxies:stats', () => {
     expect(probed).toEqual([expect.stringMatching(/^192\.168\.122\.\d+:3128 \S+$/)]);
     expect(probed[0]).not.toMatch(/none$/);
     expect(await app.call('proxies:health')).toEqual(health);
+    // historyOf: the watched proxy's last hour, the probes' latency with it (the inspector's Traffic tab).
+    await clock.advance(30_000);
+    const dom = health!.proxies[0]!.domain;
+    const one = (await app.call('proxies:stats', { historyOf: { host: 'edge-a', domain: dom } })) as FleetStats;
+    expect(FleetStatsSchema.safeParse(one).success).toBe(true);
+    expect(one.proxies.find((p) => p.domain === dom)).toMatchObject({ history: expect.any(Array), latency: [{ at: clock.now() - 30_000, latencyMs: 12 }, { at: clock.now(), latencyMs: 12 }] });
   });
 
   it('refuses unknown input fields', async () => {
