@@ -6,19 +6,21 @@
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import { candidates } from '../provider/kvm/readiness.js';
 import { bracketHost } from '../../../shared/net.js';
+import { type ProxyKind, kindOf } from '../../../shared/proxy.js';
 
 /** A proxy a client can use now: its first address (IPv4 first) and port. */
 export interface ReadyProxy {
   name: string;
   address: string;
   port: number;
+  kind: ProxyKind;
 }
 
 export function readyProxies(proxies: readonly ProxyRecord[]): ReadyProxy[] {
   const ready: ReadyProxy[] = [];
   for (const p of proxies) {
     const address = p.state === 'running' ? candidates(p.addresses)[0] : undefined;
-    if (address) ready.push({ name: p.name, address, port: p.port });
+    if (address) ready.push({ name: p.name, address, port: p.port, kind: kindOf(p) });
   }
   return ready;
 }
@@ -29,12 +31,12 @@ function hostPort(p: ReadyProxy): string {
 
 /**
  * A PAC file: local and plain host names go direct; everything else tries the ready
- * proxies in order, then goes direct. Plain JavaScript with no PAC helper functions, so
+ * proxies in order (`PROXY host:port` for http, `SOCKS5 host:port` for socks5), then goes direct. Plain JavaScript with no PAC helper functions, so
  * it runs (and is tested) anywhere. PAC has no way to carry BasicAuth credentials: the
  * browser asks for them (or the proxies' allow lists admit the clients).
  */
 export function buildPac(proxies: readonly ReadyProxy[], generatedAt: Date): string {
-  const route = [...proxies.map((p) => `PROXY ${hostPort(p)}`), 'DIRECT'].join('; ');
+  const route = [...proxies.map((p) => `${p.kind === 'socks5' ? 'SOCKS5' : 'PROXY'} ${hostPort(p)}`), 'DIRECT'].join('; ');
   const names = proxies.map((p) => p.name).join(', ') || 'none are running: everything goes direct';
   return [
     `// Egress Desk PAC file, generated ${generatedAt.toISOString()}.`,
