@@ -4,7 +4,8 @@
  * Dante proxy, prints a `socks5://` URL once the port answers, and
  * `curl --socks5-hostname` with its credentials, run inside the test namespace, fetches
  * the page of the HTTP server there (the name resolved by the proxy). A wrong password
- * is refused. The metadata says `kind: socks5`; `proxies delete` leaves nothing.
+ * is refused. `proxies url` and `proxies client-settings` (shell exports, a curl config)
+ * work as pasted. The metadata says `kind: socks5`; `proxies delete` leaves nothing.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -82,6 +83,22 @@ describe('a socks5 proxy on the guest image', () => {
     const refused = curlSocks(url.host, `${decodeURIComponent(url.username)}:not-the-password`, target);
     expect(refused.code, refused.out).not.toBe(0);
     expect(refused.out).not.toContain(GUEST_PAGE_MARK);
+
+    // `proxies url` prints the socks5:// URL; the client settings paste as they are: the
+    // shell exports (curl reads ALL_PROXY) and a curl config (curl -K), run in the namespace.
+    const printed = await cli('url', NAME);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout.trim()).toBe(url.href.replace(/\/$/, ''));
+    const exportsOut = await cli('client-settings', NAME, '--format', 'env', '--with-credentials');
+    expect(exportsOut.code, exportsOut.stderr).toBe(0);
+    const viaEnv = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'sh', '-c', `${exportsOut.stdout}\nexec curl -sS --max-time 20 "$1"`, 'sh', target], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    expect(viaEnv).toContain(GUEST_PAGE_MARK);
+    const curlrc = join(home, 'socks.curlrc');
+    const written = await cli('client-settings', NAME, '--format', 'curl', '--with-credentials', '--out', curlrc);
+    expect(written.code, written.stderr).toBe(0);
+    expect(execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '-K', curlrc, target], { encoding: 'utf8', timeout: 60_000 })).toContain(GUEST_PAGE_MARK);
+    const noCreds = await cli('client-settings', NAME, '--format', 'json');
+    expect(noCreds.stdout).not.toContain(decodeURIComponent(url.password));
 
     const inspect = await cli('inspect', NAME, '--json');
     expect(inspect.code, inspect.stderr).toBe(0);
