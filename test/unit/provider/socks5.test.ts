@@ -18,6 +18,8 @@ import { buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electr
 import { renderProxy, resolveSpec, specHash } from '../../../electron/services/provider/kvm/render.js';
 import { buildPac } from '../../../electron/services/app/exports.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
+import { seedView } from '../../../electron/services/app/seed-view.js';
+import { MASK } from '../../../shared/proxies.js';
 
 const creds = { username: 'egress', password: 'pw-1.x' };
 
@@ -161,6 +163,15 @@ describe('the kind in the metadata and the spec', () => {
     expect(parseInstanceMetadata(rendered.domainXml)!.kind).toBe('socks5');
     expect(rendered.userData).toContain('/etc/danted.conf');
     expect(renderProxy(http, options).domainXml).not.toContain('<kind>');
+  });
+
+  it('the inspector\'s seed of a socks5 proxy is rebuilt from its metadata exactly, the password masked', () => {
+    const socks = resolveSpec({ name: 'w', kind: 'socks5' }, config, config.hosts[0]!, () => creds);
+    const view = seedView(renderProxy(socks, options).metadata, config, creds);
+    expect(view?.exact).toBe(true);
+    expect(view?.userData).toContain('/etc/danted.conf');
+    expect(view?.userData).toContain(MASK);
+    expect(view?.userData).not.toContain(creds.password);
   });
 });
 
