@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
+import { ClientSettingsDialog } from './ClientSettingsDialog.js';
 import { errorMessage, formatAge } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
@@ -134,6 +135,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
   const health = useHealthStore((s) => (healthFilter ? s.health : NO_HEALTH));
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
@@ -250,6 +252,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
+          <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
       </div>
@@ -337,6 +340,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
+                        <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
                         <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>
@@ -352,6 +356,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           </div>
         </div>
       )}
+      {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
       {confirming && (
         <ConfirmDialog
           title={`Delete ${confirming.length === 1 ? confirming[0] : `${confirming.length} proxies`}?`}

@@ -127,7 +127,7 @@ export class FleetHealthMonitor {
         this.probing.add(k);
         try {
           const credentials = await this.options.credentials(p.name).catch(() => undefined);
-          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(credentials ? { credentials } : {}) }, options);
+          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}) }, options);
           this.observe(p, { probe: result }, slowMs);
         } finally {
           this.probing.delete(k);

@@ -3,6 +3,8 @@
  * launch, start, stop and delete as tasks, each reporting the proxy as it is after (the
  * fleet watcher's `proxy:changed`); the URL with its credentials, on request only.
  */
+import { buildClientSettings } from '../../../shared/client-settings.js';
+import { clientProxies } from './exports.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import type { ProxySpec } from '../../../shared/proxy.js';
 import { WATCH_LEASE_MS } from '../../../shared/stats.js';
@@ -88,6 +90,13 @@ export class ProxiesArea implements AreaService<'proxies'> {
   }
 
   /** The proxy's URL with its credentials: a secret, returned only here. */
+  async clientSettings(input: ChannelInput<'proxies:clientSettings'>): Promise<ChannelOutput<'proxies:clientSettings'>> {
+    const { backend } = await this.open();
+    const listing = await backend.provider.list();
+    const chosen = await clientProxies(listing.proxies, input.names, input.withCredentials ? (n) => backend.credentials.get(n) : undefined);
+    return buildClientSettings(input.format, chosen);
+  }
+
   async url(input: ChannelInput<'proxies:url'>): Promise<{ url: string | null }> {
     const { backend } = await this.open();
     return { url: (await backend.provider.proxyUrl(input.name)) ?? null };
