@@ -21,7 +21,6 @@ import { FleetSummary } from './FleetSummary.js';
 import type { HealthState, ProxyHealth } from '../../shared/health.js';
 import { healthStateOf } from '../fleet-summary.js';
 import { useHealthStore } from '../stores/health-store.js';
-
 /** Must match `.grid-row` height in styles.css. */
 export const ROW_HEIGHT = 36;
 const OVERSCAN = 8;
