@@ -5,6 +5,7 @@
  *
  * Channels are named `area:method`; the bridge exposes them as `window.egress.area.method()`.
  */
+import { ClientFormatSchema } from './client-settings.js';
 import { z } from 'zod';
 import { HostImageTransferSchema, IMAGE_TRANSFERS } from './app-settings.js';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
@@ -104,7 +105,7 @@ export const HostsEditedSchema = z.object({ path: z.string(), hosts: z.array(Hos
 /** A passphrase as typed: never logged, never echoed back. */
 const PassphraseSchema = z.string().min(1, 'enter the passphrase').max(1024);
 
-/** Every channel. `proxies:url` is the one channel whose answer holds a secret (the proxy's BasicAuth password). */
+/** Every channel. `proxies:url` (and `proxies:clientSettings` with `withCredentials`) are the channels whose answer holds a secret (the proxy's password). */
 export const channels = {
   'app:info': channel(z.undefined(), AppInfoSchema),
   'config:get': channel(z.undefined(), ConfigStateSchema),
@@ -168,6 +169,14 @@ export const channels = {
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
+  /**
+   * Client settings for one proxy or a selection (shared/client-settings.ts): the file of a
+   * format, credentials only with `withCredentials` (then a secret, like `proxies:url`).
+   */
+  'proxies:clientSettings': channel(
+    z.strictObject({ names: z.array(ProxySpecSchema.shape.name).min(1).max(1000), format: ClientFormatSchema, withCredentials: z.boolean().optional() }),
+    z.object({ text: z.string(), fileName: z.string(), mediaType: z.string() }),
+  ),
   /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
   'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
   /** Health through each proxy as last probed (shared/health.ts); probes run every 30 s. */

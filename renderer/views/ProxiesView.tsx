@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
+import { ClientSettingsDialog } from './ClientSettingsDialog.js';
 import { errorMessage, formatAge } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
@@ -16,7 +17,10 @@ import { FleetTags } from './FleetTags.js';
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
 import { othersIn, passesFilter } from '../proxy-fleet.js';
 import { InspectorView } from './InspectorView.js';
-
+import { FleetSummary } from './FleetSummary.js';
+import type { HealthState, ProxyHealth } from '../../shared/health.js';
+import { healthStateOf } from '../fleet-summary.js';
+import { useHealthStore } from '../stores/health-store.js';
 /** Must match `.grid-row` height in styles.css. */
 export const ROW_HEIGHT = 36;
 const OVERSCAN = 8;
@@ -57,6 +61,9 @@ export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: 
   const sign = sort.dir === 'asc' ? 1 : -1;
   return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
 }
+
+/** While no health filter is on, the table does not follow the health figures at all. */
+const NO_HEALTH: Readonly<Record<string, ProxyHealth>> = {};
 
 /** The current time, every 30 s: for the age column only (the data comes from events). */
 function useNow(): number {
@@ -123,7 +130,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [stopping, setStopping] = useState<string[] | undefined>();
   const { sort, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
+  /** A count of the fleet summary, pressed: only the proxies in that health state are shown. */
+  const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
+  const health = useHealthStore((s) => (healthFilter ? s.health : NO_HEALTH));
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
@@ -136,7 +147,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     }
   }, [hidden]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
-  const rows = useMemo(() => sortAndFilter(all, filter, sort, you, mineOnly), [all, filter, sort, you, mineOnly]);
+  const keys = useMemo(() => all.map(proxyKey), [all]);
+  const rows = useMemo(() => {
+    const sorted = sortAndFilter(all, filter, sort, you, mineOnly);
+    return healthFilter ? sorted.filter((p) => healthStateOf(health[proxyKey(p)]) === healthFilter) : sorted;
+  }, [all, filter, sort, you, mineOnly, healthFilter, health]);
 
   // Selection only holds proxies that still exist.
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
@@ -236,6 +251,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
+          <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
       </div>
@@ -244,6 +260,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           Cannot list the proxies: {error}. Check the Hosts view for the host that fails, then reload the window.
         </p>
       )}
+      {loaded && all.length > 0 && <FleetSummary keys={keys} filter={healthFilter} onFilter={setHealthFilter} />}
       {loaded && !error && all.length === 0 ? (
         <div className="empty-state">
           <h3>Launch your first proxy</h3>
@@ -322,6 +339,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
+                        <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
                         <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>
@@ -329,10 +347,15 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                 })}
               </div>
             </div>
-            {loaded && rows.length === 0 && all.length > 0 && <p className="empty">No proxy matches “{filter}”. Clear the filter to see all {all.length}.</p>}
+            {loaded && rows.length === 0 && all.length > 0 && (
+              <p className="empty">
+                No proxy matches {[filter.trim() && `“${filter}”`, healthFilter && `the health filter “${healthFilter}”`, mineOnly && 'Mine'].filter(Boolean).join(' and ')}. Clear the filter to see all {all.length}.
+              </p>
+            )}
           </div>
         </div>
       )}
+      {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
       {confirming && (
         <ConfirmDialog
           title={`Delete ${confirming.length === 1 ? confirming[0] : `${confirming.length} proxies`}?`}

@@ -118,7 +118,7 @@ export class ConfigWrites implements AreaService<'config'> {
     const credentials = new Map(
       input.withCredentials ? await Promise.all(ready.map(async (p) => [p.name, await backend.credentials.get(p.name)] as const)) : [],
     );
-    return { text: buildProxyList(ready, (p) => formatProxyUrl(p.address, p.port, credentials.get(p.name))), fileName: 'proxies.txt', mediaType: 'text/plain' };
+    return { text: buildProxyList(ready, (p) => formatProxyUrl(p.address, p.port, credentials.get(p.name), p.kind)), fileName: 'proxies.txt', mediaType: 'text/plain' };
   }
 
   async previewImport(input: ChannelInput<'config:previewImport'>): Promise<ConfigPreview> {

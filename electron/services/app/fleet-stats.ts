@@ -6,7 +6,7 @@
  * answered is skipped rather than asked again, and a call that takes longer than its
  * timeout counts as failed: a dead host never piles calls up.
  */
-import type { FleetStats, ProxyStats } from '../../../shared/stats.js';
+import type { FleetStats, ProxyRef, ProxyStats } from '../../../shared/stats.js';
 import { messageOf } from '../../../shared/errors.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import type { DomainCounters, LibvirtApi } from '../provider/kvm/libvirt-api.js';
@@ -112,11 +112,13 @@ export class FleetStatsSampler {
     this.hurry();
   }
 
-  /** The figures of the last sample; with `history`, each proxy's last hour too. */
-  snapshot(options: { history?: boolean } = {}): FleetStats {
-    if (!options.history) return { ...this.latest, intervalMs: this.intervalMs };
+  /** The figures of the last sample; with `history`, each proxy's last hour too; with `historyOf`, that one proxy's only. */
+  snapshot(options: { history?: boolean; historyOf?: ProxyRef } = {}): FleetStats {
+    const { history, historyOf } = options;
+    if (!history && !historyOf) return { ...this.latest, intervalMs: this.intervalMs };
     const now = this.clock.now();
-    const proxies = this.latest.proxies.map((p) => ({ ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now) ?? [] }));
+    const wanted = (p: ProxyStats) => history || (p.host === historyOf?.host && p.domain === historyOf.domain);
+    const proxies = this.latest.proxies.map((p) => (wanted(p) ? { ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now) ?? [] } : p));
     return { ...this.latest, intervalMs: this.intervalMs, proxies };
   }
 

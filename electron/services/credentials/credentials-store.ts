@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
 import { PrivateJsonFile } from './private-json-file.js';
-import { bracketHost } from '../../../shared/net.js';
 
 const FileSchema = z.object({
   version: z.literal(1),
@@ -72,9 +71,4 @@ export class FileCredentialsStore implements CredentialsStore {
   }
 }
 
-/** `http://user:pass@address:port`, or without credentials when authentication is off. IPv6 addresses are bracketed. */
-export function formatProxyUrl(address: string, port: number, credentials?: ProxyCredentials): string {
-  const host = bracketHost(address);
-  const auth = credentials ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@` : '';
-  return `http://${auth}${host}:${port}`;
-}
+export { formatProxyUrl } from '../../../shared/proxy-url.js';

@@ -3,7 +3,7 @@
  * and base-image uploads that must be one per provider instance.
  */
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
-import type { ProxyCredentials } from '../../../../shared/proxy.js';
+import type { ProxyCredentials, ProxyKind } from '../../../../shared/proxy.js';
 import type { CredentialsStore } from '../../credentials/credentials-store.js';
 import { BaseImages } from './base-image.js';
 import type { HostShell, ImageTransfer } from './host-fetch-plan.js';
@@ -84,6 +84,8 @@ export interface ProxyRecord {
   host: string;
   state: DomainStateName;
   port: number;
+  /** What it speaks; absent = http (its metadata carries no kind). */
+  kind?: ProxyKind;
   machineType: string;
   image: { name: string; sha256: string };
   createdAt: string;
@@ -117,6 +119,7 @@ export function toRecord(host: string, domain: { name: string; state: DomainStat
     addresses,
   };
   if (unknownHost !== undefined) record.unknownHost = unknownHost;
+  if (meta.kind !== undefined) record.kind = meta.kind;
   if (meta.labels) record.labels = meta.labels;
   if (meta.launchedBy) record.launchedBy = meta.launchedBy;
   if (meta.expiresAt !== undefined) record.expiresAt = meta.expiresAt;

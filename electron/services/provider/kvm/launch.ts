@@ -260,7 +260,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       created: true,
       placement: reason,
       address: result.address,
-      url: formatProxyUrl(result.address, resolved.port, resolved.credentials),
+      url: formatProxyUrl(result.address, resolved.port, resolved.credentials, resolved.kind),
       timings,
     };
   } catch (err) {

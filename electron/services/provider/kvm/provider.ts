@@ -125,7 +125,7 @@ export class KvmProvider {
   }
 
   /**
-   * `http://user:pass@address:port` for a running proxy, from its current address (the
+   * `http://user:pass@address:port` (`socks5://…` for a SOCKS5 proxy) for a running proxy, from its current address (the
    * agent's, else its newest lease: readiness.ts currentAddresses); undefined when it is
    * not running or no source knows one. A stale lease is never offered.
    */
@@ -135,7 +135,7 @@ export class KvmProvider {
     const report = await collectAddresses(api, host, domain.name, nicOf(domain));
     const address = candidates(report.addresses)[0];
     if (!address) return undefined;
-    return formatProxyUrl(address, metadata.port, await this.ctx.credentials.get(name));
+    return formatProxyUrl(address, metadata.port, await this.ctx.credentials.get(name), metadata.kind);
   }
 
   async start(name: string): Promise<{ alreadyRunning: boolean }> {
