@@ -18,7 +18,8 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LibvirtClient, isNotFound } from '../electron/libvirt/index.js';
+import { LibvirtClient } from '../electron/libvirt/index.js';
+import { ClientApi } from '../electron/services/provider/kvm/client-api.js';
 import { LocalSocketDialer } from '../electron/transport/index.js';
 import { baseVolumeName } from '../electron/services/provider/kvm/names.js';
 import type { BenchEnv } from './environment.js';
@@ -126,16 +127,6 @@ async function stopRunning(): Promise<void> {
   );
 }
 
-async function deleteVolume(client: LibvirtClient, poolName: string, name: string): Promise<void> {
-  const pool = await client.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: poolName });
-  try {
-    const vol = await client.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name });
-    await client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
-}
-
 /** One measurement of (k), inside the shaped link: seconds. */
 type Measure = () => Promise<number>;
 
@@ -161,12 +152,13 @@ async function measureTransfers(env: BenchEnv, workDir: string, log: (line: stri
   const requests: Record<string, number> = {};
   const { server, url } = await imageServer(image, requests);
   const local = await LibvirtClient.connect(new LocalSocketDialer(env.EGRESS_TEST_SOCKET), { uri: 'qemu:///system' });
+  const volumes = new ClientApi(local);
   const base = baseVolumeName(image.sha256, 'qcow2');
   const child = fileURLToPath(new URL('./transfer-child.js', import.meta.url));
   let link: ShapedLink | undefined;
   const removeVolumes = async (): Promise<void> => {
-    await deleteVolume(local, env.EGRESS_TEST_POOL, base).catch(() => undefined);
-    await deleteVolume(local, env.EGRESS_TEST_POOL, VIRSH_VOLUME).catch(() => undefined);
+    await volumes.deleteVolume(env.EGRESS_TEST_POOL, base).catch(() => undefined);
+    await volumes.deleteVolume(env.EGRESS_TEST_POOL, VIRSH_VOLUME).catch(() => undefined);
   };
   // A signal (Ctrl-C in npm run bench, a SIGTERM) still removes everything: the commands stop
   // first (a fetch cleans its staging up on the host through the link), then the link goes.
@@ -209,8 +201,8 @@ async function measureTransfers(env: BenchEnv, workDir: string, log: (line: stri
     for (let round = 0; round < rounds; round++) {
       for (const name of round % 2 ? [...order].reverse() : order) {
         // Each round starts from nothing on the host: no base, no virsh volume.
-        await deleteVolume(local, env.EGRESS_TEST_POOL, base);
-        await deleteVolume(local, env.EGRESS_TEST_POOL, VIRSH_VOLUME);
+        await volumes.deleteVolume(env.EGRESS_TEST_POOL, base);
+        await volumes.deleteVolume(env.EGRESS_TEST_POOL, VIRSH_VOLUME);
         const seconds = await measures[name]();
         figures[name].push(seconds);
         log(`(k) round ${round + 1}: ${name} ${seconds.toFixed(1)} s (${(image.size / MIB / seconds).toFixed(1)} MiB/s)`);
