@@ -10,7 +10,7 @@ import type { AreaService, ChannelInput, ChannelOutput, ConfigPreview, ConfigSta
 import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
-import { formatProxyUrl } from '../credentials/credentials-store.js';
+import { formatProxyUrl } from '../../../shared/proxy-url.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
 import type { FleetBackend } from './fleet-backend.js';

@@ -70,5 +70,3 @@ export class FileCredentialsStore implements CredentialsStore {
     return parsed.data;
   }
 }
-
-export { formatProxyUrl } from '../../../shared/proxy-url.js';

@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
-import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
 import { type ImageTransferDone, type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import type { BaseVolume } from './base-image.js';

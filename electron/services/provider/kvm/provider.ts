@@ -7,7 +7,7 @@
 import type { Strategy } from '../../../../shared/launch-many.js';
 import { type LaunchManyOptions, type ManyOutcome, launchMany } from './launch-many.js';
 import type { ProxySpec } from '../../../../shared/proxy.js';
-import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
 import { PlacementError, ProxyNotFoundError } from './errors.js';
 import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
