@@ -16,7 +16,8 @@ import { downloadFigures } from './download.js';
 import { launchFigures } from './launch.js';
 import { FLEET_SIZE, defineFleet, oursListMs, oursWholeXmlListMs, pythonListMs, undefineFleet } from './fleet.js';
 import { IDLE_WINDOW_MS, idleFigures } from './idle.js';
-import { firstRenderFigures, launchClickFigures } from './ui.js';
+import { UPDATING_SCROLL_MS, firstRenderFigures, launchClickFigures, updatingScrollFigures } from './ui.js';
+import { TRAFFIC_PROXIES, TRAFFIC_WINDOW_MS, trafficFigures } from './traffic.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;
@@ -197,6 +198,41 @@ const benches: Record<string, Bench> = {
     return [
       result({ name: `(i) backend RSS, ${count} proxies, idle, vs the 250 MB budget`, ours: full.rssBytes / MIB, peer: 250, unit: 'MB', lowerIsBetter: true, target: 1.0, note: `peak ${mb(full.peakRssBytes)} MB; the same process with no proxy: ${mb(empty.rssBytes)} MB (peak ${mb(empty.peakRssBytes)} MB)` }),
       result({ name: `(i) backend CPU, ${count} proxies, idle ${IDLE_WINDOW_MS / 1000} s, vs a 1 % budget`, ours: full.cpuShare * 100, peer: 1, unit: '% of a core', lowerIsBetter: true, target: 1.0, note: `the window includes one background re-listing (60 s); with no proxy: ${pct(empty.cpuShare)}` }),
+    ];
+  },
+  async m(log) {
+    log(`(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i) and the watched one (stats every 5 s, health every 30 s), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each; an hour of history; then the table scrolled while figures arrive`);
+    const b = await trafficFigures(2, log);
+    const r = await updatingScrollFigures();
+    const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+    return [
+      result({
+        name: '(m) backend CPU with stats every 5 s + health every 30 s, more than idle (i), vs 2 % of a core',
+        ours: (b.watchedCpu - b.idleCpu) * 100,
+        peer: 2,
+        unit: '% of a core',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `watched ${pct(b.watchedCpu)}, idle (the (i) backend: the ${TRAFFIC_PROXIES} known, shut off, 60 s samples) ${pct(b.idleCpu)}; medians of ${b.rounds} alternating rounds; the last watched window emitted ${b.samples} samples and ${b.healthReports} health reports, ${b.healthy} of ${TRAFFIC_PROXIES} proxies probed healthy through real loopback HTTP ports; the hosts' stats answers are simulated (no XDR decode)`,
+      }),
+      result({
+        name: '(m) memory of an hour of history, 1,000 proxies, vs 50 MB',
+        ours: b.historyBytes / MIB,
+        peer: 50,
+        unit: 'MB',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `heap + array buffers after a full GC, before and after 720 samples 5 s apart (${b.points} points kept); one proxies:stats answer with that history is ${(b.answerBytes / MIB).toFixed(0)} MB of JSON and grew the process by ${(b.answerRssBytes / MIB).toFixed(0)} MB while it was built`,
+      }),
+      result({
+        name: '(m) longest frame scrolling 1,000 rows while their figures update every 5 s, vs 50 ms',
+        ours: r.longestFrameMs,
+        peer: 50,
+        unit: 'ms',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `${r.rounds} rounds of ${UPDATING_SCROLL_MS / 1000} s, one viewport per frame down and up, median of the rounds' longest; ${r.frames} frames, ${r.framesOver50} over 50 ms, ${r.longAnimationFrames} long animation frames, p95 ${r.p95FrameMs.toFixed(1)} ms, ${r.cpuPerFrameMs.toFixed(1)} ms main-thread CPU a frame; ${r.statsPushed} proxy:stats and ${r.healthPushed} proxy:health pushed; load average ${r.load[0].toFixed(1)}→${r.load[1].toFixed(1)}`,
+      }),
     ];
   },
 };

@@ -24,7 +24,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
 import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
-import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
+import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
 import { type ServeProcess, startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
@@ -241,6 +241,96 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
     p95FrameMs: percentile(runs.frames, 95),
     scrollMs: median(runs.scrollMs),
     idleLongestFrameMs: median(runs.idle),
+    rounds,
+  };
+}
+
+export interface UpdatingScrollFigures {
+  /** Median over the rounds of each round's longest frame interval, ms. */
+  longestFrameMs: number;
+  frames: number;
+  framesOver50: number;
+  longAnimationFrames: number;
+  p95FrameMs: number;
+  /** Figures pushed during the scrolls: proxy:stats (1,000 rows each) and proxy:health. */
+  statsPushed: number;
+  healthPushed: number;
+  /** Main-thread CPU per frame while scrolling and updating (mean, median of the rounds). */
+  cpuPerFrameMs: number;
+  load: [number, number];
+  rounds: number;
+}
+
+/** How long each round of (m) scrolls: long enough for six stats pushes and one health push. */
+export const UPDATING_SCROLL_MS = 31_000;
+
+/**
+ * (m), the renderer's side: the 1,000-row table with every row's figures, scrolled one
+ * viewport per frame for {@link UPDATING_SCROLL_MS} while `proxy:stats` for all 1,000
+ * arrives every 5 s and `proxy:health` every 30 s (pushed on the page's socket as serve
+ * pushes them; the backend behind serve has no fleet of its own, as in (g)).
+ */
+export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOptions = {}): Promise<UpdatingScrollFigures> {
+  const home = mkdtempSync(join(tmpdir(), 'egress-bench-m-'));
+  writeFileSync(join(home, 'config.yaml'), 'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n');
+  const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
+  const browser = await launchChromium();
+  const errors: string[] = [];
+  const proxies = fakeProxies(1000);
+  const runs = { longest: [] as number[], frames: [] as number[], long: [] as number[], cpu: [] as number[] };
+  let statsPushed = 0;
+  let healthPushed = 0;
+  const loadStart = loadavg()[0]!;
+  try {
+    const context = await loggedIn(browser, serve);
+    for (let round = 0; round < rounds; round++) {
+      let push: ((event: string, payload: unknown) => void) | undefined;
+      const { page, cpuMs } = await timedPage(context, errors, proxies, (p) => (push = p));
+      await page.goto(`${serve.origin}/`);
+      await waitForTime(page, 'rowsPaintedAt');
+      await filled(page);
+      let sample = 1;
+      const statsTimer = setInterval(() => {
+        push?.('proxy:stats', fakeStats(proxies, sample++, Date.now()));
+        statsPushed++;
+      }, 5_000);
+      // Health a first time mid-way (each round sees one), then every 30 s.
+      const pushHealth = () => {
+        push?.('proxy:health', fakeHealth(proxies, sample, Date.now()));
+        healthPushed++;
+      };
+      const healthFirst = setTimeout(pushHealth, 12_500);
+      const healthTimer = setInterval(pushHealth, 30_000);
+      const cpuBefore = await cpuMs();
+      let scroll: { frames: number[]; longFrames: number[] };
+      try {
+        scroll = await call<{ frames: number[]; longFrames: number[] }>(page, SCROLL_FOR_SCRIPT, { durationMs: UPDATING_SCROLL_MS });
+      } finally {
+        clearInterval(statsTimer);
+        clearInterval(healthTimer);
+        clearTimeout(healthFirst);
+      }
+      runs.cpu.push(((await cpuMs()) - cpuBefore) / scroll.frames.length);
+      runs.longest.push(Math.max(...scroll.frames));
+      runs.frames.push(...scroll.frames);
+      runs.long.push(...scroll.longFrames);
+      await page.close();
+    }
+    if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
+  } finally {
+    await browser.close();
+    await serve.stop();
+  }
+  return {
+    longestFrameMs: median(runs.longest),
+    frames: runs.frames.length,
+    framesOver50: runs.frames.filter((f) => f > 50).length,
+    longAnimationFrames: runs.long.length,
+    p95FrameMs: percentile(runs.frames, 95),
+    statsPushed,
+    healthPushed,
+    cpuPerFrameMs: median(runs.cpu),
+    load: [loadStart, loadavg()[0]!],
     rounds,
   };
 }
