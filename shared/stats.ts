@@ -65,7 +65,13 @@ export type ProxyRef = z.infer<typeof ProxyRefSchema>;
  * each proxy's last hour, `historyOf` for one proxy's last hour of traffic, CPU and
  * latency (the inspector's Traffic tab: only the watched proxy's history crosses the bridge).
  */
-export const FleetStatsInputSchema = z.strictObject({ watch: z.boolean().optional(), history: z.boolean().optional(), historyOf: ProxyRefSchema.optional() });
+export const FleetStatsInputSchema = z.strictObject({
+  watch: z.boolean().optional(),
+  history: z.boolean().optional(),
+  /** With `history`: only each proxy's newest N points (the table's sparklines draw 60; an hour of 1,000 proxies is ~65 MB of JSON). */
+  historyPoints: z.number().int().min(1).max(720).optional(),
+  historyOf: ProxyRefSchema.optional(),
+});
 
 /** How long one `watch: true` keeps the fast cadence. */
 export const WATCH_LEASE_MS = 30_000;

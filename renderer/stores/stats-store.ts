@@ -50,7 +50,7 @@ export const useStatsStore = create<StatsStore>((set) => ({
   watch(api, options = {}) {
     const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
     const ask = (history: boolean) =>
-      api.proxies.stats({ watch: true, history }).then(
+      api.proxies.stats({ watch: true, history, ...(history ? { historyPoints: SPARK_POINTS } : {}) }).then(
         (stats) => useStatsStore.getState().apply(stats),
         () => undefined, // the next renewal asks again; the table shows dashes meanwhile
       );

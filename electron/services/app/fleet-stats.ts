@@ -112,13 +112,21 @@ export class FleetStatsSampler {
     this.hurry();
   }
 
-  /** The figures of the last sample; with `history`, each proxy's last hour too; with `historyOf`, that one proxy's only. */
-  snapshot(options: { history?: boolean; historyOf?: ProxyRef } = {}): FleetStats {
-    const { history, historyOf } = options;
+  /**
+   * The figures of the last sample; with `history`, each proxy's last hour too (its newest
+   * `historyPoints` only, when given: a table's sparklines need minutes, not the hour);
+   * with `historyOf`, that one proxy's whole hour.
+   */
+  snapshot(options: { history?: boolean; historyPoints?: number; historyOf?: ProxyRef } = {}): FleetStats {
+    const { history, historyOf, historyPoints } = options;
     if (!history && !historyOf) return { ...this.latest, intervalMs: this.intervalMs };
     const now = this.clock.now();
-    const wanted = (p: ProxyStats) => history || (p.host === historyOf?.host && p.domain === historyOf.domain);
-    const proxies = this.latest.proxies.map((p) => (wanted(p) ? { ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now) ?? [] } : p));
+    const isOf = (p: ProxyStats) => p.host === historyOf?.host && p.domain === historyOf.domain;
+    const proxies = this.latest.proxies.map((p) => {
+      if (!history && !isOf(p)) return p;
+      const limit = isOf(p) ? undefined : historyPoints;
+      return { ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now, limit) ?? [] };
+    });
     return { ...this.latest, intervalMs: this.intervalMs, proxies };
   }
 

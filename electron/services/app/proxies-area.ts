@@ -110,7 +110,7 @@ export class ProxiesArea implements AreaService<'proxies'> {
     const { stats, health } = await this.open();
     if (input.watch) stats.renew(WATCH_LEASE_MS);
     const { historyOf } = input;
-    const figures = stats.snapshot({ history: input.history === true, ...(historyOf ? { historyOf } : {}) });
+    const figures = stats.snapshot({ history: input.history === true, ...(input.historyPoints ? { historyPoints: input.historyPoints } : {}), ...(historyOf ? { historyOf } : {}) });
     if (!historyOf) return figures;
     const latency = health.latencyHistory(historyOf.host, historyOf.domain);
     return { ...figures, proxies: figures.proxies.map((p) => (p.host === historyOf.host && p.domain === historyOf.domain ? { ...p, latency } : p)) };

@@ -29,13 +29,17 @@ class Ring {
     this.ring.push(at, RATE_FIELDS.map((f) => rates[f]));
   }
 
-  /** The points at or after `since`, oldest first. */
-  points(since: number): RatePoint[] {
-    return this.ring.since(since, (at, value) => {
-      const p = { at } as RatePoint;
-      RATE_FIELDS.forEach((f, i) => (p[f] = value(i)));
-      return p;
-    });
+  /** The points at or after `since`, oldest first; with `limit`, the newest `limit` of them. */
+  points(since: number, limit?: number): RatePoint[] {
+    return this.ring.since(
+      since,
+      (at, value) => {
+        const p = { at } as RatePoint;
+        RATE_FIELDS.forEach((f, i) => (p[f] = value(i)));
+        return p;
+      },
+      limit,
+    );
   }
 }
 
@@ -56,9 +60,9 @@ export class RateHistory {
     RATE_FIELDS.forEach((f, i) => (this.bucket!.sums[i]! += rates[f] * w));
   }
 
-  /** The last hour before `now`, point by point. */
-  recent(now: number): RatePoint[] {
-    return this.fine.points(now - FINE_SPAN_MS);
+  /** The last hour before `now`, point by point; with `limit`, only its newest `limit` points. */
+  recent(now: number, limit?: number): RatePoint[] {
+    return this.fine.points(now - FINE_SPAN_MS, limit);
   }
 
   /** The day before `now`, one averaged point per 5 minutes (stamped at its bucket's end); the bucket being filled last. */

@@ -26,10 +26,13 @@ export class TimeRing {
     this.size = Math.min(this.size + 1, this.capacity);
   }
 
-  /** The points at or after `since`, oldest first, each made by `read` (`value(i)` is its i-th number). */
-  since<T>(since: number, read: (at: number, value: (i: number) => number) => T): T[] {
+  /**
+   * The points at or after `since`, oldest first, each made by `read` (`value(i)` is its
+   * i-th number); with `limit`, only the newest `limit` of them (the older are never read).
+   */
+  since<T>(since: number, read: (at: number, value: (i: number) => number) => T, limit = Infinity): T[] {
     const out: T[] = [];
-    for (let k = 0; k < this.size; k++) {
+    for (let k = Math.max(0, this.size - limit); k < this.size; k++) {
       const slot = (this.next - this.size + k + this.capacity) % this.capacity;
       const at = this.at[slot]!;
       if (at < since) continue;
