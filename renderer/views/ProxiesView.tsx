@@ -158,6 +158,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
 
   const scroller = useRef<HTMLDivElement>(null);
+  const head = useRef<HTMLDivElement>(null);
+  const onBodyScroll = (e: React.UIEvent<HTMLDivElement>) => {
+    setScrollTop(e.currentTarget.scrollTop);
+    if (head.current) head.current.scrollLeft = e.currentTarget.scrollLeft; // the head scrolls sideways with the body
+  };
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
   useEffect(() => {
@@ -271,7 +276,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         </div>
       ) : (
         <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1}>
-          <div role="rowgroup" className="grid-head">
+          <div role="rowgroup" className="grid-head" ref={head}>
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
                 <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
@@ -284,7 +289,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
               <div role="columnheader" className="col col-actions">Actions</div>
             </div>
           </div>
-          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={onBodyScroll}>
             {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
             <div className="grid-spacer" style={{ height: win.total }}>
               <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>
