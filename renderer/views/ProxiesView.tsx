@@ -1,21 +1,20 @@
 /** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ProxyRecordView } from '../../shared/proxies.js';
+import { sortAndFilter } from '../proxy-sort.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { ClientSettingsDialog } from './ClientSettingsDialog.js';
 import { errorMessage, formatAge } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
-import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
+import { type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { FleetTags } from './FleetTags.js';
-import type { LaunchedBy } from '../../shared/fleet-meta.js';
-import { othersIn, passesFilter } from '../proxy-fleet.js';
+import { othersIn } from '../proxy-fleet.js';
 import { InspectorView } from './InspectorView.js';
 import { FleetSummary } from './FleetSummary.js';
 import type { HealthState, ProxyHealth } from '../../shared/health.js';
@@ -36,32 +35,6 @@ const COLUMNS: { key: SortKey; label: string }[] = [
   { key: 'image', label: 'Image' },
   { key: 'age', label: 'Age' },
 ];
-
-function firstAddress(p: ProxyRecordView): string {
-  return p.addresses[0]?.address ?? '';
-}
-
-function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
-  switch (key) {
-    case 'port':
-      return a.port - b.port;
-    case 'age':
-      // Oldest first when ascending by age.
-      return b.createdAt.localeCompare(a.createdAt);
-    case 'address':
-      return firstAddress(a).localeCompare(firstAddress(b), undefined, { numeric: true });
-    case 'image':
-      return a.image.name.localeCompare(b.image.name);
-    default:
-      return String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true });
-  }
-}
-
-export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort, you?: LaunchedBy, mineOnly = false): ProxyRecordView[] {
-  const shown = filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
-  const sign = sort.dir === 'asc' ? 1 : -1;
-  return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
-}
 
 /** While no health filter is on, the table does not follow the health figures at all. */
 const NO_HEALTH: Readonly<Record<string, ProxyHealth>> = {};
