@@ -42,6 +42,7 @@ export async function openFleetMeters(ctx: CliContext, { provider, backend }: Cl
     proxies: () => listing.proxies,
     connected: () => new Set(reached()),
     credentials: (name) => backend.credentials.get(name),
+    ...(backend.tunnelFor ? { tunnelFor: (host: string) => backend.tunnelFor?.(host) } : {}),
     settings: async () => (await readSettingsOrDefaults(settingsPath(ctx.dataDir))).health,
     ...(options.healthIntervalMs ? { intervalMs: options.healthIntervalMs } : {}),
   });

@@ -5,6 +5,7 @@
  * dead host never piles probes up. A proxy that is not running, has no address or no
  * credentials here, or whose host is not connected, is unknown (saying which).
  */
+import type { Duplex } from 'node:stream';
 import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { type Observation, nextHealth } from '../health/health-state.js';
@@ -25,6 +26,8 @@ export interface FleetHealthOptions {
   /** Read each round, so a changed settings file applies from the next round. */
   settings: () => Promise<AppSettings['health']>;
   emit?: (health: FleetHealth) => void;
+  /** Where this machine cannot reach a host's guests: the stream to a guest's address and port from that host (its SSH connection); undefined: connect from here. */
+  tunnelFor?: (host: string) => ((address: string, port: number) => Promise<Duplex>) | undefined;
   probe?: Probe;
   clock?: StatsClock;
   /** Default 30 s. */
@@ -132,7 +135,9 @@ export class FleetHealthMonitor {
         this.probing.add(k);
         try {
           const credentials = await this.options.credentials(p.name).catch(() => undefined);
-          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}) }, options);
+          const address = p.addresses[0]!.address;
+          const tunnel = this.options.tunnelFor?.(p.host);
+          const result = await this.probe({ address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}), ...(tunnel ? { tunnel: () => tunnel(address, p.port) } : {}) }, options);
           this.observe(p, { probe: result }, slowMs);
         } finally {
           this.probing.delete(k);

@@ -19,6 +19,11 @@ export interface ProbeTarget {
   credentials?: ProxyCredentials;
   /** Absent = http. */
   kind?: ProxyKind;
+  /**
+   * Opens the stream to the proxy's address and port from elsewhere (through its SSH host,
+   * where this machine cannot reach the guest's network); absent: a TCP connect from here.
+   */
+  tunnel?: () => Promise<Duplex>;
 }
 
 export interface ProbeOptions {
@@ -132,6 +137,21 @@ function getThrough(socket: Duplex, url: URL, options: ProbeOptions, finish: Fin
   req.end();
 }
 
+/** The request options that open the connection through `target.tunnel` (Node waits for the stream); none without one. */
+function viaTunnel(target: ProbeTarget, finish: Finish): { createConnection?: (o: unknown, done: (err: Error | null, s: Duplex) => void) => undefined } {
+  const { tunnel } = target;
+  if (!tunnel) return {};
+  return {
+    createConnection: (_o, done) => {
+      tunnel().then(
+        (stream) => done(null, stream),
+        (err: unknown) => finish({ ok: false, error: `through the host: ${messageOf(err)}` }),
+      );
+      return undefined;
+    },
+  };
+}
+
 /** What the socks package's errors mean for a probe: a refused login, or a proxy that answered. */
 const SOCKS_AUTH_REFUSED = /Authentication failed|no accepted authentication type/i;
 const SOCKS_CONNECT_REJECTED = /proxy rejected connection/i;
@@ -146,12 +166,14 @@ function probeSocks(target: ProbeTarget, options: ProbeOptions, now: () => numbe
   const url = options.url ? new URL(options.url) : undefined;
   return bounded(options, now, (finish, answered, cleanup) => {
     const destination = url ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) } : { host: '127.0.0.1', port: target.port };
-    SocksClient.createConnection({
+    const existing = target.tunnel ? target.tunnel() : Promise.resolve(undefined);
+    existing.then((existing_socket) => SocksClient.createConnection({
+      ...(existing_socket ? { existing_socket } : {}),
       command: 'connect',
       destination,
       proxy: { host: target.address, port: target.port, type: 5, ...(target.credentials ? { userId: target.credentials.username, password: target.credentials.password } : {}) },
       timeout: options.timeoutMs,
-    }).then(
+    })).then(
       ({ socket }) => {
         cleanup(() => socket.destroy());
         if (!url) {
@@ -180,7 +202,7 @@ export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () =
   if (target.credentials) headers['proxy-authorization'] = `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
   if (url?.protocol === 'https:') return probeHttpsThroughConnect(target, url, headers, options, now);
   return bounded(options, now, (finish, answered, cleanup) => {
-    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false }, (res) => {
+    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false, ...viaTunnel(target, finish) }, (res) => {
       answered();
       readAnswer(res, url, options, finish);
     });
@@ -194,7 +216,7 @@ export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () =
 function probeHttpsThroughConnect(target: ProbeTarget, url: URL, headers: Record<string, string>, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
   const authority = `${url.hostname}:${url.port || 443}`;
   return bounded(options, now, (finish, answered, cleanup) => {
-    const req: ClientRequest = request({ host: target.address, port: target.port, method: 'CONNECT', path: authority, headers: { ...headers, host: authority }, setHost: false });
+    const req: ClientRequest = request({ host: target.address, port: target.port, method: 'CONNECT', path: authority, headers: { ...headers, host: authority }, setHost: false, ...viaTunnel(target, finish) });
     cleanup(() => req.destroy());
     req.on('connect', (res, socket) => {
       cleanup(() => socket.destroy());
