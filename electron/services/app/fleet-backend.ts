@@ -5,6 +5,7 @@
  * ends) and the CLI build their provider here, so the wiring is written once.
  */
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../shared/config.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
 import type { SshSettingsView } from '../../../shared/ssh-settings.js';
@@ -83,6 +84,12 @@ export interface FleetBackend {
   hosts: HostDirectory;
   images: ImageDirectory;
   credentials: CredentialsStore;
+  /**
+   * For an SSH host, opens a TCP stream from the host itself to `address:port` (a
+   * direct-tcpip channel of its pooled connection): the health probe's way to a guest on a
+   * network only the host reaches. Undefined for this machine.
+   */
+  tunnelFor?(host: string): ((address: string, port: number) => Promise<Duplex>) | undefined;
   /** Closes every connection. */
   close(): Promise<void>;
 }
@@ -233,6 +240,11 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     hosts,
     images,
     credentials,
+    tunnelFor: (name) => {
+      const host = config.hosts.find((h) => h.name === name);
+      if (!host || host.address === 'local') return undefined;
+      return async (address, port) => sshPool.openTcp(await sshPool.resolve(sshTargetOf(host)), address, port);
+    },
     close: async () => {
       await connections.close();
       await sshPool.close();
