@@ -14,6 +14,12 @@ export const MAX_VENDOR_DATA_BYTES = 256 * 1024;
 export interface UserDataSpec {
   hostname: string;
   proxy: TinyproxySpec;
+  /**
+   * The base is baked (bake-recipe.ts): its packages are installed already, so vendor-data's
+   * package installs are switched off (an empty `packages` and no list refresh replace
+   * vendor-data's keys in cloud-init's merge) and the first boot needs no mirror.
+   */
+  baked?: boolean;
 }
 
 function checkHostname(hostname: string): void {
@@ -75,6 +81,7 @@ export function buildUserData(spec: UserDataSpec): string {
   const doc = {
     hostname: spec.hostname,
     manage_etc_hosts: true,
+    ...(spec.baked ? { packages: [], package_update: false, package_upgrade: false } : {}),
     write_files: [
       {
         path: '/etc/tinyproxy/tinyproxy.conf',

@@ -108,6 +108,11 @@ export interface RenderOptions {
   cpuMode?: CpuMode;
   /** The base volume's path on the host (looked up at launch; a predicted one for previews). */
   basePath: string;
+  /** The base volume's name and format when it is not the image's plain base (a baked one, always qcow2). */
+  baseVolume?: string;
+  baseFormat?: 'qcow2' | 'raw';
+  /** The base is baked (bake.ts): the user-data installs no packages. */
+  baked?: boolean;
   createdAt: Date;
   owner?: InstanceMetadata['owner'];
   /** Who launches it (no secret: an OS user name and a host name). */
@@ -130,7 +135,7 @@ export interface RenderedProxy {
 
 export function renderProxy(spec: ResolvedSpec, options: RenderOptions): RenderedProxy {
   const id = instanceId(spec.name);
-  const volumes = { ...instanceVolumes(id), base: baseVolumeName(spec.image.sha256, spec.image.format) };
+  const volumes = { ...instanceVolumes(id), base: options.baseVolume ?? baseVolumeName(spec.image.sha256, spec.image.format) };
   const metadata = InstanceMetadataSchema.parse({
     formatVersion: METADATA_FORMAT_VERSION,
     name: spec.name,
@@ -146,7 +151,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
-  const userData = buildUserData({ hostname: spec.name, proxy });
+  const userData = buildUserData({ hostname: spec.name, proxy, ...(options.baked ? { baked: true } : {}) });
   const metaData = buildMetaData(id, spec.name);
   const vendorData = buildVendorData(spec.vendorData);
   const seedIso = buildNoCloudSeed({ userData, metaData, vendorData });
@@ -174,7 +179,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
       name: volumes.root,
       capacityBytes: spec.machineType.diskGiB * GIB,
       backingPath: options.basePath,
-      backingFormat: spec.image.format,
+      backingFormat: options.baseFormat ?? spec.image.format,
     }),
     seedVolumeXml: buildSeedVolumeXml(volumes.seed, seedIso.length),
     seedIso,
