@@ -9,6 +9,7 @@ export interface BenchEnv {
   EGRESS_TEST_SSH_PORT: string;
   EGRESS_TEST_SSH_KEY: string;
   EGRESS_TEST_KNOWN_HOSTS: string;
+  EGRESS_TEST_HOST_KEY_PUB: string;
   EGRESS_TEST_POOL: string;
   EGRESS_TEST_POOL_DIR: string;
 }

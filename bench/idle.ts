@@ -45,7 +45,9 @@ function cpuSeconds(pid: number): number {
 export async function idleFigures(env: BenchEnv, expected: number, log: (line: string) => void): Promise<IdleFigures> {
   // Nothing is launched: any config on the test host will do.
   const { home } = tinyHome(env, 'egress-bench-idle-');
-  const serve = await startServeProcess(CLI, { HOME: home, EGRESS_DESK_HOME: home });
+  // EGRESS_BENCH_PROFILE_DIR: the backend writes a CPU profile there when it exits (node --cpu-prof).
+  const profile = process.env.EGRESS_BENCH_PROFILE_DIR;
+  const serve = await startServeProcess(CLI, { HOME: home, EGRESS_DESK_HOME: home }, [], 20_000, undefined, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
   const browser = await launchChromium();
   try {
     const page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();

@@ -20,10 +20,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
-import { fakeProxies, routeProxiesList } from './browser/fake-listing.js';
-import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
+import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
+import { fakeHealth, fakeStats } from './browser/fake-figures.js';
+import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
 import { type ServeProcess, startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
@@ -79,6 +80,40 @@ async function loggedIn(browser: Browser, serve: ServeProcess): Promise<BrowserC
   return context;
 }
 
+/** The listing of `proxies`, and figures for every one of them: each row draws what a working fleet shows. */
+function fleetAnswers(proxies: ReturnType<typeof fakeProxies>): FakeAnswers {
+  return {
+    'proxies:list': () => ({ proxies, hosts: [] }),
+    'proxies:stats': (input) => fakeStats(proxies, 0, Date.now(), (input as { history?: boolean } | undefined)?.history === true),
+    'proxies:health': () => fakeHealth(proxies, 0, Date.now()),
+  };
+}
+
+const profiles = new WeakMap<Page, CDPSession>();
+
+/**
+ * With EGRESS_BENCH_PROFILE_DIR set, records the page's JavaScript CPU profile (CDP
+ * Profiler) until the returned function is called, and writes it there as NAME.cpuprofile.
+ */
+async function profileIfAsked(page: Page, name: string): Promise<() => Promise<void>> {
+  const dir = process.env.EGRESS_BENCH_PROFILE_DIR;
+  const cdp = profiles.get(page);
+  if (!dir || !cdp) return async () => undefined;
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+  await cdp.send('Profiler.start');
+  return async () => {
+    const { profile } = await cdp.send('Profiler.stop');
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+  };
+}
+
+/** Waits until the table's rows draw their traffic sparkline and health (the figures answered after the listing). */
+async function filled(page: Page): Promise<void> {
+  await page.locator('.grid-body .traffic .spark').first().waitFor({ timeout: 30_000 });
+  await page.locator('.grid-body .health .dot').first().waitFor({ timeout: 30_000 });
+}
+
 /** A page with the timing script and a reader of its main thread's CPU time; page errors are collected. */
 interface TimedPage {
   page: Page;
@@ -89,7 +124,7 @@ interface TimedPage {
 }
 
 /** A page with the timing script, errors collected (a page error fails the benchmark: the figure would not be the app's). */
-async function timedPage(context: BrowserContext, errors: string[], proxies?: ReturnType<typeof fakeProxies>): Promise<TimedPage> {
+async function timedPage(context: BrowserContext, errors: string[], proxies?: ReturnType<typeof fakeProxies>, onOpen?: (push: (event: string, payload: unknown) => void) => void): Promise<TimedPage> {
   const page = await context.newPage();
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => {
@@ -97,10 +132,12 @@ async function timedPage(context: BrowserContext, errors: string[], proxies?: Re
   });
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
+  profiles.set(page, cdp);
   const cpuMs = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) * 1000;
   let answerCpu: number | null = null;
-  // The route first: the timing script must wrap the WebSocket the page really gets.
-  if (proxies) await routeProxiesList(page, proxies, async () => void (answerCpu ??= await cpuMs()));
+  // The route first: the timing script must wrap the WebSocket the page really gets. The
+  // listing's answer is the one timed; traffic and health fill every row's cells.
+  if (proxies) await routeAnswers(page, fleetAnswers(proxies), async (channel) => void (channel === 'proxies:list' && (answerCpu ??= await cpuMs())), onOpen);
   await page.addInitScript(TIMING_INIT_SCRIPT);
   return { page, cpuMs, answerCpuMs: () => answerCpu };
 }
@@ -168,8 +205,12 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
         runs.thousand.push(ms);
         runs.thousandScript.push(scriptMs);
         runs.thousandCpu.push(cpu);
+        // The rows scrolled are full ones: traffic (with its sparkline) and health drawn.
+        await filled(page);
         const cpuBefore = await cpuMs();
+        const stopProfile = await profileIfAsked(page, `g-scroll-${round}`);
         const scroll = await call<ScrollFigures>(page, SCROLL_SCRIPT, { lastName: thousand.at(-1)!.name });
+        await stopProfile();
         if (!scroll.reachedEnd) throw new Error('the scroll did not bring the last row in');
         runs.longest.push(Math.max(...scroll.frames));
         runs.frames.push(...scroll.frames);
@@ -200,6 +241,96 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
     p95FrameMs: percentile(runs.frames, 95),
     scrollMs: median(runs.scrollMs),
     idleLongestFrameMs: median(runs.idle),
+    rounds,
+  };
+}
+
+export interface UpdatingScrollFigures {
+  /** Median over the rounds of each round's longest frame interval, ms. */
+  longestFrameMs: number;
+  frames: number;
+  framesOver50: number;
+  longAnimationFrames: number;
+  p95FrameMs: number;
+  /** Figures pushed during the scrolls: proxy:stats (1,000 rows each) and proxy:health. */
+  statsPushed: number;
+  healthPushed: number;
+  /** Main-thread CPU per frame while scrolling and updating (mean, median of the rounds). */
+  cpuPerFrameMs: number;
+  load: [number, number];
+  rounds: number;
+}
+
+/** How long each round of (m) scrolls: long enough for six stats pushes and one health push. */
+export const UPDATING_SCROLL_MS = 31_000;
+
+/**
+ * (m), the renderer's side: the 1,000-row table with every row's figures, scrolled one
+ * viewport per frame for {@link UPDATING_SCROLL_MS} while `proxy:stats` for all 1,000
+ * arrives every 5 s and `proxy:health` every 30 s (pushed on the page's socket as serve
+ * pushes them; the backend behind serve has no fleet of its own, as in (g)).
+ */
+export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOptions = {}): Promise<UpdatingScrollFigures> {
+  const home = mkdtempSync(join(tmpdir(), 'egress-bench-m-'));
+  writeFileSync(join(home, 'config.yaml'), 'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n');
+  const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
+  const browser = await launchChromium();
+  const errors: string[] = [];
+  const proxies = fakeProxies(1000);
+  const runs = { longest: [] as number[], frames: [] as number[], long: [] as number[], cpu: [] as number[] };
+  let statsPushed = 0;
+  let healthPushed = 0;
+  const loadStart = loadavg()[0]!;
+  try {
+    const context = await loggedIn(browser, serve);
+    for (let round = 0; round < rounds; round++) {
+      let push: ((event: string, payload: unknown) => void) | undefined;
+      const { page, cpuMs } = await timedPage(context, errors, proxies, (p) => (push = p));
+      await page.goto(`${serve.origin}/`);
+      await waitForTime(page, 'rowsPaintedAt');
+      await filled(page);
+      let sample = 1;
+      const statsTimer = setInterval(() => {
+        push?.('proxy:stats', fakeStats(proxies, sample++, Date.now()));
+        statsPushed++;
+      }, 5_000);
+      // Health a first time mid-way (each round sees one), then every 30 s.
+      const pushHealth = () => {
+        push?.('proxy:health', fakeHealth(proxies, sample, Date.now()));
+        healthPushed++;
+      };
+      const healthFirst = setTimeout(pushHealth, 12_500);
+      const healthTimer = setInterval(pushHealth, 30_000);
+      const cpuBefore = await cpuMs();
+      let scroll: { frames: number[]; longFrames: number[] };
+      try {
+        scroll = await call<{ frames: number[]; longFrames: number[] }>(page, SCROLL_FOR_SCRIPT, { durationMs: UPDATING_SCROLL_MS });
+      } finally {
+        clearInterval(statsTimer);
+        clearInterval(healthTimer);
+        clearTimeout(healthFirst);
+      }
+      runs.cpu.push(((await cpuMs()) - cpuBefore) / scroll.frames.length);
+      runs.longest.push(Math.max(...scroll.frames));
+      runs.frames.push(...scroll.frames);
+      runs.long.push(...scroll.longFrames);
+      await page.close();
+    }
+    if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
+  } finally {
+    await browser.close();
+    await serve.stop();
+  }
+  return {
+    longestFrameMs: median(runs.longest),
+    frames: runs.frames.length,
+    framesOver50: runs.frames.filter((f) => f > 50).length,
+    longAnimationFrames: runs.long.length,
+    p95FrameMs: percentile(runs.frames, 95),
+    statsPushed,
+    healthPushed,
+    cpuPerFrameMs: median(runs.cpu),
+    load: [loadStart, loadavg()[0]!],
     rounds,
   };
 }

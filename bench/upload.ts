@@ -6,7 +6,8 @@
 import { createReadStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { LibvirtClient, isNotFound } from '../electron/libvirt/index.js';
+import { LibvirtClient } from '../electron/libvirt/index.js';
+import { ClientApi } from '../electron/services/provider/kvm/client-api.js';
 import { SshConnectionPool, SshDialer } from '../electron/transport/index.js';
 import type { BenchEnv } from './environment.js';
 import { cpSeconds, run, virshUploadSeconds } from './peers.js';
@@ -42,16 +43,6 @@ function sshHome(env: BenchEnv, dir: string): string {
   return home;
 }
 
-async function deleteVolume(client: LibvirtClient, poolName: string, name: string): Promise<void> {
-  const pool = await client.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: poolName });
-  try {
-    const vol = await client.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name });
-    await client.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
-}
-
 export interface UploadFigures {
   oursSeconds: number;
   virshSeconds: number;
@@ -65,12 +56,13 @@ export async function uploadFigures(env: BenchEnv, workDir: string, bytes = GIB)
   const home = sshHome(env, workDir);
   const pool = new SshConnectionPool({ homeDir: home, env: { HOME: home }, systemConfigPath: null });
   const client = await LibvirtClient.connect(new SshDialer({ address: '127.0.0.1', socketPath: env.EGRESS_TEST_SOCKET }, pool), { uri: 'qemu:///system' });
+  const volumes = new ClientApi(client);
   const ours = 'egtest-bench-ours.raw';
   const theirs = 'egtest-bench-virsh.raw';
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
   try {
-    await deleteVolume(client, env.EGRESS_TEST_POOL, ours);
+    await volumes.deleteVolume(env.EGRESS_TEST_POOL, ours);
     const poolRef = await client.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: env.EGRESS_TEST_POOL });
     const xml = `<volume><name>${ours}</name><capacity unit="bytes">${bytes}</capacity><target><format type="raw"/></target></volume>`;
     const vol = await client.call('STORAGE_VOL_CREATE_XML', { pool: poolRef, xml, flags: 0 });
@@ -78,7 +70,7 @@ export async function uploadFigures(env: BenchEnv, workDir: string, bytes = GIB)
     await client.uploadVolume(vol, createReadStream(file, { highWaterMark: 1024 * 1024 }), { total: bytes });
     const oursSeconds = (performance.now() - t) / 1000;
     clearInterval(sampler);
-    await deleteVolume(client, env.EGRESS_TEST_POOL, ours);
+    await volumes.deleteVolume(env.EGRESS_TEST_POOL, ours);
 
     const uri = `qemu+ssh://root@127.0.0.1:${env.EGRESS_TEST_SSH_PORT}/system?command=${encodeURIComponent(join(home, 'ssh'))}&no_tty=1`;
     const sshEnv = { ...process.env, HOME: home };
@@ -87,7 +79,7 @@ export async function uploadFigures(env: BenchEnv, workDir: string, bytes = GIB)
     try {
       virshSeconds = virshUploadSeconds(uri, env.EGRESS_TEST_POOL, theirs, file, sshEnv);
     } finally {
-      await deleteVolume(client, env.EGRESS_TEST_POOL, theirs);
+      await volumes.deleteVolume(env.EGRESS_TEST_POOL, theirs);
     }
 
     const target = join(env.EGRESS_TEST_POOL_DIR, 'egtest-bench-cp.raw');

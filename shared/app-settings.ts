@@ -9,11 +9,38 @@ import { z } from 'zod';
 export const IMAGE_TRANSFERS = ['auto', 'upload', 'fetch'] as const;
 export type ImageTransfer = (typeof IMAGE_TRANSFERS)[number];
 
+/**
+ * How the last base image that reached a host got there: written by the launch that moved
+ * it (the app's or the CLI's), not chosen by anyone. `reason` is why it was not fetched on
+ * the host when it could have been (`auto` fell back to the upload); absent when the host
+ * fetched it, or when upload was chosen.
+ */
+export const LastTransferSchema = z.strictObject({
+  mode: z.enum(['fetch', 'upload']),
+  reason: z.string().max(2000).optional(),
+  /** The base volume it made (`egress-base-<sha256>.qcow2`). */
+  volume: z.string().min(1).max(255),
+  /** ISO 8601 instant the transfer ended. */
+  at: z.iso.datetime(),
+});
+export type LastTransfer = z.infer<typeof LastTransferSchema>;
+
 /** One host's settings, by the host's name in the config. */
 export const HostSettingsSchema = z.strictObject({
   imageTransfer: z.enum(IMAGE_TRANSFERS).default('auto'),
+  lastTransfer: LastTransferSchema.optional(),
 });
 export type HostSettings = z.infer<typeof HostSettingsSchema>;
+
+/** A host's image transfer as the Hosts view shows it (`hosts:imageTransfer`, `hosts:setImageTransfer`). */
+export const HostImageTransferSchema = z.object({
+  host: z.string(),
+  imageTransfer: z.enum(IMAGE_TRANSFERS),
+  last: LastTransferSchema.optional(),
+  /** The settings file it is kept in. */
+  file: z.string(),
+});
+export type HostImageTransfer = z.infer<typeof HostImageTransferSchema>;
 
 const HttpUrl = z.url({ protocol: /^http$/, error: 'must be an http:// URL (the probe sends it to the proxy in absolute form)' });
 
@@ -36,4 +63,20 @@ export type AppSettings = z.infer<typeof AppSettingsSchema>;
 /** A host's image transfer: its setting, else `auto`. */
 export function imageTransferOf(settings: AppSettings, host: string): ImageTransfer {
   return settings.hosts[host]?.imageTransfer ?? 'auto';
+}
+
+/** `settings` with `host`'s image transfer set to `how` (what it last did is kept). */
+export function withImageTransfer(settings: AppSettings, host: string, how: ImageTransfer): AppSettings {
+  return { ...settings, hosts: { ...settings.hosts, [host]: { ...settings.hosts[host], imageTransfer: how } } };
+}
+
+/** `settings` with what the last transfer to `host` did (its choice is kept, `auto` when it had none). */
+export function withLastTransfer(settings: AppSettings, host: string, last: LastTransfer): AppSettings {
+  return { ...settings, hosts: { ...settings.hosts, [host]: { imageTransfer: imageTransferOf(settings, host), ...settings.hosts[host], lastTransfer: last } } };
+}
+
+/** One line for a person: how the last image reached the host, and why it was not fetched there. */
+export function describeLastTransfer(last: LastTransfer): string {
+  const how = last.mode === 'fetch' ? 'fetched by the host itself' : `uploaded from this machine${last.reason ? ` (not fetched on the host: ${last.reason})` : ''}`;
+  return `${last.volume} ${how}, ${last.at}`;
 }

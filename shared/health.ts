@@ -26,6 +26,12 @@ export const ProxyHealthSchema = z.object({
   exitAddress: z.string().optional(),
   /** True when the last echo answer differed from the one before. */
   exitChanged: z.boolean().optional(),
+  /**
+   * What is wrong with the exit address, in words for a person, when something is: it
+   * changed since the last answer, or it differs from what the same host's other proxies
+   * show. Set by the backend; the Proxies row and the inspector show it as a warning.
+   */
+  exitWarning: z.string().optional(),
   /** Why it is failing or unknown (or what the echo URL got wrong). */
   lastError: z.string().optional(),
 });
@@ -37,3 +43,11 @@ export const FleetHealthSchema = z.object({
   proxies: z.array(ProxyHealthSchema),
 });
 export type FleetHealth = z.infer<typeof FleetHealthSchema>;
+
+/**
+ * One point of a proxy's latency history: when it was probed, and the latency of the
+ * answer; null when the probe got none (failing). The health monitor keeps the last hour
+ * (one point a probe, 30 s apart) in memory; `proxies:stats` with `historyOf` sends it.
+ */
+export const LatencyPointSchema = z.object({ at: z.number(), latencyMs: z.number().nonnegative().nullable() });
+export type LatencyPoint = z.infer<typeof LatencyPointSchema>;

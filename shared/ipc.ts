@@ -5,7 +5,9 @@
  *
  * Channels are named `area:method`; the bridge exposes them as `window.egress.area.method()`.
  */
+import { ClientFormatSchema } from './client-settings.js';
 import { z } from 'zod';
+import { HostImageTransferSchema, IMAGE_TRANSFERS } from './app-settings.js';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
@@ -103,7 +105,7 @@ export const HostsEditedSchema = z.object({ path: z.string(), hosts: z.array(Hos
 /** A passphrase as typed: never logged, never echoed back. */
 const PassphraseSchema = z.string().min(1, 'enter the passphrase').max(1024);
 
-/** Every channel. `proxies:url` is the one channel whose answer holds a secret (the proxy's BasicAuth password). */
+/** Every channel. `proxies:url` (and `proxies:clientSettings` with `withCredentials`) are the channels whose answer holds a secret (the proxy's password). */
 export const channels = {
   'app:info': channel(z.undefined(), AppInfoSchema),
   'config:get': channel(z.undefined(), ConfigStateSchema),
@@ -131,6 +133,10 @@ export const channels = {
   'hosts:unlock': channel(z.strictObject({ host: HostNameSchema, passphrase: PassphraseSchema, remember: z.boolean() }), HostStatusSchema),
   /** An SSH host's effective settings, as `egress-desk hosts ssh-config` prints them: read from ssh_config, nothing connects. */
   'hosts:sshSettings': channel(z.strictObject({ name: HostNameSchema }), SshSettingsViewSchema),
+  /** How base images reach the host (the app's settings.json, as `egress-desk hosts image-transfer` reads it), and how the last one did. */
+  'hosts:imageTransfer': channel(z.strictObject({ name: HostNameSchema }), HostImageTransferSchema),
+  /** Sets it in settings.json (atomically; config.yaml is not touched): the next launch on the host follows it. */
+  'hosts:setImageTransfer': channel(z.strictObject({ name: HostNameSchema, imageTransfer: z.enum(IMAGE_TRANSFERS) }), HostImageTransferSchema),
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),
@@ -163,6 +169,14 @@ export const channels = {
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
+  /**
+   * Client settings for one proxy or a selection (shared/client-settings.ts): the file of a
+   * format, credentials only with `withCredentials` (then a secret, like `proxies:url`).
+   */
+  'proxies:clientSettings': channel(
+    z.strictObject({ names: z.array(ProxySpecSchema.shape.name).min(1).max(1000), format: ClientFormatSchema, withCredentials: z.boolean().optional() }),
+    z.object({ text: z.string(), fileName: z.string(), mediaType: z.string() }),
+  ),
   /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
   'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
   /** Health through each proxy as last probed (shared/health.ts); probes run every 30 s. */

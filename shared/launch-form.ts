@@ -6,7 +6,7 @@
  */
 import { DNS_LABEL_MAX } from './config.js';
 import { LABELS_MAX, type Labels, expiryFrom, parseLabel } from './fleet-meta.js';
-import { PROXY_ALLOW_MAX, PROXY_PORT_MAX, PROXY_PORT_MIN, type ProxySpec, ProxySpecSchema } from './proxy.js';
+import { PROXY_ALLOW_MAX, PROXY_PORT_MAX, PROXY_PORT_MIN, type ProxyKind, type ProxySpec, ProxySpecSchema } from './proxy.js';
 
 /** What the person typed, one string per field ("" = not set: the config's default or placement decides). */
 export interface LaunchForm {
@@ -15,6 +15,8 @@ export interface LaunchForm {
   machineType: string;
   image: string;
   port: string;
+  /** What it speaks (absent = http). */
+  kind?: ProxyKind;
   /** Addresses or CIDR blocks, separated by spaces, commas or new lines. */
   allow: string;
   /** `key=value` labels, separated by spaces or commas (absent or "" = none). */
@@ -94,6 +96,7 @@ export function formToSpec(form: LaunchForm, now = Date.now()): ProxySpec {
   if (form.machineType) spec.machineType = form.machineType;
   if (form.image) spec.image = form.image;
   if (form.port) spec.port = Number(form.port);
+  if (form.kind === 'socks5') spec.kind = 'socks5';
   const allow = allowEntries(form.allow);
   if (allow.length) spec.allow = allow;
   const labels = parseLabels(form.labels ?? '');

@@ -3,7 +3,7 @@
  * inspector's view of one proxy. Credentials never appear here (see `proxies:url`).
  */
 import { z } from 'zod';
-import { ProxySpecSchema } from './proxy.js';
+import { ProxyKindSchema, ProxySpecSchema } from './proxy.js';
 import { LabelKeySchema, LabelsSchema, LaunchedBySchema } from './fleet-meta.js';
 
 export const DOMAIN_STATES = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'] as const;
@@ -29,6 +29,8 @@ export const ProxyRecordSchema = z.object({
   host: z.string(),
   state: z.enum(DOMAIN_STATES),
   port: z.number(),
+  /** What it speaks; absent = http (proxies launched before 0.2 carry no kind). */
+  kind: ProxyKindSchema.optional(),
   machineType: z.string(),
   image: z.object({ name: z.string(), sha256: z.string() }),
   /** ISO 8601. */
@@ -100,6 +102,7 @@ export const ProxyInspectionSchema = z.object({
     machineType: z.string(),
     image: z.object({ name: z.string(), sha256: z.string() }),
     port: z.number(),
+    kind: ProxyKindSchema.optional(),
     createdAt: z.string(),
     specHash: z.string(),
     labels: LabelsSchema.optional(),

@@ -5,6 +5,7 @@
  * hour, when asked); `proxy:stats` pushes them after every sample.
  */
 import { z } from 'zod';
+import { LatencyPointSchema } from './health.js';
 
 const Rate = z.number().nonnegative();
 
@@ -35,8 +36,10 @@ export const ProxyStatsSchema = z.object({
    * (two readings of one run are needed), or its host did not answer the last sample.
    */
   rates: ProxyRatesSchema.nullable(),
-  /** The last hour, point by point (oldest first); only when `proxies:stats` was asked for it. */
+  /** The last hour, point by point (oldest first); only when `proxies:stats` was asked for it (`history`, or `historyOf` this proxy). */
   history: z.array(RatePointSchema).optional(),
+  /** The last hour of health probes' latency (oldest first); only for the proxy `historyOf` names. */
+  latency: z.array(LatencyPointSchema).optional(),
 });
 export type ProxyStats = z.infer<typeof ProxyStatsSchema>;
 
@@ -52,12 +55,23 @@ export const FleetStatsSchema = z.object({
 });
 export type FleetStats = z.infer<typeof FleetStatsSchema>;
 
+/** A proxy by its host and libvirt domain, as in {@link ProxyStatsSchema}. */
+export const ProxyRefSchema = z.strictObject({ host: z.string().min(1), domain: z.string().min(1) });
+export type ProxyRef = z.infer<typeof ProxyRefSchema>;
+
 /**
  * `proxies:stats`: `watch` asks for the fast cadence for the next {@link WATCH_LEASE_MS}
  * (a window showing the figures renews it; one that closes simply stops), `history` for
- * each proxy's last hour.
+ * each proxy's last hour, `historyOf` for one proxy's last hour of traffic, CPU and
+ * latency (the inspector's Traffic tab: only the watched proxy's history crosses the bridge).
  */
-export const FleetStatsInputSchema = z.strictObject({ watch: z.boolean().optional(), history: z.boolean().optional() });
+export const FleetStatsInputSchema = z.strictObject({
+  watch: z.boolean().optional(),
+  history: z.boolean().optional(),
+  /** With `history`: only each proxy's newest N points (the table's sparklines draw 60; an hour of 1,000 proxies is ~65 MB of JSON). */
+  historyPoints: z.number().int().min(1).max(720).optional(),
+  historyOf: ProxyRefSchema.optional(),
+});
 
 /** How long one `watch: true` keeps the fast cadence. */
 export const WATCH_LEASE_MS = 30_000;

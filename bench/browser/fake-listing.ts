@@ -50,24 +50,27 @@ export type FakeAnswers = Record<string, (input: unknown) => unknown>;
  * `answers` with their value instead of the backend's (the call still goes to the backend,
  * so the order of messages is the real one). `beforeAnswer` runs just before each fake
  * answer is sent (benchmark (g) reads Chromium's CPU counters there); other messages are
- * not held.
+ * not held. `onOpen` gets, for each socket the page opens, a function that sends the page
+ * an event as serve would (benchmark (m) pushes figures with it).
  */
-export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswer?: () => Promise<void>): Promise<void> {
+export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswer?: (channel: string) => Promise<void>, onOpen?: (push: (event: string, payload: unknown) => void) => void): Promise<void> {
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
-    const faked = new Map<number, unknown>();
+    onOpen?.((event, payload) => ws.send(JSON.stringify({ event, payload })));
+    const faked = new Map<number, { channel: string; value: unknown }>();
     ws.onMessage((m) => {
       const request = JSON.parse(String(m)) as { id: number; channel: string; input?: unknown };
       const value = answers[request.channel]?.(request.input);
-      if (value !== undefined) faked.set(request.id, value);
+      if (value !== undefined) faked.set(request.id, { channel: request.channel, value });
       server.send(m);
     });
     server.onMessage((m) => {
       const response = JSON.parse(String(m)) as { id?: number; envelope?: unknown };
-      if (response.id === undefined || !faked.has(response.id)) return void ws.send(m);
-      const text = JSON.stringify({ id: response.id, envelope: { ok: true, value: faked.get(response.id) } });
-      faked.delete(response.id);
-      if (beforeAnswer) void beforeAnswer().then(() => ws.send(text));
+      const fake = response.id === undefined ? undefined : faked.get(response.id);
+      if (!fake) return void ws.send(m);
+      const text = JSON.stringify({ id: response.id, envelope: { ok: true, value: fake.value } });
+      faked.delete(response.id!);
+      if (beforeAnswer) void beforeAnswer(fake.channel).then(() => ws.send(text));
       else ws.send(text);
     });
   });

@@ -132,3 +132,36 @@ export const IDLE_FRAMES_SCRIPT = `async ({ count }) => {
   });
   return frames;
 }`;
+
+/**
+ * Scrolls the table for `durationMs`, one viewport per frame, down to the end and back up
+ * again, recording every frame interval and Chromium's long animation frames (bench (m):
+ * the figures pushed meanwhile land in some of these frames). Called with `{ durationMs }`.
+ */
+export const SCROLL_FOR_SCRIPT = `async ({ durationMs }) => {
+  const el = document.querySelector('.grid-body');
+  const step = el.clientHeight;
+  const longFrames = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) longFrames.push(e.duration); });
+  observer.observe({ type: 'long-animation-frame' });
+  const frames = [];
+  let down = true;
+  el.scrollTop = 0;
+  const start = performance.now();
+  await new Promise((resolve) => {
+    let last;
+    const tick = (now) => {
+      if (last !== undefined) frames.push(now - last);
+      last = now;
+      if (now - start >= durationMs) return resolve();
+      if (down && el.scrollTop + el.clientHeight >= el.scrollHeight - 1) down = false;
+      else if (!down && el.scrollTop <= 0) down = true;
+      el.scrollTop += down ? step : -step;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  for (const e of observer.takeRecords()) longFrames.push(e.duration);
+  observer.disconnect();
+  return { frames, longFrames };
+}`;

@@ -18,10 +18,11 @@ export interface ServeProcess {
 /**
  * Starts `bin serve --no-open` (bin: the path of bin/egress-desk.js, which differs between
  * the sources and dist/) and waits for its link (rejects with its stderr if it exits first).
- * With `as` (root only), serve runs as that user with its groups (setpriv --init-groups).
+ * With `as` (root only), serve runs as that user with its groups (setpriv --init-groups);
+ * `nodeArgs` go to node before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export function startServeProcess(bin: string, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: { uid: number; gid: number }): Promise<ServeProcess> {
-  const argv = [bin, 'serve', '--no-open', ...args];
+export function startServeProcess(bin: string, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: { uid: number; gid: number }, nodeArgs: string[] = []): Promise<ServeProcess> {
+  const argv = [...nodeArgs, bin, 'serve', '--no-open', ...args];
   const [command, commandArgs] = as ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, ...argv]] : [process.execPath, argv];
   const child = spawn(command, commandArgs, {
     env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env },

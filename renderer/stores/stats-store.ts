@@ -19,8 +19,11 @@ export interface StatsStore {
   /** When the figures applied last were sampled. */
   at: number;
   apply(stats: FleetStats): void;
-  /** Watches while the returned function is not called: the lease is renewed at half its length. */
-  watch(api: EgressApi): () => void;
+  /**
+   * Watches while the returned function is not called: the lease is renewed at half its
+   * length. `seed: false` skips the first ask's history (the Hosts view needs no sparklines).
+   */
+  watch(api: EgressApi, options?: { seed?: boolean }): () => void;
 }
 
 const total = (r: ProxyRates | RatePoint) => r.inBps + r.outBps;
@@ -44,14 +47,14 @@ export const useStatsStore = create<StatsStore>((set) => ({
       return { rates, spark, at: stats.at };
     });
   },
-  watch(api) {
+  watch(api, options = {}) {
     const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
     const ask = (history: boolean) =>
-      api.proxies.stats({ watch: true, history }).then(
+      api.proxies.stats({ watch: true, history, ...(history ? { historyPoints: SPARK_POINTS } : {}) }).then(
         (stats) => useStatsStore.getState().apply(stats),
         () => undefined, // the next renewal asks again; the table shows dashes meanwhile
       );
-    void ask(true);
+    void ask(options.seed !== false);
     const timer = setInterval(() => void ask(false), WATCH_LEASE_MS / 2);
     return () => {
       clearInterval(timer);

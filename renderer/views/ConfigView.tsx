@@ -1,4 +1,6 @@
-/** The config this app runs from: its problems, if any, its hosts, machine types and images as written, and export and import (with a preview of the changes). */
+/** The config this app runs from: its problems, if any, its hosts, machine types and images as written, and export and
+import (with a preview of the changes). */
+import { downloadFile } from '../download.js';
 import { useEffect, useState } from 'react';
 import { formatIssue } from '../../shared/config.js';
 import type { Change, ConfigDiff } from '../../shared/config-diff.js';
@@ -55,14 +57,7 @@ function ExportPanel() {
 
   function download() {
     if (!exported) return;
-    const url = URL.createObjectURL(new Blob([exported.text], { type: exported.mediaType }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = exported.fileName;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadFile(exported);
   }
 
   return (

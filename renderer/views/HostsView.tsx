@@ -1,9 +1,9 @@
 /**
  * The hosts: connection state with its reason, facts once connected, the host-key prompt
  * (a changed key is refused, never trusted from here), the passphrase prompt, and adding,
- * editing and removing hosts.
+ * editing and removing hosts; for an SSH host, how base images reach it (ImageTransfer.tsx).
  */
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { KVMHost } from '../../shared/config.js';
 import { type HostStatus, sameHypervisorAs } from '../../shared/hosts.js';
@@ -11,9 +11,12 @@ import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
-import { useProxiesStore } from '../stores/proxies-store.js';
+import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
+import { useStatsStore } from '../stores/stats-store.js';
+import { type HostProxy, HostLoad } from './HostLoad.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { HostDialog } from './HostDialog.js';
+import { ImageTransferSection } from './ImageTransfer.js';
 import { SshSettingsSection } from './SshSettings.js';
 
 const STATE_TEXT: Record<HostStatus['state'], string> = {
@@ -120,7 +123,9 @@ function PassphrasePrompt({ host }: { host: HostStatus }) {
   );
 }
 
-function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatus; proxies: number; sameAs?: string | undefined; onEdit?: () => void; onRemove?: () => void }) {
+const NO_PROXIES: readonly HostProxy[] = [];
+
+function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: { host: HostStatus; proxies: number; onHost: readonly HostProxy[]; sameAs?: string | undefined; onEdit?: () => void; onRemove?: () => void }) {
   const info = host.info;
   const prompted = host.state === 'host-key-unknown' || host.needs === 'passphrase' || host.hostKeyMismatch;
   return (
@@ -196,6 +201,8 @@ function HostCard({ host, proxies, sameAs, onEdit, onRemove }: { host: HostStatu
           </>
         )}
       </dl>
+      <HostLoad host={host.name} info={info} proxies={onHost} />
+      {host.address !== 'local' && <ImageTransferSection host={host.name} />}
       {host.address !== 'local' && <SshSettingsSection host={host.name} />}
     </article>
   );
@@ -242,6 +249,20 @@ export function HostsView() {
   const same = sameHypervisorAs(hosts);
   const counts = new Map<string, number>();
   for (const p of Object.values(proxies)) counts.set(p.host, (counts.get(p.host) ?? 0) + 1);
+  const byHost = useMemo(() => {
+    const out = new Map<string, HostProxy[]>();
+    for (const p of Object.values(proxies)) out.set(p.host, [...(out.get(p.host) ?? []), { key: proxyKey(p), name: p.name }]);
+    for (const list of out.values()) list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    return out;
+  }, [proxies]);
+  // While the view is shown the backend samples every 5 s (the CPU meters); no history is needed here.
+  useEffect(() => {
+    try {
+      return useStatsStore.getState().watch(backend(), { seed: false });
+    } catch {
+      return undefined; // no bridge: the frame already says so
+    }
+  }, []);
   const configHost = (name: string) => configHosts?.find((h) => h.name === name);
   return (
     <section className="view" aria-labelledby="hosts-h">
@@ -307,6 +328,7 @@ export function HostsView() {
                 key={h.name}
                 host={h}
                 proxies={counts.get(h.name) ?? 0}
+                onHost={byHost.get(h.name) ?? NO_PROXIES}
                 sameAs={same.get(h.name)}
                 {...(configHost(h.name)
                   ? {

@@ -1,6 +1,6 @@
 /**
  * The inspector for one proxy, shown in place of the proxies table (ProxiesView): its
- * metadata, domain XML, seed and serial console in tabs. Opened by a row's Inspect button, Enter or a
+ * metadata, traffic (charts of the last hour), domain XML, seed and serial console in tabs. Opened by a row's Inspect button, Enter or a
  * double-click; Escape or Back returns to the table. The open proxy and tab are remembered
  * across a reload; `proxy:changed` events for it refresh it, and a removal says so.
  */
@@ -13,7 +13,9 @@ import { ConsolePanel } from './ConsolePanel.js';
 import { OverviewPanel } from './inspector/OverviewPanel.js';
 import { SeedPanel } from './inspector/SeedPanel.js';
 import { type TabDef, Tabs } from './inspector/Tabs.js';
+import { TrafficPanel } from './inspector/TrafficPanel.js';
 import { XmlPanel } from './inspector/XmlPanel.js';
+import { useHealthStore } from '../stores/health-store.js';
 import type { ProxyInspectionView } from '../../shared/proxies.js';
 
 interface PanelProps {
@@ -24,11 +26,25 @@ interface PanelProps {
 /** The tabs, in order. */
 const TABS: ReadonlyArray<{ id: string; label: string; Panel: (p: PanelProps) => React.ReactNode }> = [
   { id: 'overview', label: 'Overview', Panel: OverviewPanel },
+  // Rendered only while selected: leaving the tab ends its watch and its history.
+  { id: 'traffic', label: 'Traffic', Panel: (p) => <TrafficPanel key={`${p.inspection.proxy.host}/${p.inspection.proxy.id}`} {...p} /> },
   { id: 'xml', label: 'Domain XML', Panel: XmlPanel },
   { id: 'seed', label: 'Seed', Panel: SeedPanel },
   // Rendered only while selected: leaving the tab closes the console session.
   { id: 'console', label: 'Console', Panel: ({ inspection }) => <ConsolePanel name={inspection.proxy.name} /> },
 ];
+
+/** The backend's warning about the exit address, above every tab: the person should see it wherever they look. */
+function ExitNotice({ statsKey, name }: { statsKey: string; name: string }) {
+  const health = useHealthStore((s) => s.health[statsKey]);
+  if (!health?.exitWarning) return null;
+  return (
+    <div role="alert" className="notice notice-warn">
+      <strong>Exit address of {name}:</strong> {health.exitWarning}
+      {health.exitAddress && <> (now {health.exitAddress})</>}
+    </div>
+  );
+}
 
 /** True while the person is typing into a field, or in a terminal: Escape belongs to them then. */
 function keepsEscape(target: EventTarget | null): boolean {
@@ -92,6 +108,7 @@ export function InspectorView() {
           <button type="button" className="small" onClick={() => void refresh(backend())}>try again</button>
         </div>
       )}
+      {inspection && !gone && <ExitNotice statsKey={`${inspection.proxy.host}/${inspection.proxy.id}`} name={target.name} />}
       {!inspection && !gone && !error && <p className="meta">Loading {target.name}…</p>}
       {inspection && <Tabs tabs={tabs} selected={target.tab} onSelect={setTab} label={`Sections of ${target.name}`} idPrefix="inspector" />}
     </section>

@@ -6,6 +6,7 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { DEFAULTS } from '../../shared/config.js';
+import { type ProxyKind, SOCKS5_DEFAULT_PORT } from '../../shared/proxy.js';
 import { formToSpec, launchFormErrors } from '../../shared/launch-form.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
@@ -74,7 +75,7 @@ function Field({ id, label, error, hint, children }: { id: string; label: string
 export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const base = useId();
   const headingId = `${base}-h`;
-  const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, allow: `${base}-allow`, labels: `${base}-labels`, ttl: `${base}-ttl` };
+  const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, kind: `${base}-kind`, allow: `${base}-allow`, labels: `${base}-labels`, ttl: `${base}-ttl` };
   const hosts = useHostsStore((s) => s.hosts);
   const { machineTypes, images, state } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })));
   const [name, setName] = useState('');
@@ -83,6 +84,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const [machineType, setMachineType] = useState('');
   const [image, setImage] = useState('');
   const [port, setPort] = useState('');
+  const [kind, setKind] = useState<ProxyKind>('http');
   const [allow, setAllow] = useState('');
   const [labels, setLabels] = useState('');
   const [ttl, setTtl] = useState('');
@@ -111,10 +113,10 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   }, [host, machineType, connectedHosts]);
   const hostHint = host ? undefined : auto ? (auto.ok ? `Automatic now: ${auto.reason}.` : `Automatic cannot place it now: ${auto.message}`) : 'Automatic picks the connected host with the most free memory.';
 
-  const form = { name, host, machineType, image, port, allow, labels, ttl };
+  const form = { name, host, machineType, image, port, kind, allow, labels, ttl };
   const checked = launchFormErrors(form);
   const errors = { ...checked, name: touched ? checked.name : undefined };
-  const defaultPort = state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort;
+  const defaultPort = kind === 'socks5' ? SOCKS5_DEFAULT_PORT : (state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -236,6 +238,12 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
                 {i.name} ({i.cache === 'cached' ? 'cached' : 'downloads on launch'})
               </option>
             ))}
+          </select>
+        </Field>
+        <Field id={ids.kind} label="Kind" hint="HTTP (tinyproxy) or SOCKS5 (Dante), both with a username and password.">
+          <select id={ids.kind} value={kind} onChange={(e) => setKind(e.target.value === 'socks5' ? 'socks5' : 'http')} aria-describedby={`${ids.kind}-hint`}>
+            <option value="http">HTTP</option>
+            <option value="socks5">SOCKS5</option>
           </select>
         </Field>
         <Field id={ids.port} label="Port" error={errors.port} hint={`Empty: the default (${defaultPort}).`}>

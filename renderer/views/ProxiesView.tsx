@@ -1,25 +1,29 @@
 /** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ProxyRecordView } from '../../shared/proxies.js';
+import { sortAndFilter } from '../proxy-sort.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
+import { ClientSettingsDialog } from './ClientSettingsDialog.js';
 import { errorMessage, formatAge } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
-import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
+import { type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { FleetTags } from './FleetTags.js';
-import type { LaunchedBy } from '../../shared/fleet-meta.js';
-import { othersIn, passesFilter } from '../proxy-fleet.js';
+import { othersIn } from '../proxy-fleet.js';
 import { InspectorView } from './InspectorView.js';
-
+import { FleetSummary } from './FleetSummary.js';
+import type { HealthState, ProxyHealth } from '../../shared/health.js';
+import { healthStateOf } from '../fleet-summary.js';
+import { useHealthStore } from '../stores/health-store.js';
 /** Must match `.grid-row` height in styles.css. */
 export const ROW_HEIGHT = 36;
-const OVERSCAN = 8;
+/** Rows rendered beyond the viewport either side: a neighbour for arrow keys and a margin for a fast scroll (each costs DOM work every scroll frame). */
+const OVERSCAN = 4;
 
 const COLUMNS: { key: SortKey; label: string }[] = [
   { key: 'state', label: 'State' },
@@ -32,31 +36,8 @@ const COLUMNS: { key: SortKey; label: string }[] = [
   { key: 'age', label: 'Age' },
 ];
 
-function firstAddress(p: ProxyRecordView): string {
-  return p.addresses[0]?.address ?? '';
-}
-
-function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
-  switch (key) {
-    case 'port':
-      return a.port - b.port;
-    case 'age':
-      // Oldest first when ascending by age.
-      return b.createdAt.localeCompare(a.createdAt);
-    case 'address':
-      return firstAddress(a).localeCompare(firstAddress(b), undefined, { numeric: true });
-    case 'image':
-      return a.image.name.localeCompare(b.image.name);
-    default:
-      return String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true });
-  }
-}
-
-export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort, you?: LaunchedBy, mineOnly = false): ProxyRecordView[] {
-  const shown = filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
-  const sign = sort.dir === 'asc' ? 1 : -1;
-  return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
-}
+/** While no health filter is on, the table does not follow the health figures at all. */
+const NO_HEALTH: Readonly<Record<string, ProxyHealth>> = {};
 
 /** The current time, every 30 s: for the age column only (the data comes from events). */
 function useNow(): number {
@@ -123,7 +104,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [stopping, setStopping] = useState<string[] | undefined>();
   const { sort, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
+  /** A count of the fleet summary, pressed: only the proxies in that health state are shown. */
+  const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
+  const health = useHealthStore((s) => (healthFilter ? s.health : NO_HEALTH));
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
@@ -136,12 +121,21 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     }
   }, [hidden]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
-  const rows = useMemo(() => sortAndFilter(all, filter, sort, you, mineOnly), [all, filter, sort, you, mineOnly]);
+  const keys = useMemo(() => all.map(proxyKey), [all]);
+  const rows = useMemo(() => {
+    const sorted = sortAndFilter(all, filter, sort, you, mineOnly);
+    return healthFilter ? sorted.filter((p) => healthStateOf(health[proxyKey(p)]) === healthFilter) : sorted;
+  }, [all, filter, sort, you, mineOnly, healthFilter, health]);
 
   // Selection only holds proxies that still exist.
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
 
   const scroller = useRef<HTMLDivElement>(null);
+  const head = useRef<HTMLDivElement>(null);
+  const onBodyScroll = (e: React.UIEvent<HTMLDivElement>) => {
+    setScrollTop(e.currentTarget.scrollTop);
+    if (head.current) head.current.scrollLeft = e.currentTarget.scrollLeft; // the head scrolls sideways with the body
+  };
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
   useEffect(() => {
@@ -236,6 +230,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
+          <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
       </div>
@@ -244,6 +239,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           Cannot list the proxies: {error}. Check the Hosts view for the host that fails, then reload the window.
         </p>
       )}
+      {loaded && all.length > 0 && <FleetSummary keys={keys} filter={healthFilter} onFilter={setHealthFilter} />}
       {loaded && !error && all.length === 0 ? (
         <div className="empty-state">
           <h3>Launch your first proxy</h3>
@@ -253,7 +249,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         </div>
       ) : (
         <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1}>
-          <div role="rowgroup" className="grid-head">
+          <div role="rowgroup" className="grid-head" ref={head}>
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
                 <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
@@ -266,7 +262,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
               <div role="columnheader" className="col col-actions">Actions</div>
             </div>
           </div>
-          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={onBodyScroll}>
             {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
             <div className="grid-spacer" style={{ height: win.total }}>
               <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>
@@ -322,6 +318,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
+                        <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
                         <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>
@@ -329,10 +326,15 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                 })}
               </div>
             </div>
-            {loaded && rows.length === 0 && all.length > 0 && <p className="empty">No proxy matches “{filter}”. Clear the filter to see all {all.length}.</p>}
+            {loaded && rows.length === 0 && all.length > 0 && (
+              <p className="empty">
+                No proxy matches {[filter.trim() && `“${filter}”`, healthFilter && `the health filter “${healthFilter}”`, mineOnly && 'Mine'].filter(Boolean).join(' and ')}. Clear the filter to see all {all.length}.
+              </p>
+            )}
           </div>
         </div>
       )}
+      {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
       {confirming && (
         <ConfirmDialog
           title={`Delete ${confirming.length === 1 ? confirming[0] : `${confirming.length} proxies`}?`}

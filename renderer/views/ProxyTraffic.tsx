@@ -38,11 +38,33 @@ export function HealthCell({ statsKey }: { statsKey: string }) {
     `${h.state} since ${new Date(h.since).toLocaleTimeString()}`,
     h.lastError,
     h.exitAddress && `exit address ${h.exitAddress}${h.exitChanged ? ' (changed)' : ''}`,
+    h.exitWarning,
   ].filter(Boolean).join('; ');
   return (
     <span className={`health health-${h.state}`} title={title}>
       <span aria-hidden="true" className="dot">●</span> {h.state}
       {h.latencyMs !== undefined && h.state !== 'unknown' && <span className="meta"> {h.latencyMs} ms</span>}
+      {h.exitWarning && <ExitWarning text={h.exitWarning} />}
+    </span>
+  );
+}
+
+/** The backend's warning about a proxy's exit address (changed, or not the one its host's other proxies show): a mark, the words on hover and for screen readers. */
+export function ExitWarning({ text, name }: { text: string; name?: string }) {
+  return (
+    <span className="exit-warning" role="note" title={text}>
+      {' '}⚠<span className={name ? undefined : 'visually-hidden'}> {name ? text : `exit address: ${text}`}</span>
+    </span>
+  );
+}
+
+/** A proxy's health as a coloured dot with its state in words (the Hosts view's lists). */
+export function HealthDot({ statsKey }: { statsKey: string }) {
+  const state = useHealthStore((s) => s.health[statsKey]?.state) ?? 'unknown';
+  return (
+    <span className={`health health-${state}`} title={state}>
+      <span aria-hidden="true" className="dot">●</span>
+      <span className="visually-hidden"> {state}</span>
     </span>
   );
 }

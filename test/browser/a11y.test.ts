@@ -5,7 +5,8 @@
  * 2.5.3, experimental in axe: a control's accessible name contains its visible text).
  * The Proxies table is filled, and the inspector answered, by replacing those two answers
  * on the wire (bench/browser/fake-listing.ts: the product build, unchanged); everything
- * else is the real backend. Dialogs are opened and cancelled, never confirmed.
+ * else is the real backend. Dialogs are opened and cancelled, never confirmed. The fleet
+ * summary, the inspector's Traffic tab (uPlot charts) and the hosts' meters are on the tour.
  */
 import axe from 'axe-core';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -93,7 +94,7 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   // The inspector, each tab but Console (a real guest's: the guest lane's browser test).
   await table.getByRole('button', { name: 'Inspect bulk-0001', exact: true }).click();
   const inspector = page.getByRole('region', { name: 'Inspector for bulk-0001' });
-  for (const tab of ['Overview', 'Domain XML', 'Seed']) {
+  for (const tab of ['Overview', 'Traffic', 'Domain XML', 'Seed']) {
     await inspector.getByRole('tab', { name: tab, exact: true }).click();
     await inspector.getByRole('tabpanel').waitFor();
     await check(`Inspector, ${tab}`);

@@ -17,7 +17,8 @@ import type { ProviderConfig } from '../../shared/config.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
 import { bufferFile, sha256, TestServer } from '../unit/images/server.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, openApp, testConfig } from './app-page.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig } from './app-page.js';
+import { publishScreenshot } from './screenshots.js';
 
 const env = testEnv();
 const disk = Buffer.from('a debian genericcloud stand-in\n'.repeat(200_000));
@@ -66,6 +67,48 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     expect(options.slice(1)).toEqual(KNOWN_IMAGES.map((k) => k.title));
     await form.getByRole('button', { name: 'Cancel' }).click();
     await form.waitFor({ state: 'detached' });
+  });
+
+  it('Debian 12 in two clicks (its quick-add button, Save); the SHA-512 is checked and the SHA-256 stored (the internet replaced by the test\'s server)', async () => {
+    // The page asks for cloud.debian.org; on the wire between page and backend (Playwright's
+    // WebSocket routing) that address becomes this test's server and back, so the product
+    // build and the real backend run unchanged and nothing leaves the machine.
+    const debian = KNOWN_IMAGES.find((k) => k.name === 'debian-12')!;
+    const published = debian.url.slice(0, debian.url.lastIndexOf('/') + 1);
+    const local = server.url('/bookworm/');
+    server.files.set(`/bookworm/${debian.url.slice(published.length)}`, bufferFile(disk));
+    server.files.set(`/bookworm/${debian.checksumsUrl.slice(published.length)}`, bufferFile(Buffer.from(`${sha512(Buffer.from('y'))}  debian-12-nocloud-amd64.qcow2\n${sha512(disk)}  ${debian.url.slice(published.length)}\n`)));
+    const p = await app.context.newPage();
+    await p.routeWebSocket(/\/ws$/, (ws) => {
+      const backend = ws.connectToServer();
+      ws.onMessage((m) => backend.send(String(m).replaceAll(published, local)));
+      backend.onMessage((m) => ws.send(String(m).replaceAll(local, published)));
+    });
+    await p.goto(`${app.serve.origin}/`);
+    await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
+    const region = p.getByRole('region', { name: 'Images', exact: true });
+    // Click one: Debian 12's quick-add button opens Add image with it chosen and its checksum file read.
+    const quick = region.getByRole('group', { name: 'Add a well-known image' });
+    await quick.getByRole('button', { name: `Add ${debian.title}` }).click();
+    const form = region.getByRole('group', { name: 'New image' });
+    await expect(form.getByRole('combobox', { name: 'Well-known image' }).inputValue()).resolves.toBe(debian.name);
+    const status = form.locator('.published-status');
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`${debian.checksumsUrl} lists ${debian.url.slice(published.length)} with sha512 ${sha512(disk)}`);
+    await expect(form.getByRole('textbox', { name: 'Name' }).inputValue()).resolves.toBe('debian-12');
+    await expect(form.getByRole('textbox', { name: 'URL' }).inputValue()).resolves.toBe(debian.url);
+    await form.scrollIntoViewIfNeeded();
+    await p.screenshot({ path: join(SHOTS, 'image-add-debian.png') });
+    publishScreenshot(join(SHOTS, 'image-add-debian.png'), join(DOCS_SHOTS, 'image-add-debian.png'));
+    // Click two: Save.
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached', timeout: 60_000 });
+    // Added: its quick-add button is gone, the others stay.
+    await expect.poll(() => quick.getByRole('button', { name: `Add ${debian.title}` }).count()).toBe(0);
+    await expect(quick.getByRole('button').count()).resolves.toBe(KNOWN_IMAGES.length - 1);
+    // What the backend saw is the stand-in's address; it downloaded it once and stored its SHA-256.
+    expect(onDisk().kvm!.images!['debian-12']).toEqual({ url: `${local}${debian.url.slice(published.length)}`, sha256: sha256(disk), format: 'qcow2' });
+    expect(server.requestsFor(`/bookworm/${debian.url.slice(published.length)}`)).toHaveLength(1);
+    await p.close();
   });
 
   it('Ubuntu layout: the SHA-256 fills the field, said to be not signature-checked, and Save stores it without a download', async () => {

@@ -199,7 +199,7 @@ describe('the inspector: against the real libvirtd', () => {
     const { password } = (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { proxies: Record<string, { password: string }> }).proxies[NAME]!;
     expect(password.length).toBeGreaterThan(8);
     // Nowhere in the page, on any tab, and not in what the inspector was sent.
-    for (const name of ['Overview', 'Domain XML', 'Seed']) {
+    for (const name of ['Overview', 'Traffic', 'Domain XML', 'Seed']) {
       await tab(page, name).click();
       await inspector(page).getByRole('tabpanel', { name }).waitFor();
       expect(await page.content()).not.toContain(password);
@@ -213,6 +213,8 @@ describe('the inspector: against the real libvirtd', () => {
 
   it('moves between tabs with the arrow keys, and remembers the tab over a reload', async () => {
     await tab(page, 'Overview').click();
+    await page.keyboard.press('ArrowRight');
+    await expect(tab(page, 'Traffic').getAttribute('aria-selected')).resolves.toBe('true');
     await page.keyboard.press('ArrowRight');
     await expect(tab(page, 'Domain XML').getAttribute('aria-selected')).resolves.toBe('true');
     await expect(tab(page, 'Domain XML').evaluate((el) => el === document.activeElement)).resolves.toBe(true);

@@ -12,17 +12,19 @@
 #   ... plus <image>.sha256 (sha256sum format). A cache hit is checked and returned in < 1 s.
 #
 # What is in the image: systemd, Debian's cloud kernel, cloud-init (datasources NoCloud,
-# None), tinyproxy (package defaults; the real config comes from cloud-init user-data),
+# None), tinyproxy and dante-server (package defaults; the real config comes from cloud-init
+# user-data; the packages per proxy kind are PROXY_SOFTWARE in
+# electron/services/provider/kvm/proxy-software.ts, and a unit test keeps the lists equal),
 # qemu-guest-agent (started by udev/systemd when its virtio-serial port appears), ifupdown +
 # dhclient (cloud-init renders DHCP on the NIC; a fallback gives DHCP to any en*/eth* NIC that
 # cloud-init did not configure), dbus (so systemd-logind handles the ACPI power button),
 # growpart, a serial getty on ttyS0, an empty machine-id, no SSH host keys.
 # Boot it with a NoCloud seed on virtio-scsi (the cloud kernel has no AHCI): see README.md.
 #
-# --bare: the same image WITHOUT tinyproxy and qemu-guest-agent (and without the test
+# --bare: the same image WITHOUT tinyproxy, dante-server and qemu-guest-agent (and without the test
 # image's early-start drop-in for the agent), as distributions publish cloud images, so
-# that a launch must install both at first boot. Beside it, a flat apt repository holding
-# exactly the .debs the guest's apt fetches for those two (recommends included, as the
+# that a launch must install them at first boot. Beside it, a flat apt repository holding
+# exactly the .debs the guest's apt fetches for those (recommends included, as the
 # guest installs them), resolved against the image's own package set when it is built:
 #
 #   .../debian-12-egress-bare-<hash12>.qcow2        (+ .sha256)
@@ -46,12 +48,12 @@ KEEP=2                     # cached images kept (newest by mtime; a cache hit re
 DISK_SIZE=$((2 * 1024 * 1024 * 1024))
 PART_START=2048            # sectors (1 MiB)
 PACKAGES=(
-  systemd-sysv linux-image-cloud-amd64 cloud-init tinyproxy qemu-guest-agent
+  systemd-sysv linux-image-cloud-amd64 cloud-init tinyproxy dante-server qemu-guest-agent
   ifupdown isc-dhcp-client netbase iproute2 udev kmod extlinux locales
   dbus cloud-guest-utils
 )
 # What --bare leaves out, for the guest to install at first boot from the flat repository.
-FIRST_BOOT_PACKAGES=(tinyproxy qemu-guest-agent)
+FIRST_BOOT_PACKAGES=(tinyproxy dante-server qemu-guest-agent)
 HOST_PACKAGES=(mmdebstrap e2fsprogs fdisk extlinux syslinux-common qemu-utils util-linux dpkg-dev)
 
 msg() { printf 'guest-image: %s\n' "$*" >&2; }

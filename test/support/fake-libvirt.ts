@@ -15,8 +15,10 @@ import {
   type DomainEvent,
   type DomainInfo,
   type DomainStateName,
+  type FleetDomain,
   type GuestAddress,
   type LibvirtApi,
+  mayHoldAddress,
   POOL_CHANGING,
   type PoolInfo,
   type UploadOptions,
@@ -134,6 +136,12 @@ export interface FakeSnapshot {
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
+/** The first element of `<metadata>` declaring namespace `uri` (with or without a prefix). */
+const namespaceElement = (uri: string): RegExp => new RegExp(`<([A-Za-z_][\\w.:-]*)\\b[^>]*xmlns(?::[\\w.-]+)?="${uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*?</\\1>`);
+
+/** What DOMAIN_GET_METADATA answers for namespace `uri`: that element of `<metadata>`, or null. */
+const elementOf = (xml: string, uri: string): string | null => namespaceElement(uri).exec(/<metadata>([\s\S]*?)<\/metadata>/.exec(xml)?.[1] ?? '')?.[0] ?? null;
+
 const nameOf = (xml: string): string => /<name>([^<]+)<\/name>/.exec(xml)?.[1] ?? '';
 
 export class FakeHost implements LibvirtApi {
@@ -254,6 +262,12 @@ export class FakeHost implements LibvirtApi {
     return [...this.domains.values()].map(({ name, xml, state }) => ({ name, xml, state }));
   }
 
+  /** Like libvirt: the XML of a domain that may hold an address, else only the element of `uri` (the namespace declared on it), or null. */
+  async listFleetDomains(uri: string): Promise<FleetDomain[]> {
+    await this.enter('listFleetDomains');
+    return [...this.domains.values()].map(({ name, xml, state }) => (mayHoldAddress(state) ? { name, state, xml } : { name, state, metadata: elementOf(xml, uri) }));
+  }
+
   async getDomain(name: string): Promise<DomainInfo | null> {
     await this.enter('getDomain', name);
     const d = this.domains.get(name);
@@ -314,7 +328,7 @@ export class FakeHost implements LibvirtApi {
     await this.enter('setMetadata', name);
     const d = this.domain(name);
     const element = options.xml.trim().replace(/^<([A-Za-z_][\w.-]*)/, `<$1 xmlns:${options.key}="${options.uri}"`);
-    const ours = new RegExp(`<([A-Za-z_][\\w.:-]*)\\b[^>]*xmlns(?::[\\w.-]+)?="${options.uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*?</\\1>`);
+    const ours = namespaceElement(options.uri);
     const [before, rest] = d.xml.split('<metadata>', 2);
     if (rest === undefined) {
       d.xml = d.xml.replace('</domain>', `<metadata>${element}</metadata></domain>`);

@@ -1,6 +1,6 @@
 /** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
 import { Argument, type Command } from 'commander';
-import { IMAGE_TRANSFERS, type ImageTransfer, imageTransferOf } from '../../../shared/app-settings.js';
+import { IMAGE_TRANSFERS, type ImageTransfer, describeLastTransfer, imageTransferOf, withImageTransfer } from '../../../shared/app-settings.js';
 import { readSettings, updateSettings } from '../../services/settings/settings-file.js';
 import { type HostStatus, sameHypervisorAs } from '../../../shared/hosts.js';
 import { collectHostInfo, statusWithInfo } from '../../services/hosts/host-info.js';
@@ -61,8 +61,11 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
           ctx.io.stderr(`no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`);
           return EXIT.failed;
         }
-        const settings = how === undefined ? await readSettings(ctx.dataDir) : await updateSettings(ctx.dataDir, (s) => ({ ...s, hosts: { ...s.hosts, [name]: { ...s.hosts[name], imageTransfer: how } } }));
+        const settings = how === undefined ? await readSettings(ctx.dataDir) : await updateSettings(ctx.dataDir, (s) => withImageTransfer(s, name, how));
         ctx.io.stdout(`${name}: ${imageTransferOf(settings, name)}\n`);
+        // What the last launch did is news only when asked (a change prints the choice alone).
+        const last = settings.hosts[name]?.lastTransfer;
+        if (how === undefined && last) ctx.io.stdout(`last image: ${describeLastTransfer(last)}\n`);
         return EXIT.ok;
       }),
     );

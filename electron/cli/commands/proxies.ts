@@ -7,6 +7,7 @@ import { registerLifecycleCommands } from './proxies-lifecycle.js';
 import { registerFleetCommands } from './proxies-fleet.js';
 import { registerRenderCommand } from './proxies-render.js';
 import { registerTopCommand } from './proxies-top.js';
+import { registerClientSettingsCommand } from './proxies-client.js';
 
 export function registerProxyCommands(program: Command, kit: CommandKit): void {
   const proxies = program.command('proxies').description('launch, list, inspect and delete egress proxies');
@@ -16,4 +17,5 @@ export function registerProxyCommands(program: Command, kit: CommandKit): void {
   registerFleetCommands(proxies, kit);
   registerRenderCommand(proxies, kit);
   registerTopCommand(proxies, kit);
+  registerClientSettingsCommand(proxies, kit);
 }

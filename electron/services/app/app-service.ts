@@ -92,7 +92,7 @@ export class AppService {
     };
     this.areas = {
       config: this.config,
-      hosts: new HostsArea(() => this.backend(), this.config),
+      hosts: new HostsArea(() => this.backend(), this.config, options.settingsFile),
       machineTypes: new MachineTypesArea(this.config),
       images: new ImagesArea(() => this.backend(), this.config, this.tasks),
       defaults: new DefaultsArea(this.config),

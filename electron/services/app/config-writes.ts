@@ -10,7 +10,7 @@ import type { AreaService, ChannelInput, ChannelOutput, ConfigPreview, ConfigSta
 import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
-import { formatProxyUrl } from '../credentials/credentials-store.js';
+import { formatProxyUrl } from '../../../shared/proxy-url.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
 import type { FleetBackend } from './fleet-backend.js';
@@ -118,7 +118,7 @@ export class ConfigWrites implements AreaService<'config'> {
     const credentials = new Map(
       input.withCredentials ? await Promise.all(ready.map(async (p) => [p.name, await backend.credentials.get(p.name)] as const)) : [],
     );
-    return { text: buildProxyList(ready, (p) => formatProxyUrl(p.address, p.port, credentials.get(p.name))), fileName: 'proxies.txt', mediaType: 'text/plain' };
+    return { text: buildProxyList(ready, (p) => formatProxyUrl(p.address, p.port, credentials.get(p.name), p.kind)), fileName: 'proxies.txt', mediaType: 'text/plain' };
   }
 
   async previewImport(input: ChannelInput<'config:previewImport'>): Promise<ConfigPreview> {

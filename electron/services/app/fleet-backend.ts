@@ -31,8 +31,8 @@ import { type CachedImage, ImageCache, type PartialImage } from '../images/image
 import { ClientApi } from '../provider/kvm/client-api.js';
 import type { LocalImageSource } from '../provider/kvm/context.js';
 import type { HostShell, ImageTransfer } from '../provider/kvm/host-fetch-plan.js';
-import { readSettings } from '../settings/settings-file.js';
-import { imageTransferOf } from '../../../shared/app-settings.js';
+import { readSettings, updateSettings } from '../settings/settings-file.js';
+import { imageTransferOf, withLastTransfer } from '../../../shared/app-settings.js';
 import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { createPortProbe } from '../provider/kvm/port-probe.js';
 import { KvmProvider } from '../provider/kvm/provider.js';
@@ -169,6 +169,10 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     hostShell,
     // Read at each launch: a change made in the app or with `hosts image-transfer` applies at once.
     imageTransfer: options.imageTransfer ?? (async (host) => imageTransferOf(await readSettings(options.dataDir), host)),
+    // Kept beside the choice, so that the Hosts view and `hosts image-transfer` say why the last image was not fetched.
+    onImageTransfer: async (host, transfer) => {
+      await updateSettings(options.dataDir, (s) => withLastTransfer(s, host, { ...transfer, ...(transfer.reason ? { reason: transfer.reason.slice(0, 2000) } : {}), at: new Date().toISOString() }));
+    },
   });
 
   const hosts: HostDirectory = {

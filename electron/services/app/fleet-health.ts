@@ -5,9 +5,10 @@
  * dead host never piles probes up. A proxy that is not running, has no address or no
  * credentials here, or whose host is not connected, is unknown (saying which).
  */
-import type { FleetHealth, ProxyHealth } from '../../../shared/health.js';
+import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { type Observation, nextHealth } from '../health/health-state.js';
+import { LatencyHistory } from '../health/latency-history.js';
 import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import type { AppSettings } from '../../../shared/app-settings.js';
@@ -37,6 +38,8 @@ const key = (host: string, domain: string) => `${host}/${domain}`;
 
 export class FleetHealthMonitor {
   private readonly health = new Map<string, ProxyHealth>();
+  /** Each probed proxy's last hour of latencies (the inspector's chart), dropped with the proxy. */
+  private readonly latency = new Map<string, LatencyHistory>();
   private readonly probing = new Set<string>();
   private readonly clock: StatsClock;
   private readonly probe: Probe;
@@ -56,6 +59,11 @@ export class FleetHealthMonitor {
 
   snapshot(): FleetHealth {
     return { at: this.at, proxies: [...this.health.values()] };
+  }
+
+  /** One proxy's probe latencies over the last hour, oldest first (null: no answer); empty when never probed. */
+  latencyHistory(host: string, domain: string): LatencyPoint[] {
+    return this.latency.get(key(host, domain))?.recent(this.clock.now()) ?? [];
   }
 
   /**
@@ -93,6 +101,7 @@ export class FleetHealthMonitor {
       else if (!this.probing.has(k)) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p]);
     }
     for (const k of this.health.keys()) if (!known.has(k)) this.health.delete(k);
+    for (const k of this.latency.keys()) if (!known.has(k)) this.latency.delete(k);
     const target = settings.echoUrl ?? settings.checkUrl;
     const options: ProbeOptions = { timeoutMs: this.options.timeoutMs ?? 10_000, ...(target ? { url: target } : {}), ...(settings.echoUrl ? { echo: true } : {}) };
     const slowMs = settings.slowMs ?? 2000;
@@ -118,7 +127,7 @@ export class FleetHealthMonitor {
         this.probing.add(k);
         try {
           const credentials = await this.options.credentials(p.name).catch(() => undefined);
-          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(credentials ? { credentials } : {}) }, options);
+          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}) }, options);
           this.observe(p, { probe: result }, slowMs);
         } finally {
           this.probing.delete(k);
@@ -130,6 +139,13 @@ export class FleetHealthMonitor {
 
   private observe(p: ProxyRecord, seen: Observation, slowMs = 2000): void {
     const k = key(p.host, p.id);
-    this.health.set(k, nextHealth({ host: p.host, domain: p.id, name: p.name }, this.health.get(k), seen, this.clock.now(), slowMs));
+    const now = this.clock.now();
+    const next = nextHealth({ host: p.host, domain: p.id, name: p.name }, this.health.get(k), seen, now, slowMs);
+    this.health.set(k, next);
+    if ('probe' in seen) {
+      let history = this.latency.get(k);
+      if (!history) this.latency.set(k, (history = new LatencyHistory()));
+      history.add(now, seen.probe.ok ? seen.probe.latencyMs : null);
+    }
   }
 }

@@ -6,7 +6,7 @@
  * answered is skipped rather than asked again, and a call that takes longer than its
  * timeout counts as failed: a dead host never piles calls up.
  */
-import type { FleetStats, ProxyStats } from '../../../shared/stats.js';
+import type { FleetStats, ProxyRef, ProxyStats } from '../../../shared/stats.js';
 import { messageOf } from '../../../shared/errors.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import type { DomainCounters, LibvirtApi } from '../provider/kvm/libvirt-api.js';
@@ -112,11 +112,21 @@ export class FleetStatsSampler {
     this.hurry();
   }
 
-  /** The figures of the last sample; with `history`, each proxy's last hour too. */
-  snapshot(options: { history?: boolean } = {}): FleetStats {
-    if (!options.history) return { ...this.latest, intervalMs: this.intervalMs };
+  /**
+   * The figures of the last sample; with `history`, each proxy's last hour too (its newest
+   * `historyPoints` only, when given: a table's sparklines need minutes, not the hour);
+   * with `historyOf`, that one proxy's whole hour.
+   */
+  snapshot(options: { history?: boolean; historyPoints?: number; historyOf?: ProxyRef } = {}): FleetStats {
+    const { history, historyOf, historyPoints } = options;
+    if (!history && !historyOf) return { ...this.latest, intervalMs: this.intervalMs };
     const now = this.clock.now();
-    const proxies = this.latest.proxies.map((p) => ({ ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now) ?? [] }));
+    const isOf = (p: ProxyStats) => p.host === historyOf?.host && p.domain === historyOf.domain;
+    const proxies = this.latest.proxies.map((p) => {
+      if (!history && !isOf(p)) return p;
+      const limit = isOf(p) ? undefined : historyPoints;
+      return { ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now, limit) ?? [] };
+    });
     return { ...this.latest, intervalMs: this.intervalMs, proxies };
   }
 

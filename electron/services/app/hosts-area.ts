@@ -2,11 +2,12 @@
  * The hosts area of the contract (`hosts:*`): statuses with each host's facts, host-key
  * trust, passphrases, SSH settings, and host edits through the one config write path.
  */
+import { type AppSettings, type HostImageTransfer, imageTransferOf, withImageTransfer } from '../../../shared/app-settings.js';
 import type { HostStatus } from '../../../shared/hosts.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import { statusWithInfo } from '../hosts/host-info.js';
 import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../hosts/host-edits.js';
-
+import { readSettingsFile, updateSettingsFile } from '../settings/settings-file.js';
 import type { ConfigWrites } from './config-writes.js';
 import { UnknownEntryError } from './errors.js';
 import type { FleetBackend } from './fleet-backend.js';
@@ -15,7 +16,27 @@ export class HostsArea implements AreaService<'hosts'> {
   constructor(
     private readonly backend: () => Promise<FleetBackend>,
     private readonly writes: ConfigWrites,
+    /** The app's settings.json (the image transfer per host); absent: those channels refuse. */
+    private readonly settingsFile?: string,
   ) {}
+
+  /** The host's image transfer and what the last one did, from settings.json (read afresh: the CLI may have changed it). */
+  async imageTransfer(input: ChannelInput<'hosts:imageTransfer'>): Promise<HostImageTransfer> {
+    const file = await this.settingsOf(input.name);
+    return transferView(input.name, file, await readSettingsFile(file));
+  }
+
+  /** Sets the host's image transfer in settings.json; the next launch there reads it. */
+  async setImageTransfer(input: ChannelInput<'hosts:setImageTransfer'>): Promise<HostImageTransfer> {
+    const file = await this.settingsOf(input.name);
+    return transferView(input.name, file, await updateSettingsFile(file, (s) => withImageTransfer(s, input.name, input.imageTransfer)));
+  }
+
+  private async settingsOf(host: string): Promise<string> {
+    knownHost(await this.backend(), host);
+    if (!this.settingsFile) throw new Error('this front end keeps no settings file: use `egress-desk hosts image-transfer`');
+    return this.settingsFile;
+  }
 
   async list(): Promise<HostStatus[]> {
     const backend = await this.backend();
@@ -76,6 +97,11 @@ export class HostsArea implements AreaService<'hosts'> {
     for (const h of backend.config.hosts) void statusWithInfo(backend.hosts, h.name);
     return backend.hosts.statuses();
   }
+}
+
+function transferView(host: string, file: string, settings: AppSettings): HostImageTransfer {
+  const last = settings.hosts[host]?.lastTransfer;
+  return { host, imageTransfer: imageTransferOf(settings, host), file, ...(last ? { last } : {}) };
 }
 
 function knownHost(backend: FleetBackend, name: string): void {

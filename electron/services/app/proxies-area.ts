@@ -3,6 +3,8 @@
  * launch, start, stop and delete as tasks, each reporting the proxy as it is after (the
  * fleet watcher's `proxy:changed`); the URL with its credentials, on request only.
  */
+import { buildClientSettings } from '../../../shared/client-settings.js';
+import { clientProxies } from './exports.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import type { ProxySpec } from '../../../shared/proxy.js';
 import { WATCH_LEASE_MS } from '../../../shared/stats.js';
@@ -88,16 +90,30 @@ export class ProxiesArea implements AreaService<'proxies'> {
   }
 
   /** The proxy's URL with its credentials: a secret, returned only here. */
+  async clientSettings(input: ChannelInput<'proxies:clientSettings'>): Promise<ChannelOutput<'proxies:clientSettings'>> {
+    const { backend } = await this.open();
+    const listing = await backend.provider.list();
+    const chosen = await clientProxies(listing.proxies, input.names, input.withCredentials ? (n) => backend.credentials.get(n) : undefined);
+    return buildClientSettings(input.format, chosen);
+  }
+
   async url(input: ChannelInput<'proxies:url'>): Promise<{ url: string | null }> {
     const { backend } = await this.open();
     return { url: (await backend.provider.proxyUrl(input.name)) ?? null };
   }
 
-  /** Traffic and CPU per proxy as last sampled; `watch` keeps the 5 s cadence for the next 30 s. */
+  /**
+   * Traffic and CPU per proxy as last sampled; `watch` keeps the 5 s cadence for the next
+   * 30 s; `historyOf` adds that proxy's last hour, latency from the health probes included.
+   */
   async stats(input: ChannelInput<'proxies:stats'>): Promise<ChannelOutput<'proxies:stats'>> {
-    const { stats } = await this.open();
+    const { stats, health } = await this.open();
     if (input.watch) stats.renew(WATCH_LEASE_MS);
-    return stats.snapshot({ history: input.history === true });
+    const { historyOf } = input;
+    const figures = stats.snapshot({ history: input.history === true, ...(input.historyPoints ? { historyPoints: input.historyPoints } : {}), ...(historyOf ? { historyOf } : {}) });
+    if (!historyOf) return figures;
+    const latency = health.latencyHistory(historyOf.host, historyOf.domain);
+    return { ...figures, proxies: figures.proxies.map((p) => (p.host === historyOf.host && p.domain === historyOf.domain ? { ...p, latency } : p)) };
   }
 
   /** Health through each proxy as last probed. */

@@ -32,7 +32,7 @@ export function seedView(metadata: InstanceMetadata, config: ResolvedKVMConfig, 
     let resolved;
     try {
       resolved = resolveSpec(
-        { name: metadata.name, host: host.name, machineType: metadata.machineType, image: metadata.image.name, port: metadata.port, ...(credentials ? { credentials } : { auth: false }) },
+        { name: metadata.name, host: host.name, machineType: metadata.machineType, image: metadata.image.name, port: metadata.port, ...(metadata.kind ? { kind: metadata.kind } : {}), ...(credentials ? { credentials } : { auth: false }) },
         config,
         host,
       );

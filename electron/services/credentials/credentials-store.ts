@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
 import { PrivateJsonFile } from './private-json-file.js';
-import { bracketHost } from '../../../shared/net.js';
 
 const FileSchema = z.object({
   version: z.literal(1),
@@ -70,11 +69,4 @@ export class FileCredentialsStore implements CredentialsStore {
     if (!parsed.success) throw new Error(`${this.file} is not a valid credentials file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     return parsed.data;
   }
-}
-
-/** `http://user:pass@address:port`, or without credentials when authentication is off. IPv6 addresses are bracketed. */
-export function formatProxyUrl(address: string, port: number, credentials?: ProxyCredentials): string {
-  const host = bracketHost(address);
-  const auth = credentials ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@` : '';
-  return `http://${auth}${host}:${port}`;
 }

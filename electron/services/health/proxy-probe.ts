@@ -1,17 +1,22 @@
 /**
  * One health probe through a proxy, as its clients use it: connect to its address and
- * port, send one HTTP request with its BasicAuth credentials, read the status line (and,
- * for an echo URL, the few bytes of the answer). Bounded by a timeout from connect to the
+ * port, send one HTTP request with its BasicAuth credentials (or, to a SOCKS5 proxy,
+ * negotiate with its username and password and send the request through the tunnel),
+ * read the status line (and, for an echo URL, the few bytes of the answer). Bounded by a timeout from connect to the
  * end of the answer, so a proxy that accepts and then says nothing fails rather than hangs.
  */
-import { request } from 'node:http';
+import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+import { SocksClient } from 'socks';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
-import type { ProxyCredentials } from '../../../shared/proxy.js';
+import type { ProxyCredentials, ProxyKind } from '../../../shared/proxy.js';
+import { messageOf } from '../../../shared/errors.js';
 
 export interface ProbeTarget {
   address: string;
   port: number;
   credentials?: ProxyCredentials;
+  /** Absent = http. */
+  kind?: ProxyKind;
 }
 
 export interface ProbeOptions {
@@ -51,40 +56,110 @@ export function echoedAddress(body: string): string | undefined {
   return isIpv4(text) || isIpv6(text) ? text : undefined;
 }
 
-export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () => number = () => performance.now()): Promise<ProbeResult> {
+type Finish = (r: Omit<ProbeResult, 'latencyMs'>) => void;
+
+/** Reads an answer through the proxy: the status, and for an echo URL the address in the body. */
+function readAnswer(res: IncomingMessage, url: URL | undefined, options: ProbeOptions, finish: Finish): void {
+  const status = res.statusCode ?? 0;
+  if (status === 407) return finish({ ok: false, status, error: 'the proxy refused the credentials (407)' });
+  if (url && status >= 400) return finish({ ok: false, status, error: `the check URL answered ${status} through the proxy` });
+  if (!options.echo) return finish({ ok: true, status });
+  let body = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    body += chunk;
+    if (body.length > ECHO_LIMIT) finish({ ok: true, status, error: 'the echo URL answered more than an address' });
+  });
+  res.on('end', () => {
+    const exitAddress = echoedAddress(body);
+    finish(exitAddress ? { ok: true, status, exitAddress } : { ok: true, status, error: 'the echo URL did not answer an address' });
+  });
+  res.on('error', (err) => finish({ ok: false, status, error: err.message }));
+}
+
+/** Runs one probe: `start` begins it and calls `finish` once; the timeout and the first answer bound it. */
+function bounded(options: ProbeOptions, now: () => number, start: (finish: Finish, answered: () => void, cleanup: (c: () => void) => void) => void): Promise<ProbeResult> {
   const started = now();
-  const url = options.url ? new URL(options.url) : undefined;
-  const headers: Record<string, string> = { host: url ? url.host : `${bracketHost(target.address)}:${target.port}`, 'user-agent': 'egress-desk-health', connection: 'close' };
-  if (target.credentials) headers['proxy-authorization'] = `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
   return new Promise((resolve) => {
     let settled = false;
     let latencyMs = 0;
-    const finish = (r: Omit<ProbeResult, 'latencyMs'>) => {
+    const cleanups: Array<() => void> = [];
+    const finish: Finish = (r) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      for (const c of cleanups) c();
       resolve({ ...r, latencyMs: latencyMs || Math.round(now() - started) });
     };
-    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false }, (res) => {
-      latencyMs = Math.max(1, Math.round(now() - started));
-      const status = res.statusCode ?? 0;
-      if (status === 407) return finish({ ok: false, status, error: 'the proxy refused the credentials (407)' });
-      if (url && status >= 400) return finish({ ok: false, status, error: `the check URL answered ${status} through the proxy` });
-      if (!options.echo) return finish({ ok: true, status });
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-        if (body.length > ECHO_LIMIT) finish({ ok: true, status, error: 'the echo URL answered more than an address' });
-      });
-      res.on('end', () => {
-        const exitAddress = echoedAddress(body);
-        finish(exitAddress ? { ok: true, status, exitAddress } : { ok: true, status, error: 'the echo URL did not answer an address' });
-      });
-      res.on('error', (err) => finish({ ok: false, status, error: err.message }));
-    });
     const timer = setTimeout(() => finish({ ok: false, error: `no answer within ${options.timeoutMs / 1000} s` }), options.timeoutMs);
+    start(
+      finish,
+      () => (latencyMs = Math.max(1, Math.round(now() - started))),
+      (c) => cleanups.push(c),
+    );
+  });
+}
+
+/** What the socks package's errors mean for a probe: a refused login, or a proxy that answered. */
+const SOCKS_AUTH_REFUSED = /Authentication failed|no accepted authentication type/i;
+const SOCKS_CONNECT_REJECTED = /proxy rejected connection/i;
+
+/**
+ * Through a SOCKS5 proxy: negotiate (username/password when given), CONNECT to the check
+ * URL's host (by name: the proxy resolves it, as `curl --socks5-hostname` does) and send
+ * the request in the tunnel. Without a check URL, CONNECT to the proxy's own port on its
+ * loopback: a granted or a refused CONNECT both show that the proxy took the credentials.
+ */
+function probeSocks(target: ProbeTarget, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
+  const url = options.url ? new URL(options.url) : undefined;
+  return bounded(options, now, (finish, answered, cleanup) => {
+    let req: ClientRequest | undefined;
+    cleanup(() => req?.destroy());
+    const destination = url ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) } : { host: '127.0.0.1', port: target.port };
+    SocksClient.createConnection({
+      command: 'connect',
+      destination,
+      proxy: { host: target.address, port: target.port, type: 5, ...(target.credentials ? { userId: target.credentials.username, password: target.credentials.password } : {}) },
+      timeout: options.timeoutMs,
+    }).then(
+      ({ socket }) => {
+        cleanup(() => socket.destroy());
+        if (!url) {
+          answered();
+          return finish({ ok: true });
+        }
+        const headers = { host: url.host, 'user-agent': 'egress-desk-health', connection: 'close' };
+        req = request({ createConnection: () => socket, method: 'GET', path: `${url.pathname}${url.search}`, headers, setHost: false }, (res) => {
+          answered();
+          readAnswer(res, url, options, finish);
+        });
+        req.on('error', (err) => finish({ ok: false, error: err.message }));
+        req.end();
+      },
+      (err: unknown) => {
+        const message = messageOf(err);
+        if (SOCKS_AUTH_REFUSED.test(message)) return finish({ ok: false, error: 'the proxy refused the credentials (SOCKS5)' });
+        if (!url && SOCKS_CONNECT_REJECTED.test(message)) {
+          answered();
+          return finish({ ok: true });
+        }
+        finish({ ok: false, error: url && SOCKS_CONNECT_REJECTED.test(message) ? `the proxy could not reach the check URL (${message})` : message });
+      },
+    );
+  });
+}
+
+export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () => number = () => performance.now()): Promise<ProbeResult> {
+  if (target.kind === 'socks5') return probeSocks(target, options, now);
+  const url = options.url ? new URL(options.url) : undefined;
+  const headers: Record<string, string> = { host: url ? url.host : `${bracketHost(target.address)}:${target.port}`, 'user-agent': 'egress-desk-health', connection: 'close' };
+  if (target.credentials) headers['proxy-authorization'] = `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
+  return bounded(options, now, (finish, answered, cleanup) => {
+    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false }, (res) => {
+      answered();
+      readAnswer(res, url, options, finish);
+    });
+    cleanup(() => req.destroy());
     req.on('error', (err) => finish({ ok: false, error: err.message }));
     req.end();
   });

@@ -45,8 +45,13 @@ export async function readSettingsFile(path: string): Promise<AppSettings> {
 
 /** Changes the settings with `change` (read, changed, validated, written atomically 0600). */
 export async function updateSettings(dataDir: string, change: (s: AppSettings) => AppSettings): Promise<AppSettings> {
-  const next = AppSettingsSchema.parse(change(await readSettings(dataDir)));
-  await writeFileAtomic(settingsPath(dataDir), `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  return updateSettingsFile(settingsPath(dataDir), change);
+}
+
+/** {@link updateSettings} of a settings file named by its path. */
+export async function updateSettingsFile(path: string, change: (s: AppSettings) => AppSettings): Promise<AppSettings> {
+  const next = AppSettingsSchema.parse(change(await readSettingsFile(path)));
+  await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   return next;
 }
 

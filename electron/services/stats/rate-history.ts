@@ -5,6 +5,7 @@
  * proxies' day within a few tens of MB (28 KB each) with no object per point.
  */
 import { RATE_FIELDS, type Rates } from './rates.js';
+import { TimeRing } from './time-ring.js';
 
 /** An hour at the 5 s cadence. */
 export const FINE_POINTS = 720;
@@ -16,37 +17,29 @@ export const COARSE_POINTS = 288;
 /** A point of the history: when, and the rates of the interval that ended then. */
 export type RatePoint = { at: number } & Rates;
 
-/** A fixed-size ring of points: the oldest is overwritten once it is full. */
+/** A ring of rate points: one number per {@link RATE_FIELDS} entry. */
 class Ring {
-  private readonly at: Float64Array;
-  private readonly values: Float32Array;
-  private next = 0;
-  private size = 0;
+  private readonly ring: TimeRing;
 
-  constructor(private readonly capacity: number) {
-    this.at = new Float64Array(capacity);
-    this.values = new Float32Array(capacity * RATE_FIELDS.length);
+  constructor(capacity: number) {
+    this.ring = new TimeRing(capacity, RATE_FIELDS.length);
   }
 
   push(at: number, rates: Rates): void {
-    this.at[this.next] = at;
-    RATE_FIELDS.forEach((f, i) => (this.values[this.next * RATE_FIELDS.length + i] = rates[f]));
-    this.next = (this.next + 1) % this.capacity;
-    this.size = Math.min(this.size + 1, this.capacity);
+    this.ring.push(at, RATE_FIELDS.map((f) => rates[f]));
   }
 
-  /** The points at or after `since`, oldest first. */
-  points(since: number): RatePoint[] {
-    const out: RatePoint[] = [];
-    for (let k = 0; k < this.size; k++) {
-      const slot = (this.next - this.size + k + this.capacity) % this.capacity;
-      const at = this.at[slot]!;
-      if (at < since) continue;
-      const p = { at } as RatePoint;
-      RATE_FIELDS.forEach((f, i) => (p[f] = this.values[slot * RATE_FIELDS.length + i]!));
-      out.push(p);
-    }
-    return out;
+  /** The points at or after `since`, oldest first; with `limit`, the newest `limit` of them. */
+  points(since: number, limit?: number): RatePoint[] {
+    return this.ring.since(
+      since,
+      (at, value) => {
+        const p = { at } as RatePoint;
+        RATE_FIELDS.forEach((f, i) => (p[f] = value(i)));
+        return p;
+      },
+      limit,
+    );
   }
 }
 
@@ -67,9 +60,9 @@ export class RateHistory {
     RATE_FIELDS.forEach((f, i) => (this.bucket!.sums[i]! += rates[f] * w));
   }
 
-  /** The last hour before `now`, point by point. */
-  recent(now: number): RatePoint[] {
-    return this.fine.points(now - FINE_SPAN_MS);
+  /** The last hour before `now`, point by point; with `limit`, only its newest `limit` points. */
+  recent(now: number, limit?: number): RatePoint[] {
+    return this.fine.points(now - FINE_SPAN_MS, limit);
   }
 
   /** The day before `now`, one averaged point per 5 minutes (stamped at its bucket's end); the bucket being filled last. */

@@ -42,6 +42,18 @@ describe('egress-desk hosts image-transfer', () => {
     expect(await cli('hosts', 'image-transfer', 'edge-a')).toMatchObject({ code: 0, stdout: 'edge-a: upload\n' });
   });
 
+  it('says how the last image reached the host and why it was not fetched, when asked (not when set)', async () => {
+    const volume = `egress-base-${'c'.repeat(64)}.qcow2`;
+    const lastTransfer = { mode: 'upload', reason: 'the host has neither curl nor wget', volume, at: '2026-12-03T10:00:00.000Z' };
+    writeFileSync(settingsPath(data()), JSON.stringify({ hosts: { 'edge-a': { imageTransfer: 'auto', lastTransfer } } }));
+    expect(await cli('hosts', 'image-transfer', 'edge-a')).toMatchObject({
+      code: 0,
+      stdout: `edge-a: auto\nlast image: ${volume} uploaded from this machine (not fetched on the host: the host has neither curl nor wget), 2026-12-03T10:00:00.000Z\n`,
+    });
+    expect(await cli('hosts', 'image-transfer', 'edge-a', 'fetch')).toMatchObject({ code: 0, stdout: 'edge-a: fetch\n' });
+    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8')).hosts['edge-a']).toEqual({ imageTransfer: 'fetch', lastTransfer });
+  });
+
   it('refuses an unknown host, an unknown choice and an invalid settings file', async () => {
     expect(await cli('hosts', 'image-transfer', 'nope', 'fetch')).toMatchObject({ code: 1, stderr: expect.stringContaining('no host named "nope"') });
     expect((await cli('hosts', 'image-transfer', 'edge-a', 'sometimes')).code).toBe(2);

@@ -17,7 +17,7 @@ describe('egress-desk proxies (usage)', () => {
   it('lists every subcommand in its help', async () => {
     const r = await setup()('--help');
     expect(r.code).toBe(0);
-    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render', 'top', 'label', 'expire']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render', 'top', 'label', 'expire', 'client-settings']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
   });
 
   it('refuses a bad name, a bad port and a bad timeout before touching any host', async () => {
@@ -29,6 +29,22 @@ describe('egress-desk proxies (usage)', () => {
     const t = await cli('launch', 'ok', '--wait', '--timeout', 'soon');
     expect(t.code).toBe(2);
     expect(t.stderr).toMatch(/--timeout: must be a whole number of seconds/);
+  });
+
+  it('--kind and client-settings: refuse a bad kind, a bad format, no target and names with -l, before touching any host', async () => {
+    const cli = setup();
+    const kind = await cli('launch', 'ok', '--kind', 'socks4');
+    expect(kind.code).toBe(2);
+    expect(kind.stderr).toMatch(/--kind: must be one of http, socks5 \(got "socks4"\)/);
+    const format = await cli('client-settings', 'ok', '--format', 'pac');
+    expect(format.code).not.toBe(0);
+    expect(format.stderr).toMatch(/--format.*pac.*invalid|Allowed choices are env, curl, foxyproxy, k8s-secret, json, urls/);
+    const none = await cli('client-settings');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/give proxy NAMEs, or -l key=value/);
+    const both = await cli('client-settings', 'ok', '-l', 'env=prod');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/not both/);
   });
 
   it('launch --count: refuses a name without {n}, a bad count or strategy, and --host beside it, before touching any host', async () => {

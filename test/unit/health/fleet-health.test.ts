@@ -64,6 +64,34 @@ describe('FleetHealthMonitor', () => {
     expect(of('web')).toMatchObject({ state: 'failing', since: failedAt, lastError: 'no answer within 10 s', checkedAt: clock.now() });
   });
 
+  it('latency history: one point a probe (null without an answer), an hour at most, dropped with the proxy', async () => {
+    const proxies = [record('web', 'edge-a'), record('off', 'edge-a', 'shutoff')];
+    let next: ProbeResult = ok(40);
+    const { monitor, clock } = setup({ proxies, probe: async () => next });
+    const web = proxies[0]!;
+    await monitor.check();
+    next = { ok: false, latencyMs: 10_000, error: 'refused' };
+    await clock.advance(30_000);
+    await monitor.check();
+    expect(monitor.latencyHistory(web.host, web.id)).toEqual([
+      { at: clock.now() - 30_000, latencyMs: 40 },
+      { at: clock.now(), latencyMs: null },
+    ]);
+    expect(monitor.latencyHistory('edge-a', proxies[1]!.id)).toEqual([]); // never probed: not running
+    next = ok(7);
+    for (let i = 0; i < 200; i++) {
+      await clock.advance(30_000);
+      await monitor.check();
+    }
+    const hour = monitor.latencyHistory(web.host, web.id);
+    expect(hour).toHaveLength(120);
+    expect(hour[0]!.at).toBeGreaterThanOrEqual(clock.now() - 3_600_000);
+    expect(hour.every((p) => p.latencyMs === 7)).toBe(true);
+    proxies.splice(0, 1);
+    await monitor.check();
+    expect(monitor.latencyHistory(web.host, web.id)).toEqual([]);
+  });
+
   it('the exit address from the echo URL is kept and a change is flagged', async () => {
     let exit = '203.0.113.1';
     const { monitor, of } = setup({ proxies: [record('web', 'edge-a')], echoUrl: 'http://echo.invalid/', probe: async (_t, o) => ok(5, o.echo ? { exitAddress: exit } : {}) });

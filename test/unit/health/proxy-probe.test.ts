@@ -7,6 +7,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoedAddress, probeProxy } from '../../../electron/services/health/proxy-probe.js';
+import { type Socks5Server, startSocks5Server } from '../../support/socks5-server.js';
 
 const credentials = { username: 'u1', password: 'p:ss wörd' };
 const expected = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
@@ -90,5 +91,52 @@ describe('probeProxy', () => {
     expect(echoedAddress('{"ip": 5}')).toBeUndefined();
     expect(echoedAddress('{oops')).toBeUndefined();
     expect(echoedAddress('not an address')).toBeUndefined();
+  });
+});
+
+describe('probeProxy through a SOCKS5 proxy (a SOCKS5 stand-in with username/password)', () => {
+  let socks: Socks5Server;
+  let origin: Server;
+  let originPort = 0;
+  const socksCreds = { username: 'egress', password: 'pw-1.x' };
+  beforeAll(async () => {
+    origin = createServer((req, res) => {
+      if (req.url === '/ok') return void res.writeHead(204).end();
+      if (req.url === '/echo') return void res.writeHead(200).end('198.51.100.4\n');
+      res.writeHead(503).end();
+    });
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+    originPort = (origin.address() as AddressInfo).port;
+    // check.invalid reaches the origin; anything else (the proxy's own loopback port included) is refused.
+    socks = await startSocks5Server({ ...socksCreds, route: (host) => (host === 'check.invalid' ? originPort : null) });
+  });
+  afterAll(async () => {
+    await socks.close();
+    origin.closeAllConnections();
+    await new Promise((r) => origin.close(r));
+  });
+  const s = (credentials = socksCreds) => ({ address: '127.0.0.1', port: socks.port, credentials, kind: 'socks5' as const });
+
+  it('fetches the check URL through the tunnel, the name resolved by the proxy', async () => {
+    expect(await probeProxy(s(), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({ ok: true, status: 204 });
+    expect(socks.connects.at(-1)).toBe('check.invalid:80');
+    expect(await probeProxy(s(), { url: 'http://check.invalid/echo', echo: true, timeoutMs: 2000 })).toMatchObject({ ok: true, exitAddress: '198.51.100.4' });
+    expect(await probeProxy(s(), { url: 'http://check.invalid/down', timeoutMs: 2000 })).toMatchObject({ ok: false, status: 503 });
+  });
+
+  it('without a check URL: a refused CONNECT after a good login still means it works', async () => {
+    expect(await probeProxy(s(), { timeoutMs: 2000 })).toMatchObject({ ok: true });
+    expect(socks.connects.at(-1)).toBe(`127.0.0.1:${socks.port}`);
+  });
+
+  it('a wrong password fails, saying the proxy refused the credentials', async () => {
+    expect(await probeProxy(s({ username: 'egress', password: 'wrong' }), { timeoutMs: 2000 })).toMatchObject({ ok: false, error: 'the proxy refused the credentials (SOCKS5)' });
+    expect(await probeProxy(s({ username: 'egress', password: 'wrong' }), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({ ok: false });
+  });
+
+  it('an unreachable check URL is a failure naming it', async () => {
+    const r = await probeProxy(s(), { url: 'http://other.invalid/', timeoutMs: 2000 });
+    expect(r.ok).toBe(false);
+    expect(r.error).toMatch(/could not reach the check URL/);
   });
 });

@@ -71,7 +71,7 @@ describe('proxy:changed across a config edit', () => {
     await app.call('machineTypes:save', { name: 'medium', vcpus: 2, memoryMiB: 1024, diskGiB: 10 });
     // The rebuilt backend's listing of edge-b reads the domains when told to, and answers when told to.
     const host = app.fx.hosts.get('edge-b')!;
-    const listDomains = host.listDomains.bind(host);
+    const listFleetDomains = host.listFleetDomains.bind(host);
     const gate = () => {
       let open = (): void => undefined;
       const opened = new Promise<void>((resolve) => (open = resolve));
@@ -80,10 +80,10 @@ describe('proxy:changed across a config edit', () => {
     const read = gate();
     const answer = gate();
     let listed = false;
-    host.listDomains = async () => {
-      host.listDomains = listDomains;
+    host.listFleetDomains = async (uri) => {
+      host.listFleetDomains = listFleetDomains;
       await read.opened;
-      const domains = await listDomains();
+      const domains = await listFleetDomains(uri);
       listed = true;
       await answer.opened;
       return domains;
@@ -97,7 +97,7 @@ describe('proxy:changed across a config edit', () => {
     const from = app.events.length;
     answer.open();
     // The listing has no p1, but the launch is newer: p1 is not reported gone.
-    await until(() => host.listDomains === listDomains, 'the listing to be answered');
+    await until(() => host.listFleetDomains === listFleetDomains, 'the listing to be answered');
     await new Promise((r) => setTimeout(r, 100));
     expect(changesSince(from).filter((c) => c.name === 'p1' && c.removed)).toEqual([]);
   });

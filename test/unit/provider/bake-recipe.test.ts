@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { BAKE_MARKER, bakeRecipe, bakedVolumeName, buildBakeUserData, kindRecipe, parseBakedVolumeName, recipeHash } from '../../../electron/services/provider/kvm/bake-recipe.js';
+import { BAKE_MARKER, bakeRecipe, bakedVolumeName, buildBakeUserData, proxyRecipe, parseBakedVolumeName, recipeHash } from '../../../electron/services/provider/kvm/bake-recipe.js';
 import { isBaseVolume } from '../../../electron/services/provider/kvm/names.js';
 
 const SHA = 'a'.repeat(64);
@@ -9,7 +9,7 @@ const SHA = 'a'.repeat(64);
 describe('bake recipe', () => {
   it('always holds the guest agent, sorted and unique', () => {
     expect(bakeRecipe(['tinyproxy', 'qemu-guest-agent']).packages).toEqual(['qemu-guest-agent', 'tinyproxy']);
-    expect(kindRecipe('http').packages).toEqual(['qemu-guest-agent', 'tinyproxy']);
+    expect(proxyRecipe().packages).toEqual(['dante-server', 'qemu-guest-agent', 'tinyproxy']);
   });
 
   it('hashes the package list: another package is another hash, order does not matter', () => {
@@ -26,7 +26,7 @@ describe('bake recipe', () => {
   });
 
   it('names the baked volume by digest and recipe, and prune counts it as a base', () => {
-    const recipe = kindRecipe('http');
+    const recipe = proxyRecipe();
     const name = bakedVolumeName(SHA, recipe);
     expect(name).toBe(`egress-baked-${SHA}-${recipeHash(recipe)}.qcow2`);
     expect(parseBakedVolumeName(name)).toEqual({ sha256: SHA, recipeHash: recipeHash(recipe) });
@@ -37,7 +37,7 @@ describe('bake recipe', () => {
   });
 
   it('bakes with a seed that installs the packages and a finishing script that is valid sh and never contains the marker', () => {
-    const recipe = kindRecipe('http');
+    const recipe = proxyRecipe();
     const text = buildBakeUserData(recipe);
     const doc = parse(text) as { packages: string[]; write_files: Array<{ content: string }>; runcmd: string[][] };
     expect(doc.packages).toEqual(recipe.packages);

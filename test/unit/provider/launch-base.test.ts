@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bakedVolumeName, kindRecipe } from '../../../electron/services/provider/kvm/bake-recipe.js';
+import { bakedVolumeName, proxyRecipe } from '../../../electron/services/provider/kvm/bake-recipe.js';
 import { buildPlainVolumeXml } from '../../../electron/services/provider/kvm/volume-xml.js';
 import { fixture } from './provider-fixture.js';
 
@@ -9,7 +9,7 @@ describe('the launch plan: which base', () => {
     const first = await f.provider.launch({ name: 'first', host: 'edge-a' });
     expect(first.base).toMatchObject({ baked: false });
     expect(first.base!.note).toMatch(/not baked on edge-a yet/);
-    const baked = bakedVolumeName(f.image.sha256, kindRecipe('http'));
+    const baked = bakedVolumeName(f.image.sha256, proxyRecipe());
     await f.a.createVolume('default', buildPlainVolumeXml({ name: baked, capacityBytes: 1 << 20, format: 'qcow2' }));
     const second = await f.provider.launch({ name: 'second', host: 'edge-a' });
     expect(second.base).toEqual(expect.objectContaining({ volume: baked, baked: true }));

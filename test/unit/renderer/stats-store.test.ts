@@ -22,7 +22,7 @@ describe('stats store', () => {
     const bridge = fakeBridge({ 'proxies:stats': () => stats(100, 10, [1, 2, 3]) });
     const release = useStatsStore.getState().watch(bridge.api);
     await vi.advanceTimersByTimeAsync(0);
-    expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, history: true } }]);
+    expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, history: true, historyPoints: SPARK_POINTS } }]);
     expect(useStatsStore.getState().spark['edge-a/ep-web']).toEqual([2, 4, 6]);
     expect(bridge.listeners('proxy:stats')).toBe(1);
     await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS / 2);

@@ -161,5 +161,13 @@ describe('FleetStatsSampler', () => {
     const web = sampler.snapshot({ history: true }).proxies.find((p) => p.name === 'web')!;
     expect(web.history!.map((p) => p.inBps)).toEqual([1000, 2000, 3000]);
     expect(sampler.snapshot().proxies[0]!.history).toBeUndefined();
+    // historyPoints: the newest N only (the table's sparklines), oldest first.
+    const last2 = sampler.snapshot({ history: true, historyPoints: 2 }).proxies.find((p) => p.name === 'web')!;
+    expect(last2.history!.map((p) => p.inBps)).toEqual([2000, 3000]);
+    // historyOf: that proxy's history alone (the inspector's watched proxy), the others' rates without it.
+    const one = sampler.snapshot({ historyOf: { host: web.host, domain: web.domain } }).proxies;
+    expect(one.find((p) => p.name === 'web')!.history!.map((p) => p.inBps)).toEqual([1000, 2000, 3000]);
+    expect(one.filter((p) => p.name !== 'web').length).toBeGreaterThan(0);
+    for (const p of one.filter((p) => p.name !== 'web')) expect(p.history).toBeUndefined();
   });
 });

@@ -8,11 +8,12 @@
  *
  *   image digest + recipe → `egress-baked-<sha256>-<recipe hash>.qcow2`
  *
- * Pure: no I/O. The package list per proxy kind is an input ({@link PROXY_KIND_PACKAGES}
- * is the table a new kind adds its row to).
+ * Pure: no I/O. The proxy software's packages come from proxy-software.ts (the table a new
+ * kind adds its row to); one baked image carries every kind's, so it serves them all.
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
+import { proxyPackages } from './proxy-software.js';
 
 export const BAKED_VOLUME_PREFIX = 'egress-baked-';
 /** The baking domain and its scratch volumes: never a proxy, never a base. */
@@ -26,10 +27,6 @@ export const BAKE_FORMAT = 1;
 
 /** The guest agent every baked image gets (addresses from inside the guest, agent exec). */
 export const AGENT_PACKAGES: readonly string[] = ['qemu-guest-agent'];
-
-/** The packages of each proxy kind's software, by kind (the kind's own table row). */
-export const PROXY_KIND_PACKAGES = { http: ['tinyproxy'] } as const satisfies Record<string, readonly string[]>;
-export type BakeKind = keyof typeof PROXY_KIND_PACKAGES;
 
 /** A Debian package name (policy 5.6.1): what may go into a recipe. */
 const PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
@@ -46,9 +43,9 @@ export function bakeRecipe(proxyPackages: readonly string[]): BakeRecipe {
   return { packages };
 }
 
-/** The recipe of a proxy kind (default: the HTTP proxy, tinyproxy). */
-export function kindRecipe(kind: BakeKind = 'http'): BakeRecipe {
-  return bakeRecipe(PROXY_KIND_PACKAGES[kind]);
+/** The recipe every image is baked with: every proxy kind's software (tinyproxy, Dante) and the guest agent. */
+export function proxyRecipe(): BakeRecipe {
+  return bakeRecipe(proxyPackages());
 }
 
 /** 12 hex characters of the SHA-256 of the recipe and {@link BAKE_FORMAT}: equal hashes mean the same baked content. */

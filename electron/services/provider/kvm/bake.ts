@@ -16,7 +16,7 @@
 import { Readable } from 'node:stream';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { messageOf } from '../../../../shared/errors.js';
-import { type BakeRecipe, BAKE_MARKER, bakedVolumeName, bakingNames, buildBakeUserData, kindRecipe, recipeHash } from './bake-recipe.js';
+import { type BakeRecipe, BAKE_MARKER, bakedVolumeName, bakingNames, buildBakeUserData, proxyRecipe, recipeHash } from './bake-recipe.js';
 import { BakeRegistry, type BakeResult } from './bake-registry.js';
 import { ensureBase } from './base-ensure.js';
 import { buildMetaData, buildVendorData } from './cloud-config.js';
@@ -47,7 +47,7 @@ export interface BakeOptions {
   /** Bound on the guest's install and power-off (default 20 min: a first boot under TCG with downloads is slow). */
   timeoutMs?: number;
   imageTransfer?: ImageTransfer;
-  /** What to bake (default: the HTTP proxy's recipe, {@link launchRecipe}). */
+  /** What to bake (default: every kind's software, {@link launchRecipe}). */
   recipe?: BakeRecipe;
 }
 
@@ -72,9 +72,9 @@ export class BakeError extends Error {
   }
 }
 
-/** The recipe a launch's base is baked with: the HTTP proxy's (a new proxy kind picks its row of PROXY_KIND_PACKAGES here). */
+/** The recipe a launch's base is baked with, whatever its kind: every kind's software (one baked base serves all). */
 export function launchRecipe(): BakeRecipe {
-  return kindRecipe('http');
+  return proxyRecipe();
 }
 
 /** A launch's base: the baked volume when the host has it, else the plain base and why. */

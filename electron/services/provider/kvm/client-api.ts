@@ -23,6 +23,7 @@ import {
   formatUuid,
   getAllDomainStats,
   getDhcpLeases,
+  getMetadataElement,
   getInterfaceAddresses,
   isNotFound,
   ListPoolsOrNetworks,
@@ -35,7 +36,7 @@ import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
 import { countersFromStats } from './domain-counters.js';
 import { retryWhilePoolBusy } from './pool-busy.js';
 import { buildStagingPoolXml } from './staging-xml.js';
-import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainCounters, type DomainEvent, type DomainInfo, type DomainStateName, type GuestAddress, type LibvirtApi, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
+import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainCounters, type DomainEvent, type DomainInfo, type DomainStateName, type FleetDomain, type GuestAddress, type LibvirtApi, mayHoldAddress, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
 const SOURCE_CODES: Record<AddressSource, number> = { lease: InterfaceAddressesSource.LEASE, agent: InterfaceAddressesSource.AGENT, arp: InterfaceAddressesSource.ARP };
@@ -75,6 +76,27 @@ export class ClientApi implements LibvirtApi {
       out.push({ name: dom.name, xml, state: states.get(formatUuid(dom.uuid)) ?? (dom.id >= 0 ? 'running' : 'shutoff') });
     });
     return out;
+  }
+
+  async listFleetDomains(uri: string): Promise<FleetDomain[]> {
+    // The stats call alone names every domain with its state: no list call before it.
+    const stats = await getAllDomainStats(this.client, { stats: DomainStatsType.STATE });
+    const read = await Promise.all(
+      stats.map(async ({ dom, stats: fields }): Promise<FleetDomain | null> => {
+        const state = stateName(StateStatsSchema.parse(fields)['state.state']);
+        if (mayHoldAddress(state)) {
+          const xml = await orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 }));
+          return xml === null ? null : { name: dom.name, state, xml };
+        }
+        try {
+          return { name: dom.name, state, metadata: await getMetadataElement(this.client, dom, uri) };
+        } catch (err) {
+          if (isNotFound(err)) return null; // gone since the stats call
+          throw err;
+        }
+      }),
+    );
+    return read.filter((d): d is FleetDomain => d !== null);
   }
 
   async domainCounters(): Promise<DomainCounters[]> {

@@ -1,11 +1,14 @@
 /**
- * The NoCloud seed's documents: user-data (tinyproxy configured and started, hostname
- * set), meta-data (instance-id, local-hostname) and vendor-data (from the config). YAML
+ * The NoCloud seed's documents: user-data (tinyproxy or Dante configured and started,
+ * hostname set), meta-data (instance-id, local-hostname) and vendor-data (from the config). YAML
  * is produced by the yaml package from data, never by pasting user input into text.
  */
 import { stringify } from 'yaml';
 import { DNS_LABEL } from '../../../../shared/config.js';
+import type { ProxyKind } from '../../../../shared/proxy.js';
 import { buildTinyproxyConf, type TinyproxySpec } from './tinyproxy-conf.js';
+import { DANTE_SCRIPTS, buildDanteConf } from './dante-conf.js';
+import { PROXY_SOFTWARE } from './proxy-software.js';
 
 /** cloud-init reads seeds of any size, but ours travel in an ISO and in previews: keep them small. */
 export const MAX_USER_DATA_BYTES = 64 * 1024;
@@ -13,6 +16,8 @@ export const MAX_VENDOR_DATA_BYTES = 256 * 1024;
 
 export interface UserDataSpec {
   hostname: string;
+  /** Absent = http (tinyproxy). */
+  kind?: ProxyKind;
   proxy: TinyproxySpec;
   /**
    * The base is baked (bake-recipe.ts): its packages are installed already, so vendor-data's
@@ -33,18 +38,22 @@ function checkSize(what: string, text: string, max: number): string {
 }
 
 /**
- * Installs tinyproxy when the image lacks it. `apt-get install` is tried first: when
- * vendor-data's `packages` ran (the default vendor-data's does), cloud-init has just
- * refreshed the package lists, and a second `apt-get update` would cost the first boot
- * tens of seconds under TCG; only when that fails (no lists, stale lists) are they
- * refreshed. `--force-confold` keeps our tinyproxy.conf, written before the package.
+ * Installs a kind's packages when the image lacks its binary. `apt-get install` is tried
+ * first: when vendor-data's `packages` ran (the default vendor-data's does), cloud-init
+ * has just refreshed the package lists, and a second `apt-get update` would cost the
+ * first boot tens of seconds under TCG; only when that fails (no lists, stale lists) are
+ * they refreshed. `--force-confold` keeps our configuration, written before the package.
  */
-const INSTALL_TINYPROXY = [
-  'command -v tinyproxy >/dev/null && exit 0',
-  'export DEBIAN_FRONTEND=noninteractive',
-  'install() { apt-get install -y -o Dpkg::Options::=--force-confold tinyproxy; }',
-  'install || { apt-get update && install; }',
-].join('\n');
+function installScript(kind: ProxyKind): string {
+  const { binary, packages } = PROXY_SOFTWARE[kind];
+  return [
+    `command -v ${binary} >/dev/null && exit 0`,
+    'export DEBIAN_FRONTEND=noninteractive',
+    `install() { apt-get install -y -o Dpkg::Options::=--force-confold ${packages.join(' ')}; }`,
+    'install || { apt-get update && install; }',
+  ].join('\n');
+}
+const INSTALL_TINYPROXY = installScript('http');
 
 /**
  * Starts qemu-guest-agent when it is installed but not running, which is what an image
@@ -68,34 +77,49 @@ const START_AGENT = [
 ].join('\n');
 
 /** The runcmd scripts, exported for the unit test that runs them against stand-in commands. */
-export const USER_DATA_SCRIPTS = { installTinyproxy: INSTALL_TINYPROXY, startAgent: START_AGENT } as const;
+export const USER_DATA_SCRIPTS = { installTinyproxy: INSTALL_TINYPROXY, installDante: installScript('socks5'), startAgent: START_AGENT } as const;
+
+/** The file and the commands that make the guest serve one kind of proxy. */
+function proxySetup(spec: UserDataSpec): { file: { path: string; content: string }; commands: string[][] } {
+  const kind = spec.kind ?? 'http';
+  const { unit, configPath } = PROXY_SOFTWARE[kind];
+  const start = [
+    ['systemctl', 'enable', unit],
+    ['systemctl', 'restart', unit],
+  ];
+  if (kind === 'http') {
+    return { file: { path: configPath, content: buildTinyproxyConf(spec.proxy) }, commands: [['sh', '-c', INSTALL_TINYPROXY], ...start] };
+  }
+  const { port, allow, credentials } = spec.proxy;
+  const content = buildDanteConf({ port, allow, ...(credentials ? { credentials } : {}) });
+  return {
+    file: { path: configPath, content },
+    commands: [
+      ['sh', '-c', installScript(kind)],
+      ['sh', '-c', DANTE_SCRIPTS.setExternal, 'set-external', configPath],
+      // The account Dante checks the password against (arguments, not text in a script).
+      ...(credentials ? [['sh', '-c', DANTE_SCRIPTS.createAccount, 'create-account', credentials.username, credentials.password]] : []),
+      ...start,
+    ],
+  };
+}
 
 /**
- * user-data: writes tinyproxy.conf, installs tinyproxy when missing, (re)starts it, and
- * starts the guest agent when vendor-data installed one. The keys set here
- * (`hostname`, `manage_etc_hosts`, `write_files`, `runcmd`) replace vendor-data's keys of
- * the same name in cloud-init's merge; `packages`, `apt`, `bootcmd`, … stay vendor-data's.
+ * user-data: writes the proxy's configuration (tinyproxy.conf or danted.conf), installs
+ * the server when missing, (re)starts it, and starts the guest agent when vendor-data
+ * installed one. The keys set here (`hostname`, `manage_etc_hosts`, `write_files`,
+ * `runcmd`) replace vendor-data's keys of the same name in cloud-init's merge;
+ * `packages`, `apt`, `bootcmd`, … stay vendor-data's.
  */
 export function buildUserData(spec: UserDataSpec): string {
   checkHostname(spec.hostname);
+  const setup = proxySetup(spec);
   const doc = {
     hostname: spec.hostname,
     manage_etc_hosts: true,
     ...(spec.baked ? { packages: [], package_update: false, package_upgrade: false } : {}),
-    write_files: [
-      {
-        path: '/etc/tinyproxy/tinyproxy.conf',
-        owner: 'root:root',
-        permissions: '0644',
-        content: buildTinyproxyConf(spec.proxy),
-      },
-    ],
-    runcmd: [
-      ['sh', '-c', INSTALL_TINYPROXY],
-      ['systemctl', 'enable', 'tinyproxy'],
-      ['systemctl', 'restart', 'tinyproxy'],
-      ['sh', '-c', START_AGENT],
-    ],
+    write_files: [{ path: setup.file.path, owner: 'root:root', permissions: '0644', content: setup.file.content }],
+    runcmd: [...setup.commands, ['sh', '-c', START_AGENT]],
   };
   return checkSize('user-data', `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`, MAX_USER_DATA_BYTES);
 }

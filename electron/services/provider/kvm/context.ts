@@ -3,7 +3,7 @@
  * and base-image uploads that must be one per provider instance.
  */
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
-import type { ProxyCredentials } from '../../../../shared/proxy.js';
+import type { ProxyCredentials, ProxyKind } from '../../../../shared/proxy.js';
 import type { CredentialsStore } from '../../credentials/credentials-store.js';
 import { BakeRegistry } from './bake-registry.js';
 import { BaseImages } from './base-image.js';
@@ -42,8 +42,21 @@ export interface ProviderDeps {
   hostShell?: (host: ResolvedKVMHost) => HostShell | undefined;
   /** The app's per-host choice of how base images reach the host (default auto); asked at each launch. */
   imageTransfer?: (host: string) => Promise<ImageTransfer>;
+  /**
+   * Told after a base image was moved to a host (fetched there or uploaded), with why it was
+   * not fetched when `auto` fell back: the app keeps it to show beside the host's choice. A
+   * rejection is ignored (the launch goes on).
+   */
+  onImageTransfer?: (host: string, transfer: ImageTransferDone) => Promise<void>;
   /** Who is launching, recorded in the metadata (default: this OS user on this workstation, identity.ts). */
   identity?: LaunchedBy;
+}
+
+/** What {@link ProviderDeps.onImageTransfer} is told. */
+export interface ImageTransferDone {
+  mode: 'fetch' | 'upload';
+  reason?: string;
+  volume: string;
 }
 
 export interface ProviderContext extends ProviderDeps {
@@ -74,6 +87,8 @@ export interface ProxyRecord {
   host: string;
   state: DomainStateName;
   port: number;
+  /** What it speaks; absent = http (its metadata carries no kind). */
+  kind?: ProxyKind;
   machineType: string;
   image: { name: string; sha256: string };
   createdAt: string;
@@ -107,6 +122,7 @@ export function toRecord(host: string, domain: { name: string; state: DomainStat
     addresses,
   };
   if (unknownHost !== undefined) record.unknownHost = unknownHost;
+  if (meta.kind !== undefined) record.kind = meta.kind;
   if (meta.labels) record.labels = meta.labels;
   if (meta.launchedBy) record.launchedBy = meta.launchedBy;
   if (meta.expiresAt !== undefined) record.expiresAt = meta.expiresAt;

@@ -1,15 +1,17 @@
 /**
  * The fleet, rebuilt from libvirt alone: every domain whose XML holds our metadata
  * element, on every host, asked in parallel. A host that is down is reported beside the
- * proxies, never fatal. The XML (not DOMAIN_GET_METADATA, which libvirt 9.0 returns with
- * the namespace stripped) is parsed, so the element is matched by its namespace URI.
+ * proxies, never fatal. A listing asks libvirt for our element by its namespace URI
+ * (DOMAIN_GET_METADATA: libvirt matched the namespace, though 9.0 hands the element back
+ * with it stripped) and reads whole XMLs only where a NIC is needed for an address; a
+ * single domain's XML is parsed, so there the element is matched by its namespace URI.
  */
 import { CredentialsInKeyringError } from '../../credentials/keyring-credentials-store.js';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { ProxyNotFoundError } from './errors.js';
-import type { DomainInfo, GuestAddress, LibvirtApi } from './libvirt-api.js';
-import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
+import { type DomainInfo, type FleetDomain, type GuestAddress, type LibvirtApi, mayHoldAddress } from './libvirt-api.js';
+import { type InstanceMetadata, METADATA_NS, parseInstanceMetadata } from './metadata.js';
 import { type DomainFacts, domainFacts } from './domain-facts.js';
 import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js';
 import { instanceId } from './names.js';
@@ -42,6 +44,15 @@ export function metadataOf(domain: DomainInfo): InstanceMetadata | undefined {
   return parseInstanceMetadata(domain.xml);
 }
 
+/** Our metadata of a listed domain: from its element alone, or from its whole XML; undefined for domains that are not ours. */
+export function fleetMetadataOf(domain: FleetDomain): InstanceMetadata | undefined {
+  if (domain.xml !== undefined) return parseInstanceMetadata(domain.xml);
+  return domain.metadata ? parseInstanceMetadata(domain.metadata, { element: true }) : undefined;
+}
+
+/** A NIC no lease matches, on no network: a domain whose XML has no MAC has no lease either. */
+const NO_NIC: Nic = { mac: '00:00:00:00:00:00' };
+
 /** The NIC addresses are looked up by: the first interface of the domain's XML (the builders make one). */
 export function nicOf(domain: DomainInfo): Nic {
   let facts: DomainFacts | undefined;
@@ -51,19 +62,19 @@ export function nicOf(domain: DomainInfo): Nic {
     facts = undefined;
   }
   const nic = facts?.interfaces[0];
-  // A domain whose XML has no MAC has no lease either; this MAC matches nothing.
-  return nic ?? { mac: '00:00:00:00:00:00' };
+  return nic ?? NO_NIC;
 }
 
 /** The proxies of one hypervisor, listed once through its first entry, each under the entry it belongs to. */
 async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[]; unreadable: HostListing['unreadable'] }> {
-  const domains = await hv.api.listDomains();
-  const ours: Array<{ domain: DomainInfo; meta: InstanceMetadata; nic: Nic }> = [];
+  const domains = await hv.api.listFleetDomains(METADATA_NS);
+  const ours: Array<{ domain: FleetDomain; meta: InstanceMetadata; nic: Nic }> = [];
   const unreadable: HostListing['unreadable'] = [];
   for (const domain of domains) {
     try {
-      const meta = metadataOf(domain);
-      if (meta) ours.push({ domain, meta, nic: nicOf(domain) });
+      const meta = fleetMetadataOf(domain);
+      // A domain listed without its XML holds no address: no NIC to look one up by.
+      if (meta) ours.push({ domain, meta, nic: domain.xml === undefined ? NO_NIC : nicOf({ ...domain, xml: domain.xml }) });
     } catch (err) {
       unreadable.push({ domain: domain.name, error: messageOf(err) });
     }
@@ -97,7 +108,7 @@ async function networkLeases(api: LibvirtApi, network: string): Promise<{ leases
 
 /** Running as far as addresses go: the guest may hold a lease. */
 export function isRunning(domain: Pick<DomainInfo, 'state'>): boolean {
-  return domain.state === 'running' || domain.state === 'paused' || domain.state === 'blocked';
+  return mayHoldAddress(domain.state);
 }
 
 export async function listFleet(ctx: ProviderContext): Promise<FleetListing> {

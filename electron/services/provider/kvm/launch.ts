@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
-import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { chooseBase, launchRecipe } from './bake.js';
@@ -165,11 +165,11 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   let step: LaunchStep = 'validate';
   let stepStarted = ctx.now();
   const emit = (event: Omit<LaunchEvent, 'step'>): void => options.onStep?.({ step, ...event });
-  const begin = (next: LaunchStep): void => {
+  const begin = (next: LaunchStep, message?: string): void => {
     timings[step] ??= ctx.now() - stepStarted;
     step = next;
     stepStarted = ctx.now();
-    emit({ phase: 'start' });
+    emit({ phase: 'start', ...(message ? { message } : {}) });
   };
   const finish = (message?: string): void => {
     timings[step] = ctx.now() - stepStarted;
@@ -269,7 +269,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       created: true,
       placement: reason,
       address: result.address,
-      url: formatProxyUrl(result.address, resolved.port, resolved.credentials),
+      url: formatProxyUrl(result.address, resolved.port, resolved.credentials, resolved.kind),
       timings,
       ...(usedBase ? { base: usedBase } : {}),
     };
@@ -315,7 +315,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
           ...(options.imageTransfer ? { transfer: options.imageTransfer } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           // The image step has begun already (the baked base was looked for in it).
-          steps: { begin: (next) => next !== step && begin(next), progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }), finish, check },
+          steps: { begin: (next, message) => (next !== step ? begin(next, message) : undefined), progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }), finish, check },
         })
       ).volume;
     }

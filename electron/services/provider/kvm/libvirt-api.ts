@@ -93,10 +93,35 @@ export interface UploadOptions {
   signal?: AbortSignal;
 }
 
+/** States in which a guest may hold a lease: a listing needs such a domain's NIC, so its XML. */
+export function mayHoldAddress(state: DomainStateName): boolean {
+  return state === 'running' || state === 'paused' || state === 'blocked';
+}
+
+/**
+ * A domain as a fleet listing reads it: for a domain that may hold an address (running,
+ * paused, blocked) the whole XML, whose NIC finds its lease; for any other only our
+ * metadata element, asked by namespace URI (a tenth of the bytes, and nothing to parse
+ * but the element).
+ */
+export interface FleetDomain {
+  name: string;
+  state: DomainStateName;
+  /** The whole XML (DOMAIN_GET_XML_DESC): given for a domain that may hold an address, and may be given for any. */
+  xml?: string;
+  /** Without `xml`: the metadata element of the asked namespace alone (DOMAIN_GET_METADATA), null when the domain has none. */
+  metadata?: string | null;
+}
+
 /** libvirt on one host, as the provider uses it. Missing objects are `null`, never errors, where a lookup is asked. */
 export interface LibvirtApi {
   /** Every domain with its XML and state, in few calls (list, then all XML pipelined, plus one stats call). */
   listDomains(): Promise<DomainInfo[]>;
+  /**
+   * Every domain as a fleet listing needs it ({@link FleetDomain}), in few calls: one stats
+   * call (names and states), then per domain its XML or its element of namespace `uri`, pipelined.
+   */
+  listFleetDomains(uri: string): Promise<FleetDomain[]>;
   /** One domain with XML and state, or null. */
   getDomain(name: string): Promise<DomainInfo | null>;
   /** Defines a persistent domain, validating its XML against libvirt's schema. */

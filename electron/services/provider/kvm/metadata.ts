@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { hasControlCharacters } from '../../../../shared/text.js';
 import { messageOf } from '../../../../shared/errors.js';
 import { IsoInstantSchema, LabelsSchema, LaunchedBySchema } from '../../../../shared/fleet-meta.js';
+import { ProxyKindSchema } from '../../../../shared/proxy.js';
 
 export const METADATA_NS = 'urn:egress-proxies:kvm:v1';
 /** The prefix libvirt's SET_METADATA needs as its `key`. */
@@ -56,6 +57,8 @@ export const InstanceMetadataSchema = z.object({
   launchedBy: LaunchedBySchema.optional(),
   /** When it is to be deleted (ISO 8601); absent = never. */
   expiresAt: IsoInstantSchema.optional(),
+  /** What it speaks (added in 0.2, same format version: older readers keep it as extra). Absent = http; written only for socks5. */
+  kind: ProxyKindSchema.optional(),
   extra: z.array(ExtraElementSchema).default([]),
 });
 export type InstanceMetadata = z.infer<typeof InstanceMetadataSchema>;
@@ -100,6 +103,9 @@ export function appendInstanceMetadata(parent: XMLBuilder, input: InstanceMetada
   }
   if (meta.launchedBy) el.ele(METADATA_NS, 'launchedBy', { user: meta.launchedBy.user, workstation: meta.launchedBy.workstation }).up();
   if (meta.expiresAt !== undefined) text('expiresAt', meta.expiresAt);
+  // http is what a reader assumes without the element: written only when it is not http,
+  // so an http proxy's element stays byte-identical to what 0.1 wrote.
+  if (meta.kind !== undefined && meta.kind !== 'http') text('kind', meta.kind);
   for (const extra of meta.extra) appendExtra(el, extra);
 }
 
@@ -213,7 +219,7 @@ function metadataSection(xml: string): string | undefined {
   return `<domain${declarations}>${xml.slice(start, end + '</metadata>'.length)}</domain>`;
 }
 
-const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt']);
+const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt', 'kind']);
 
 /** The `<label key value>` children of `<labels>` in our namespace; a repeated key is malformed, not silently merged. */
 function labelsOf(el: Element, scope: Scope): Record<string, unknown> {

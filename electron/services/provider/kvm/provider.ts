@@ -7,7 +7,7 @@
 import type { Strategy } from '../../../../shared/launch-many.js';
 import { type LaunchManyOptions, type ManyOutcome, launchMany } from './launch-many.js';
 import type { ProxySpec } from '../../../../shared/proxy.js';
-import { formatProxyUrl } from '../../credentials/credentials-store.js';
+import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
 import { PlacementError, ProxyNotFoundError } from './errors.js';
 import { type BakeOptions, type BakeResult, bake } from './bake.js';
@@ -126,7 +126,7 @@ export class KvmProvider {
   }
 
   /**
-   * `http://user:pass@address:port` for a running proxy, from its current address (the
+   * `http://user:pass@address:port` (`socks5://…` for a SOCKS5 proxy) for a running proxy, from its current address (the
    * agent's, else its newest lease: readiness.ts currentAddresses); undefined when it is
    * not running or no source knows one. A stale lease is never offered.
    */
@@ -136,7 +136,7 @@ export class KvmProvider {
     const report = await collectAddresses(api, host, domain.name, nicOf(domain));
     const address = candidates(report.addresses)[0];
     if (!address) return undefined;
-    return formatProxyUrl(address, metadata.port, await this.ctx.credentials.get(name));
+    return formatProxyUrl(address, metadata.port, await this.ctx.credentials.get(name), metadata.kind);
   }
 
   async start(name: string): Promise<{ alreadyRunning: boolean }> {

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
 import { DEFAULT_ALLOW } from '../../../../shared/net.js';
-import type { ProxyCredentials, ProxySpec } from '../../../../shared/proxy.js';
+import { type ProxyCredentials, type ProxyKind, type ProxySpec, SOCKS5_DEFAULT_PORT } from '../../../../shared/proxy.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { buildMetaData, buildUserData, buildVendorData } from './cloud-config.js';
 import { type CpuMode, buildDomainXml } from './domain-xml.js';
@@ -28,6 +28,8 @@ export interface ResolvedSpec {
   imageName: string;
   image: { url: string; sha256: string; format: 'qcow2' | 'raw' };
   port: number;
+  /** What it speaks; absent = http. */
+  kind?: ProxyKind;
   allow: string[];
   /** Absent when authentication is turned off. */
   credentials?: ProxyCredentials;
@@ -48,7 +50,7 @@ export function resolveMachineType(config: ResolvedKVMConfig, asked: string | un
 
 /**
  * Fills a spec from the config: machine type and image from `defaults`, port from
- * `proxy.port`, allow list from {@link DEFAULT_ALLOW}, generated credentials. The host
+ * `proxy.port` (http) or {@link SOCKS5_DEFAULT_PORT}, allow list from {@link DEFAULT_ALLOW}, generated credentials. The host
  * is chosen by the caller (placement needs live host data).
  */
 export function resolveSpec(spec: ProxySpec, config: ResolvedKVMConfig, host: ResolvedKVMHost, generate: () => ProxyCredentials = generateCredentials): ResolvedSpec {
@@ -68,10 +70,11 @@ export function resolveSpec(spec: ProxySpec, config: ResolvedKVMConfig, host: Re
     machineType,
     imageName,
     image,
-    port: spec.port ?? config.proxy.port,
+    port: spec.port ?? (spec.kind === 'socks5' ? SOCKS5_DEFAULT_PORT : config.proxy.port),
     allow: spec.allow ?? [...DEFAULT_ALLOW],
     vendorData: config.vendorData,
   };
+  if (spec.kind === 'socks5') resolved.kind = 'socks5';
   if (spec.labels && Object.keys(spec.labels).length) resolved.labels = spec.labels;
   if (spec.expiresAt !== undefined) resolved.expiresAt = spec.expiresAt;
   if (spec.auth !== false) resolved.credentials = spec.credentials ?? generate();
@@ -86,7 +89,8 @@ export function generateCredentials(): ProxyCredentials {
 /**
  * The spec's digest, recorded in the metadata: equal digests mean "the same proxy".
  * Credentials are left out (a secret must not be derivable from metadata); whether
- * authentication is on is in.
+ * authentication is on is in. The kind is in only when it is not http, so an http proxy's
+ * digest is what it was before kinds existed (an identical relaunch stays identical).
  */
 export function specHash(spec: ResolvedSpec): string {
   const canonical = JSON.stringify({
@@ -95,6 +99,7 @@ export function specHash(spec: ResolvedSpec): string {
     machineType: { name: spec.machineTypeName, ...spec.machineType },
     image: { name: spec.imageName, sha256: spec.image.sha256, format: spec.image.format },
     port: spec.port,
+    ...(spec.kind === 'socks5' ? { kind: spec.kind } : {}),
     allow: [...spec.allow].sort(),
     auth: spec.credentials !== undefined,
     vendorData: createHash('sha256').update(spec.vendorData).digest('hex'),
@@ -149,9 +154,10 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     ...(spec.labels ? { labels: spec.labels } : {}),
     ...(options.launchedBy ? { launchedBy: options.launchedBy } : {}),
     ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt } : {}),
+    ...(spec.kind === 'socks5' ? { kind: spec.kind } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
-  const userData = buildUserData({ hostname: spec.name, proxy, ...(options.baked ? { baked: true } : {}) });
+  const userData = buildUserData({ hostname: spec.name, ...(spec.kind ? { kind: spec.kind } : {}), proxy, ...(options.baked ? { baked: true } : {}) });
   const metaData = buildMetaData(id, spec.name);
   const vendorData = buildVendorData(spec.vendorData);
   const seedIso = buildNoCloudSeed({ userData, metaData, vendorData });
