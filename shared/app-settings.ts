@@ -57,6 +57,12 @@ export const HealthSettingsSchema = z.strictObject({
 export const AppSettingsSchema = z.strictObject({
   hosts: z.record(z.string().min(1), HostSettingsSchema).default({}),
   health: HealthSettingsSchema.default({}),
+  /**
+   * After the first launch on a host that used a plain base, bake the image there in the
+   * background. Absent = on (absent rather than a default, so a file written for another
+   * setting does not grow this key).
+   */
+  autoBake: z.boolean().optional(),
 });
 export type AppSettings = z.infer<typeof AppSettingsSchema>;
 

@@ -22,6 +22,14 @@ export const ImagePresenceSchema = z.object({
   /** The base volume's name, when present. */
   volume: z.string().optional(),
   message: z.string().optional(),
+  /**
+   * `baked`: the host has the image's baked base (egress-baked-…, launches there install
+   * nothing); `plain`: it has not (launches install the proxy software at first boot).
+   * Absent when the pool could not be listed.
+   */
+  base: z.enum(['baked', 'plain']).optional(),
+  /** The baked base volume's name, when baked. */
+  bakedVolume: z.string().optional(),
 });
 export type ImagePresence = z.infer<typeof ImagePresenceSchema>;
 

@@ -142,6 +142,8 @@ export const channels = {
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),
+  /** Bakes an image on a host (a task: steps with progress, cancellable, everything removed on failure); later launches there use the baked base. */
+  'images:bake': channel(z.strictObject({ name: z.string().min(1).max(63), host: HostNameSchema }), TaskRefSchema),
   /** Reads the publisher's checksum file beside the URL (or the one named): what it lists, for the person to confirm. */
   'images:lookup': channel(ImageLookupSchema, PublishedDigestSchema),
   /** Downloads an image listed by SHA-512 only, checks it and computes its SHA-256 (a task; a mismatch deletes the file). */

@@ -43,6 +43,8 @@ export interface AppServicesOptions {
   statsClock?: StatsClock;
   /** The health probe (default through the network); tests pass one that never leaves the process. */
   probe?: Probe;
+  /** False: never bake after a launch, whatever settings.json says (tests whose launches are not about baking). */
+  autoBake?: false;
   /** Where remembered SSH passphrases go: the Electron shell's safeStorage store; else `<dataDir>/secrets.json` (0600). */
   secrets?: SecretStore;
   /** The desktop app's OS keychain store: proxy credentials go there (the 0600 file stays behind it for the CLI's proxies). */
@@ -75,6 +77,7 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
     ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.statsClock ? { statsClock: options.statsClock } : {}),
     ...(options.probe ? { probe: options.probe } : {}),
+    ...(options.autoBake === false ? { autoBake: false as const } : {}),
     settingsFile: settingsPath(dataDir),
   });
   const close = () => app.close();

@@ -21,6 +21,7 @@ import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
 import { ImageAddForm, QuickAdd } from './ImageAddForm.js';
 import { Modal } from './ConfirmDialog.js';
 import { ImagePull } from './ImagePull.js';
+import { ImageBake } from './ImageBake.js';
 import { UnusedBases } from './UnusedBases.js';
 
 const MT_FIELDS: readonly FieldSpec[] = [
@@ -227,13 +228,14 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
 
 const PRESENCE_TEXT: Record<ImagePresence['present'], string> = { yes: 'uploaded', no: 'not uploaded', unknown: 'unknown' };
 
-function Presence({ hosts }: { hosts: ImagePresence[] | undefined }) {
+function Presence({ hosts, image }: { hosts: ImagePresence[] | undefined; image: string }) {
   if (!hosts?.length) return <span className="meta">—</span>;
   return (
     <ul className="presence" aria-label="On hosts">
       {hosts.map((h) => (
         <li key={h.host} className={`presence-${h.present}`} title={h.volume ?? h.message ?? (h.present === 'no' ? 'The first launch there uploads it' : undefined)}>
           <span className="presence-host">{h.host}</span>: {PRESENCE_TEXT[h.present]}
+          <ImageBake image={image} presence={h} />
         </li>
       ))}
     </ul>
@@ -324,7 +326,7 @@ function Images({ images }: { images: ImageView[] }) {
                     <ImagePull image={i} />
                   </td>
                   <td className="size">{i.sizeBytes !== undefined ? formatBytes(i.sizeBytes) : '—'}{i.totalBytes ? ` of ${formatBytes(i.totalBytes)}` : ''}</td>
-                  <td><Presence hosts={i.hosts} /></td>
+                  <td><Presence hosts={i.hosts} image={i.name} /></td>
                   <td>{i.isDefault ? <span className="badge default-badge">default</span> : ''}</td>
                   <td>
                     <RowActions kind="image" name={i.name} isDefault={i.isDefault} busy={busy} onEdit={() => setEditing(i.name)} onRemove={() => setRemoving(i.name)} />

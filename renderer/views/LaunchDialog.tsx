@@ -24,6 +24,7 @@ const STEP_LABELS: Record<LaunchStep, string> = {
   place: 'Choose a host',
   image: 'Get the base image',
   upload: 'Upload the image to the host',
+  base: 'Choose the base (baked or plain)',
   volumes: 'Create the disks',
   seed: 'Write the cloud-init seed',
   define: 'Define the VM',

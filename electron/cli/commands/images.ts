@@ -10,6 +10,7 @@ import { loadKvmConfig } from '../load-config.js';
 import type { CommandKit } from '../kit.js';
 import { ask, formatTable, imageCacheDir, interruptible, ProgressPrinter } from './images-shared.js';
 import { type AddOptions, addImage } from './images-add.js';
+import { type BakeCliOptions, bakeImage } from './images-bake.js';
 
 const short = (sha256: string): string => sha256.slice(0, 12);
 
@@ -55,6 +56,14 @@ export function registerImageCommands(program: Command, kit: CommandKit): void {
     .option('--replace', 'replace an image of the same name')
     .option('--default', 'also make it the default image (kvm.defaults.image)')
     .action(kit.action(async (ctx, name: string | undefined, url: string | undefined, opts: AddOptions) => addImage(ctx, name, url, opts)));
+
+  images
+    .command('bake')
+    .description('bake an image on a host: boot it once to install the proxy software and the guest agent; later launches there use the baked base and download nothing')
+    .argument('<image>', 'image name from the config')
+    .option('--host <host>', 'the host to bake on (needed when the config has several)')
+    .option('--json', 'print the result as JSON: {host, image, volume, created, recipeHash, ms}')
+    .action(kit.action(async (ctx, image: string, opts: BakeCliOptions) => bakeImage(ctx, image, opts)));
 }
 
 async function listImages(ctx: CliContext, json: boolean): Promise<number> {

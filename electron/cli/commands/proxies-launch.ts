@@ -37,7 +37,8 @@ export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
     .action(kit.action(async (ctx, name: string, opts: LaunchCliOptions) => (opts.count !== undefined || opts.strategy !== undefined ? launchSeveral(ctx, name, opts) : launchProxy(ctx, name, opts))));
 }
 
-function progressPrinter(ctx: CliContext): (e: LaunchEvent) => void {
+/** Steps on stderr, a line per start and end, bytes rewritten in place on a terminal: a launch's, or a bake's (images-bake.ts). */
+export function progressPrinter(ctx: CliContext): (e: Pick<LaunchEvent, 'phase' | 'message' | 'done' | 'total'> & { step: string }) => void {
   const tty = ctx.io.isTTY?.stderr ?? Boolean(process.stderr.isTTY);
   let lastLine = 0;
   return (e) => {

@@ -13,6 +13,8 @@ import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { TaskService } from '../tasks/task-service.js';
 import { DefaultsArea, ImagesArea, MachineTypesArea } from './catalog-area.js';
+import { autoBakeAfter } from './bake-task.js';
+import { readSettingsOrDefaults } from '../settings/settings-file.js';
 import { ConfigWatch } from '../config/config-watch.js';
 import { ConfigWrites } from './config-writes.js';
 import { ConsoleSessions } from './console-sessions.js';
@@ -42,6 +44,8 @@ export interface AppServiceOptions {
   settingsFile?: string;
   /** The health probe (default through the network; tests pass their own). */
   probe?: Probe;
+  /** False: no automatic bake after launches (the settings file is not asked). */
+  autoBake?: false;
   /** How often seen proxies are checked for an expiry that passed (default 30 s; 0 turns the timer off). */
   expiryIntervalMs?: number;
 }
@@ -96,7 +100,10 @@ export class AppService {
       machineTypes: new MachineTypesArea(this.config),
       images: new ImagesArea(() => this.backend(), this.config, this.tasks),
       defaults: new DefaultsArea(this.config),
-      proxies: new ProxiesArea(() => this.live.open(), this.tasks),
+      // A front end without a settings file (tests, embedders) has no way to turn it off: it does not bake by itself.
+      proxies: new ProxiesArea(() => this.live.open(), this.tasks, (backend, launched) =>
+        autoBakeAfter(backend, this.tasks, launched, () => (options.settingsFile && options.autoBake !== false ? readSettingsOrDefaults(options.settingsFile) : Promise.resolve({ autoBake: false }))),
+      ),
       tasks,
       console: this.consoles,
     };

@@ -12,6 +12,7 @@ import type { ConfigWrites } from './config-writes.js';
 import { UnknownEntryError } from './errors.js';
 import type { FleetBackend } from './fleet-backend.js';
 import { imagePresence } from './image-presence.js';
+import { startBakeTask } from './bake-task.js';
 
 export class MachineTypesArea implements AreaService<'machineTypes'> {
   constructor(private readonly writes: ConfigWrites) {}
@@ -76,6 +77,11 @@ export class ImagesArea implements AreaService<'images'> {
       { kind: 'images:pull', target: input.name },
     );
     return { taskId };
+  }
+
+  /** Bakes an image on a host as a task (bake-task.ts); a second Bake of the same pair joins the running one. */
+  async bake(input: ChannelInput<'images:bake'>): Promise<{ taskId: string }> {
+    return { taskId: startBakeTask(await this.backend(), this.tasks, input.name, input.host) };
   }
 
   /** What the publisher's checksum file lists for an image (read, not signature-checked); nothing is stored. */

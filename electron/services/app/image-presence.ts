@@ -9,6 +9,7 @@
  */
 import type { ImagePresence } from '../../../shared/images-view.js';
 
+import { bakedName } from '../provider/kvm/bake.js';
 import { baseVolumeName } from '../provider/kvm/names.js';
 import type { FleetBackend } from './fleet-backend.js';
 import { messageOf } from '../../../shared/errors.js';
@@ -47,9 +48,12 @@ export async function imagePresence(
   const listings = await Promise.all(backend.config.hosts.map(async (h) => ({ host: h.name, listing: await listPool(backend, h.name, h.pool, timeoutMs) })));
   return images.map((image) => {
     const volume = baseVolumeName(image.sha256, image.format);
+    const baked = bakedName(image.sha256);
     return listings.map(({ host, listing }): ImagePresence => {
       if (!listing.ok) return { host, present: 'unknown', message: listing.message };
-      return listing.volumes.has(volume) ? { host, present: 'yes', volume } : { host, present: 'no' };
+      // A baked base serves launches even when the plain one was pruned since the bake.
+      const base = listing.volumes.has(baked) ? { base: 'baked' as const, bakedVolume: baked } : { base: 'plain' as const };
+      return listing.volumes.has(volume) ? { host, present: 'yes', volume, ...base } : { host, present: 'no', ...base };
     });
   });
 }

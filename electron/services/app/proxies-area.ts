@@ -19,6 +19,8 @@ export class ProxiesArea implements AreaService<'proxies'> {
   constructor(
     private readonly open: () => Promise<Live>,
     private readonly tasks: TaskService,
+    /** Told of each launch that succeeded (the automatic bake, bake-task.ts); its failure is ignored. */
+    private readonly afterLaunch?: (backend: FleetBackend, launched: { proxy: string; host: string; image: string; base?: { baked: boolean } }) => Promise<unknown>,
   ) {}
 
   async list(): Promise<FleetListing> {
@@ -60,6 +62,8 @@ export class ProxiesArea implements AreaService<'proxies'> {
           },
         });
         watch.changed(result.proxy, 'LAUNCHED');
+        const image = spec.image ?? backend.config.defaults.image;
+        if (this.afterLaunch && image) void this.afterLaunch(backend, { proxy: spec.name, host: result.proxy.host, image, ...(result.base ? { base: result.base } : {}) }).catch(() => undefined);
         // The URL holds the password: it stays out of the task (proxies:url gives it on request).
         return { proxy: result.proxy, created: result.created, placement: result.placement, address: result.address, timings: result.timings };
       },

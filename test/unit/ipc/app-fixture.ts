@@ -77,7 +77,7 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
 /** The fixture's proxies have made-up addresses: a health probe must never go to the network. */
 const noProbe: Probe = async () => ({ ok: false, latencyMs: 0, error: 'the test probes no proxy' });
 
-export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock; probe?: Probe } = {}): AppFixture {
+export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock; probe?: Probe; autoBake?: boolean } = {}): AppFixture {
   const fx = options.fx ?? fixture();
   const dataDir = mkdtempSync(join(tmpdir(), 'egress-app-'));
   const configFile = join(dataDir, 'config.yaml');
@@ -111,7 +111,7 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; stats
     credentials: fx.credentials,
     close: async () => void closed++,
   });
-  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0, probe: options.probe ?? noProbe, ...(options.statsClock ? { statsClock: options.statsClock } : {}) });
+  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0, probe: options.probe ?? noProbe, ...(options.autoBake ? {} : { autoBake: false as const }), ...(options.statsClock ? { statsClock: options.statsClock } : {}) });
   const events: AppFixture['events'] = [];
   services.app.subscribe((event, payload) => events.push({ event, payload }));
   const invoke = (channel: string, input?: unknown) => services.router.invoke(channel, input);

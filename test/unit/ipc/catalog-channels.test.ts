@@ -126,8 +126,8 @@ describe('channels: per-host presence of images', () => {
     expect((await app.finished(taskId)).state).toBe('succeeded');
     const [img] = (await app.call('images:list')) as ImageView[];
     expect(img!.hosts).toEqual([
-      { host: 'edge-a', present: 'no' },
-      { host: 'edge-b', present: 'yes', volume: baseVolumeName(app.fx.image.sha256, 'qcow2') },
+      { host: 'edge-a', present: 'no', base: 'plain' },
+      { host: 'edge-b', present: 'yes', volume: baseVolumeName(app.fx.image.sha256, 'qcow2'), base: 'plain' },
     ]);
   });
 
@@ -143,7 +143,7 @@ describe('channels: per-host presence of images', () => {
     let [img] = (await app.call('images:list')) as ImageView[];
     expect(img!.hosts).toEqual([
       { host: 'edge-a', present: 'unknown', message: 'edge-a is error: connect ECONNREFUSED' },
-      { host: 'edge-b', present: 'no' },
+      { host: 'edge-b', present: 'no', base: 'plain' },
     ]);
     expect(fx.a.calls.filter((c) => c.startsWith('listVolumes'))).toEqual([]);
     fx.b.down = true;

@@ -16,7 +16,8 @@ const FAULTS: Fault[] = [
   { step: 'place', op: 'poolInfo' },
   { step: 'place', op: 'kvmOffered' },
   { step: 'image', setup: (f) => (f.imageCalls.fail = new Error('download refused')) },
-  { step: 'upload', op: 'getVolume' },
+  { step: 'image', op: 'getVolume' },
+  { step: 'upload', op: 'getVolume', nth: 2 },
   { step: 'volumes', op: 'createVolume', nth: 1 },
   { step: 'seed', op: 'createVolume', nth: 2 },
   { step: 'seed', op: 'uploadVolume', nth: 1 },
@@ -124,7 +125,7 @@ describe('transactional launch', () => {
     const f = fixture();
     const steps: string[] = [];
     const r = await f.provider.launch({ name: 'web', host: 'edge-a' }, { wait: true, onStep: (e) => e.phase === 'start' && steps.push(e.step) });
-    expect(steps).toEqual(['validate', 'place', 'image', 'upload', 'volumes', 'seed', 'define', 'boot', 'address', 'proxy']);
+    expect(steps).toEqual(['validate', 'place', 'image', 'upload', 'base', 'volumes', 'seed', 'define', 'boot', 'address', 'proxy']);
     expect(r.url).toMatch(/^http:\/\/egress:generated-1@192\.168\.122\.\d+:3128$/);
     expect(r.proxy).toMatchObject({ name: 'web', host: 'edge-a', state: 'running', port: 3128 });
     expect(await f.credentials.get('web')).toEqual({ username: 'egress', password: 'generated-1' });

@@ -1,6 +1,8 @@
 /**
- * Base volumes (`egress-base-<sha256>.*`, one per image digest per pool) are a host's cache
- * of images and were never removed. This finds the ones nothing uses, per hypervisor
+ * Base volumes (`egress-base-<sha256>.*`, one per image digest per pool, and the baked
+ * `egress-baked-<sha256>-<recipe>.qcow2`, one per digest and bake recipe) are a host's cache
+ * of images and were never removed; a baked volume of an older recipe is no longer used by
+ * launches and goes once no proxy backs onto it. This finds the ones nothing uses, per hypervisor
  * (entries that reach the same one are looked at once), and removes the ones a person
  * confirmed. "Uses" is judged from libvirt alone, conservatively:
  *
@@ -18,7 +20,7 @@ import type { ProviderContext } from './context.js';
 
 import { groupHypervisors } from './hypervisors.js';
 import type { LibvirtApi } from './libvirt-api.js';
-import { BASE_VOLUME_PREFIX } from './names.js';
+import { isBaseVolume } from './names.js';
 import { ORPHAN_GRACE_MS } from './reconcile.js';
 import { messageOf } from '../../../../shared/errors.js';
 
@@ -64,12 +66,12 @@ async function judgeHypervisor(ctx: ProviderContext, api: LibvirtApi, members: r
     pools.map(async (entry) => {
       await ctx.queues.run(entry.name, () => api.refreshPool(entry.pool));
       const names = await api.listVolumes(entry.pool);
-      const backing = await Promise.all(names.filter((n) => !n.startsWith(BASE_VOLUME_PREFIX)).map(async (n) => [n, await api.volumeBackingPath(entry.pool, n)] as const));
+      const backing = await Promise.all(names.filter((n) => !isBaseVolume(n)).map(async (n) => [n, await api.volumeBackingPath(entry.pool, n)] as const));
       return { entry, names, backing };
     }),
   );
   for (const { entry, names } of contents) {
-    for (const volume of names.filter((n) => n.startsWith(BASE_VOLUME_PREFIX))) {
+    for (const volume of names.filter(isBaseVolume)) {
       const info = await api.getVolume(entry.pool, volume);
       if (!info) continue;
       const keep = (why: string) => report.kept.push({ host: entry.name, pool: entry.pool, volume, why });

@@ -19,6 +19,12 @@ export interface UserDataSpec {
   /** Absent = http (tinyproxy). */
   kind?: ProxyKind;
   proxy: TinyproxySpec;
+  /**
+   * The base is baked (bake-recipe.ts): its packages are installed already, so vendor-data's
+   * package installs are switched off (an empty `packages` and no list refresh replace
+   * vendor-data's keys in cloud-init's merge) and the first boot needs no mirror.
+   */
+  baked?: boolean;
 }
 
 function checkHostname(hostname: string): void {
@@ -111,6 +117,7 @@ export function buildUserData(spec: UserDataSpec): string {
   const doc = {
     hostname: spec.hostname,
     manage_etc_hosts: true,
+    ...(spec.baked ? { packages: [], package_update: false, package_upgrade: false } : {}),
     write_files: [{ path: setup.file.path, owner: 'root:root', permissions: '0644', content: setup.file.content }],
     runcmd: [...setup.commands, ['sh', '-c', START_AGENT]],
   };

@@ -5,6 +5,7 @@
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
 import type { ProxyCredentials, ProxyKind } from '../../../../shared/proxy.js';
 import type { CredentialsStore } from '../../credentials/credentials-store.js';
+import { BakeRegistry } from './bake-registry.js';
 import { BaseImages } from './base-image.js';
 import type { HostShell, ImageTransfer } from './host-fetch-plan.js';
 import { HostQueues } from './host-queue.js';
@@ -63,6 +64,8 @@ export interface ProviderContext extends ProviderDeps {
   identity: LaunchedBy;
   queues: HostQueues;
   baseImages: BaseImages;
+  /** Bakes under way and the last failures (bake.ts). */
+  bakes: BakeRegistry;
   /** Instance ids whose launch is under way in this process (reconcile leaves them alone). */
   launching: Set<string>;
   /** Per proxy name: launches of one name run one after the other. */
@@ -73,7 +76,7 @@ export interface ProviderContext extends ProviderDeps {
 
 export function createContext(deps: ProviderDeps): ProviderContext {
   const queues = new HostQueues();
-  return { ...deps, now: deps.now ?? Date.now, identity: deps.identity ?? workstationIdentity(), queues, baseImages: new BaseImages(queues, deps.now ?? Date.now), launching: new Set(), names: new HostQueues(), identities: new Map() };
+  return { ...deps, now: deps.now ?? Date.now, identity: deps.identity ?? workstationIdentity(), queues, baseImages: new BaseImages(queues, deps.now ?? Date.now), bakes: new BakeRegistry(), launching: new Set(), names: new HostQueues(), identities: new Map() };
 }
 
 /** A proxy as the front ends see it. */

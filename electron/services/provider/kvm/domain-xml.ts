@@ -36,7 +36,8 @@ export const DomainSpecSchema = z.object({
   /** The NIC: on a libvirt network, or on a host bridge. */
   nic: z.union([z.object({ network: safeName }), z.object({ bridge: safeName })]),
   mac: z.string().regex(/^52:54:00(:[0-9a-f]{2}){3}$/, 'must be a 52:54:00 MAC in lowercase'),
-  metadata: z.custom<InstanceMetadataInput>((v) => typeof v === 'object' && v !== null),
+  /** Our metadata element: what makes the domain a proxy. Absent for the baking domain (bake.ts), which is none. */
+  metadata: z.custom<InstanceMetadataInput>((v) => typeof v === 'object' && v !== null).optional(),
 });
 export type DomainSpec = z.infer<typeof DomainSpecSchema>;
 
@@ -53,7 +54,7 @@ export function buildDomainXml(input: DomainSpec): string {
   domain.ele('name').txt(spec.name);
   domain.ele('uuid').txt(spec.uuid);
   if (spec.title) domain.ele('title').txt(spec.title);
-  appendInstanceMetadata(domain.ele('metadata'), spec.metadata);
+  if (spec.metadata) appendInstanceMetadata(domain.ele('metadata'), spec.metadata);
   domain.ele('memory', { unit: 'MiB' }).txt(String(spec.memoryMiB));
   domain.ele('currentMemory', { unit: 'MiB' }).txt(String(spec.memoryMiB));
   domain.ele('vcpu', { placement: 'static' }).txt(String(spec.vcpus));

@@ -10,11 +10,11 @@ import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProxySpec, ProxySpecSchema } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { isAlreadyExists } from '../../../libvirt/index.js';
-import { type ImageTransferDone, type ProviderContext, type ProxyRecord, toRecord } from './context.js';
-import type { BaseVolume } from './base-image.js';
+import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
+import { chooseBase, launchRecipe } from './bake.js';
+import { ensureBase } from './base-ensure.js';
 import { resolveDomainType } from './domain-type.js';
 import type { ImageTransfer } from './host-fetch-plan.js';
-import { planTransfer } from './host-fetch.js';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection } from './errors.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
@@ -45,6 +45,17 @@ export interface LaunchOptions {
   rollbackOnTimeout?: boolean;
   /** How the base image reaches the host, overriding the app's per-host setting (default auto). */
   imageTransfer?: ImageTransfer;
+  /** Use the plain base even when a baked one is on the host (the bench's first launch, a test). */
+  plainBase?: boolean;
+}
+
+/** Which base volume a launch backed its overlay onto, and why (the launch plan says it). */
+export interface UsedBase {
+  volume: string;
+  /** True for a baked base (bake.ts): nothing to install at first boot. */
+  baked: boolean;
+  /** In words: baked, or plain and why (not baked yet, the last bake failed and why). */
+  note: string;
 }
 
 export interface LaunchResult {
@@ -58,6 +69,8 @@ export interface LaunchResult {
   url?: string;
   /** Milliseconds each step took. */
   timings: Partial<Record<LaunchStep, number>>;
+  /** The base the overlay backs onto (absent when an identical proxy already existed). */
+  base?: UsedBase;
 }
 
 export const DEFAULT_LAUNCH_TIMEOUT_MS = 10 * 60_000;
@@ -121,11 +134,6 @@ async function rollback(undos: Undo[], now: () => number = Date.now): Promise<st
 }
 
 /** An existing domain of that instance id on any reachable host (on the entry its metadata names, when several see it). */
-/** Tells the app how a base image reached a host; its failure (a settings file it cannot write) never fails the launch. */
-async function told(ctx: ProviderContext, host: string, transfer: ImageTransferDone): Promise<void> {
-  await ctx.onImageTransfer?.(host, transfer).catch(() => undefined);
-}
-
 async function findExisting(ctx: ProviderContext, id: string): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; xml: string; state: ProxyRecord['state'] } | undefined> {
   const found = await Promise.all(
     ctx.config.hosts.map(async (host) => {
@@ -173,6 +181,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   };
 
   let id = '';
+  let usedBase: UsedBase | undefined;
   let phase1: Created | { record: ProxyRecord; reason: string };
   try {
     emit({ phase: 'start' });
@@ -227,7 +236,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   const record = (addresses: GuestAddress[] = []): ProxyRecord => toRecord(host.name, { name: id, state: 'running' }, metadata, addresses);
   if (!options.wait) {
     timings[step] ??= ctx.now() - stepStarted;
-    return { proxy: record(), created: true, placement: reason, timings };
+    return { proxy: record(), created: true, placement: reason, timings, ...(usedBase ? { base: usedBase } : {}) };
   }
 
   try {
@@ -262,6 +271,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       address: result.address,
       url: formatProxyUrl(result.address, resolved.port, resolved.credentials, resolved.kind),
       timings,
+      ...(usedBase ? { base: usedBase } : {}),
     };
   } catch (err) {
     if (err instanceof LaunchTimeoutError) throw err;
@@ -286,38 +296,47 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     finish(`${placement.reason}; domain type ${domainType}`);
     check();
 
+    // A baked base of this image and recipe on the host: the first boot installs nothing,
+    // and the plain base is not needed (it may have been pruned since the bake).
     begin('image');
-    const setting = options.imageTransfer ?? (await ctx.imageTransfer?.(host.name)) ?? 'auto';
-    const shell = ctx.hostShell?.(host);
-    const plan = await planTransfer(setting, host, resolved.image.url, shell, options.signal);
-    const progress = { ...(options.signal ? { signal: options.signal } : {}), reconnect: () => ctx.apiFor(host.name), onProgress: (done: number, total: number) => emit({ phase: 'progress', done, total }) };
-    let base: BaseVolume;
-    if (plan.mode === 'fetch' && shell) {
-      // The host downloads the image itself: this machine needs no copy of it.
-      finish(`not needed here: ${host.name} can download ${resolved.image.url} itself`);
-      check();
-      // The progress is the staged file's size as the host reports it.
-      begin('upload', `${host.name} downloads ${resolved.image.url} itself`);
-      base = await ctx.baseImages.ensureFetched(host.name, api, host.pool, { ...resolved.image, shell, probe: plan.probe }, progress);
-      finish(base.uploaded ? `fetched ${base.volume.name} on ${host.name} (downloaded and checked there)${base.left ? `; left on the host: ${base.left.join(', ')}` : ''}` : `${base.volume.name} already on ${host.name}`);
-      if (base.uploaded) await told(ctx, host.name, { mode: 'fetch', volume: base.volume.name });
+    const choice = options.plainBase ? { plain: 'a plain base was asked for' } : await chooseBase(ctx, host, api, resolved.image.sha256, launchRecipe());
+    let base: { name: string; path: string };
+    if ('baked' in choice) {
+      finish(`not needed: ${choice.baked.name} is on ${host.name}`);
+      begin('upload');
+      finish(`not needed: ${choice.baked.name} is on ${host.name}`);
+      base = choice.baked;
     } else {
-      const local = await ctx.images.ensure(
-        { url: resolved.image.url, sha256: resolved.image.sha256, format: resolved.image.format },
-        { ...(options.signal ? { signal: options.signal } : {}), onProgress: (p) => emit({ phase: 'progress', done: p.bytes, ...(p.total !== undefined ? { total: p.total } : {}) }) },
-      );
-      finish(local.path);
-      check();
-      const reason = plan.mode === 'upload' ? plan.reason : undefined;
-      const why = reason ? ` (not fetched on the host: ${reason})` : '';
-      begin('upload', `from this machine to ${host.name}${why}`);
-      base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: resolved.image.format }, progress);
-      finish(base.uploaded ? `uploaded ${base.volume.name}${why}` : `${base.volume.name} already on ${host.name}`);
-      if (base.uploaded) await told(ctx, host.name, { mode: 'upload', volume: base.volume.name, ...(reason ? { reason } : {}) });
+      base = (
+        await ensureBase(ctx, {
+          host,
+          api,
+          image: resolved.image,
+          ...(options.imageTransfer ? { transfer: options.imageTransfer } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+          // The image step has begun already (the baked base was looked for in it).
+          steps: { begin: (next, message) => (next !== step ? begin(next, message) : undefined), progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }), finish, check },
+        })
+      ).volume;
     }
     check();
 
-    const rendered = renderProxy(resolved, { domainType, basePath: base.volume.path, createdAt: new Date(ctx.now()), launchedBy: ctx.identity });
+    begin('base');
+    const used: UsedBase =
+      'baked' in choice
+        ? { volume: base.name, baked: true, note: 'baked: the proxy software and the guest agent are in the image; the first boot installs nothing' }
+        : { volume: base.name, baked: false, note: `plain: ${choice.plain}; the first boot installs the proxy software and the guest agent` };
+    usedBase = used;
+    finish(`${used.volume} (${used.note})`);
+    check();
+
+        const rendered = renderProxy(resolved, {
+      domainType,
+      basePath: base.path,
+      ...('baked' in choice ? { baseVolume: base.name, baseFormat: 'qcow2' as const, baked: true } : {}),
+      createdAt: new Date(ctx.now()),
+      launchedBy: ctx.identity,
+    });
     const pool = host.pool;
     // Undos ask for the host's API when they run: after a lost connection that is a reopened one.
     const live = (): Promise<LibvirtApi> => ctx.apiFor(host.name);

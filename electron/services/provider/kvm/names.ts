@@ -5,13 +5,20 @@
  *   proxy `web-1` → instance id `ep-web-1-k3x9q2` (the libvirt domain name)
  *                 → volumes `ep-web-1-k3x9q2-root.qcow2`, `ep-web-1-k3x9q2-seed.iso`
  *   image digest  → base volume `egress-base-<sha256>.qcow2`
+ *   image digest + bake recipe → baked base volume `egress-baked-<sha256>-<recipe>.qcow2` (bake-recipe.ts)
  */
 import { createHash } from 'node:crypto';
 import { DNS_LABEL } from '../../../../shared/config.js';
+import { BAKED_VOLUME_PREFIX } from './bake-recipe.js';
 
 /** Every name this provider creates on a host starts with one of these. */
 export const INSTANCE_PREFIX = 'ep-';
 export const BASE_VOLUME_PREFIX = 'egress-base-';
+
+/** A host's shared cache of an image: a plain base volume or a baked one (both pruned alike, base-prune.ts). */
+export function isBaseVolume(volume: string): boolean {
+  return volume.startsWith(BASE_VOLUME_PREFIX) || volume.startsWith(BAKED_VOLUME_PREFIX);
+}
 const SUFFIX_LENGTH = 6;
 /** RFC 4648 base32, lowercased: DNS-safe and unambiguous. */
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';

@@ -10,6 +10,7 @@ import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
 import { PlacementError, ProxyNotFoundError } from './errors.js';
+import { type BakeOptions, type BakeResult, bake } from './bake.js';
 import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
 import { type VolumeRef, ownVolumes } from './domain-facts.js';
 import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, isRunning, listFleet, locate, nicOf } from './fleet.js';
@@ -256,6 +257,11 @@ export class KvmProvider {
   /** Base volumes nothing uses, per hypervisor (base-prune.ts); changes nothing. */
   unusedBases(): Promise<BasePruneReport> {
     return findUnusedBases(this.ctx);
+  }
+
+  /** Bakes the image on the host (bake.ts): later launches there back onto the baked base. */
+  bake(image: string, host: string, options: BakeOptions = {}): Promise<BakeResult> {
+    return bake(this.ctx, image, host, options);
   }
 
   /** Removes confirmed base volumes that are still unused when judged again. */

@@ -113,6 +113,11 @@ export interface RenderOptions {
   cpuMode?: CpuMode;
   /** The base volume's path on the host (looked up at launch; a predicted one for previews). */
   basePath: string;
+  /** The base volume's name and format when it is not the image's plain base (a baked one, always qcow2). */
+  baseVolume?: string;
+  baseFormat?: 'qcow2' | 'raw';
+  /** The base is baked (bake.ts): the user-data installs no packages. */
+  baked?: boolean;
   createdAt: Date;
   owner?: InstanceMetadata['owner'];
   /** Who launches it (no secret: an OS user name and a host name). */
@@ -135,7 +140,7 @@ export interface RenderedProxy {
 
 export function renderProxy(spec: ResolvedSpec, options: RenderOptions): RenderedProxy {
   const id = instanceId(spec.name);
-  const volumes = { ...instanceVolumes(id), base: baseVolumeName(spec.image.sha256, spec.image.format) };
+  const volumes = { ...instanceVolumes(id), base: options.baseVolume ?? baseVolumeName(spec.image.sha256, spec.image.format) };
   const metadata = InstanceMetadataSchema.parse({
     formatVersion: METADATA_FORMAT_VERSION,
     name: spec.name,
@@ -152,7 +157,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     ...(spec.kind === 'socks5' ? { kind: spec.kind } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
-  const userData = buildUserData({ hostname: spec.name, ...(spec.kind ? { kind: spec.kind } : {}), proxy });
+  const userData = buildUserData({ hostname: spec.name, ...(spec.kind ? { kind: spec.kind } : {}), proxy, ...(options.baked ? { baked: true } : {}) });
   const metaData = buildMetaData(id, spec.name);
   const vendorData = buildVendorData(spec.vendorData);
   const seedIso = buildNoCloudSeed({ userData, metaData, vendorData });
@@ -180,7 +185,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
       name: volumes.root,
       capacityBytes: spec.machineType.diskGiB * GIB,
       backingPath: options.basePath,
-      backingFormat: spec.image.format,
+      backingFormat: options.baseFormat ?? spec.image.format,
     }),
     seedVolumeXml: buildSeedVolumeXml(volumes.seed, seedIso.length),
     seedIso,

@@ -1,0 +1,116 @@
+/**
+ * Baking on a real guest: the bare test image (no tinyproxy, dante-server or
+ * qemu-guest-agent, `guest-image.sh --bare`) is baked on the test host with the site mirror
+ * given through `kvm.vendorData` (`images bake`); the baked base
+ * `egress-baked-<sha256>-<recipe hash>.qcow2` must then be in the pool. The mirror is then
+ * stopped and a proxy launched from a config with NO mirror: its plan's `base` step must
+ * name the baked base, the URL must forward HTTP, and the guest agent (baked in) must
+ * report the address. Cleanup: the proxy is deleted and the baked volume removed.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
+import { GUEST_PAGE_MARK, type GuestImage, bareImageRepo, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer, siteMirrorVendorData } from '../support/guest.js';
+import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
+import { hypervisorState } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
+import { waitFor } from '../support/wait.js';
+
+const env = testEnv();
+const NAME = 'egtest-baked-1';
+const PAGE_PORT = 18085;
+const MIRROR_PORT = 18086;
+let client: LibvirtClient;
+let page: ReturnType<typeof namespaceHttpServer> | undefined;
+let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
+let home: string;
+let bakeConfig: string;
+let plainConfig: string;
+let image: GuestImage;
+let baked: string;
+
+const Inspection = z.object({
+  addresses: z.array(z.object({ address: z.string(), source: z.string() })),
+  problems: z.record(z.string(), z.string()),
+});
+
+const cli = (config: string, ...args: string[]) =>
+  runCliProcess(['--config', config, ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+
+beforeAll(async () => {
+  image = guestImage({ bare: true });
+  baked = bakedVolumeName(image.sha256, proxyRecipe());
+  home = mkdtempSync(join(tmpdir(), 'egress-bake-'));
+  bakeConfig = join(home, 'bake.yaml');
+  plainConfig = join(home, 'config.yaml');
+  mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
+  writeFileSync(bakeConfig, guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
+  // The launch's config has no mirror: its vendor-data installs nothing, and there is no apt source to reach.
+  writeFileSync(plainConfig, guestConfig(env, image));
+  client = await systemClient();
+  page = namespaceHttpServer(env, PAGE_PORT);
+}, 20 * 60_000);
+
+afterAll(async () => {
+  page?.child.kill();
+  mirror?.child.kill();
+  if (client) {
+    await removeProxy(client, NAME);
+    await removeVolumes(client, [baked]);
+    await client.close();
+  }
+}, 120_000);
+
+describe('baking the bare image on the test host', () => {
+  it('makes the baked base; a launch with no mirror uses it, forwards HTTP and the agent reports the address', async () => {
+    const before = await hypervisorState(client);
+    expect(before.volumes, `${baked} is in the pool before the test (left by an earlier run?)`).not.toContain(baked);
+    const t0 = Date.now();
+    const b = await cli(bakeConfig, 'images', 'bake', 'guest', '--host', 'local');
+    console.log(`bake: images bake took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${b.stderr}`);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toContain(baked);
+    const afterBake = await hypervisorState(client);
+    expect(afterBake.volumes).toContain(baked);
+    // Nothing of the baking run is left: no egress-baking-* domain or volume.
+    expect(afterBake.domains).toEqual(before.domains);
+    expect(afterBake.volumes.filter((v) => v.startsWith('egress-baking-'))).toEqual([]);
+    expect(mirror!.requests().join('\n')).toMatch(/tinyproxy_[^ ]+\.deb/);
+
+    // No mirror from here on.
+    mirror!.child.kill();
+    mirror = undefined;
+    const t1 = Date.now();
+    const r = await cli(plainConfig, 'proxies', 'launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
+    console.log(`bake: launch --wait on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
+    const url = r.stdout.trim();
+    const address = new URL(url).hostname;
+    expect(fetchThroughProxy(env, url, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`)).toContain(GUEST_PAGE_MARK);
+
+    let last = '';
+    const inspection = await waitFor('the guest agent to report the proxy address', 120_000, async () => {
+      const i = await cli(plainConfig, 'proxies', 'inspect', NAME, '--json');
+      if (i.code !== 0) throw new Error(i.stderr);
+      const parsed = Inspection.parse(JSON.parse(i.stdout));
+      last = JSON.stringify(parsed);
+      return parsed.addresses.some((a) => a.source === 'agent' && a.address === address) ? parsed : undefined;
+    }).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; inspect last said ${last}`);
+    });
+    expect(inspection.problems.agent).toBeUndefined();
+
+    const del = await cli(plainConfig, 'proxies', 'delete', NAME);
+    expect(del.code, del.stderr).toBe(0);
+    await removeVolumes(client, [baked]);
+    const after = await hypervisorState(client);
+    expect(after.domains).toEqual(before.domains);
+    expect(after.volumes).not.toContain(baked);
+  }, 40 * 60_000);
+});
