@@ -16,6 +16,7 @@ import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
 import { repoRoot } from '../support/dist.js';
 import type { RunAs } from '../support/cli.js';
 import type { TestEnv } from '../support/env.js';
+import { settingsPath } from '../../electron/services/settings/settings-file.js';
 import { tinyImage } from '../support/provider.js';
 import { giveTree, userHome } from '../support/users.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
@@ -84,12 +85,20 @@ export interface OpenAppOptions {
   prepare?: () => Promise<void>;
   /** Runs serve as this (non-root) user: the home and what `config` put in it are handed to it first. */
   as?: RunAs;
+  /**
+   * The app's automatic bake after a launch on a plain base (settings.json `autoBake`): off
+   * unless asked for. The browser lane's launches are of an empty disk that boots no guest
+   * (a bake of it cannot finish) or are followed by checks that the host is as before, which
+   * a bake still running in the background would break; baking is tested in the guest lane.
+   */
+  autoBake?: boolean;
 }
 
 /** A home, serve and a Chromium page on the app; `close()` undoes all of it. */
 export async function openApp(options: OpenAppOptions): Promise<AppPage> {
   const home = options.as ? userHome(options.as, options.prefix) : mkdtempSync(join(tmpdir(), options.prefix));
   writeFileSync(join(home, 'config.yaml'), options.config(home), { mode: 0o600 });
+  if (options.autoBake !== true) writeFileSync(settingsPath(home), `${JSON.stringify({ autoBake: false })}\n`, { mode: 0o600 });
   if (options.as) giveTree(options.as, home);
   mkdirSync(SHOTS, { recursive: true });
   mkdirSync(DOCS_SHOTS, { recursive: true });
