@@ -17,7 +17,7 @@ import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
-import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyStopSchema } from './proxies.js';
+import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyReplaceSchema, ProxyStopSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
 import { FleetHealthSchema } from './health.js';
@@ -167,6 +167,8 @@ export const channels = {
   /** Sets and removes labels in the proxy's metadata, without a restart; proxy:changed follows. */
   'proxies:label': channel(ProxyLabelSchema, ProxyLabelResultSchema),
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
+  /** Replaces a proxy (a task: the new one ready, then the old one deleted; a failure keeps the old one). */
+  'proxies:replace': channel(ProxyReplaceSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
   /**

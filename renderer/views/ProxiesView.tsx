@@ -12,6 +12,8 @@ import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { OthersNote } from './OthersNote.js';
+import { ReplaceDialog } from './ReplaceDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { FleetTags } from './FleetTags.js';
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
@@ -76,18 +78,6 @@ function useNow(): number {
   return now;
 }
 
-/** Names whose proxies these are, in a confirmation: the person is about to act on someone else's. */
-function OthersNote({ others }: { others: Array<{ name: string; owner: string }> }) {
-  if (!others.length) return null;
-  return (
-    <p className="warning" role="note">
-      Not yours: {others.map((o, i) => (
-        <span key={o.name}>{i > 0 && ', '}<code>{o.name}</code> was launched by <strong>{o.owner}</strong></span>
-      ))}. Make sure they agree.
-    </p>
-  );
-}
-
 function StateBadge({ state }: { state: string }) {
   return <span className={`badge state-${state}`}>{state}</span>;
 }
@@ -137,6 +127,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
+  const [replacing, setReplacing] = useState<ProxyRecordView[] | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
   useEffect(() => {
@@ -252,6 +243,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
+          <button type="button" disabled={!names.length} onClick={() => setReplacing(selection)}>Replace</button>
           <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
@@ -307,7 +299,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-select">
                         <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
                       </div>
-                      <div role="cell" className="col col-state"><StateBadge state={p.state} /></div>
+                      <div role="cell" className="col col-state"><StateBadge state={p.state} />{p.replacing && <span className="meta" title={`replaces ${p.replacing}, which serves until this one is ready`}> replacement</span>}</div>
                       <div role="cell" className="col col-name">
                         {p.name}
                         <FleetTags proxy={p} you={you} now={now} />
@@ -341,6 +333,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-actions">
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
                         <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
+                        <button type="button" className="small" aria-label={`Replace ${p.name}`} disabled={p.replacing !== undefined} onClick={() => setReplacing([p])}>Replace</button>
                         <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>
@@ -356,6 +349,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           </div>
         </div>
       )}
+      {replacing && <ReplaceDialog proxies={replacing} you={you} onClose={() => setReplacing(undefined)} />}
       {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
       {confirming && (
         <ConfirmDialog

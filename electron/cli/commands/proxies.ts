@@ -8,6 +8,7 @@ import { registerFleetCommands } from './proxies-fleet.js';
 import { registerRenderCommand } from './proxies-render.js';
 import { registerTopCommand } from './proxies-top.js';
 import { registerClientSettingsCommand } from './proxies-client.js';
+import { registerReplaceCommand } from './proxies-replace.js';
 
 export function registerProxyCommands(program: Command, kit: CommandKit): void {
   const proxies = program.command('proxies').description('launch, list, inspect and delete egress proxies');
@@ -18,4 +19,5 @@ export function registerProxyCommands(program: Command, kit: CommandKit): void {
   registerRenderCommand(proxies, kit);
   registerTopCommand(proxies, kit);
   registerClientSettingsCommand(proxies, kit);
+  registerReplaceCommand(proxies, kit);
 }

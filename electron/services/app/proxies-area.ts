@@ -14,6 +14,7 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { FleetBackend } from './fleet-backend.js';
 import type { Live } from './live-backend.js';
 import { seedView } from './seed-view.js';
+import { messageOf } from '../../../shared/errors.js';
 
 export class ProxiesArea implements AreaService<'proxies'> {
   constructor(
@@ -78,6 +79,48 @@ export class ProxiesArea implements AreaService<'proxies'> {
 
   delete(input: ChannelInput<'proxies:delete'>): Promise<{ taskId: string }> {
     return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) => b.provider.delete(input.name, input.force ? { force: true } : {}));
+  }
+
+  /**
+   * Replaces as one task, the proxies one at a time: for each, the launch's steps for the
+   * new one, then retire (the old one deleted) and finish. A failure or a cancel removes
+   * that one's new proxy, keeps its old one, and leaves the rest untouched.
+   */
+  async replace(input: ChannelInput<'proxies:replace'>): Promise<{ taskId: string }> {
+    const { backend, watch } = await this.open();
+    const { names } = input;
+    const taskId = this.tasks.run(
+      names.length === 1 ? `Replace ${names[0]}` : `Replace ${names.length} proxies`,
+      async (ctx) => {
+        const done: Array<{ name: string; host: string; domain: string; replaced: { host: string; domain: string } }> = [];
+        for (const name of names) {
+          const prefix = names.length === 1 ? '' : `${name}: `;
+          const result = await backend.provider
+            .replace(name, {
+              signal: ctx.signal,
+              ...(input.host !== undefined ? { host: input.host } : {}),
+              ...(input.force ? { force: true } : {}),
+              onStep: (e) => {
+                if (e.phase === 'start') ctx.step(`${prefix}${e.step}`, e.message);
+                else if (e.phase === 'progress' && 'done' in e && e.done !== undefined) ctx.progress(e.done, e.total);
+                else if (e.phase === 'done') ctx.stepDone(e.message);
+              },
+            })
+            .catch((err: unknown) => {
+              const rest = names.slice(names.indexOf(name) + 1);
+              const before = done.length ? `replaced ${done.map((d) => d.name).join(', ')}; ` : '';
+              throw new Error(`${before}${name} not replaced, it is as it was: ${messageOf(err)}${rest.length ? `; not attempted: ${rest.join(', ')}` : ''}`, { cause: err });
+            });
+          watch.deleted(name, result.old.host, result.old.domain);
+          watch.changed(result.proxy, 'REPLACED');
+          // The URL holds the password: it stays out of the task (proxies:url gives it on request).
+          done.push({ name, host: result.proxy.host, domain: result.proxy.id, replaced: { host: result.old.host, domain: result.old.domain } });
+        }
+        return { replaced: done };
+      },
+      { kind: 'proxies:replace', target: names.join(', ').slice(0, 200) },
+    );
+    return { taskId };
   }
 
   /** Edits labels in place (a quick metadata write, not a task); the row follows as proxy:changed. */
