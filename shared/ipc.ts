@@ -17,6 +17,7 @@ import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
+import { LAUNCH_MANY_MAX, StrategySchema } from './launch-many.js';
 import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyReplaceSchema, ProxyStopSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
@@ -162,6 +163,11 @@ export const channels = {
     z.object({ host: z.string(), reason: z.string() }),
   ),
   'proxies:launch': channel(ProxySpecSchema, TaskRefSchema),
+  /** Several proxies in one task, placed by a strategy up front (shared/launch-many.ts); a row (step) per proxy; one failure keeps the others. */
+  'proxies:launchMany': channel(
+    z.strictObject({ specs: z.array(ProxySpecSchema).min(1).max(LAUNCH_MANY_MAX), strategy: StrategySchema }),
+    TaskRefSchema,
+  ),
   'proxies:start': channel(ProxyNameSchema, TaskRefSchema),
   'proxies:stop': channel(ProxyStopSchema, TaskRefSchema),
   /** Sets and removes labels in the proxy's metadata, without a restart; proxy:changed follows. */

@@ -331,9 +331,9 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-image">{p.image.name}</div>
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
+                        <button type="button" className="small" aria-label={`Replace ${p.name}`} title="Replace: a fresh VM, same name and credentials" disabled={p.replacing !== undefined} onClick={() => setReplacing([p])}>↻</button>
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
                         <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
-                        <button type="button" className="small" aria-label={`Replace ${p.name}`} disabled={p.replacing !== undefined} onClick={() => setReplacing([p])}>Replace</button>
                         <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
                       </div>
                     </div>

@@ -69,6 +69,44 @@ export class ProxiesArea implements AreaService<'proxies'> {
     return { taskId };
   }
 
+  /**
+   * Several proxies as one task (the CLI's --count runs the same provider.launchMany): a row
+   * per proxy as it starts, moves through its steps, and ends. One failure keeps the
+   * others; a cancel stops the launches not yet finished (each rolls back alone) and keeps
+   * the finished ones. The task fails when any did, naming them.
+   */
+  async launchMany(input: ChannelInput<'proxies:launchMany'>): Promise<{ taskId: string }> {
+    const { backend, watch } = await this.open();
+    const names = input.specs.map((s) => s.name);
+    const taskId = this.tasks.run(
+      `Launch ${names.length} proxies (${names[0]}${names.length > 1 ? ` … ${names.at(-1)}` : ''})`,
+      async (ctx) => {
+        for (const n of names) ctx.row(n, 'running', 'waiting');
+        const outcomes = await backend.provider.launchMany(input.specs, input.strategy, {
+          signal: ctx.signal,
+          wait: true,
+          onProxy: (n, e) => {
+            if (e.phase === 'start') ctx.row(n, 'running', 'starting');
+            else if (e.phase === 'step') ctx.row(n, 'running', e.step);
+            else if (e.phase === 'done') ctx.row(n, 'done', 'ready');
+            else ctx.row(n, 'failed', e.message);
+          },
+        });
+        for (const o of outcomes) {
+          if (o.ok) watch.changed(o.result.proxy, 'LAUNCHED');
+          else ctx.row(o.name, 'failed', o.error.message);
+        }
+        const failed = outcomes.filter((o) => !o.ok);
+        if (failed.length && !ctx.signal.aborted) {
+          throw new Error(`${outcomes.length - failed.length} of ${outcomes.length} launched (kept); failed: ${failed.map((f) => `${f.name} (${f.ok ? '' : f.error.message})`).join('; ')}`);
+        }
+        return { outcomes: outcomes.map((o) => ({ name: o.name, ...(o.host !== undefined ? { host: o.host } : {}), ok: o.ok })) };
+      },
+      { kind: 'proxies:launchMany', target: names.join(', ').slice(0, 200) },
+    );
+    return { taskId };
+  }
+
   start(input: ChannelInput<'proxies:start'>): Promise<{ taskId: string }> {
     return this.proxyTask('start', `Start ${input.name}`, input.name, (b) => b.provider.start(input.name));
   }
