@@ -12,6 +12,9 @@ export interface BenchEnv {
   EGRESS_TEST_HOST_KEY_PUB: string;
   EGRESS_TEST_POOL: string;
   EGRESS_TEST_POOL_DIR: string;
+  EGRESS_TEST_NETNS: string;
+  EGRESS_TEST_NETWORK: string;
+  EGRESS_TEST_BRIDGE_IP: string;
 }
 
 const envFile = () => join(process.env.EGRESS_TEST_STATE ?? '/var/tmp/egress-desk-test', 'env.json');

@@ -24,6 +24,8 @@ import type { DomainCounters, LibvirtApi } from '../electron/services/provider/k
 
 const HOSTS = 4;
 const PER_HOST = 250;
+/** The table's first ask: its sparklines' points (SPARK_POINTS in renderer/stores/stats-store.ts). */
+const TABLE_HISTORY_POINTS = 60;
 
 /** The fleet: `ports[i]` is proxy i's listener on 127.0.0.1 (its "guest address"). */
 function fleet(ports: readonly number[], running: boolean): ProxyRecord[] {
@@ -139,14 +141,17 @@ async function measureMemory(ports: number[]): Promise<Record<string, number>> {
   }
   gc();
   const after = held();
-  // A window opening asks for the whole hour (proxies:stats with history): that answer is built and serialised at once.
+  const points = stats.snapshot({ history: true }).proxies.reduce((n, p) => n + (p.history?.length ?? 0), 0);
+  gc();
+  // The table's first ask (renderer/stores/stats-store.ts, SPARK_POINTS): each proxy's newest 60 points, built and serialised at once.
   const rss0 = process.memoryUsage().rss;
-  const answer = stats.snapshot({ history: true });
+  const answer = stats.snapshot({ history: true, historyPoints: TABLE_HISTORY_POINTS });
   const answerBytes = JSON.stringify(answer).length;
   const answerRssBytes = process.memoryUsage().rss - rss0;
-  const points = answer.proxies.reduce((n, p) => n + (p.history?.length ?? 0), 0);
+  // For scale: the whole hour, as the first ask was before historyPoints.
+  const hourBytes = JSON.stringify(stats.snapshot({ history: true })).length;
   stats.close();
-  return { historyBytes: after - before, points, answerBytes, answerRssBytes };
+  return { historyBytes: after - before, points, answerBytes, answerRssBytes, hourBytes };
 }
 
 async function main(): Promise<void> {

@@ -303,9 +303,11 @@ export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOp
       const healthTimer = setInterval(pushHealth, 30_000);
       const cpuBefore = await cpuMs();
       let scroll: { frames: number[]; longFrames: number[] };
+      const stopProfile = await profileIfAsked(page, `m-updating-scroll-${round}`);
       try {
         scroll = await call<{ frames: number[]; longFrames: number[] }>(page, SCROLL_FOR_SCRIPT, { durationMs: UPDATING_SCROLL_MS });
       } finally {
+        await stopProfile();
         clearInterval(statsTimer);
         clearInterval(healthTimer);
         clearTimeout(healthFirst);

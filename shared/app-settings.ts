@@ -42,7 +42,7 @@ export const HostImageTransferSchema = z.object({
 });
 export type HostImageTransfer = z.infer<typeof HostImageTransferSchema>;
 
-const HttpUrl = z.url({ protocol: /^http$/, error: 'must be an http:// URL (the probe sends it to the proxy in absolute form)' });
+const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (https goes through a CONNECT tunnel)' });
 
 /** The health probe through each proxy (electron/services/app/fleet-health.ts). */
 export const HealthSettingsSchema = z.strictObject({

@@ -84,3 +84,28 @@ export function sameHypervisorAs(statuses: ReadonlyArray<Pick<HostStatus, 'name'
   }
   return same;
 }
+
+/**
+ * A host's load now, as the Hosts view refreshes it while it shows (`hosts:load`): the
+ * host's own CPU (libvirt's node CPU counters, every process on the host, not only the
+ * proxies), its memory and its pools' space, read at `at` (ms since the epoch).
+ */
+export const HostLoadSchema = z.object({
+  name: z.string(),
+  at: z.number(),
+  /**
+   * Busy share of all the host's cores (0–1) between the previous reading and this one
+   * (`kernel + user` over `kernel + user + idle + iowait`); absent on a first reading
+   * made too soon after the previous one to mean anything, or when the host gives no CPU counters.
+   */
+  cpuBusy: z.number().min(0).max(1).optional(),
+  /** Over how long `cpuBusy` was measured, ms. */
+  cpuWindowMs: z.number().optional(),
+  cpus: z.number(),
+  memoryBytes: z.number(),
+  freeMemoryBytes: z.number(),
+  /** Free plus what the kernel can give back (buffers, page cache), when the host reports them (NODE_GET_MEMORY_STATS); else the free memory. */
+  availableMemoryBytes: z.number(),
+  pools: z.array(PoolInfoSchema),
+});
+export type HostLoad = z.infer<typeof HostLoadSchema>;

@@ -12,7 +12,7 @@ import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
 import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSaveSchema, MachineTypeRemoveSchema, MachineTypeSaveSchema } from './catalog-edit.js';
-import { HostStatusSchema } from './hosts.js';
+import { HostLoadSchema, HostStatusSchema } from './hosts.js';
 import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
@@ -138,6 +138,8 @@ export const channels = {
   'hosts:imageTransfer': channel(z.strictObject({ name: HostNameSchema }), HostImageTransferSchema),
   /** Sets it in settings.json (atomically; config.yaml is not touched): the next launch on the host follows it. */
   'hosts:setImageTransfer': channel(z.strictObject({ name: HostNameSchema, imageTransfer: z.enum(IMAGE_TRANSFERS) }), HostImageTransferSchema),
+  /** The host's CPU, memory and pools now (the Hosts view asks every few seconds while it shows; CPU is over the time since the previous ask). */
+  'hosts:load': channel(z.strictObject({ name: HostNameSchema }), HostLoadSchema),
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
   'images:list': channel(z.undefined(), z.array(ImageViewSchema)),
   'images:pull': channel(z.strictObject({ name: z.string().min(1).max(63) }), TaskRefSchema),

@@ -22,6 +22,19 @@ export const ProxyRatesSchema = z.object({
 });
 export type ProxyRates = z.infer<typeof ProxyRatesSchema>;
 
+/**
+ * What a proxy's VM moved and used since its domain last started (libvirt's cumulative
+ * counters of the run; a restart begins them again from zero): the figures behind the rates.
+ */
+export const ProxyTotalsSchema = z.object({
+  inBytes: Rate,
+  outBytes: Rate,
+  inPackets: Rate,
+  outPackets: Rate,
+  cpuSeconds: Rate,
+});
+export type ProxyTotals = z.infer<typeof ProxyTotalsSchema>;
+
 /** One point of a proxy's history: the rates of the interval that ended at `at` (ms since the epoch). */
 export const RatePointSchema = ProxyRatesSchema.extend({ at: z.number() });
 export type RatePoint = z.infer<typeof RatePointSchema>;
@@ -36,6 +49,8 @@ export const ProxyStatsSchema = z.object({
    * (two readings of one run are needed), or its host did not answer the last sample.
    */
   rates: ProxyRatesSchema.nullable(),
+  /** The counters of the latest reading (since the domain started); absent when the last sample read none (not running, host did not answer). */
+  totals: ProxyTotalsSchema.optional(),
   /** The last hour, point by point (oldest first); only when `proxies:stats` was asked for it (`history`, or `historyOf` this proxy). */
   history: z.array(RatePointSchema).optional(),
   /** The last hour of health probes' latency (oldest first); only for the proxy `historyOf` names. */

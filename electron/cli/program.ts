@@ -13,6 +13,7 @@ import { registerImageCommands } from './commands/images.js';
 import { registerHostCommands } from './commands/hosts.js';
 import { registerProxyCommands } from './commands/proxies.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerMetricsCommand } from './commands/metrics.js';
 import { CliError, type CliIo, EXIT } from './io.js';
 import { createKit } from './kit.js';
 import { VERSION } from './version.js';
@@ -33,6 +34,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   registerProxyCommands(program, kit);
   registerImageCommands(program, kit);
   registerServeCommand(program, kit);
+  registerMetricsCommand(program, kit);
 
   // Every command writes through `io` and reports errors to runCli instead of exiting.
   const configure = (cmd: Command): void => {

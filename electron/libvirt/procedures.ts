@@ -17,6 +17,7 @@ import {
   domainStatsRecord,
   network,
   nodeInfo,
+  nodeStat,
   ostring,
   rstring,
   storagePool,
@@ -114,6 +115,17 @@ export const procedures = {
   STORAGE_VOL_UPLOAD: stream(208, 'upload', volTransfer),
   STORAGE_VOL_DOWNLOAD: stream(209, 'download', volTransfer),
   DOMAIN_GET_STATE: call(212, domFlags, struct('remote_domain_get_state_ret', { state: int, reason: int })),
+  // cpuNum −1: all CPUs together; cellNum −1: the whole host. nparams 0 asks how many counters there are.
+  NODE_GET_CPU_STATS: call(
+    227,
+    struct('remote_node_get_cpu_stats_args', { cpuNum: int, nparams: int, flags: uint }),
+    struct('remote_node_get_cpu_stats_ret', { params: array(nodeStat, Limits.NODE_CPU_STATS), nparams: int }),
+  ),
+  NODE_GET_MEMORY_STATS: call(
+    228,
+    struct('remote_node_get_memory_stats_args', { nparams: int, cellNum: int, flags: uint }),
+    struct('remote_node_get_memory_stats_ret', { params: array(nodeStat, Limits.NODE_MEMORY_STATS), nparams: int }),
+  ),
   DOMAIN_UNDEFINE_FLAGS: call(231, domFlags, xvoid),
   DOMAIN_DESTROY_FLAGS: call(234, domFlags, xvoid),
   DOMAIN_SHUTDOWN_FLAGS: call(258, domFlags, xvoid),

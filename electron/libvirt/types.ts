@@ -41,6 +41,8 @@ export const Limits = {
   DOMAIN_INTERFACE: 2_048,
   DOMAIN_IP_ADDR: 2_048,
   CONNECT_GET_ALL_DOMAIN_STATS: 4_096,
+  NODE_CPU_STATS: 16,
+  NODE_MEMORY_STATS: 16,
 } as const;
 
 /** `remote_nonnull_domain`. `id` is −1 while the domain is not running. */
@@ -134,6 +136,14 @@ export const nodeInfo = struct('remote_node_get_info_ret', {
   threads: int,
 });
 export type NodeInfo = Infer<typeof nodeInfo>;
+
+/**
+ * `remote_node_get_cpu_stats` / `remote_node_get_memory_stats`: one named counter (CPU
+ * time in ns: `kernel`, `user`, `idle`, `iowait`; memory in KiB: `total`, `free`, `buffers`,
+ * `cached`), as both NODE_GET_*_STATS replies carry them.
+ */
+export const nodeStat = struct('remote_node_get_stats', { field: rstring, value: uhyper });
+export type NodeStat = Infer<typeof nodeStat>;
 
 /** `remote_network_dhcp_lease`. */
 export const dhcpLease = struct('remote_network_dhcp_lease', {

@@ -1,6 +1,6 @@
-/** Hosts: filled by `hosts:list`, kept fresh by `host:status`. */
+/** Hosts: filled by `hosts:list`, kept fresh by `host:status`; each shown host's load refreshed by `hosts:load` while the Hosts view watches it. */
 import { create } from 'zustand';
-import type { HostStatus } from '../../shared/hosts.js';
+import type { HostLoad, HostStatus } from '../../shared/hosts.js';
 import type { EgressApi } from '../../shared/ipc.js';
 import { errorMessage } from '../format.js';
 import { syncStore } from './sync.js';
@@ -15,6 +15,10 @@ export interface HostsStore {
   /** Host names whose passphrase is being tried, and the last unlock problem per host (a wrong passphrase, a store that refused). */
   unlocking: Record<string, boolean>;
   unlockError: Record<string, string>;
+  /** By host: its load as last asked (while watched; a failed ask drops it, and the view falls back to the facts at connect). */
+  loads: Record<string, HostLoad>;
+  /** Asks the host's load now and every {@link HOST_LOAD_INTERVAL_MS} until the returned stop is called. */
+  watchLoad(api: EgressApi, host: string): () => void;
   upsert(host: HostStatus): void;
   /** After a host edit: the hosts as the backend has them now (removed ones go). */
   replace(hosts: HostStatus[]): void;
@@ -24,8 +28,32 @@ export interface HostsStore {
   trust(api: EgressApi, host: string, fingerprint: string): Promise<void>;
 }
 
+/** How often a watched host's load is asked: the stats cadence of a watched window (5 s). */
+export const HOST_LOAD_INTERVAL_MS = 5_000;
+
 export const useHostsStore = create<HostsStore>((set, get) => ({
   hosts: [],
+  loads: {},
+  watchLoad(api, host) {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ask = async () => {
+      try {
+        const load = await api.hosts.load({ name: host });
+        if (!stopped) set((s) => ({ loads: { ...s.loads, [host]: load } }));
+      } catch {
+        // The card still has the facts from the connection; the next ask may succeed.
+        if (!stopped) set((s) => ({ loads: Object.fromEntries(Object.entries(s.loads).filter(([name]) => name !== host)) }));
+      }
+      // The next ask after this one answered: a slow host never has two in flight.
+      if (!stopped) timer = setTimeout(() => void ask(), HOST_LOAD_INTERVAL_MS);
+    };
+    void ask();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  },
   loaded: false,
   trusting: {},
   trustError: {},

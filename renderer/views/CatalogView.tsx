@@ -18,7 +18,7 @@ import { useHostsStore } from '../stores/hosts-store.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
-import { ImageAddForm } from './ImageAddForm.js';
+import { ImageAddForm, QuickAdd } from './ImageAddForm.js';
 import { Modal } from './ConfirmDialog.js';
 import { ImagePull } from './ImagePull.js';
 import { UnusedBases } from './UnusedBases.js';
@@ -273,14 +273,20 @@ function Images({ images }: { images: ImageView[] }) {
   const [removing, setRemoving] = useState<string>();
   const busy = useBusy();
   const canEdit = useAppConfigStore((s) => s.state?.config?.kvm !== undefined);
+  const [known, setKnown] = useState<string>();
+  const add = (k?: string) => {
+    setKnown(k);
+    setEditing('');
+  };
   return (
     <section className="panel" aria-labelledby="img-h">
       <div className="panel-head">
         <h3 id="img-h">Images</h3>
-        <button type="button" className="small" data-focus="add" disabled={!canEdit || editing === ''} onClick={() => setEditing('')}>
+        <button type="button" className="small" data-focus="add" disabled={!canEdit || editing === ''} onClick={() => add()}>
           Add image
         </button>
       </div>
+      <QuickAdd urls={images.map((i) => i.url)} disabled={!canEdit || editing === ''} onAdd={add} />
       {images.length === 0 && editing !== '' ? (
         <p className="empty">No image yet. Add one: choose a well-known image (Debian, Ubuntu, Rocky) or type a URL; its publisher&apos;s checksum file is read for you.</p>
       ) : (
@@ -331,6 +337,7 @@ function Images({ images }: { images: ImageView[] }) {
                 fields={IMAGE_FIELDS}
                 initial={NEW_IMAGE}
                 colSpan={IMAGE_COLUMNS}
+                {...(known ? { known } : {})}
                 onDone={(saved) => {
                   setEditing(null);
                   refocus('img-h', saved ? `Edit ${saved}` : 'add');

@@ -127,6 +127,12 @@ const NO_PROXIES: readonly HostProxy[] = [];
 
 function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: { host: HostStatus; proxies: number; onHost: readonly HostProxy[]; sameAs?: string | undefined; onEdit?: () => void; onRemove?: () => void }) {
   const info = host.info;
+  const connected = host.state === 'connected';
+  const watchLoad = useHostsStore((s) => s.watchLoad);
+  const load = useHostsStore((s) => s.loads[host.name]);
+  // While the card shows a connected host, its CPU, memory and pools refresh (hosts:load), instead of staying as they were at connect.
+  useEffect(() => (connected ? watchLoad(backend(), host.name) : undefined), [connected, host.name, watchLoad]);
+  const pools = load?.pools ?? info?.pools;
   const prompted = host.state === 'host-key-unknown' || host.needs === 'passphrase' || host.hostKeyMismatch;
   return (
     <article className={`host host-${host.state}`} aria-labelledby={`host-${host.name}`}>
@@ -186,13 +192,13 @@ function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: { host: H
             </dd>
             <dt>Memory</dt>
             <dd>
-              {formatBytes(info.freeMemoryBytes)} free of {formatBytes(info.memoryBytes)}
+              {formatBytes(load?.freeMemoryBytes ?? info.freeMemoryBytes)} free of {formatBytes(info.memoryBytes)}
             </dd>
             <dt>Pools</dt>
             <dd>
-              {info.pools.length === 0
+              {!pools || pools.length === 0
                 ? 'none'
-                : info.pools.map((p) => `${p.name}${p.active ? '' : ' (inactive)'}: ${formatBytes(p.availableBytes)} free of ${formatBytes(p.capacityBytes)}`).join('; ')}
+                : pools.map((p) => `${p.name}${p.active ? '' : ' (inactive)'}: ${formatBytes(p.availableBytes)} free of ${formatBytes(p.capacityBytes)}`).join('; ')}
             </dd>
             <dt>Networks</dt>
             <dd>{info.networks.length === 0 ? 'none' : info.networks.map((n) => `${n.name}${n.active ? '' : ' (inactive)'}`).join(', ')}</dd>
@@ -201,7 +207,7 @@ function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: { host: H
           </>
         )}
       </dl>
-      <HostLoad host={host.name} info={info} proxies={onHost} />
+      <HostLoad host={host.name} info={info} load={load} proxies={onHost} />
       {host.address !== 'local' && <ImageTransferSection host={host.name} />}
       {host.address !== 'local' && <SshSettingsSection host={host.name} />}
     </article>

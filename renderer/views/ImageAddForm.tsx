@@ -7,7 +7,7 @@
  * What the file lists is always shown, with the plain fact that its signature was not
  * checked.
  */
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { PublishedDigestView } from '../../shared/image-lookup.js';
 import { ImageVerifiedSchema } from '../../shared/image-lookup.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
@@ -43,7 +43,28 @@ function taskEnded(id: string): Promise<Task> {
   });
 }
 
-export function ImageAddForm({ fields, initial, colSpan, onDone }: { fields: readonly FieldSpec[]; initial: Record<string, string>; colSpan: number; onDone: (saved?: string) => void }) {
+/**
+ * The well-known images not in the config yet, one button each: a click opens Add image
+ * with that image chosen and its checksum file read, so adding Debian's image is two
+ * clicks (this one and Save).
+ */
+export function QuickAdd({ urls, disabled, onAdd }: { urls: readonly string[]; disabled: boolean; onAdd: (known: string) => void }) {
+  const missing = KNOWN_IMAGES.filter((k) => !urls.includes(k.url));
+  if (missing.length === 0) return null;
+  return (
+    <div className="quick-add" role="group" aria-label="Add a well-known image">
+      <span className="meta">Add a well-known image:</span>
+      {missing.map((k) => (
+        <button key={k.name} type="button" className="small" disabled={disabled} aria-label={`Add ${k.title}`} onClick={() => onAdd(k.name)}>
+          {k.title}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** `known`: a well-known image's name to choose as the form opens (from {@link QuickAdd}). */
+export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fields: readonly FieldSpec[]; initial: Record<string, string>; colSpan: number; onDone: (saved?: string) => void; known?: string }) {
   const id = useId();
   const [draft, setDraft] = useState(initial);
   const [checksumsUrl, setChecksumsUrl] = useState<{ url: string; sums: string }>();
@@ -70,6 +91,14 @@ export function ImageAddForm({ fields, initial, colSpan, onDone }: { fields: rea
     setChecksumsUrl({ url: known.url, sums: known.checksumsUrl });
     void read(known.url, known.checksumsUrl);
   }
+
+  // Opened by a quick-add button: that image is chosen once, as if picked in the list.
+  const chosenOnOpen = useRef(false);
+  useEffect(() => {
+    if (known === undefined || chosenOnOpen.current) return;
+    chosenOnOpen.current = true;
+    choose(known);
+  });
 
   // The SHA-512 applies to the URL it was read for, and only while no sha256 was typed.
   const pending = lookup.state === 'found' && lookup.found.algorithm === 'sha512' && lookup.url === url && (draft.sha256 ?? '').trim() === '' ? lookup.found : undefined;

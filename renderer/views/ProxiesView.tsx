@@ -1,6 +1,7 @@
 /** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { sortAndFilter } from '../proxy-sort.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
@@ -8,7 +9,7 @@ import { ClientSettingsDialog } from './ClientSettingsDialog.js';
 import { errorMessage, formatAge } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
-import { type Sort, type SortKey, useUiStore } from '../stores/ui-store.js';
+import { type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -16,8 +17,7 @@ import { OthersNote } from './OthersNote.js';
 import { ReplaceDialog } from './ReplaceDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { FleetTags } from './FleetTags.js';
-import type { LaunchedBy } from '../../shared/fleet-meta.js';
-import { othersIn, passesFilter } from '../proxy-fleet.js';
+import { othersIn } from '../proxy-fleet.js';
 import { InspectorView } from './InspectorView.js';
 import { FleetSummary } from './FleetSummary.js';
 import type { HealthState, ProxyHealth } from '../../shared/health.js';
@@ -38,32 +38,6 @@ const COLUMNS: { key: SortKey; label: string }[] = [
   { key: 'image', label: 'Image' },
   { key: 'age', label: 'Age' },
 ];
-
-function firstAddress(p: ProxyRecordView): string {
-  return p.addresses[0]?.address ?? '';
-}
-
-function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
-  switch (key) {
-    case 'port':
-      return a.port - b.port;
-    case 'age':
-      // Oldest first when ascending by age.
-      return b.createdAt.localeCompare(a.createdAt);
-    case 'address':
-      return firstAddress(a).localeCompare(firstAddress(b), undefined, { numeric: true });
-    case 'image':
-      return a.image.name.localeCompare(b.image.name);
-    default:
-      return String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true });
-  }
-}
-
-export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort, you?: LaunchedBy, mineOnly = false): ProxyRecordView[] {
-  const shown = filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
-  const sign = sort.dir === 'asc' ? 1 : -1;
-  return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
-}
 
 /** While no health filter is on, the table does not follow the health figures at all. */
 const NO_HEALTH: Readonly<Record<string, ProxyHealth>> = {};
@@ -149,6 +123,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
 
   const scroller = useRef<HTMLDivElement>(null);
+  const head = useRef<HTMLDivElement>(null);
+  const onBodyScroll = (e: React.UIEvent<HTMLDivElement>) => {
+    setScrollTop(e.currentTarget.scrollTop);
+    if (head.current) head.current.scrollLeft = e.currentTarget.scrollLeft; // the head scrolls sideways with the body
+  };
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
   useEffect(() => {
@@ -263,7 +242,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         </div>
       ) : (
         <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1}>
-          <div role="rowgroup" className="grid-head">
+          <div role="rowgroup" className="grid-head" ref={head}>
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
                 <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
@@ -276,7 +255,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
               <div role="columnheader" className="col col-actions">Actions</div>
             </div>
           </div>
-          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={onBodyScroll}>
             {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
             <div className="grid-spacer" style={{ height: win.total }}>
               <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>

@@ -69,7 +69,7 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await form.waitFor({ state: 'detached' });
   });
 
-  it('Debian 12 from the well-known list: Add image, choose it, Save; the SHA-512 is checked and the SHA-256 stored (the internet replaced by the test\'s server)', async () => {
+  it('Debian 12 in two clicks (its quick-add button, Save); the SHA-512 is checked and the SHA-256 stored (the internet replaced by the test\'s server)', async () => {
     // The page asks for cloud.debian.org; on the wire between page and backend (Playwright's
     // WebSocket routing) that address becomes this test's server and back, so the product
     // build and the real backend run unchanged and nothing leaves the machine.
@@ -87,9 +87,11 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await p.goto(`${app.serve.origin}/`);
     await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
     const region = p.getByRole('region', { name: 'Images', exact: true });
-    await region.getByRole('button', { name: 'Add image' }).click();
+    // Click one: Debian 12's quick-add button opens Add image with it chosen and its checksum file read.
+    const quick = region.getByRole('group', { name: 'Add a well-known image' });
+    await quick.getByRole('button', { name: `Add ${debian.title}` }).click();
     const form = region.getByRole('group', { name: 'New image' });
-    await form.getByRole('combobox', { name: 'Well-known image' }).selectOption(debian.name);
+    await expect(form.getByRole('combobox', { name: 'Well-known image' }).inputValue()).resolves.toBe(debian.name);
     const status = form.locator('.published-status');
     await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`${debian.checksumsUrl} lists ${debian.url.slice(published.length)} with sha512 ${sha512(disk)}`);
     await expect(form.getByRole('textbox', { name: 'Name' }).inputValue()).resolves.toBe('debian-12');
@@ -97,8 +99,12 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await form.scrollIntoViewIfNeeded();
     await p.screenshot({ path: join(SHOTS, 'image-add-debian.png') });
     publishScreenshot(join(SHOTS, 'image-add-debian.png'), join(DOCS_SHOTS, 'image-add-debian.png'));
+    // Click two: Save.
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'detached', timeout: 60_000 });
+    // Added: its quick-add button is gone, the others stay.
+    await expect.poll(() => quick.getByRole('button', { name: `Add ${debian.title}` }).count()).toBe(0);
+    await expect(quick.getByRole('button').count()).resolves.toBe(KNOWN_IMAGES.length - 1);
     // What the backend saw is the stand-in's address; it downloaded it once and stored its SHA-256.
     expect(onDisk().kvm!.images!['debian-12']).toEqual({ url: `${local}${debian.url.slice(published.length)}`, sha256: sha256(disk), format: 'qcow2' });
     expect(server.requestsFor(`/bookworm/${debian.url.slice(published.length)}`)).toHaveLength(1);

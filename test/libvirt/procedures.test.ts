@@ -17,6 +17,7 @@ import type { LifecycleEvent } from '../../electron/libvirt/events.js';
 import { domainTypesFromCapabilities, formatVersion, getAllDomainStats } from '../../electron/libvirt/helpers.js';
 import { MessageType } from '../../electron/libvirt/packet.js';
 import { procedures } from '../../electron/libvirt/procedures.js';
+import { HostLoadReader } from '../../electron/services/hosts/host-load.js';
 import { type DhcpLease, type DomainRef, formatUuid } from '../../electron/libvirt/types.js';
 import { virshVersions } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
@@ -69,7 +70,30 @@ describe('connection and host procedures', () => {
     expect(info.cpus).toBeGreaterThan(0);
     expect(info.memory).toBeGreaterThan(0n);
     expect(await qemu.call('NODE_GET_FREE_MEMORY')).toBeGreaterThan(0n);
+    // The node's CPU counters (all CPUs: -1): the count first, then exactly that many (Linux: kernel, user, idle, iowait, in ns).
+    const { nparams } = await qemu.call('NODE_GET_CPU_STATS', { cpuNum: -1, nparams: 0, flags: 0 });
+    expect(nparams).toBeGreaterThan(0);
+    const cpuStats = await qemu.call('NODE_GET_CPU_STATS', { cpuNum: -1, nparams, flags: 0 });
+    expect(cpuStats.params.map((p) => p.field)).toEqual(expect.arrayContaining(['kernel', 'user', 'idle']));
+    // Memory (the whole host: -1), KiB. Its total need not be NODE_GET_INFO's (here they differ): only its own figures are compared.
+    const mem = await qemu.call('NODE_GET_MEMORY_STATS', { nparams: 0, cellNum: -1, flags: 0 });
+    const memStats = new Map((await qemu.call('NODE_GET_MEMORY_STATS', { nparams: mem.nparams, cellNum: -1, flags: 0 })).params.map((p) => [p.field, p.value]));
+    expect(memStats.get('total')).toBeGreaterThan(0n);
+    expect(memStats.get('free')).toBeLessThanOrEqual(memStats.get('total')!);
     expect(await test.call('CONNECT_SUPPORTS_FEATURE', { feature: 10 })).toBe(true);
+  });
+
+  it("give the Hosts view's refreshing load: the host's CPU share, its memory and its pools", async () => {
+    const load = await new HostLoadReader({ firstWindowMs: 200 }).read('local', qemu);
+    expect(load.cpuBusy).toBeGreaterThanOrEqual(0);
+    expect(load.cpuBusy).toBeLessThanOrEqual(1);
+    expect(load.cpuWindowMs).toBeGreaterThanOrEqual(200);
+    expect(load.availableMemoryBytes).toBeGreaterThanOrEqual(load.freeMemoryBytes);
+    expect(load.availableMemoryBytes).toBeLessThanOrEqual(load.memoryBytes);
+    expect(load.pools.map((p) => p.name)).toContain(testEnv().EGRESS_TEST_POOL);
+    // The test driver has CPU counters but no memory statistics: the free memory stands in.
+    const fake = await new HostLoadReader({ firstWindowMs: 10 }).read('test', test);
+    expect(fake.availableMemoryBytes).toBe(fake.freeMemoryBytes);
   });
 
   it('report capabilities, and the domain types on offer (kvm vs qemu)', async () => {

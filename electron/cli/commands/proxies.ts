@@ -7,6 +7,7 @@ import { registerLifecycleCommands } from './proxies-lifecycle.js';
 import { registerFleetCommands } from './proxies-fleet.js';
 import { registerRenderCommand } from './proxies-render.js';
 import { registerTopCommand } from './proxies-top.js';
+import { registerStatsCommand } from './proxies-stats.js';
 import { registerClientSettingsCommand } from './proxies-client.js';
 import { registerReplaceCommand } from './proxies-replace.js';
 
@@ -18,6 +19,7 @@ export function registerProxyCommands(program: Command, kit: CommandKit): void {
   registerFleetCommands(proxies, kit);
   registerRenderCommand(proxies, kit);
   registerTopCommand(proxies, kit);
+  registerStatsCommand(proxies, kit);
   registerClientSettingsCommand(proxies, kit);
   registerReplaceCommand(proxies, kit);
 }

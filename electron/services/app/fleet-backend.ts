@@ -5,8 +5,9 @@
  * ends) and the CLI build their provider here, so the wiring is written once.
  */
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../shared/config.js';
-import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
+import type { HostInfo, HostLoad, HostStatus } from '../../../shared/hosts.js';
 import type { SshSettingsView } from '../../../shared/ssh-settings.js';
 import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile, sshTargetOf } from '../../transport/index.js';
 import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
@@ -24,6 +25,7 @@ const KEYS_ONLY: SecretCodec = {
   },
 };
 import { collectHostInfo } from '../hosts/host-info.js';
+import { HostLoadReader } from '../hosts/host-load.js';
 import { sshSettingsView } from '../hosts/ssh-settings-view.js';
 import { HostConnections } from '../hosts/host-connections.js';
 import type { Passphrases } from '../hosts/passphrases.js';
@@ -44,6 +46,8 @@ export interface HostDirectory {
   status(name: string): HostStatus;
   /** Connects when needed and gathers the host's facts; rejects with why it cannot. */
   info(name: string): Promise<HostInfo>;
+  /** The host's CPU (since the previous ask), memory and pools now; connects when needed. */
+  load(name: string): Promise<HostLoad>;
   /**
    * Records the host key the person confirmed (`fingerprint` must be the one the host
    * presents now: anything else is refused), so that the next connection succeeds.
@@ -83,6 +87,12 @@ export interface FleetBackend {
   hosts: HostDirectory;
   images: ImageDirectory;
   credentials: CredentialsStore;
+  /**
+   * For an SSH host, opens a TCP stream from the host itself to `address:port` (a
+   * direct-tcpip channel of its pooled connection): the health probe's way to a guest on a
+   * network only the host reaches. Undefined for this machine.
+   */
+  tunnelFor?(host: string): ((address: string, port: number) => Promise<Duplex>) | undefined;
   /** Closes every connection. */
   close(): Promise<void>;
 }
@@ -175,10 +185,13 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     },
   });
 
+  // Each host's last CPU counters: a share needs the previous reading.
+  const loads = new HostLoadReader();
   const hosts: HostDirectory = {
     statuses: () => connections.statuses(),
     status: (name) => connections.status(name),
     info: async (name) => collectHostInfo(await client(name)),
+    load: async (name) => loads.read(name, await client(name)),
     trust: async (name, fingerprint) => {
       let pending = unknownKeys.get(name);
       if (!pending) {
@@ -233,6 +246,11 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     hosts,
     images,
     credentials,
+    tunnelFor: (name) => {
+      const host = config.hosts.find((h) => h.name === name);
+      if (!host || host.address === 'local') return undefined;
+      return async (address, port) => sshPool.openTcp(await sshPool.resolve(sshTargetOf(host)), address, port);
+    },
     close: async () => {
       await connections.close();
       await sshPool.close();

@@ -5,9 +5,11 @@
  * dead host never piles probes up. A proxy that is not running, has no address or no
  * credentials here, or whose host is not connected, is unknown (saying which).
  */
+import type { Duplex } from 'node:stream';
 import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { type Observation, nextHealth } from '../health/health-state.js';
+import { exitWarnings } from '../health/exit-address.js';
 import { LatencyHistory } from '../health/latency-history.js';
 import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
@@ -24,6 +26,8 @@ export interface FleetHealthOptions {
   /** Read each round, so a changed settings file applies from the next round. */
   settings: () => Promise<AppSettings['health']>;
   emit?: (health: FleetHealth) => void;
+  /** Where this machine cannot reach a host's guests: the stream to a guest's address and port from that host (its SSH connection); undefined: connect from here. */
+  tunnelFor?: (host: string) => ((address: string, port: number) => Promise<Duplex>) | undefined;
   probe?: Probe;
   clock?: StatsClock;
   /** Default 30 s. */
@@ -41,6 +45,8 @@ export class FleetHealthMonitor {
   /** Each probed proxy's last hour of latencies (the inspector's chart), dropped with the proxy. */
   private readonly latency = new Map<string, LatencyHistory>();
   private readonly probing = new Set<string>();
+  /** The exit address before the latest echo answer, for each proxy whose latest answer changed it. */
+  private readonly exitBefore = new Map<string, string>();
   private readonly clock: StatsClock;
   private readonly probe: Probe;
   private cancelTimer: (() => void) | undefined;
@@ -102,6 +108,7 @@ export class FleetHealthMonitor {
     }
     for (const k of this.health.keys()) if (!known.has(k)) this.health.delete(k);
     for (const k of this.latency.keys()) if (!known.has(k)) this.latency.delete(k);
+    for (const k of this.exitBefore.keys()) if (!known.has(k)) this.exitBefore.delete(k);
     const target = settings.echoUrl ?? settings.checkUrl;
     const options: ProbeOptions = { timeoutMs: this.options.timeoutMs ?? 10_000, ...(target ? { url: target } : {}), ...(settings.echoUrl ? { echo: true } : {}) };
     const slowMs = settings.slowMs ?? 2000;
@@ -113,6 +120,7 @@ export class FleetHealthMonitor {
 
   private report(): FleetHealth {
     this.at = this.clock.now();
+    this.markExits();
     const out = this.snapshot();
     if (!this.closed) this.options.emit?.(out);
     return out;
@@ -127,7 +135,9 @@ export class FleetHealthMonitor {
         this.probing.add(k);
         try {
           const credentials = await this.options.credentials(p.name).catch(() => undefined);
-          const result = await this.probe({ address: p.addresses[0]!.address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}) }, options);
+          const address = p.addresses[0]!.address;
+          const tunnel = this.options.tunnelFor?.(p.host);
+          const result = await this.probe({ address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}), ...(tunnel ? { tunnel: () => tunnel(address, p.port) } : {}) }, options);
           this.observe(p, { probe: result }, slowMs);
         } finally {
           this.probing.delete(k);
@@ -137,9 +147,24 @@ export class FleetHealthMonitor {
     await Promise.all(Array.from({ length: Math.min(this.options.perHost ?? 4, queue.length) }, worker));
   }
 
+  /** Sets or clears every proxy's exit warning from the exits seen now (services/health/exit-address.ts). */
+  private markExits(): void {
+    const list = [...this.health.entries()].map(([k, h]) => ({ key: k, host: h.host, seen: { ...(h.exitAddress ? { current: h.exitAddress } : {}), ...(this.exitBefore.has(k) ? { previous: this.exitBefore.get(k)! } : {}) } }));
+    for (const [k, warning] of exitWarnings(list)) {
+      const h = this.health.get(k)!;
+      if (warning) h.exitWarning = warning;
+      else delete h.exitWarning;
+    }
+  }
+
   private observe(p: ProxyRecord, seen: Observation, slowMs = 2000): void {
     const k = key(p.host, p.id);
     const now = this.clock.now();
+    const before = this.health.get(k)?.exitAddress;
+    const echoed = 'probe' in seen ? seen.probe.exitAddress : undefined;
+    // A changed exit stays flagged until an answer shows the same address again.
+    if (echoed && before && echoed !== before) this.exitBefore.set(k, before);
+    else if (echoed) this.exitBefore.delete(k);
     const next = nextHealth({ host: p.host, domain: p.id, name: p.name }, this.health.get(k), seen, now, slowMs);
     this.health.set(k, next);
     if ('probe' in seen) {

@@ -6,7 +6,7 @@
  * answered is skipped rather than asked again, and a call that takes longer than its
  * timeout counts as failed: a dead host never piles calls up.
  */
-import type { FleetStats, ProxyRef, ProxyStats } from '../../../shared/stats.js';
+import type { FleetStats, ProxyRef, ProxyStats, ProxyTotals } from '../../../shared/stats.js';
 import { messageOf } from '../../../shared/errors.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import type { DomainCounters, LibvirtApi } from '../provider/kvm/libvirt-api.js';
@@ -53,10 +53,17 @@ interface Entry {
   name: string;
   last?: Reading;
   rates: Rates | null;
+  /** Whether {@link last} was read in the latest sample (its counters are then the proxy's totals now). */
+  fresh: boolean;
   history: RateHistory;
 }
 
 const key = (host: string, domain: string) => `${host}/${domain}`;
+
+/** A reading's counters as totals: in is into the VM (rx as the domain sees it). */
+function totalsOf(c: DomainCounters): ProxyTotals {
+  return { inBytes: c.rxBytes, outBytes: c.txBytes, inPackets: c.rxPackets, outPackets: c.txPackets, cpuSeconds: c.cpuTimeNs / 1e9 };
+}
 
 export class FleetStatsSampler {
   private readonly clock: StatsClock;
@@ -173,10 +180,11 @@ export class FleetStatsSampler {
       const k = key(p.host, p.id);
       known.add(k);
       let entry = this.entries.get(k);
-      if (!entry) this.entries.set(k, (entry = { host: p.host, domain: p.id, name: p.name, rates: null, history: new RateHistory() }));
+      if (!entry) this.entries.set(k, (entry = { host: p.host, domain: p.id, name: p.name, rates: null, fresh: false, history: new RateHistory() }));
       entry.name = p.name;
       this.update(entry, at, counters.get(p.host));
-      proxies.push({ host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates });
+      const totals = entry.fresh && entry.last ? totalsOf(entry.last.counters) : undefined;
+      proxies.push({ host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates, ...(totals ? { totals } : {}) });
     }
     // A proxy no longer known (deleted, its host removed) takes its history with it.
     for (const k of this.entries.keys()) if (!known.has(k)) this.entries.delete(k);
@@ -187,6 +195,7 @@ export class FleetStatsSampler {
 
   /** One proxy's entry after a sample; `host` is its host's counters by domain, undefined when the host did not answer. */
   private update(entry: Entry, at: number, host: Map<string, DomainCounters> | undefined): void {
+    entry.fresh = false;
     if (!host) {
       entry.rates = null; // unknown now; the last reading stays, so the next answer gives the rate over the gap
       return;
@@ -203,6 +212,7 @@ export class FleetStatsSampler {
     if (rates && entry.last) entry.history.add(at, rates, at - entry.last.at);
     entry.rates = rates ?? null;
     entry.last = reading;
+    entry.fresh = true;
   }
 
   /** A host's counters by domain, or why there are none this round. */

@@ -3,7 +3,7 @@
  * trust, passphrases, SSH settings, and host edits through the one config write path.
  */
 import { type AppSettings, type HostImageTransfer, imageTransferOf, withImageTransfer } from '../../../shared/app-settings.js';
-import type { HostStatus } from '../../../shared/hosts.js';
+import type { HostLoad, HostStatus } from '../../../shared/hosts.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import { statusWithInfo } from '../hosts/host-info.js';
 import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../hosts/host-edits.js';
@@ -41,6 +41,13 @@ export class HostsArea implements AreaService<'hosts'> {
   async list(): Promise<HostStatus[]> {
     const backend = await this.backend();
     return Promise.all(backend.config.hosts.map((h) => statusWithInfo(backend.hosts, h.name)));
+  }
+
+  /** The host's load now (the Hosts view asks while it shows: the figures refresh instead of staying as they were at connect). */
+  async load(input: ChannelInput<'hosts:load'>): Promise<HostLoad> {
+    const backend = await this.backend();
+    knownHost(backend, input.name);
+    return backend.hosts.load(input.name);
   }
 
   /** The host's effective SSH settings (ssh_config read afresh; nothing connects). */

@@ -106,6 +106,7 @@ export class LiveBackend {
       proxies: () => watch.seen.values(),
       connected: () => new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name)),
       credentials: (name) => backend.credentials.get(name),
+      ...(backend.tunnelFor ? { tunnelFor: (host: string) => backend.tunnelFor?.(host) } : {}),
       settings: async () => (settingsFile ? (await readSettingsOrDefaults(settingsFile)).health : {}),
       emit: (figures) => this.options.emit('proxy:health', figures),
       ...(probe ? { probe } : {}),

@@ -6,6 +6,8 @@
  * end of the answer, so a proxy that accepts and then says nothing fails rather than hangs.
  */
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import { SocksClient } from 'socks';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
 import type { ProxyCredentials, ProxyKind } from '../../../shared/proxy.js';
@@ -17,17 +19,25 @@ export interface ProbeTarget {
   credentials?: ProxyCredentials;
   /** Absent = http. */
   kind?: ProxyKind;
+  /**
+   * Opens the stream to the proxy's address and port from elsewhere (through its SSH host,
+   * where this machine cannot reach the guest's network); absent: a TCP connect from here.
+   */
+  tunnel?: () => Promise<Duplex>;
 }
 
 export interface ProbeOptions {
   /**
-   * An absolute http:// URL fetched through the proxy: healthy on 2xx/3xx. Without one,
+   * An absolute http:// URL fetched through the proxy (https://: through a CONNECT tunnel,
+   * TLS end to end with the certificate verified): healthy on 2xx/3xx. Without one,
    * the proxy itself is asked (`GET /`) and any HTTP answer but 407 shows it works.
    */
   url?: string;
   /** The URL answers the caller's address (plain text, or JSON with `ip`): read it as the exit address. */
   echo?: boolean;
   timeoutMs: number;
+  /** Extra CA certificates (PEM) an https check URL's certificate may chain to; the system's are trusted always. */
+  ca?: string;
 }
 
 export interface ProbeResult {
@@ -100,6 +110,48 @@ function bounded(options: ProbeOptions, now: () => number, start: (finish: Finis
   });
 }
 
+/** The TLS session to `url`'s host inside a tunnel `socket` (SNI by name, not for an address; the certificate verified). */
+function tlsOver(socket: Duplex, url: URL, options: ProbeOptions) {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const { ca } = options;
+  return tlsConnect({ socket, host, ...(isIpv4(host) || isIpv6(host) ? {} : { servername: host }), ...(ca ? { ca: [ca, ...rootCertificatesOf()] } : {}) });
+}
+
+/** Node's bundled roots: given `ca`, Node trusts only it, so the defaults are added back. */
+function rootCertificatesOf(): readonly string[] {
+  return rootCertificates;
+}
+
+/** GET `url` over an open tunnel (TLS inside it for https), answering through `finish`. */
+function getThrough(socket: Duplex, url: URL, options: ProbeOptions, finish: Finish, answered: () => void, cleanup: (c: () => void) => void): void {
+  const stream = url.protocol === 'https:' ? tlsOver(socket, url, options) : socket;
+  cleanup(() => stream.destroy());
+  stream.on('error', (err: Error) => finish({ ok: false, error: url.protocol === 'https:' ? `TLS to the check URL: ${err.message}` : err.message }));
+  const headers = { host: url.host, 'user-agent': 'egress-desk-health', connection: 'close' };
+  const req = request({ createConnection: () => stream, method: 'GET', path: `${url.pathname}${url.search}`, headers, setHost: false }, (res) => {
+    answered();
+    readAnswer(res, url, options, finish);
+  });
+  cleanup(() => req.destroy());
+  req.on('error', (err) => finish({ ok: false, error: err.message }));
+  req.end();
+}
+
+/** The request options that open the connection through `target.tunnel` (Node waits for the stream); none without one. */
+function viaTunnel(target: ProbeTarget, finish: Finish): { createConnection?: (o: unknown, done: (err: Error | null, s: Duplex) => void) => undefined } {
+  const { tunnel } = target;
+  if (!tunnel) return {};
+  return {
+    createConnection: (_o, done) => {
+      tunnel().then(
+        (stream) => done(null, stream),
+        (err: unknown) => finish({ ok: false, error: `through the host: ${messageOf(err)}` }),
+      );
+      return undefined;
+    },
+  };
+}
+
 /** What the socks package's errors mean for a probe: a refused login, or a proxy that answered. */
 const SOCKS_AUTH_REFUSED = /Authentication failed|no accepted authentication type/i;
 const SOCKS_CONNECT_REJECTED = /proxy rejected connection/i;
@@ -113,28 +165,22 @@ const SOCKS_CONNECT_REJECTED = /proxy rejected connection/i;
 function probeSocks(target: ProbeTarget, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
   const url = options.url ? new URL(options.url) : undefined;
   return bounded(options, now, (finish, answered, cleanup) => {
-    let req: ClientRequest | undefined;
-    cleanup(() => req?.destroy());
-    const destination = url ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) } : { host: '127.0.0.1', port: target.port };
-    SocksClient.createConnection({
+    const destination = url ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) } : { host: '127.0.0.1', port: target.port };
+    const existing = target.tunnel ? target.tunnel() : Promise.resolve(undefined);
+    existing.then((existing_socket) => SocksClient.createConnection({
+      ...(existing_socket ? { existing_socket } : {}),
       command: 'connect',
       destination,
       proxy: { host: target.address, port: target.port, type: 5, ...(target.credentials ? { userId: target.credentials.username, password: target.credentials.password } : {}) },
       timeout: options.timeoutMs,
-    }).then(
+    })).then(
       ({ socket }) => {
         cleanup(() => socket.destroy());
         if (!url) {
           answered();
           return finish({ ok: true });
         }
-        const headers = { host: url.host, 'user-agent': 'egress-desk-health', connection: 'close' };
-        req = request({ createConnection: () => socket, method: 'GET', path: `${url.pathname}${url.search}`, headers, setHost: false }, (res) => {
-          answered();
-          readAnswer(res, url, options, finish);
-        });
-        req.on('error', (err) => finish({ ok: false, error: err.message }));
-        req.end();
+        getThrough(socket, url, options, finish, answered, cleanup);
       },
       (err: unknown) => {
         const message = messageOf(err);
@@ -154,12 +200,33 @@ export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () =
   const url = options.url ? new URL(options.url) : undefined;
   const headers: Record<string, string> = { host: url ? url.host : `${bracketHost(target.address)}:${target.port}`, 'user-agent': 'egress-desk-health', connection: 'close' };
   if (target.credentials) headers['proxy-authorization'] = `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
+  if (url?.protocol === 'https:') return probeHttpsThroughConnect(target, url, headers, options, now);
   return bounded(options, now, (finish, answered, cleanup) => {
-    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false }, (res) => {
+    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false, ...viaTunnel(target, finish) }, (res) => {
       answered();
       readAnswer(res, url, options, finish);
     });
     cleanup(() => req.destroy());
+    req.on('error', (err) => finish({ ok: false, error: err.message }));
+    req.end();
+  });
+}
+
+/** An https check URL through an HTTP proxy: CONNECT to its host and port, then TLS and the GET inside the tunnel. */
+function probeHttpsThroughConnect(target: ProbeTarget, url: URL, headers: Record<string, string>, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
+  const authority = `${url.hostname}:${url.port || 443}`;
+  return bounded(options, now, (finish, answered, cleanup) => {
+    const req: ClientRequest = request({ host: target.address, port: target.port, method: 'CONNECT', path: authority, headers: { ...headers, host: authority }, setHost: false, ...viaTunnel(target, finish) });
+    cleanup(() => req.destroy());
+    req.on('connect', (res, socket) => {
+      cleanup(() => socket.destroy());
+      const status = res.statusCode ?? 0;
+      if (status === 407) return finish({ ok: false, status, error: 'the proxy refused the credentials (407)' });
+      if (status !== 200) return finish({ ok: false, status, error: `the proxy refused to CONNECT to ${authority} (${status})` });
+      getThrough(socket, url, options, finish, answered, cleanup);
+    });
+    // A proxy that answers the CONNECT without upgrading (e.g. 407 with a body) ends here.
+    req.on('response', (res) => finish({ ok: false, status: res.statusCode ?? 0, error: res.statusCode === 407 ? 'the proxy refused the credentials (407)' : `the proxy refused to CONNECT to ${authority} (${res.statusCode})` }));
     req.on('error', (err) => finish({ ok: false, error: err.message }));
     req.end();
   });

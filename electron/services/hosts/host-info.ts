@@ -5,7 +5,8 @@
  */
 import { messageOf } from '../../../shared/errors.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
-import { type Caller, LibvirtError, ListPoolsOrNetworks, StoragePoolState, formatVersion, listAllDomains, listAllNetworks, listAllStoragePools } from '../../libvirt/index.js';
+import { type Caller, LibvirtError, ListPoolsOrNetworks, formatVersion, listAllDomains, listAllNetworks } from '../../libvirt/index.js';
+import { readPools } from './host-load.js';
 
 /** Whether libvirt offers KVM here. A host without /dev/kvm answers domain capabilities for kvm with an error. */
 export async function kvmOffered(client: Caller): Promise<boolean> {
@@ -38,14 +39,13 @@ export async function collectHostInfo(client: Caller): Promise<HostInfo> {
     client.call('CONNECT_GET_VERSION'),
     client.call('NODE_GET_INFO'),
     client.call('NODE_GET_FREE_MEMORY'),
-    listAllStoragePools(client),
+    readPools(client),
     listAllNetworks(client),
     listAllNetworks(client, ListPoolsOrNetworks.ACTIVE),
     listAllDomains(client),
     kvmOffered(client),
     hostUuid(client).catch(() => undefined),
   ]);
-  const poolInfos = await Promise.all(pools.map((pool) => client.call('STORAGE_POOL_GET_INFO', { pool })));
   const active = new Set(activeNetworks.map((n) => n.name));
   return {
     hostname,
@@ -58,12 +58,7 @@ export async function collectHostInfo(client: Caller): Promise<HostInfo> {
     freeMemoryBytes: Number(free),
     kvm,
     ...(uuid ? { uuid } : {}),
-    pools: pools.map((p, i) => ({
-      name: p.name,
-      active: poolInfos[i]!.state === StoragePoolState.RUNNING,
-      capacityBytes: Number(poolInfos[i]!.capacity),
-      availableBytes: Number(poolInfos[i]!.available),
-    })),
+    pools,
     networks: networks.map((n) => ({ name: n.name, active: active.has(n.name) })),
     domainCount: domains.length,
   };

@@ -56,6 +56,11 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
         domainCount: h.domains.size,
       };
     },
+    load: async (name) => {
+      const h = fx.hosts.get(name)!;
+      const pools = [{ name: 'default', active: true, capacityBytes: 100 * 1024 ** 3, availableBytes: 90 * 1024 ** 3 }];
+      return { name, at: Date.now(), cpus: 4, memoryBytes: 16 * 1024 ** 3, freeMemoryBytes: h.freeMemoryBytes, availableMemoryBytes: h.freeMemoryBytes, pools };
+    },
     trust: async () => {
       throw new Error('fake hosts have no host keys');
     },

@@ -28,6 +28,13 @@ describe('channels: hosts, machine types, images', () => {
     ]);
   });
 
+  it("hosts:load answers the host's figures now through the router, and refuses an unknown host", async () => {
+    app = appFixture();
+    expect(await app.call('hosts:load', { name: 'edge-b' })).toMatchObject({ name: 'edge-b', cpus: 4, pools: [{ name: 'default' }] });
+    await expect(app.call('hosts:load', { name: 'nope' })).rejects.toMatchObject({ name: 'UnknownEntryError' });
+    expect(await app.invoke('hosts:load', { name: '' })).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+  });
+
   it('hosts:trust refuses an unknown host name', async () => {
     app = appFixture();
     await expect(app.call('hosts:trust', { host: 'nope', fingerprint: `SHA256:${'A'.repeat(43)}` })).rejects.toMatchObject({ name: 'UnknownEntryError' });

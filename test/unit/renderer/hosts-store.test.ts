@@ -1,7 +1,7 @@
 /** The Hosts view's store (renderer/stores/hosts-store.ts) over a bridge of the test's making. */
-import { beforeEach, describe, expect, it } from 'vitest';
-import { useHostsStore } from '../../../renderer/stores/hosts-store.js';
-import type { HostInfo } from '../../../shared/hosts.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { HOST_LOAD_INTERVAL_MS, useHostsStore } from '../../../renderer/stores/hosts-store.js';
+import type { HostInfo, HostLoad } from '../../../shared/hosts.js';
 import { fakeBridge, hostStatus, named } from './fake-bridge.js';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -21,6 +21,35 @@ const facts: HostInfo = {
 };
 
 beforeEach(() => useHostsStore.setState(useHostsStore.getInitialState(), true));
+afterEach(() => vi.useRealTimers());
+
+const load = (cpuBusy: number): HostLoad => ({ name: 'local', at: 1, cpuBusy, cpuWindowMs: 5_000, cpus: 2, memoryBytes: 2 ** 31, freeMemoryBytes: 2 ** 30, availableMemoryBytes: 2 ** 30, pools: [] });
+
+describe('hosts store: a watched host\'s load', () => {
+  it('asks at once and again after each answer, keeps the last figures, drops them on a failed ask, and stops when released', async () => {
+    vi.useFakeTimers();
+    let asked = 0;
+    const b = fakeBridge({
+      'hosts:load': () => {
+        asked++;
+        if (asked === 3) throw new Error('host gone');
+        return load(asked / 10);
+      },
+    });
+    const stop = useHostsStore.getState().watchLoad(b.api, 'local');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(b.calls).toEqual([{ channel: 'hosts:load', input: { name: 'local' } }]);
+    expect(useHostsStore.getState().loads.local?.cpuBusy).toBe(0.1);
+    await vi.advanceTimersByTimeAsync(HOST_LOAD_INTERVAL_MS);
+    expect(useHostsStore.getState().loads.local?.cpuBusy).toBe(0.2);
+    await vi.advanceTimersByTimeAsync(HOST_LOAD_INTERVAL_MS);
+    // The view falls back to the facts at connect rather than show stale figures as current.
+    expect(useHostsStore.getState().loads.local).toBeUndefined();
+    stop();
+    await vi.advanceTimersByTimeAsync(HOST_LOAD_INTERVAL_MS * 3);
+    expect(asked).toBe(3);
+  });
+});
 
 describe('hosts store', () => {
   it('lists once, then follows host:status; a host that connects without facts is listed again for them', async () => {

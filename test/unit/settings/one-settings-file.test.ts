@@ -21,6 +21,6 @@ describe('settings.json', () => {
     const dir = mkdtempSync(join(tmpdir(), 'egress-settings-'));
     writeFileSync(settingsPath(dir), JSON.stringify({ health: { echoUrl: 'ftp://nope' } }));
     expect((await readSettingsOrDefaults(settingsPath(dir))).health).toEqual({});
-    await expect(readSettings(dir)).rejects.toThrow(/health\.echoUrl: must be an http:\/\/ URL/);
+    await expect(readSettings(dir)).rejects.toThrow(/health\.echoUrl: must be an http:\/\/ or https:\/\/ URL/);
   });
 });

@@ -41,6 +41,22 @@ describe('FleetStatsSampler', () => {
     expect(fx.b.count('domainCounters')).toBe(2);
   });
 
+  it('totals are the counters of the latest reading (since the domain started), absent when the host did not answer', async () => {
+    const { fx, sampler, dom, clock } = await setup();
+    fx.a.addUsage(dom('web'), { rxBytes: 7000, txBytes: 9000, rxPackets: 7, txPackets: 9, cpuTimeNs: 2.5e9 });
+    const first = await sampler.sample();
+    const web = first.proxies.find((p) => p.name === 'web')!;
+    expect(web.totals).toMatchObject({ inBytes: expect.any(Number), outBytes: expect.any(Number) });
+    const base = web.totals!;
+    fx.a.addUsage(dom('web'), { rxBytes: 1000, txBytes: 2000, rxPackets: 1, txPackets: 2, cpuTimeNs: 0.5e9 });
+    await clock.advance(5000);
+    const second = (await sampler.sample()).proxies.find((p) => p.name === 'web')!.totals!;
+    expect(second).toEqual({ inBytes: base.inBytes + 1000, outBytes: base.outBytes + 2000, inPackets: base.inPackets + 1, outPackets: base.outPackets + 2, cpuSeconds: base.cpuSeconds + 0.5 });
+    fx.a.down = true;
+    await clock.advance(5000);
+    expect((await sampler.sample()).proxies.find((p) => p.name === 'web')!.totals).toBeUndefined();
+  });
+
   it('a restarted proxy has no rate for the interval of its restart, then rates of its new run', async () => {
     const { fx, sampler, dom, clock } = await setup();
     await sampler.sample();
