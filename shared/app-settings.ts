@@ -54,6 +54,20 @@ export const HealthSettingsSchema = z.strictObject({
   slowMs: z.number().int().positive().max(60_000).optional(),
 });
 
+/**
+ * Auto-replace (electron/services/app/auto-replace-watch.ts): a proxy of yours whose health
+ * has been failing for `afterMinutes` is replaced (proxies replace), at most `maxPerHour`
+ * replacements an hour across the fleet. Off unless `enabled`.
+ */
+export const AutoReplaceSettingsSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** Failing this long (minutes; fractions allowed) before it is replaced (default 10). */
+  afterMinutes: z.number().positive().max(1440).default(10),
+  /** Replacements started in any hour, at most (default 2): a broken host must not churn the fleet. */
+  maxPerHour: z.number().int().min(1).max(100).default(2),
+});
+export type AutoReplaceSettings = z.infer<typeof AutoReplaceSettingsSchema>;
+
 export const AppSettingsSchema = z.strictObject({
   hosts: z.record(z.string().min(1), HostSettingsSchema).default({}),
   health: HealthSettingsSchema.default({}),
@@ -63,6 +77,7 @@ export const AppSettingsSchema = z.strictObject({
    * setting does not grow this key).
    */
   autoBake: z.boolean().optional(),
+  autoReplace: AutoReplaceSettingsSchema.optional(),
 });
 export type AppSettings = z.infer<typeof AppSettingsSchema>;
 

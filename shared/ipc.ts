@@ -17,7 +17,8 @@ import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
 import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
-import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyStopSchema } from './proxies.js';
+import { LAUNCH_MANY_MAX, StrategySchema } from './launch-many.js';
+import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyReplaceSchema, ProxyStopSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
 import { FleetHealthSchema } from './health.js';
@@ -166,11 +167,18 @@ export const channels = {
     z.object({ host: z.string(), reason: z.string() }),
   ),
   'proxies:launch': channel(ProxySpecSchema, TaskRefSchema),
+  /** Several proxies in one task, placed by a strategy up front (shared/launch-many.ts); a row (step) per proxy; one failure keeps the others. */
+  'proxies:launchMany': channel(
+    z.strictObject({ specs: z.array(ProxySpecSchema).min(1).max(LAUNCH_MANY_MAX), strategy: StrategySchema }),
+    TaskRefSchema,
+  ),
   'proxies:start': channel(ProxyNameSchema, TaskRefSchema),
   'proxies:stop': channel(ProxyStopSchema, TaskRefSchema),
   /** Sets and removes labels in the proxy's metadata, without a restart; proxy:changed follows. */
   'proxies:label': channel(ProxyLabelSchema, ProxyLabelResultSchema),
   'proxies:delete': channel(ProxyDeleteSchema, TaskRefSchema),
+  /** Replaces a proxy (a task: the new one ready, then the old one deleted; a failure keeps the old one). */
+  'proxies:replace': channel(ProxyReplaceSchema, TaskRefSchema),
   /** The ready-to-copy URL, credentials included: a secret. `url` is null while the proxy has no address. */
   'proxies:url': channel(ProxyNameSchema, z.object({ url: z.string().nullable() })),
   /**

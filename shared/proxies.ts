@@ -54,6 +54,11 @@ export const ProxyRecordSchema = z.object({
   launchedBy: LaunchedBySchema.optional(),
   /** ISO 8601: when it is to be deleted; absent = never. */
   expiresAt: z.string().optional(),
+  /**
+   * Set on a replacement under way (`proxies replace`): the domain name of the proxy it
+   * replaces, which still serves (URL, inspect) until this one is ready and it is deleted.
+   */
+  replacing: z.string().optional(),
 });
 export type ProxyRecordView = z.infer<typeof ProxyRecordSchema>;
 
@@ -108,6 +113,7 @@ export const ProxyInspectionSchema = z.object({
     labels: LabelsSchema.optional(),
     launchedBy: LaunchedBySchema.optional(),
     expiresAt: z.string().optional(),
+    replaces: z.object({ domain: z.string(), host: z.string() }).optional(),
     extra: z.array(z.unknown()),
   }),
   domainXml: z.string(),
@@ -143,6 +149,15 @@ export const ProxyDeleteSchema = z.strictObject({
 });
 export const ProxyStopSchema = z.strictObject({
   name: ProxySpecSchema.shape.name,
+  /** Someone else launched it and the person agreed, knowing whose it is (else NotYourProxyError). */
+  force: z.boolean().optional(),
+});
+/** `proxies:replace`: a fresh proxy of the same name, spec and credentials, ready before the old one is deleted. */
+export const ProxyReplaceSchema = z.strictObject({
+  /** One proxy, or a selection: replaced one at a time, in this order; the first failure stops the rest. */
+  names: z.array(ProxySpecSchema.shape.name).min(1).max(1000),
+  /** Where the new one goes; absent = where the old one is. */
+  host: z.string().min(1).max(63).optional(),
   /** Someone else launched it and the person agreed, knowing whose it is (else NotYourProxyError). */
   force: z.boolean().optional(),
 });

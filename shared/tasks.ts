@@ -18,7 +18,8 @@ export const TaskErrorSchema = z.object({
 
 export const TaskStepSchema = z.object({
   name: z.string(),
-  state: z.enum(['running', 'done']),
+  /** `failed`: only a row of a task that runs several things at once (a launch of many) fails alone. */
+  state: z.enum(['running', 'done', 'failed']),
   message: z.string().optional(),
 });
 

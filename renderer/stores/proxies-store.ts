@@ -27,9 +27,11 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
     const key = `${change.host}/${change.domain}`;
     set((s) => {
       if (change.removed) {
-        // By its domain, and by its name on that host: a proxy's domain is named after it, so
-        // either identifies the row, and a removal that could not name the domain still lands.
-        const gone = (k: string, p: ProxyRecordView) => k === key || (change.name !== undefined && p.host === change.host && p.name === change.name);
+        // By its domain; by its name on that host only when no row has that domain: a removal
+        // that could not name the domain still lands, and the old domain of a replaced proxy
+        // goes without taking its replacement (same name, same host, other domain) along.
+        const exact = key in s.proxies;
+        const gone = (k: string, p: ProxyRecordView) => k === key || (!exact && change.name !== undefined && p.host === change.host && p.name === change.name);
         const rest = Object.fromEntries(Object.entries(s.proxies).filter(([k, p]) => !gone(k, p)));
         return Object.keys(rest).length === Object.keys(s.proxies).length ? {} : { proxies: rest };
       }

@@ -8,6 +8,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { DEFAULTS } from '../../shared/config.js';
 import { type ProxyKind, SOCKS5_DEFAULT_PORT } from '../../shared/proxy.js';
 import { formToSpec, launchFormErrors } from '../../shared/launch-form.js';
+import { LAUNCH_MANY_MAX, type Strategy, expandNames, parseStrategy } from '../../shared/launch-many.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
@@ -75,10 +76,13 @@ function Field({ id, label, error, hint, children }: { id: string; label: string
 export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const base = useId();
   const headingId = `${base}-h`;
-  const ids = { name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, kind: `${base}-kind`, allow: `${base}-allow`, labels: `${base}-labels`, ttl: `${base}-ttl` };
+  const ids = { count: `${base}-count`, placement: `${base}-placement`, hostList: `${base}-hosts`, name: `${base}-name`, host: `${base}-host`, type: `${base}-type`, image: `${base}-image`, port: `${base}-port`, kind: `${base}-kind`, allow: `${base}-allow`, labels: `${base}-labels`, ttl: `${base}-ttl` };
   const hosts = useHostsStore((s) => s.hosts);
   const { machineTypes, images, state } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })));
   const [name, setName] = useState('');
+  const [count, setCount] = useState('1');
+  const [placement, setPlacement] = useState<'spread' | 'pack' | 'hosts'>('spread');
+  const [hostList, setHostList] = useState('');
   const [touched, setTouched] = useState(false);
   const [host, setHost] = useState('');
   const [machineType, setMachineType] = useState('');
@@ -114,19 +118,28 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const hostHint = host ? undefined : auto ? (auto.ok ? `Automatic now: ${auto.reason}.` : `Automatic cannot place it now: ${auto.message}`) : 'Automatic picks the connected host with the most free memory.';
 
   const form = { name, host, machineType, image, port, kind, allow, labels, ttl };
-  const checked = launchFormErrors(form);
+  // Launch many: the count, the names its pattern gives ({n} → 1…N) and where they go (shared/launch-many.ts, as the CLI's --count).
+  const many = count.trim() !== '1';
+  const expanded = many ? expandNames(name, /^\d+$/.test(count.trim()) ? Number(count.trim()) : NaN) : undefined;
+  const strategy: Strategy | { error: string } = placement === 'hosts' ? parseStrategy(hostList) : { kind: placement };
+  const manyErrors = expanded && 'error' in expanded ? { [expanded.error.startsWith('count') ? 'count' : 'name']: expanded.error.replace(/^(count|name): /, '') } : {};
+  const strategyError = many && 'error' in strategy ? strategy.error.replace(/^strategy: /, '') : undefined;
+  const checked = { ...launchFormErrors(many ? { ...form, name: 'many' } : form), ...manyErrors } as ReturnType<typeof launchFormErrors> & { count?: string };
   const errors = { ...checked, name: touched ? checked.name : undefined };
   const defaultPort = kind === 'socks5' ? SOCKS5_DEFAULT_PORT : (state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setTouched(true);
-    if (checked.name || checked.port || checked.allow || checked.labels || checked.ttl) return;
-    const spec = formToSpec(form);
+    if (checked.name || checked.count || strategyError || checked.port || checked.allow || checked.labels || checked.ttl) return;
+    const spec = formToSpec(many ? { ...form, host: '' } : form);
     setSubmitting(true);
     setSubmitError(undefined);
     try {
-      const ref = await backend().proxies.launch(spec);
+      const ref =
+        expanded && 'names' in expanded && !('error' in strategy)
+          ? await backend().proxies.launchMany({ specs: expanded.names.map((n) => ({ ...spec, name: n })), strategy })
+          : await backend().proxies.launch(spec);
       setTaskId(ref.taskId);
     } catch (err) {
       setSubmitError(errorMessage(err));
@@ -135,6 +148,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     }
   }
 
+  if (taskId && many) return <LaunchManyProgress headingId={headingId} task={task} taskId={taskId} onBack={() => setTaskId(undefined)} onClose={onClose} />;
   if (taskId) {
     const steps = stepStates(task);
     const finished = task && !['queued', 'running'].includes(task.state);
@@ -195,7 +209,10 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     <Modal labelledBy={headingId} onClose={onClose} className="launch">
       <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id={headingId}>Launch a proxy</h2>
-        <Field id={ids.name} label="Name" error={errors.name} hint="A lowercase DNS label, e.g. proxy-eu-1.">
+        <Field id={ids.count} label="How many" error={checked.count} hint={`1 to ${LAUNCH_MANY_MAX}. Above 1 the name needs {n}, which becomes 1, 2, 3…`}>
+          <input id={ids.count} inputMode="numeric" value={count} aria-invalid={checked.count ? true : undefined} aria-describedby={checked.count ? `${ids.count}-error` : `${ids.count}-hint`} onChange={(e) => setCount(e.target.value)} />
+        </Field>
+        <Field id={ids.name} label="Name" error={errors.name} hint={many ? 'A pattern with {n}, e.g. web-{n}.' : 'A lowercase DNS label, e.g. proxy-eu-1.'}>
           <input
             id={ids.name}
             autoFocus
@@ -210,7 +227,21 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             }}
           />
         </Field>
-        <Field id={ids.host} label="Host" {...(hostHint ? { hint: hostHint } : {})}>
+        {many && (
+          <Field id={ids.placement} label="Placement" hint="Spread: one per host first, then by free memory. Pack: fill the host with the most free memory first. Or the hosts you list, in turn.">
+            <select id={ids.placement} value={placement} onChange={(e) => setPlacement(e.target.value === 'pack' ? 'pack' : e.target.value === 'hosts' ? 'hosts' : 'spread')} aria-describedby={`${ids.placement}-hint`}>
+              <option value="spread">Spread over the hosts</option>
+              <option value="pack">Pack onto as few hosts as possible</option>
+              <option value="hosts">These hosts, in turn</option>
+            </select>
+          </Field>
+        )}
+        {many && placement === 'hosts' && (
+          <Field id={ids.hostList} label="Hosts, in turn" error={strategyError} hint={`Host names separated by commas (${hosts.map((h) => h.name).join(', ')}).`}>
+            <input id={ids.hostList} value={hostList} spellCheck={false} aria-invalid={strategyError ? true : undefined} aria-describedby={strategyError ? `${ids.hostList}-error` : `${ids.hostList}-hint`} onChange={(e) => setHostList(e.target.value)} />
+          </Field>
+        )}
+        {!many && <Field id={ids.host} label="Host" {...(hostHint ? { hint: hostHint } : {})}>
           <select id={ids.host} value={host} onChange={(e) => setHost(e.target.value)} aria-describedby={hostHint ? `${ids.host}-hint` : undefined}>
             <option value="">Automatic</option>
             {hosts.map((h) => (
@@ -219,7 +250,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
               </option>
             ))}
           </select>
-        </Field>
+        </Field>}
         <Field id={ids.type} label="Machine type">
           <select id={ids.type} value={machineType} onChange={(e) => setMachineType(e.target.value)}>
             <option value="">Default{machineTypes.find((m) => m.isDefault) ? ` (${machineTypes.find((m) => m.isDefault)!.name})` : ''}</option>
@@ -297,10 +328,62 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>Cancel</button>
           <button type="submit" className="primary" disabled={submitting}>
-            {submitting ? 'Launching…' : 'Launch'}
+            {submitting ? 'Launching…' : expanded && 'names' in expanded ? `Launch ${expanded.names.length}` : 'Launch'}
           </button>
         </div>
       </form>
+    </Modal>
+  );
+}
+
+const ROW_MARK: Record<'running' | 'done' | 'failed', string> = { running: '◐', done: '✓', failed: '✕' };
+
+/**
+ * A launch of many, as its one task reports it: a row per proxy (the task's steps, one per
+ * name) with where it is, its outcome, and cancel (only the unfinished ones roll back).
+ */
+function LaunchManyProgress({ headingId, task, taskId, onBack, onClose }: { headingId: string; task: Task | undefined; taskId: string; onBack: () => void; onClose: () => void }) {
+  const cancel = useTasksStore((s) => s.cancel);
+  const finished = task && !['queued', 'running'].includes(task.state);
+  const rows = task?.steps ?? [];
+  const ok = rows.filter((r) => r.state === 'done').length;
+  return (
+    <Modal labelledBy={headingId} onClose={onClose} className="launch">
+      <h2 id={headingId}>{task?.title ?? 'Launching'}</h2>
+      <ol className="steps" aria-label="Proxies being launched">
+        {rows.map((r) => {
+          const state = r.state === 'running' && finished ? 'cancelled' : r.state;
+          return (
+            <li key={r.name} className={`step step-${state}`} aria-label={`${r.name}: ${state}`}>
+              <span className="step-mark" aria-hidden="true">{state === 'cancelled' ? '–' : ROW_MARK[r.state]}</span>
+              <span className="step-label">{r.name}</span>
+              <span className="step-name">{state}</span>
+              {r.message && <span className="step-message">{r.message}</span>}
+            </li>
+          );
+        })}
+      </ol>
+      <div role="status" className="launch-outcome">
+        {!task && 'Waiting for the first step…'}
+        {task?.state === 'succeeded' && <p className="ok">All {rows.length} are up and their proxies answer.</p>}
+        {task?.state === 'cancelled' && <p>Cancelled: {ok} finished and kept; the launches not finished were removed.</p>}
+      </div>
+      {task?.state === 'failed' && (
+        <div role="alert" className="failure">
+          <h3>{ok} of {rows.length} launched</h3>
+          <p className="error">{task.error?.message ?? 'no message'}</p>
+          <p className="meta">The ones that worked are kept; each failed one removed what it had created.</p>
+        </div>
+      )}
+      <div className="dialog-actions">
+        {(task?.state === 'failed' || task?.state === 'cancelled') && (
+          <button type="button" onClick={onBack}>Back to the form</button>
+        )}
+        {task?.cancellable && !finished && (
+          <button type="button" className="danger" onClick={() => void cancel(backend(), taskId)}>Cancel the unfinished</button>
+        )}
+        <button type="button" autoFocus onClick={onClose}>{finished ? 'Close' : 'Close (keeps running in Tasks)'}</button>
+      </div>
     </Modal>
   );
 }

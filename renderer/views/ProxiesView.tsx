@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { sortAndFilter } from '../proxy-sort.js';
+import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { ClientSettingsDialog } from './ClientSettingsDialog.js';
@@ -12,6 +13,8 @@ import { type SortKey, useUiStore } from '../stores/ui-store.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { OthersNote } from './OthersNote.js';
+import { ReplaceDialog } from './ReplaceDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { FleetTags } from './FleetTags.js';
 import { othersIn } from '../proxy-fleet.js';
@@ -47,18 +50,6 @@ function useNow(): number {
     return () => clearInterval(timer);
   }, []);
   return now;
-}
-
-/** Names whose proxies these are, in a confirmation: the person is about to act on someone else's. */
-function OthersNote({ others }: { others: Array<{ name: string; owner: string }> }) {
-  if (!others.length) return null;
-  return (
-    <p className="warning" role="note">
-      Not yours: {others.map((o, i) => (
-        <span key={o.name}>{i > 0 && ', '}<code>{o.name}</code> was launched by <strong>{o.owner}</strong></span>
-      ))}. Make sure they agree.
-    </p>
-  );
 }
 
 function StateBadge({ state }: { state: string }) {
@@ -110,6 +101,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
+  const [replacing, setReplacing] = useState<ProxyRecordView[] | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
   useEffect(() => {
@@ -230,6 +222,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
+          <button type="button" disabled={!names.length} onClick={() => setReplacing(selection)}>Replace</button>
           <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
@@ -285,7 +278,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-select">
                         <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
                       </div>
-                      <div role="cell" className="col col-state"><StateBadge state={p.state} /></div>
+                      <div role="cell" className="col col-state"><StateBadge state={p.state} />{p.replacing && <span className="meta" title={`replaces ${p.replacing}, which serves until this one is ready`}> replacement</span>}</div>
                       <div role="cell" className="col col-name">
                         {p.name}
                         <FleetTags proxy={p} you={you} now={now} />
@@ -317,6 +310,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-image">{p.image.name}</div>
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
+                        <button type="button" className="small" aria-label={`Replace ${p.name}`} title="Replace: a fresh VM, same name and credentials" disabled={p.replacing !== undefined} onClick={() => setReplacing([p])}>↻</button>
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
                         <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
                         <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
@@ -334,6 +328,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           </div>
         </div>
       )}
+      {replacing && <ReplaceDialog proxies={replacing} you={you} onClose={() => setReplacing(undefined)} />}
       {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
       {confirming && (
         <ConfirmDialog

@@ -1,7 +1,7 @@
 /** Real libvirt for tests: a client on the test environment's socket, and cleanup that always runs. */
 import { execFileSync } from 'node:child_process';
 import { type DomainRef, DomainDestroy, DomainUndefine, LibvirtClient, type StoragePoolRef, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
-import { instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { instanceIds, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { LocalSocketDialer } from '../../electron/transport/index.js';
 import { testEnv } from './env.js';
 
@@ -36,9 +36,10 @@ export async function removeVolumes(client: LibvirtClient, names: readonly strin
  * plus `extraVolumes` (e.g. a base volume the test owns); no error for what is gone.
  */
 export async function removeProxy(client: LibvirtClient, name: string, extraVolumes: readonly string[] = []): Promise<void> {
-  const id = instanceId(name);
-  await removeDomain(client, id);
-  await removeVolumes(client, [...Object.values(instanceVolumes(id)), ...extraVolumes]);
+  // Both ids a name can have: a replacement takes the second (names.ts).
+  const ids = instanceIds(name);
+  for (const id of ids) await removeDomain(client, id);
+  await removeVolumes(client, [...ids.flatMap((id) => Object.values(instanceVolumes(id))), ...extraVolumes]);
 }
 
 /** What the daemon reports about itself, asked through virsh: a second client to check ours against. */

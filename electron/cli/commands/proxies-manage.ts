@@ -36,7 +36,7 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
             const now = Date.now();
             const rows = [
               ['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'LAUNCHED BY', 'EXPIRES', 'LABELS', 'ADDRESSES'],
-              ...listing.proxies.map((p) => [p.name, p.host, p.state, String(p.port), p.machineType, p.image.name, p.launchedBy ? ownerText(p.launchedBy) : '-', p.expiresAt ? countdown(p.expiresAt, now) : '-', p.labels ? selectorText(p.labels) : '-', addresses(p)]),
+              ...listing.proxies.map((p) => [p.name, p.host, p.replacing ? `${p.state} (replacement under way)` : p.state, String(p.port), p.machineType, p.image.name, p.launchedBy ? ownerText(p.launchedBy) : '-', p.expiresAt ? countdown(p.expiresAt, now) : '-', p.labels ? selectorText(p.labels) : '-', addresses(p)]),
             ];
             ctx.io.stdout(listing.proxies.length ? `${table(rows)}\n` : 'no proxies\n');
             for (const h of down) ctx.io.stderr(`host ${h.host} is not reachable: ${h.error}\n`);

@@ -37,7 +37,7 @@ export function selectorText(selector: Labels): string {
 }
 
 /** The proxies among `targets` someone else launched; a usage-free refusal naming each owner unless `force`. */
-export function refuseOthers(targets: readonly ProxyRecord[], you: LaunchedBy, verb: 'stop' | 'delete', force: boolean | undefined): void {
+export function refuseOthers(targets: readonly ProxyRecord[], you: LaunchedBy, verb: 'stop' | 'delete' | 'replace', force: boolean | undefined): void {
   if (force) return;
   const others = targets.filter((p) => p.launchedBy !== undefined && !isMine(p.launchedBy, you));
   if (!others.length) return;

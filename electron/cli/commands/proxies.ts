@@ -9,6 +9,7 @@ import { registerRenderCommand } from './proxies-render.js';
 import { registerTopCommand } from './proxies-top.js';
 import { registerStatsCommand } from './proxies-stats.js';
 import { registerClientSettingsCommand } from './proxies-client.js';
+import { registerReplaceCommand } from './proxies-replace.js';
 
 export function registerProxyCommands(program: Command, kit: CommandKit): void {
   const proxies = program.command('proxies').description('launch, list, inspect and delete egress proxies');
@@ -20,4 +21,5 @@ export function registerProxyCommands(program: Command, kit: CommandKit): void {
   registerTopCommand(proxies, kit);
   registerStatsCommand(proxies, kit);
   registerClientSettingsCommand(proxies, kit);
+  registerReplaceCommand(proxies, kit);
 }

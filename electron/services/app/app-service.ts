@@ -25,6 +25,7 @@ import type { AppEventListener } from './fleet-watch.js';
 import { HostsArea } from './hosts-area.js';
 import { LiveBackend } from './live-backend.js';
 import { ExpiryWatch } from './expiry-watch.js';
+import { AutoReplaceWatch } from './auto-replace-watch.js';
 import { ProxiesArea } from './proxies-area.js';
 
 export interface AppServiceOptions {
@@ -48,6 +49,8 @@ export interface AppServiceOptions {
   autoBake?: false;
   /** How often seen proxies are checked for an expiry that passed (default 30 s; 0 turns the timer off). */
   expiryIntervalMs?: number;
+  /** How often the health figures are checked for auto-replace (default 30 s; 0 turns the timer off). */
+  autoReplaceIntervalMs?: number;
 }
 
 /** Every area but `app`, which is the front end's own (its version, data directory). */
@@ -65,6 +68,8 @@ export class AppService {
   private readonly live: LiveBackend;
   /** Deletes the seen proxies whose expiry passed (expiry-watch.ts). */
   readonly expiry: ExpiryWatch;
+  /** Replaces your proxies that have failed health for a while, when settings.json asks (auto-replace-watch.ts). */
+  readonly autoReplace: AutoReplaceWatch;
   private readonly watch: ConfigWatch | undefined;
 
   constructor(options: AppServiceOptions) {
@@ -79,6 +84,7 @@ export class AppService {
     });
     this.consoles = new ConsoleSessions({ backend: () => this.backend(), emit });
     this.expiry = new ExpiryWatch({ live: () => this.live.ifOpen(), tasks: this.tasks, now, intervalMs: options.expiryIntervalMs ?? 30_000 });
+    this.autoReplace = new AutoReplaceWatch({ live: () => this.live.ifOpen(), tasks: this.tasks, now, intervalMs: options.autoReplaceIntervalMs ?? 30_000, ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}) });
     // An edit by hand while the app runs: taken when it loads, reported (with its lines) when not.
     if (options.watchConfig !== false) {
       this.watch = new ConfigWatch({
@@ -119,6 +125,7 @@ export class AppService {
   async close(): Promise<void> {
     this.watch?.close();
     this.expiry.close();
+    this.autoReplace.close();
     this.live.shutDown();
     await this.tasks.close();
     await this.reset();

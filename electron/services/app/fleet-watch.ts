@@ -89,9 +89,9 @@ export class FleetWatch {
    * its domain is named after it. Neither needs the proxy to have been seen by this backend
    * (a config edit rebuilds it).
    */
-  deleted(name: string, host: string | undefined): void {
-    const gone = [...this.seen.values()].find((p) => p.name === name && (host === undefined || p.host === host));
-    const removed = { host: host ?? gone?.host ?? '', domain: gone?.id ?? instanceId(name) };
+  deleted(name: string, host: string | undefined, domain?: string): void {
+    const gone = [...this.seen.values()].find((p) => p.name === name && (host === undefined || p.host === host) && (domain === undefined || p.id === domain));
+    const removed = { host: host ?? gone?.host ?? '', domain: domain ?? gone?.id ?? instanceId(name) };
     this.seen.delete(key(removed.host, removed.domain));
     this.emit('proxy:changed', { ...removed, name, event: 'DELETED', removed: true });
   }

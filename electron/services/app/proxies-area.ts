@@ -14,6 +14,7 @@ import type { TaskService } from '../tasks/task-service.js';
 import type { FleetBackend } from './fleet-backend.js';
 import type { Live } from './live-backend.js';
 import { seedView } from './seed-view.js';
+import { messageOf } from '../../../shared/errors.js';
 
 export class ProxiesArea implements AreaService<'proxies'> {
   constructor(
@@ -72,6 +73,44 @@ export class ProxiesArea implements AreaService<'proxies'> {
     return { taskId };
   }
 
+  /**
+   * Several proxies as one task (the CLI's --count runs the same provider.launchMany): a row
+   * per proxy as it starts, moves through its steps, and ends. One failure keeps the
+   * others; a cancel stops the launches not yet finished (each rolls back alone) and keeps
+   * the finished ones. The task fails when any did, naming them.
+   */
+  async launchMany(input: ChannelInput<'proxies:launchMany'>): Promise<{ taskId: string }> {
+    const { backend, watch } = await this.open();
+    const names = input.specs.map((s) => s.name);
+    const taskId = this.tasks.run(
+      `Launch ${names.length} proxies (${names[0]}${names.length > 1 ? ` … ${names.at(-1)}` : ''})`,
+      async (ctx) => {
+        for (const n of names) ctx.row(n, 'running', 'waiting');
+        const outcomes = await backend.provider.launchMany(input.specs, input.strategy, {
+          signal: ctx.signal,
+          wait: true,
+          onProxy: (n, e) => {
+            if (e.phase === 'start') ctx.row(n, 'running', 'starting');
+            else if (e.phase === 'step') ctx.row(n, 'running', e.step);
+            else if (e.phase === 'done') ctx.row(n, 'done', 'ready');
+            else ctx.row(n, 'failed', e.message);
+          },
+        });
+        for (const o of outcomes) {
+          if (o.ok) watch.changed(o.result.proxy, 'LAUNCHED');
+          else ctx.row(o.name, 'failed', o.error.message);
+        }
+        const failed = outcomes.filter((o) => !o.ok);
+        if (failed.length && !ctx.signal.aborted) {
+          throw new Error(`${outcomes.length - failed.length} of ${outcomes.length} launched (kept); failed: ${failed.map((f) => `${f.name} (${f.ok ? '' : f.error.message})`).join('; ')}`);
+        }
+        return { outcomes: outcomes.map((o) => ({ name: o.name, ...(o.host !== undefined ? { host: o.host } : {}), ok: o.ok })) };
+      },
+      { kind: 'proxies:launchMany', target: names.join(', ').slice(0, 200) },
+    );
+    return { taskId };
+  }
+
   start(input: ChannelInput<'proxies:start'>): Promise<{ taskId: string }> {
     return this.proxyTask('start', `Start ${input.name}`, input.name, (b) => b.provider.start(input.name));
   }
@@ -82,6 +121,48 @@ export class ProxiesArea implements AreaService<'proxies'> {
 
   delete(input: ChannelInput<'proxies:delete'>): Promise<{ taskId: string }> {
     return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) => b.provider.delete(input.name, input.force ? { force: true } : {}));
+  }
+
+  /**
+   * Replaces as one task, the proxies one at a time: for each, the launch's steps for the
+   * new one, then retire (the old one deleted) and finish. A failure or a cancel removes
+   * that one's new proxy, keeps its old one, and leaves the rest untouched.
+   */
+  async replace(input: ChannelInput<'proxies:replace'>): Promise<{ taskId: string }> {
+    const { backend, watch } = await this.open();
+    const { names } = input;
+    const taskId = this.tasks.run(
+      names.length === 1 ? `Replace ${names[0]}` : `Replace ${names.length} proxies`,
+      async (ctx) => {
+        const done: Array<{ name: string; host: string; domain: string; replaced: { host: string; domain: string } }> = [];
+        for (const name of names) {
+          const prefix = names.length === 1 ? '' : `${name}: `;
+          const result = await backend.provider
+            .replace(name, {
+              signal: ctx.signal,
+              ...(input.host !== undefined ? { host: input.host } : {}),
+              ...(input.force ? { force: true } : {}),
+              onStep: (e) => {
+                if (e.phase === 'start') ctx.step(`${prefix}${e.step}`, e.message);
+                else if (e.phase === 'progress' && 'done' in e && e.done !== undefined) ctx.progress(e.done, e.total);
+                else if (e.phase === 'done') ctx.stepDone(e.message);
+              },
+            })
+            .catch((err: unknown) => {
+              const rest = names.slice(names.indexOf(name) + 1);
+              const before = done.length ? `replaced ${done.map((d) => d.name).join(', ')}; ` : '';
+              throw new Error(`${before}${name} not replaced, it is as it was: ${messageOf(err)}${rest.length ? `; not attempted: ${rest.join(', ')}` : ''}`, { cause: err });
+            });
+          watch.deleted(name, result.old.host, result.old.domain);
+          watch.changed(result.proxy, 'REPLACED');
+          // The URL holds the password: it stays out of the task (proxies:url gives it on request).
+          done.push({ name, host: result.proxy.host, domain: result.proxy.id, replaced: { host: result.old.host, domain: result.old.domain } });
+        }
+        return { replaced: done };
+      },
+      { kind: 'proxies:replace', target: names.join(', ').slice(0, 200) },
+    );
+    return { taskId };
   }
 
   /** Edits labels in place (a quick metadata write, not a task); the row follows as proxy:changed. */

@@ -20,6 +20,11 @@ export interface TaskContext {
   stepDone(message?: string): void;
   /** Progress of the current step; `total` absent when unknown. */
   progress(done: number, total?: number): void;
+  /**
+   * A row of a task that runs several things at once (one per proxy of a launch of many):
+   * the step of that name is added or updated, and no other step changes.
+   */
+  row(name: string, state: 'running' | 'done' | 'failed', message?: string): void;
   /** After this, `cancel` is refused (the work can no longer be undone halfway). */
   notCancellable(): void;
 }
@@ -152,6 +157,17 @@ export class TaskService {
         if (FINAL.has(task.state)) return;
         task.progress = total === undefined ? { done } : { done, total };
         this.throttled(entry);
+      },
+      row: (name, state, message) => {
+        if (FINAL.has(task.state)) return;
+        let row = task.steps.find((s) => s.name === name);
+        if (!row) {
+          row = { name, state };
+          task.steps.push(row);
+        }
+        row.state = state;
+        if (message !== undefined) row.message = message;
+        this.flush(entry);
       },
       notCancellable: () => {
         if (!task.cancellable) return;

@@ -105,6 +105,8 @@ export interface ProxyRecord {
   launchedBy?: LaunchedBy;
   /** ISO 8601: when it is to be deleted; absent = never. */
   expiresAt?: string;
+  /** Set on a replacement whose predecessor (this domain name) still serves: not yet the proxy. */
+  replacing?: string;
 }
 
 export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = [], unknownHost?: string): ProxyRecord {
@@ -126,5 +128,6 @@ export function toRecord(host: string, domain: { name: string; state: DomainStat
   if (meta.labels) record.labels = meta.labels;
   if (meta.launchedBy) record.launchedBy = meta.launchedBy;
   if (meta.expiresAt !== undefined) record.expiresAt = meta.expiresAt;
+  if (meta.replaces) record.replacing = meta.replaces.domain;
   return record;
 }

@@ -45,8 +45,9 @@ export class AlreadyExistsError extends Error {
   constructor(
     readonly proxy: string,
     readonly host: string,
+    detail?: string,
   ) {
-    super(`a proxy named ${proxy} already exists on host ${host} with a different spec; delete it first or choose another name`);
+    super(detail ? `a proxy named ${proxy} cannot be replaced on host ${host}: ${detail}` : `a proxy named ${proxy} already exists on host ${host} with a different spec; delete it first or choose another name`);
   }
 }
 
@@ -90,7 +91,7 @@ export class NotYourProxyError extends Error {
   constructor(
     readonly proxy: string,
     readonly launchedBy: LaunchedBy,
-    verb: 'stop' | 'delete',
+    verb: 'stop' | 'delete' | 'replace',
   ) {
     super(`proxy ${proxy} was launched by ${ownerText(launchedBy)}, not by you: ${verb} it only with their agreement (--force)`);
   }

@@ -41,7 +41,7 @@ export async function editLabels(ctx: ProviderContext, name: string, input: Labe
 }
 
 /** Throws {@link NotYourProxyError} when someone else launched the proxy and `force` is not set. A proxy nobody recorded (by 0.1.0) is anyone's. */
-export function checkOwnership(ctx: ProviderContext, proxy: Pick<ProxyRecord, 'name' | 'launchedBy'>, verb: 'stop' | 'delete', force: boolean | undefined): void {
+export function checkOwnership(ctx: ProviderContext, proxy: Pick<ProxyRecord, 'name' | 'launchedBy'>, verb: 'stop' | 'delete' | 'replace', force: boolean | undefined): void {
   if (force || !proxy.launchedBy || isMine(proxy.launchedBy, ctx.identity)) return;
   throw new NotYourProxyError(proxy.name, proxy.launchedBy, verb);
 }

@@ -14,7 +14,7 @@ import { type DomainInfo, type FleetDomain, type GuestAddress, type LibvirtApi, 
 import { type InstanceMetadata, METADATA_NS, parseInstanceMetadata } from './metadata.js';
 import { type DomainFacts, domainFacts } from './domain-facts.js';
 import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js';
-import { instanceId } from './names.js';
+import { instanceIds } from './names.js';
 import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './readiness.js';
 import { messageOf } from '../../../../shared/errors.js';
 import type { LaunchedBy } from '../../../../shared/fleet-meta.js';
@@ -154,22 +154,30 @@ export interface Located {
  * asked. Every entry is asked; of the answers, the entry the proxy's metadata names wins,
  * never merely the first to answer (two entries may reach one hypervisor).
  */
-export async function findProxy(ctx: ProviderContext, name: string, unreachable: string[] = []): Promise<Located | undefined> {
-  const id = instanceId(name);
+export async function findProxy(ctx: ProviderContext, name: string, unreachable: string[] = [], options: { replacement?: boolean } = {}): Promise<Located | undefined> {
+  const ids = instanceIds(name);
   const found = await Promise.all(
-    ctx.config.hosts.map(async (host): Promise<Located | undefined> => {
+    ctx.config.hosts.map(async (host): Promise<Located[]> => {
       try {
         const api = await ctx.apiFor(host.name);
-        const domain = await api.getDomain(id);
-        const metadata = domain ? metadataOf(domain) : undefined;
-        return domain && metadata ? { host, api, domain, metadata } : undefined;
+        // Both ids a name can have (names.ts): a replaced proxy lives under the second.
+        const domains = await Promise.all(ids.map((id) => api.getDomain(id)));
+        const located: Located[] = [];
+        for (const domain of domains) {
+          const metadata = domain ? metadataOf(domain) : undefined;
+          if (domain && metadata?.name === name) located.push({ host, api, domain, metadata });
+        }
+        return located;
       } catch (err) {
         unreachable.push(`${host.name} (${messageOf(err)})`);
-        return undefined;
+        return [];
       }
     }),
   );
-  const answers = found.filter((f): f is Located => f !== undefined);
+  const all = found.flat();
+  // While a replacement is under way both exist: the one serving is the one that replaces nothing.
+  const serving = all.filter((f) => (options.replacement ? f.metadata.replaces !== undefined : f.metadata.replaces === undefined));
+  const answers = serving.length || options.replacement ? serving : all;
   const own = answers.find((f) => f.metadata.host === f.host.name);
   if (own) return own;
   const first = answers[0];

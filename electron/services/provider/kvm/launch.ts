@@ -18,7 +18,7 @@ import type { ImageTransfer } from './host-fetch-plan.js';
 import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection } from './errors.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
 import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
-import { instanceId, instanceMac } from './names.js';
+import { instanceId, instanceIds, instanceMac, replacementId } from './names.js';
 import { place } from './placement.js';
 import { waitForProxy } from './readiness.js';
 import { type ResolvedSpec, generateCredentials, renderProxy, resolveSpec, specHash } from './render.js';
@@ -47,6 +47,12 @@ export interface LaunchOptions {
   imageTransfer?: ImageTransfer;
   /** Use the plain base even when a baked one is on the host (the bench's first launch, a test). */
   plainBase?: boolean;
+  /**
+   * This launch replaces the proxy's domain named here (replace.ts): the new domain takes
+   * the name's other instance id and records `replaces` until the old one is deleted; the
+   * old one's presence is expected, not a conflict.
+   */
+  replacing?: { domain: string; host: string };
 }
 
 /** Which base volume a launch backed its overlay onto, and why (the launch plan says it). */
@@ -134,18 +140,20 @@ async function rollback(undos: Undo[], now: () => number = Date.now): Promise<st
 }
 
 /** An existing domain of that instance id on any reachable host (on the entry its metadata names, when several see it). */
-async function findExisting(ctx: ProviderContext, id: string): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; xml: string; state: ProxyRecord['state'] } | undefined> {
+async function findExisting(ctx: ProviderContext, ids: readonly string[]): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; id: string; xml: string; state: ProxyRecord['state'] } | undefined> {
   const found = await Promise.all(
-    ctx.config.hosts.map(async (host) => {
-      try {
-        const api = await ctx.apiFor(host.name);
-        const dom = await api.getDomain(id);
-        return dom ? { host, api, xml: dom.xml, state: dom.state } : undefined;
-      } catch {
-        // An unreachable host cannot be checked; placement will not choose it either.
-        return undefined;
-      }
-    }),
+    ctx.config.hosts.flatMap((host) =>
+      ids.map(async (id) => {
+        try {
+          const api = await ctx.apiFor(host.name);
+          const dom = await api.getDomain(id);
+          return dom ? { host, api, id, xml: dom.xml, state: dom.state } : undefined;
+        } catch {
+          // An unreachable host cannot be checked; placement will not choose it either.
+          return undefined;
+        }
+      }),
+    ),
   );
   const answers = found.filter((f) => f !== undefined);
   // Two entries may reach one hypervisor: the domain is the one of the entry its metadata names (hypervisors.ts).
@@ -186,7 +194,10 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   try {
     emit({ phase: 'start' });
     const spec = ProxySpecSchema.parse(input);
-    id = instanceId(spec.name);
+    const replacing = options.replacing;
+    id = replacing ? replacementId(spec.name, replacing.domain) : instanceId(spec.name);
+    // A launch looks for the name under both its ids; a replacement only for its own (the old one is expected).
+    const lookFor = replacing ? [id] : instanceIds(spec.name);
     // Launches of one name run one at a time in this process: the second sees the first's domain.
     phase1 = await ctx.names.run(spec.name, async () => {
       const explicit = spec.host === undefined ? undefined : ctx.config.hosts.find((h) => h.name === spec.host);
@@ -198,13 +209,14 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       // An existing proxy of that name: itself when the spec is the same, else a conflict.
       const judge = (existing: NonNullable<Awaited<ReturnType<typeof findExisting>>>): { record: ProxyRecord; reason: string } => {
         const meta = parseInstanceMetadata(existing.xml);
+        if (replacing) throw new AlreadyExistsError(spec.name, existing.host.name, `domain ${existing.id} exists there: an earlier replacement of ${spec.name} did not finish (see it with proxies list; proxies delete removes the one serving, virsh undefine this one)`);
         if (!meta || (spec.host !== undefined && spec.host !== existing.host.name)) throw new AlreadyExistsError(spec.name, existing.host.name);
         const hash = specHash(resolveSpec(spec, ctx.config, existing.host, () => ({ username: 'check', password: 'check' })));
         if (hash !== meta.specHash) throw new AlreadyExistsError(spec.name, existing.host.name);
         finish('an identical proxy exists');
-        return { reason: `${existing.host.name}: the proxy exists there`, record: toRecord(existing.host.name, { name: id, state: existing.state }, meta) };
+        return { reason: `${existing.host.name}: the proxy exists there`, record: toRecord(existing.host.name, { name: existing.id, state: existing.state }, meta) };
       };
-      const existing = await findExisting(ctx, id);
+      const existing = await findExisting(ctx, lookFor);
       if (existing) return judge(existing);
       finish();
       ctx.launching.add(id);
@@ -216,7 +228,7 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
         ctx.launching.delete(id);
         const deadline = ctx.now() + CLAIM_WAIT_MS;
         for (;;) {
-          const theirs = await findExisting(ctx, id);
+          const theirs = await findExisting(ctx, lookFor);
           if (theirs) return judge(theirs);
           if (ctx.now() >= deadline) throw err;
           await new Promise((r) => setTimeout(r, 250));
@@ -330,12 +342,13 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     finish(`${used.volume} (${used.note})`);
     check();
 
-        const rendered = renderProxy(resolved, {
+    const rendered = renderProxy(resolved, {
       domainType,
       basePath: base.path,
       ...('baked' in choice ? { baseVolume: base.name, baseFormat: 'qcow2' as const, baked: true } : {}),
       createdAt: new Date(ctx.now()),
       launchedBy: ctx.identity,
+      ...(options.replacing ? { id, replaces: options.replacing } : {}),
     });
     const pool = host.pool;
     // Undos ask for the host's API when they run: after a lost connection that is a reopened one.

@@ -59,6 +59,12 @@ export const InstanceMetadataSchema = z.object({
   expiresAt: IsoInstantSchema.optional(),
   /** What it speaks (added in 0.2, same format version: older readers keep it as extra). Absent = http; written only for socks5. */
   kind: ProxyKindSchema.optional(),
+  /**
+   * Set while this domain is the replacement of another of the same proxy name (its domain
+   * name, on the same hypervisor or another) that still exists: the other one serves until
+   * the replacement is ready and it is deleted; then this element is removed. Absent = not a replacement under way.
+   */
+  replaces: z.strictObject({ domain: z.string().regex(/^ep-[a-z0-9-]{1,60}$/), host: z.string().min(1) }).optional(),
   extra: z.array(ExtraElementSchema).default([]),
 });
 export type InstanceMetadata = z.infer<typeof InstanceMetadataSchema>;
@@ -106,6 +112,7 @@ export function appendInstanceMetadata(parent: XMLBuilder, input: InstanceMetada
   // http is what a reader assumes without the element: written only when it is not http,
   // so an http proxy's element stays byte-identical to what 0.1 wrote.
   if (meta.kind !== undefined && meta.kind !== 'http') text('kind', meta.kind);
+  if (meta.replaces) el.ele(METADATA_NS, 'replaces', { domain: meta.replaces.domain, host: checkText('replaces host', meta.replaces.host) }).up();
   for (const extra of meta.extra) appendExtra(el, extra);
 }
 
@@ -219,7 +226,7 @@ function metadataSection(xml: string): string | undefined {
   return `<domain${declarations}>${xml.slice(start, end + '</metadata>'.length)}</domain>`;
 }
 
-const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt', 'kind']);
+const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt', 'kind', 'replaces']);
 
 /** The `<label key value>` children of `<labels>` in our namespace; a repeated key is malformed, not silently merged. */
 function labelsOf(el: Element, scope: Scope): Record<string, unknown> {
@@ -276,6 +283,7 @@ export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): 
     if (local === 'image') fields.image = { name: child.attributes.name, sha256: child.attributes.sha256 };
     else if (local === 'port') fields.port = Number(child.text);
     else if (local === 'labels') fields.labels = labelsOf(child, childScope);
+    else if (local === 'replaces') fields.replaces = { domain: child.attributes.domain, host: child.attributes.host };
     else if (local === 'launchedBy') fields.launchedBy = { user: child.attributes.user, workstation: child.attributes.workstation };
     else fields[local] = child.text;
   }

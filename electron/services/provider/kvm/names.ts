@@ -2,7 +2,8 @@
  * Names of everything a proxy owns on a host, derived from the proxy's name alone so that
  * the fleet can be rebuilt from libvirt and leftovers can be recognised (reconcile).
  *
- *   proxy `web-1` → instance id `ep-web-1-k3x9q2` (the libvirt domain name)
+ *   proxy `web-1` → instance id `ep-web-1-k3x9q2` (the libvirt domain name; a replacement
+ *                   takes the name's second id, `alternateInstanceId`, and back)
  *                 → volumes `ep-web-1-k3x9q2-root.qcow2`, `ep-web-1-k3x9q2-seed.iso`
  *   image digest  → base volume `egress-base-<sha256>.qcow2`
  *   image digest + bake recipe → baked base volume `egress-baked-<sha256>-<recipe>.qcow2` (bake-recipe.ts)
@@ -66,9 +67,35 @@ export function nameSuffix(name: string): string {
  */
 export function instanceId(name: string): string {
   checkProxyName(name);
+  return `${instanceStem(name)}-${nameSuffix(name)}`;
+}
+
+function instanceStem(name: string): string {
   const room = 63 - INSTANCE_PREFIX.length - 1 - SUFFIX_LENGTH;
-  const stem = name.slice(0, room).replace(/-+$/, '');
-  return `${INSTANCE_PREFIX}${stem}-${nameSuffix(name)}`;
+  return `${INSTANCE_PREFIX}${name.slice(0, room).replace(/-+$/, '')}`;
+}
+
+/**
+ * The second instance id of a proxy name, which a replacement takes while the proxy it
+ * replaces still runs under the first (libvirt cannot rename a running domain, and two
+ * domains cannot share a name). A proxy replaced again goes back to the first: a name has
+ * exactly these two ids, so a lookup by name asks for two domains, never lists a host.
+ */
+export function alternateInstanceId(name: string): string {
+  checkProxyName(name);
+  const suffix = base32(createHash('sha256').update(`egress-desk:instance:${name}:replacement`).digest(), SUFFIX_LENGTH);
+  return `${instanceStem(name)}-${suffix}`;
+}
+
+/** Both instance ids a proxy name may have, the first one first. */
+export function instanceIds(name: string): [string, string] {
+  return [instanceId(name), alternateInstanceId(name)];
+}
+
+/** The id a replacement of the domain `current` of proxy `name` takes: the other of its two. */
+export function replacementId(name: string, current: string): string {
+  const [first, second] = instanceIds(name);
+  return current === first ? second : first;
 }
 
 /** The volumes of one proxy. */

@@ -12,12 +12,12 @@ import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContex
 import { PlacementError, ProxyNotFoundError } from './errors.js';
 import { type BakeOptions, type BakeResult, bake } from './bake.js';
 import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
-import { type VolumeRef, ownVolumes } from './domain-facts.js';
 import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, isRunning, listFleet, locate, nicOf } from './fleet.js';
 import { reportingEntry } from './hypervisors.js';
-import type { LibvirtApi } from './libvirt-api.js';
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
-import { instanceId, instanceVolumes } from './names.js';
+import { instanceIds, instanceVolumes } from './names.js';
+import { deleteVolumes, removeDomain } from './retire.js';
+import { type ReplaceOptions, type ReplaceResult, replaceProxy } from './replace.js';
 import { place } from './placement.js';
 import { resolveMachineType } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
@@ -191,38 +191,36 @@ export class KvmProvider {
   async delete(name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
     const unreachable: string[] = [];
     const found = await findProxy(this.ctx, name, unreachable);
-    const id = instanceId(name);
-    const volumes = instanceVolumes(id);
     if (found) {
-      const { host, api, domain } = found;
       checkOwnership(this.ctx, found.metadata, 'delete', options.force);
-      // Read before the domain goes: afterwards nothing says where its disks were.
-      const own = ownVolumes(domain);
-      const removed: string[] = [];
-      if (domain.state !== 'shutoff') {
-        await api.destroyDomain(domain.name).catch(async (err: unknown) => {
-          // Stopped meanwhile is fine; anything else is not.
-          if ((await api.getDomain(domain.name))?.state !== 'shutoff') throw err;
-        });
-      }
-      await api.undefineDomain(domain.name);
-      removed.push(`domain ${domain.name}`);
-      removed.push(...(await this.deleteVolumes(host.name, api, own)));
+      const removed = await removeDomain(this.ctx, found);
+      // A replacement left half-way (its predecessor gone, or this one its predecessor) goes too: the name is deleted.
+      const other = await findProxy(this.ctx, name, [], { replacement: true }).catch(() => undefined);
+      if (other && other.domain.name !== found.domain.name) removed.push(...(await removeDomain(this.ctx, other)));
       await this.ctx.credentials.delete(name);
-      return { host: host.name, removed };
+      return { host: found.host.name, removed };
     }
     // No domain: leftovers of a crashed launch may still hold the name's volumes (in the pool the launch used: the entry's).
     for (const host of this.ctx.config.hosts) {
       if (unreachable.some((u) => u.startsWith(`${host.name} `))) continue;
       const api = await this.ctx.apiFor(host.name).catch(() => undefined);
       if (!api) continue;
-      const removed = await this.deleteVolumes(host.name, api, [volumes.root, volumes.seed].map((volume) => ({ pool: host.pool, volume }))).catch(() => []);
+      const refs = instanceIds(name).flatMap((id) => Object.values(instanceVolumes(id)).map((volume) => ({ pool: host.pool, volume })));
+      const removed = await deleteVolumes(this.ctx, host.name, api, refs).catch(() => []);
       if (removed.length) {
         await this.ctx.credentials.delete(name);
         return { host: host.name, removed };
       }
     }
     throw new ProxyNotFoundError(name, unreachable);
+  }
+
+  /**
+   * Replaces a proxy by a fresh one of the same name, spec, labels and credentials (on
+   * `host`, or where it is), ready before the old one is deleted (replace.ts).
+   */
+  replace(name: string, options: ReplaceOptions = {}): Promise<ReplaceResult> {
+    return replaceProxy(this.ctx, name, options);
   }
 
   /** Who this provider records as the launcher of its proxies (the OS user and workstation). */
@@ -272,21 +270,5 @@ export class KvmProvider {
   /** Reports (and with `fix`, removes) orphan volumes, broken domains and stale credentials. */
   reconcile(options: { fix?: boolean } = {}): Promise<ReconcileReport> {
     return reconcile(this.ctx, options);
-  }
-
-  private async deleteVolumes(hostName: string, api: LibvirtApi, refs: readonly VolumeRef[]): Promise<string[]> {
-    return this.ctx.queues.run(hostName, async () => {
-      const removed: string[] = [];
-      for (const { pool, volume } of refs) {
-        try {
-          if (!(await api.getVolume(pool, volume))) continue;
-          await api.deleteVolume(pool, volume);
-          removed.push(`volume ${volume}`);
-        } catch (err) {
-          throw new Error(`cannot delete volume ${volume} in pool ${pool} on ${hostName}: ${messageOf(err)}`, { cause: err });
-        }
-      }
-      return removed;
-    });
   }
 }

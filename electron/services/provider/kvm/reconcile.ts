@@ -8,7 +8,7 @@ import type { ProviderContext } from './context.js';
 
 import { metadataOf } from './fleet.js';
 import { groupHypervisors, owningEntry } from './hypervisors.js';
-import { instanceId, instanceOfVolume, isInstanceVolume } from './names.js';
+import { instanceIds, instanceOfVolume, isInstanceVolume } from './names.js';
 import { ownVolumes } from './domain-facts.js';
 import { messageOf } from '../../../../shared/errors.js';
 
@@ -143,7 +143,7 @@ export async function reconcile(ctx: ProviderContext, options: { fix?: boolean }
   // Credentials may belong to a proxy on a host that could not be asked: judged only when all answered.
   if (!report.unreachable.length) {
     for (const name of await ctx.credentials.names()) {
-      if (fleet.has(name) || ctx.launching.has(instanceId(name))) continue;
+      if (fleet.has(name) || instanceIds(name).some((id) => ctx.launching.has(id))) continue;
       const finding: ReconcileFinding = { kind: 'stale-credentials', object: name, detail: `stored credentials of proxy ${name}, which exists on no host` };
       if (options.fix) await attempt(finding, () => ctx.credentials.delete(name));
       report.findings.push(finding);

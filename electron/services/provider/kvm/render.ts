@@ -122,6 +122,10 @@ export interface RenderOptions {
   owner?: InstanceMetadata['owner'];
   /** Who launches it (no secret: an OS user name and a host name). */
   launchedBy?: LaunchedBy;
+  /** The domain name, when not the name's first instance id (a replacement: names.ts replacementId). */
+  id?: string;
+  /** The domain this one replaces, recorded until that one is deleted (metadata `replaces`). */
+  replaces?: { domain: string; host: string };
 }
 
 /** Everything one proxy is made of. */
@@ -139,7 +143,7 @@ export interface RenderedProxy {
 }
 
 export function renderProxy(spec: ResolvedSpec, options: RenderOptions): RenderedProxy {
-  const id = instanceId(spec.name);
+  const id = options.id ?? instanceId(spec.name);
   const volumes = { ...instanceVolumes(id), base: options.baseVolume ?? baseVolumeName(spec.image.sha256, spec.image.format) };
   const metadata = InstanceMetadataSchema.parse({
     formatVersion: METADATA_FORMAT_VERSION,
@@ -155,6 +159,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     ...(options.launchedBy ? { launchedBy: options.launchedBy } : {}),
     ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt } : {}),
     ...(spec.kind === 'socks5' ? { kind: spec.kind } : {}),
+    ...(options.replaces ? { replaces: options.replaces } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
   const userData = buildUserData({ hostname: spec.name, ...(spec.kind ? { kind: spec.kind } : {}), proxy, ...(options.baked ? { baked: true } : {}) });
