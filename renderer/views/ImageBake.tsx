@@ -66,9 +66,12 @@ export function ImageBake({ image, presence }: { image: string; presence: ImageP
         </span>
       ) : (
         presence.base === 'plain' && (
-          <button type="button" className="small" aria-label={`Bake ${image} on ${presence.host}`} disabled={starting} onClick={() => void bake()}>
-            Bake
-          </button>
+          <>
+            {' '}
+            <button type="button" className="small" aria-label={`Bake ${image} on ${presence.host}`} disabled={starting} onClick={() => void bake()}>
+              Bake
+            </button>
+          </>
         )
       )}
       {task && !active && task.state === 'failed' && (

@@ -209,9 +209,6 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     <Modal labelledBy={headingId} onClose={onClose} className="launch">
       <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id={headingId}>Launch a proxy</h2>
-        <Field id={ids.count} label="How many" error={checked.count} hint={`1 to ${LAUNCH_MANY_MAX}. Above 1 the name needs {n}, which becomes 1, 2, 3…`}>
-          <input id={ids.count} inputMode="numeric" value={count} aria-invalid={checked.count ? true : undefined} aria-describedby={checked.count ? `${ids.count}-error` : `${ids.count}-hint`} onChange={(e) => setCount(e.target.value)} />
-        </Field>
         <Field id={ids.name} label="Name" error={errors.name} hint={many ? 'A pattern with {n}, e.g. web-{n}.' : 'A lowercase DNS label, e.g. proxy-eu-1.'}>
           <input
             id={ids.name}
@@ -226,6 +223,9 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
               setTouched(true);
             }}
           />
+        </Field>
+        <Field id={ids.count} label="How many" error={checked.count} hint={`1 to ${LAUNCH_MANY_MAX}. Above 1 the name needs {n}, which becomes 1, 2, 3…`}>
+          <input id={ids.count} inputMode="numeric" value={count} aria-invalid={checked.count ? true : undefined} aria-describedby={checked.count ? `${ids.count}-error` : `${ids.count}-hint`} onChange={(e) => setCount(e.target.value)} />
         </Field>
         {many && (
           <Field id={ids.placement} label="Placement" hint="Spread: one per host first, then by free memory. Pack: fill the host with the most free memory first. Or the hosts you list, in turn.">

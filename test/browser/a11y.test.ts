@@ -120,8 +120,8 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await types.getByRole('row', { name: /medium/ }).waitFor({ timeout: 30_000 });
   await check('Images & machine types');
   const images = page.getByRole('region', { name: 'Images' });
-  await visit(types.getByRole('button', { name: 'Add machine type' }), types.getByRole('group'), 'Add machine type form');
-  await visit(images.getByRole('button', { name: 'Add image' }), images.getByRole('group'), 'Add image form');
+  await visit(types.getByRole('button', { name: 'Add machine type' }), types.getByRole('group', { name: 'New machine type' }), 'Add machine type form');
+  await visit(images.getByRole('button', { name: 'Add image' }), images.getByRole('group', { name: 'New image' }), 'Add image form');
   await visit(types.getByRole('button', { name: 'Remove medium', exact: true }), dialog(/medium/), 'Remove machine type dialog');
 
   // Config: the export shown, an import previewed.

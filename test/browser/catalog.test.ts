@@ -175,7 +175,10 @@ describe('browser: an image, added, pulled and verified', () => {
     await expect(row.innerText()).resolves.toContain('not downloaded');
     const presence = row.getByRole('list', { name: 'On hosts' }).getByRole('listitem');
     // The local host connects on its own; the view asks again when it has.
-    await expect.poll(() => presence.allInnerTexts(), { timeout: 30_000 }).toEqual(['local: not uploaded', `${OFFLINE}: unknown`]);
+    await expect.poll(() => presence.allInnerTexts(), { timeout: 30_000 }).toEqual(['local: not uploaded (plain) Bake', `${OFFLINE}: unknown`]);
+    // Not baked there (no baked base on the host): Bake is offered for the connected host only.
+    await expect(row.getByRole('button', { name: 'Bake egtest-img on local' }).isEnabled()).resolves.toBe(true);
+    await expect(row.getByRole('button', { name: `Bake egtest-img on ${OFFLINE}` }).count()).resolves.toBe(0);
   });
 
   it('a pull with the wrong sha256 fails with the checksum message', async () => {

@@ -125,7 +125,9 @@ describe('browser views: against the real libvirtd', () => {
     // What Automatic would choose now, and why: the provider's own placement, asked without launching.
     await dialog.getByText(new RegExp(`^Automatic now: local: most free memory \\(\\d+\\.\\d GiB\\) with room in pool ${env.EGRESS_TEST_POOL}\\.$`)).waitFor({ timeout: 30_000 });
     await expect(dialog.getByRole('combobox', { name: 'Host' }).getAttribute('aria-describedby')).resolves.toMatch(/-hint$/);
-    // Tab moves from the name through the fields in order.
+    // Tab moves from the name through the fields in order: How many, then Host.
+    await page.keyboard.press('Tab');
+    await expect(dialog.getByRole('textbox', { name: 'How many' }).evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
     await page.keyboard.press('Tab');
     await expect(page.evaluate("document.activeElement.id === document.querySelector('dialog select').id")).resolves.toBe(true);
     await page.keyboard.press('Escape');
