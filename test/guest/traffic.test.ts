@@ -143,6 +143,7 @@ beforeAll(async () => {
       if (url) resolve(url);
     });
     child.on('exit', (code) => reject(new Error(`metrics ended (${code}) before serving`)));
+    setTimeout(() => reject(new Error('metrics printed no URL within 60 s')), 60_000).unref();
   });
 }, 20 * 60_000);
 
