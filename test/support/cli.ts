@@ -21,12 +21,13 @@ export function runCliProcess(args: string[], env: Record<string, string>, cwd?:
   const [command, argv] = as
     ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, cliBin, ...args]]
     : [process.execPath, [cliBin, ...args]];
+  return collect(command, argv, { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...(as ? { USER: as.name, LOGNAME: as.name } : {}), ...env }, cwd);
+}
+
+/** Runs `command`, resolving with its exit code and everything it printed. */
+function collect(command: string, argv: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, {
-      env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...(as ? { USER: as.name, LOGNAME: as.name } : {}), ...env },
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, argv, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -34,4 +35,20 @@ export function runCliProcess(args: string[], env: Record<string, string>, cwd?:
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * The argv that runs the built CLI inside network namespace `netns` (`ip netns exec`, root
+ * only): the whole backend then sits where the guests' addresses are, as on a workstation
+ * with a route to them, so readiness and health probes connect directly. The libvirt
+ * socket is a path on the filesystem, which a network namespace does not change.
+ */
+export function cliInNetns(netns: string, args: string[]): [string, string[]] {
+  return ['ip', ['netns', 'exec', netns, process.execPath, cliBin, ...args]];
+}
+
+/** {@link runCliProcess} inside network namespace `netns` (see {@link cliInNetns}). */
+export function runCliInNetns(netns: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  const [command, argv] = cliInNetns(netns, args);
+  return collect(command, argv, { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env });
 }
