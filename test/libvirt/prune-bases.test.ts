@@ -4,6 +4,7 @@
  * written is left alone (an upload, or a launch in another process about to use it); an
  * old one nothing uses is shown, then removed after the person says yes.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ let client: LibvirtClient;
 let home: string;
 let config: string;
 let base: string;
+/** A base volume name no image of this test has (a digest of its own). */
+const stale = baseVolumeName('e'.repeat(63) + String(process.pid % 10), 'qcow2');
 let proxies: ProviderHome['proxies'];
 const images = (...args: string[]) => runCliProcess(['--config', config, 'images', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 
@@ -42,7 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!client) return;
-  await removeProxy(client, NAME, [base]);
+  await removeProxy(client, NAME, [base, stale]);
   await client.close();
 });
 
@@ -54,8 +57,14 @@ describe('images prune --hosts', () => {
     expect(inUse.kept.find((k) => k.volume === base)?.why).toMatch(/^backs volume /);
 
     expect((await proxies('delete', NAME)).code).toBe(0);
+    // An old unused base beside it: the yes removes that one, and the report still names
+    // the young one as kept (it once listed only what the second look kept of the removed).
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(env.EGRESS_TEST_POOL_DIR, stale), '1M']);
+    utimesSync(join(env.EGRESS_TEST_POOL_DIR, stale), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
     const young = JSON.parse((await images('prune', '--hosts', '--yes', '--json')).stdout) as PruneJson;
     expect(young.kept.find((k) => k.volume === base)?.why).toMatch(/^written \d+ s ago/);
+    expect(young.removed.map((r) => r.volume)).toContain(stale);
+    expect((await hypervisorState(client)).volumes).not.toContain(stale);
     expect((await hypervisorState(client)).volumes).toContain(base);
 
     const hourAgo = new Date(Date.now() - 3_600_000);

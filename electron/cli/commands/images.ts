@@ -178,7 +178,13 @@ async function pruneHostBases(ctx: CliContext, opts: PruneOptions): Promise<numb
     if (found.unused.length && !dryRun) {
       const total = formatBytes(found.unused.reduce((n, u) => n + u.bytes, 0));
       const yes = opts.yes === true || /^y(es)?$/i.test(await ask(ctx, `remove ${found.unused.length} base volume(s), ${total}? [y/N] `));
-      if (yes) ({ removed, kept } = await provider.removeBases(found.unused));
+      if (yes) {
+        // What was kept at the first look stays in the report; the second look (just
+        // before removing) adds the confirmed ones it kept after all.
+        const second = await provider.removeBases(found.unused);
+        removed = second.removed;
+        kept = [...found.kept, ...second.kept];
+      }
       else if (!opts.json) ctx.io.stderr('nothing removed\n');
     }
     if (opts.json) ctx.io.stdout(`${JSON.stringify({ dryRun, unused: found.unused, removed, kept, unreachable: found.unreachable }, null, 2)}\n`);
