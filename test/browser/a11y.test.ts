@@ -5,7 +5,8 @@
  * 2.5.3, experimental in axe: a control's accessible name contains its visible text).
  * The Proxies table is filled, and the inspector answered, by replacing those two answers
  * on the wire (bench/browser/fake-listing.ts: the product build, unchanged); everything
- * else is the real backend. Dialogs are opened and cancelled, never confirmed. The fleet
+ * else is the real backend. Dialogs are opened and cancelled, never confirmed (Delete,
+ * Replace, the Launch dialog for one proxy and for several). The fleet
  * summary, the inspector's Traffic tab (uPlot charts) and the hosts' meters are on the tour.
  */
 import axe from 'axe-core';
@@ -79,6 +80,11 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await dialog(/^Delete bulk-0001/).waitFor();
   await check('Delete confirmation');
   await dialog(/^Delete bulk-0001/).getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Replace', exact: true }).click();
+  await dialog('Replace bulk-0001?').waitFor();
+  await check('Replace confirmation');
+  await dialog('Replace bulk-0001?').getByRole('button', { name: 'Cancel' }).click();
+  await dialog('Replace bulk-0001?').waitFor({ state: 'detached' });
   await table.getByRole('checkbox', { name: 'Select bulk-0001' }).uncheck();
   await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click();
   const launch = dialog('Launch a proxy');
@@ -88,6 +94,11 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await launch.getByRole('textbox', { name: /Allowed clients/ }).fill('10.0.0.0/33');
   await launch.getByRole('alert').first().waitFor();
   await check('Launch dialog, invalid fields');
+  // Launch many: How many above 1 brings Placement (and, for a list of hosts, its field).
+  await launch.getByRole('textbox', { name: 'How many' }).fill('3');
+  await launch.getByRole('combobox', { name: 'Placement' }).selectOption('hosts');
+  await launch.getByRole('textbox', { name: 'Hosts, in turn' }).waitFor();
+  await check('Launch dialog, several proxies');
   await page.keyboard.press('Escape');
   await launch.waitFor({ state: 'detached' });
 
