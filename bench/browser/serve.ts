@@ -20,10 +20,14 @@ export interface ServeProcess {
  * the sources and dist/) and waits for its link (rejects with its stderr if it exits first).
  * With `as` (root only), serve runs as that user with its groups (setpriv --init-groups);
  * `nodeArgs` go to node before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+ * With `netns` (root only), serve runs inside that network namespace (`ip netns exec`): its
+ * backend then probes guests on a network that lives there, as a workstation with a route
+ * to them would; its 127.0.0.1 is the namespace's (see {@link launchChromium}'s `netns`).
  */
-export function startServeProcess(bin: string, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: { uid: number; gid: number }, nodeArgs: string[] = []): Promise<ServeProcess> {
+export function startServeProcess(bin: string, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: { uid: number; gid: number }, nodeArgs: string[] = [], netns?: string): Promise<ServeProcess> {
   const argv = [...nodeArgs, bin, 'serve', '--no-open', ...args];
-  const [command, commandArgs] = as ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, ...argv]] : [process.execPath, argv];
+  const [user, userArgs] = as ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, ...argv]] : [process.execPath, argv];
+  const [command, commandArgs] = netns ? ['ip', ['netns', 'exec', netns, user, ...userArgs]] : [user, userArgs];
   const child = spawn(command, commandArgs, {
     env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

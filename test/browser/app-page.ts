@@ -92,22 +92,31 @@ export interface OpenAppOptions {
    * a bake still running in the background would break; baking is tested in the guest lane.
    */
   autoBake?: boolean;
+  /**
+   * Serve and Chromium run inside this network namespace (root only): the backend's
+   * readiness and health probes then reach guests on the test network directly, as from a
+   * workstation with a route to them (the guest lane's auto-replace test).
+   */
+  netns?: string;
+  /** More of the app's settings.json (beside `autoBake`), e.g. `autoReplace`. */
+  settings?: Record<string, unknown>;
 }
 
 /** A home, serve and a Chromium page on the app; `close()` undoes all of it. */
 export async function openApp(options: OpenAppOptions): Promise<AppPage> {
   const home = options.as ? userHome(options.as, options.prefix) : mkdtempSync(join(tmpdir(), options.prefix));
   writeFileSync(join(home, 'config.yaml'), options.config(home), { mode: 0o600 });
-  if (options.autoBake !== true) writeFileSync(settingsPath(home), `${JSON.stringify({ autoBake: false })}\n`, { mode: 0o600 });
+  const settings = { ...(options.autoBake !== true ? { autoBake: false } : {}), ...options.settings };
+  if (Object.keys(settings).length) writeFileSync(settingsPath(home), `${JSON.stringify(settings)}\n`, { mode: 0o600 });
   if (options.as) giveTree(options.as, home);
   mkdirSync(SHOTS, { recursive: true });
   mkdirSync(DOCS_SHOTS, { recursive: true });
   await options.prepare?.();
   // HOME is the temporary directory too: ~/.ssh (known_hosts, config) is there, never the real one.
-  const serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, ...options.env }, [], undefined, options.as);
+  const serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, ...options.env }, [], undefined, options.as, options.netns);
   let browser: Browser | undefined;
   try {
-    browser = await launchChromium();
+    browser = await launchChromium(options.netns);
     const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
     if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
     const errors: string[] = [];

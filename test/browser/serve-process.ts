@@ -5,7 +5,10 @@ import type { RunAs } from '../support/cli.js';
 
 export type { ServeProcess } from '../../bench/browser/serve.js';
 
-/** Starts `egress-desk serve --no-open` (as `as`, when given) and waits for its link (rejects with its stderr if it exits first). */
-export function startServe(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: RunAs): Promise<ServeProcess> {
-  return startServeProcess(cliBin, env, args, timeoutMs, as);
+/**
+ * Starts `egress-desk serve --no-open` (as `as`, when given; inside network namespace
+ * `netns`, when given) and waits for its link (rejects with its stderr if it exits first).
+ */
+export function startServe(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: RunAs, netns?: string): Promise<ServeProcess> {
+  return startServeProcess(cliBin, env, args, timeoutMs, as, [], netns);
 }

@@ -36,7 +36,7 @@ export function registerReplaceCommand(proxies: Command, kit: CommandKit): void 
     .argument('[name]', 'proxy name')
     .option('--host <host>', 'launch the new one on this host (default: where the old one is)')
     .option('-l, --selector <key=value,...>', 'replace every proxy with these labels, one at a time, instead of NAME')
-    .option('--allow <cidr...>', 'the allow list the proxy was launched with, when it was not the default (the metadata does not record it)')
+    .option('--allow <cidr...>', 'the allow list the proxy was launched with, for a proxy whose metadata does not record it (launched with its own list before 0.2)')
     .option('--timeout <seconds>', 'how long the new one gets to become ready (default 600); not ready = removed, the old one kept')
     .option('--force', 'also replace proxies someone else launched')
     .option('--json', 'print the results as JSON (the URL, with credentials, only in --json and on stdout)')

@@ -21,6 +21,19 @@ describe('instance metadata', () => {
     expect(parseInstanceMetadata(buildInstanceMetadataXml(meta))).toEqual({ ...meta, extra: [] });
   });
 
+  it('records an allow list of its own (prefixed too), refuses one that is not addresses, and an older reader keeps it as extra', () => {
+    const withAllow = { ...meta, allow: ['192.168.150.0/24', '10.1.2.3', 'fd00::/8'] };
+    const xml = buildInstanceMetadataXml(withAllow);
+    expect(xml).toContain('<allow>');
+    expect(parseInstanceMetadata(xml)).toEqual({ ...withAllow, extra: [] });
+    const prefixed = xml.replace(`<instance xmlns="${METADATA_NS}"`, `<e:instance xmlns:e="${METADATA_NS}"`).replace(/<(\/?)(?!e:)([a-zA-Z]+)/g, '<$1e:$2');
+    expect(parseInstanceMetadata(prefixed)?.allow).toEqual(withAllow.allow);
+    expect(() => parseInstanceMetadata(xml.replace('10.1.2.3', '10.1.2.3; rm -rf /'))).toThrow(/allow\.1: must be an IP address or CIDR prefix/);
+    expect(() => buildInstanceMetadataXml({ ...meta, allow: ['*'] })).toThrow();
+    // Without the element (every default list, and 0.1's proxies): no allow.
+    expect(parseInstanceMetadata(buildInstanceMetadataXml(meta))?.allow).toBeUndefined();
+  });
+
   it('parses the prefixed spelling libvirt may hand back', () => {
     const xml = `<egress:instance xmlns:egress="${METADATA_NS}" version="1">
       <egress:name>web-1</egress:name><egress:owner>egress-desk</egress:owner><egress:host>edge-a</egress:host>

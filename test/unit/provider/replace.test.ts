@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { launch } from '../../../electron/services/provider/kvm/launch.js';
 import { alternateInstanceId, instanceId } from '../../../electron/services/provider/kvm/names.js';
-import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import { METADATA_KEY, METADATA_NS, buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { fixture } from './provider-fixture.js';
 
 describe('proxies replace', () => {
@@ -90,6 +90,11 @@ describe('proxies replace', () => {
     const f = fixture();
     await f.providerAs({ user: 'bob', workstation: 'ws-9' }).launch({ name: 'bobs', host: 'edge-a' }, { wait: true });
     await f.provider.launch({ name: 'custom', host: 'edge-a', allow: ['10.9.0.0/16'] }, { wait: true });
+    // As a proxy launched before 0.2 with its own list: its metadata does not record the list.
+    const custom = parseInstanceMetadata((await f.a.getDomain(instanceId('custom')))!.xml)!;
+    expect(custom.allow).toEqual(['10.9.0.0/16']);
+    const { allow: _unrecorded, ...old } = custom;
+    await f.a.setMetadata(instanceId('custom'), { uri: METADATA_NS, key: METADATA_KEY, xml: buildInstanceMetadataXml(old) });
     const before = f.snapshot();
     await expect(f.provider.replace('bobs')).rejects.toThrow(/launched by bob@ws-9, not by you: replace it only with their agreement/);
     await expect(f.provider.replace('custom', { host: 'nowhere' })).rejects.toThrow(/no host named "nowhere"/);
@@ -100,6 +105,20 @@ describe('proxies replace', () => {
     // With the allow list given, it reproduces.
     const r = await f.provider.replace('custom', { allow: ['10.9.0.0/16'] });
     expect(r.proxy.id).toBe(alternateInstanceId('custom'));
+    // The replacement records its list: replaced again (as auto-replace does, with nothing given), it reproduces alone.
+    expect(parseInstanceMetadata((await f.a.getDomain(alternateInstanceId('custom')))!.xml)!.allow).toEqual(['10.9.0.0/16']);
+    const again = await f.provider.replace('custom');
+    expect(again.proxy.id).toBe(instanceId('custom'));
+  });
+
+  it('a proxy launched with its own allow list (recorded in its metadata) is replaced with nothing given; the default list is not recorded', async () => {
+    const f = fixture();
+    await f.provider.launch({ name: 'own', host: 'edge-a', allow: ['192.168.150.0/24', '10.1.2.3'] }, { wait: true });
+    await f.provider.launch({ name: 'plain', host: 'edge-a' }, { wait: true });
+    expect(parseInstanceMetadata((await f.a.getDomain(instanceId('plain')))!.xml)!.allow).toBeUndefined();
+    const r = await f.provider.replace('own', { host: 'edge-b' });
+    expect(r.proxy).toMatchObject({ id: alternateInstanceId('own'), host: 'edge-b' });
+    expect(parseInstanceMetadata((await f.b.getDomain(alternateInstanceId('own')))!.xml)!.allow).toEqual(['192.168.150.0/24', '10.1.2.3']);
   });
 
   it('delete of a name removes a replacement left half-way too', async () => {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { hasControlCharacters } from '../../../../shared/text.js';
 import { messageOf } from '../../../../shared/errors.js';
 import { IsoInstantSchema, LabelsSchema, LaunchedBySchema } from '../../../../shared/fleet-meta.js';
+import { isCidr } from '../../../../shared/net.js';
 import { ProxyKindSchema } from '../../../../shared/proxy.js';
 
 export const METADATA_NS = 'urn:egress-proxies:kvm:v1';
@@ -59,6 +60,13 @@ export const InstanceMetadataSchema = z.object({
   expiresAt: IsoInstantSchema.optional(),
   /** What it speaks (added in 0.2, same format version: older readers keep it as extra). Absent = http; written only for socks5. */
   kind: ProxyKindSchema.optional(),
+  /**
+   * The clients the proxy accepts, when the launch gave its own list (added in 0.2, same
+   * format version: older readers keep it as extra). Absent = the default (DEFAULT_ALLOW),
+   * or a proxy launched before 0.2 whose list was not recorded. Not a secret (addresses and
+   * prefixes, as in the proxy's own config); it lets a replacement rebuild the spec alone.
+   */
+  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR prefix')).min(1).max(64).optional(),
   /**
    * Set while this domain is the replacement of another of the same proxy name (its domain
    * name, on the same hypervisor or another) that still exists: the other one serves until
@@ -112,6 +120,11 @@ export function appendInstanceMetadata(parent: XMLBuilder, input: InstanceMetada
   // http is what a reader assumes without the element: written only when it is not http,
   // so an http proxy's element stays byte-identical to what 0.1 wrote.
   if (meta.kind !== undefined && meta.kind !== 'http') text('kind', meta.kind);
+  if (meta.allow) {
+    const list = el.ele(METADATA_NS, 'allow');
+    for (const client of meta.allow) list.ele(METADATA_NS, 'client').txt(client).up();
+    list.up();
+  }
   if (meta.replaces) el.ele(METADATA_NS, 'replaces', { domain: meta.replaces.domain, host: checkText('replaces host', meta.replaces.host) }).up();
   for (const extra of meta.extra) appendExtra(el, extra);
 }
@@ -226,7 +239,7 @@ function metadataSection(xml: string): string | undefined {
   return `<domain${declarations}>${xml.slice(start, end + '</metadata>'.length)}</domain>`;
 }
 
-const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt', 'kind', 'replaces']);
+const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt', 'kind', 'allow', 'replaces']);
 
 /** The `<label key value>` children of `<labels>` in our namespace; a repeated key is malformed, not silently merged. */
 function labelsOf(el: Element, scope: Scope): Record<string, unknown> {
@@ -240,6 +253,16 @@ function labelsOf(el: Element, scope: Scope): Record<string, unknown> {
     labels[key] = child.attributes.value;
   }
   return labels;
+}
+
+/** The `<client>` texts of `<allow>` in our namespace, in order. */
+function clientsOf(el: Element, scope: Scope): string[] {
+  const clients: string[] = [];
+  for (const child of el.children) {
+    const { ns, local } = resolve(child, withDeclarations(scope, child.attributes));
+    if (ns === METADATA_NS && local === 'client') clients.push(child.text);
+  }
+  return clients;
 }
 
 export interface ParseOptions {
@@ -283,6 +306,7 @@ export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): 
     if (local === 'image') fields.image = { name: child.attributes.name, sha256: child.attributes.sha256 };
     else if (local === 'port') fields.port = Number(child.text);
     else if (local === 'labels') fields.labels = labelsOf(child, childScope);
+    else if (local === 'allow') fields.allow = clientsOf(child, childScope);
     else if (local === 'replaces') fields.replaces = { domain: child.attributes.domain, host: child.attributes.host };
     else if (local === 'launchedBy') fields.launchedBy = { user: child.attributes.user, workstation: child.attributes.workstation };
     else fields[local] = child.text;

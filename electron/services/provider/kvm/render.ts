@@ -142,6 +142,13 @@ export interface RenderedProxy {
   vendorData: string;
 }
 
+/** The list is DEFAULT_ALLOW (in any order): the metadata then records none, as before 0.2. */
+function isDefaultAllow(allow: readonly string[]): boolean {
+  const sorted = [...allow].sort();
+  const defaults = [...DEFAULT_ALLOW].sort();
+  return sorted.length === defaults.length && sorted.every((a, i) => a === defaults[i]);
+}
+
 export function renderProxy(spec: ResolvedSpec, options: RenderOptions): RenderedProxy {
   const id = options.id ?? instanceId(spec.name);
   const volumes = { ...instanceVolumes(id), base: options.baseVolume ?? baseVolumeName(spec.image.sha256, spec.image.format) };
@@ -159,6 +166,7 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     ...(options.launchedBy ? { launchedBy: options.launchedBy } : {}),
     ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt } : {}),
     ...(spec.kind === 'socks5' ? { kind: spec.kind } : {}),
+    ...(isDefaultAllow(spec.allow) ? {} : { allow: spec.allow }),
     ...(options.replaces ? { replaces: options.replaces } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };

@@ -34,7 +34,7 @@ export interface ReplaceOptions {
   host?: string;
   /** Replace it even when someone else launched it. */
   force?: boolean;
-  /** The allow list it was launched with, when not the default (the metadata does not record it). */
+  /** The allow list it was launched with, for a proxy whose metadata does not record it (launched before 0.2 with its own list). */
   allow?: string[];
   signal?: AbortSignal;
   /** Bound on the new one's launch and readiness (default: the launch's, 10 min). */
@@ -68,7 +68,7 @@ export function rebuildSpec(ctx: ProviderContext, meta: NonNullable<ReturnType<t
     image: meta.image.name,
     port: meta.port,
     ...(meta.kind ? { kind: meta.kind } : {}),
-    ...(allow ? { allow } : {}),
+    ...(allow ? { allow } : meta.allow ? { allow: meta.allow } : {}),
     ...(meta.labels && Object.keys(meta.labels).length ? { labels: meta.labels } : {}),
     ...(meta.expiresAt !== undefined ? { expiresAt: meta.expiresAt } : {}),
     ...(credentials ? { credentials } : { auth: false }),
@@ -89,7 +89,7 @@ export function rebuildSpec(ctx: ProviderContext, meta: NonNullable<ReturnType<t
     }
   }
   throw new ReplaceError(
-    `the spec of ${meta.name} cannot be rebuilt from its metadata and today's config (its allow list was not the default: give it with --allow; or the config's machine type ${meta.machineType}, image ${meta.image.name} or vendor-data changed since its launch), so a replacement would be a different proxy`,
+    `the spec of ${meta.name} cannot be rebuilt from its metadata and today's config (${meta.allow ? '' : 'its allow list, not recorded before 0.2, may not have been the default: give it with --allow; or '}the config's machine type ${meta.machineType}, image ${meta.image.name} or vendor-data changed since its launch), so a replacement would be a different proxy`,
   );
 }
 

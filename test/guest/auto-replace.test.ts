@@ -1,0 +1,113 @@
+/**
+ * Auto-replace on the real guest image (issue 16): the app (`egress-desk serve`, driven in
+ * Chromium) with `autoReplace` on in settings.json replaces a proxy of yours that has failed
+ * health for `afterMinutes`. The proxy is launched with --wait, then its proxy software is
+ * stopped inside the guest (`systemctl stop tinyproxy` through the guest agent: the VM runs
+ * on, its proxy is dead, as after a crash). A *paused* domain would not do: the app calls a
+ * proxy that is not running `unknown (not running)`, never failing, so that a VM someone
+ * paused on purpose is never replaced behind their back (electron/services/app/
+ * fleet-health.ts). The app's health probe turns it failing, its auto-replace sweep starts
+ * the task **Auto-replace NAME**, the replacement boots under the name's second domain name
+ * and answers, and only then the dead one is deleted: the same name and credentials,
+ * HTTP through the new one, nothing of the old one left.
+ *
+ * Serve and Chromium run inside the test namespace (where the guest network lives), so the
+ * app's own health probe reaches the guest directly, as from a workstation with a route to
+ * it: no probe of the test's stands in for it.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
+import { alternateInstanceId, instanceId, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
+import { GUEST_PAGE_MARK, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
+import { removeProxy, systemClient } from '../support/libvirt.js';
+import { hypervisorState } from '../support/provider.js';
+import { runCliProcess } from '../support/cli.js';
+import { testEnv } from '../support/env.js';
+import { type AppPage, openApp } from '../browser/app-page.js';
+
+const env = testEnv();
+const NAME = 'egtest-autorep';
+/** Failing this long before it is replaced: half a minute, so the test sees the wait too. */
+const AFTER_MINUTES = 0.5;
+let client: LibvirtClient;
+let server: ChildProcess | undefined;
+let app: AppPage | undefined;
+let config: string;
+
+const cli = (...args: string[]) =>
+  runCliProcess(['--config', config, 'proxies', ...args], { HOME: app!.home, EGRESS_DESK_HOME: app!.home, EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+
+beforeAll(async () => {
+  const image = guestImage();
+  client = await systemClient();
+  await removeProxy(client, NAME);
+  server = namespaceHttpServer(env, 18083).child;
+  app = await openApp({
+    prefix: 'egress-autorep-',
+    config: (home) => {
+      config = join(home, 'config.yaml');
+      return guestConfig(env, image);
+    },
+    netns: env.EGRESS_TEST_NETNS,
+    settings: { autoReplace: { enabled: true, afterMinutes: AFTER_MINUTES, maxPerHour: 1 } },
+  });
+}, 20 * 60_000);
+
+afterAll(async () => {
+  server?.kill();
+  await app?.close();
+  if (client) {
+    await removeProxy(client, NAME);
+    await client.close();
+  }
+}, 120_000);
+
+describe('auto-replace on the real guest image', () => {
+  it('replaces a proxy of yours whose proxy software died once it has failed health for afterMinutes: same name and credentials, nothing of the old one left', async () => {
+    const page = app!.page;
+    const before = await hypervisorState(client);
+    const launched = await cli('launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
+    expect(launched.code, launched.stderr).toBe(0);
+    const oldUrl = launched.stdout.trim();
+    const page18083 = `http://${env.EGRESS_TEST_BRIDGE_IP}:18083/index.html`;
+    expect(fetchThroughProxy(env, oldUrl, page18083)).toContain(GUEST_PAGE_MARK);
+
+    // The app sees it healthy first (its probe reaches the guest from where serve runs).
+    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) }).first();
+    await expect.poll(async () => row.locator('.col-health').innerText().catch(() => ''), { timeout: 120_000, interval: 2_000 }).toMatch(/healthy/);
+
+    const stoppedAt = Date.now();
+    const stop = JSON.stringify({ execute: 'guest-exec', arguments: { path: '/bin/systemctl', arg: ['stop', 'tinyproxy'] } });
+    execFileSync('virsh', ['-c', 'qemu:///system', 'qemu-agent-command', instanceId(NAME), stop], { timeout: 30_000 });
+    await expect.poll(async () => row.locator('.col-health').innerText().catch(() => ''), { timeout: 90_000, interval: 2_000 }).toMatch(/failing/);
+
+    // The task the sweep starts, and its outcome: the replacement answers, then the old one goes.
+    await app!.nav('Tasks').click();
+    const task = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: new RegExp(`^Auto-replace ${NAME}`) }).first();
+    await task.waitFor({ timeout: 180_000 });
+    const startedAfterS = (Date.now() - stoppedAt) / 1000;
+    // Not before the proxy had failed for afterMinutes (failing is seen at most a probe round after the stop).
+    expect(startedAfterS).toBeGreaterThanOrEqual(AFTER_MINUTES * 60);
+    // Done, or failed with the task's own words (not a 10-minute wait for a Done that cannot come).
+    await task.getByText(/^(Done|Failed)/).first().waitFor({ timeout: 10 * 60_000 });
+    expect(await task.innerText()).toMatch(/^Done/m);
+    console.log(`guest lane auto-replace: task started ${startedAfterS.toFixed(0)} s after tinyproxy stopped, done ${((Date.now() - stoppedAt) / 1000).toFixed(0)} s after`);
+
+    // Nothing of the old one: its domain and both its volumes are gone; the new one runs under the second name.
+    expect(await findDomainByName(client, instanceId(NAME))).toBeFalsy();
+    const after = await hypervisorState(client);
+    for (const v of Object.values(instanceVolumes(instanceId(NAME)))) expect(after.volumes).not.toContain(v);
+    expect(after.domains).toEqual([...before.domains, alternateInstanceId(NAME)].sort());
+
+    // Same name and credentials: the URL differs at most in the address; HTTP goes through the new one.
+    const url = await cli('url', NAME);
+    expect(url.code, url.stderr).toBe(0);
+    const [was, now] = [new URL(oldUrl), new URL(url.stdout.trim())];
+    expect([now.username, now.password, now.port]).toEqual([was.username, was.password, was.port]);
+    expect(fetchThroughProxy(env, now.href, page18083)).toContain(GUEST_PAGE_MARK);
+    expect(app!.errors).toEqual([]);
+  }, 20 * 60_000);
+});
