@@ -7,7 +7,7 @@
  */
 import { ClientFormatSchema } from './client-settings.js';
 import { z } from 'zod';
-import { HostImageTransferSchema, IMAGE_TRANSFERS } from './app-settings.js';
+import { HostImageTransferSchema, IMAGE_TRANSFERS, SettingsSetInputSchema, SettingsViewSchema } from './app-settings.js';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
@@ -193,6 +193,15 @@ export const channels = {
   'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
   /** Health through each proxy as last probed (shared/health.ts); probes run every 30 s. */
   'proxies:health': channel(z.undefined(), FleetHealthSchema),
+  /** The app's own settings in force (settings.json in the data directory, defaults filled in): health probe, auto-bake, auto-replace. */
+  'settings:get': channel(z.undefined(), SettingsViewSchema),
+  /**
+   * Changes the sections given (shared/app-settings.ts: a section replaces that section
+   * whole), atomically; every other key of the file, `hosts` included, is kept. Refused
+   * input names the field and writes nothing. The health monitor, auto-bake and
+   * auto-replace read the file on each round or launch: no restart.
+   */
+  'settings:set': channel(SettingsSetInputSchema, SettingsViewSchema),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
