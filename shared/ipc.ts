@@ -212,12 +212,14 @@ export const channels = {
 
 /**
  * `app:command`: what the desktop window's native menu asks the renderer to do. Launch
- * opens the Launch dialog; import brings a file's text to the Config view's import
+ * opens the Launch dialog; settings shows the Settings view; import brings a file's text to the Config view's import
  * preview (nothing is replaced before the person confirms); notify shows a message (an
  * export written to disk, a file that could not be read).
  */
 export const AppCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('launch') }),
+  /** File → Settings… (Ctrl/Cmd+,): shows the Settings view. */
+  z.object({ command: z.literal('settings') }),
   z.object({ command: z.literal('import'), fileName: z.string(), text: z.string().max(MAX_IMPORT_TEXT), syntax: z.enum(['yaml', 'json']) }),
   z.object({ command: z.literal('notify'), text: z.string(), kind: z.enum(['info', 'error']) }),
 ]);
