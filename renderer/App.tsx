@@ -15,6 +15,7 @@ import { ConfigView } from './views/ConfigView.js';
 import { HostsView } from './views/HostsView.js';
 import { LaunchDialog } from './views/LaunchDialog.js';
 import { ProxiesView } from './views/ProxiesView.js';
+import { SettingsView } from './views/SettingsView.js';
 import { TasksView } from './views/TasksView.js';
 
 const VIEW_COMPONENTS: Record<View, () => React.JSX.Element> = {
@@ -23,6 +24,7 @@ const VIEW_COMPONENTS: Record<View, () => React.JSX.Element> = {
   catalog: CatalogView,
   config: ConfigView,
   tasks: TasksView,
+  settings: SettingsView,
 };
 
 /** Fills every domain store once and keeps it fresh with events; undone on unmount. */
@@ -60,7 +62,8 @@ function useBackend(): void {
         const ui = useUiStore.getState();
         if (c.command === 'launch') {
           if (!document.querySelector('dialog[open]')) ui.setLaunchOpen(true);
-        } else if (c.command === 'import') ui.setImportDraft({ fileName: c.fileName, text: c.text, syntax: c.syntax });
+        } else if (c.command === 'settings') ui.setView('settings');
+        else if (c.command === 'import') ui.setImportDraft({ fileName: c.fileName, text: c.text, syntax: c.syntax });
         else ui.toast(c.text, c.kind);
       }),
     ];
@@ -84,6 +87,7 @@ function typing(target: EventTarget | null): boolean {
 /**
  * Ctrl/Cmd+N opens the Launch dialog from anywhere (when no dialog is open). Browsers keep
  * Ctrl+N for a new window, so in serve mode a plain "n" (outside text fields) does the same.
+ * Ctrl/Cmd+, (the usual key for an app's settings), or a plain "," the same way, shows Settings.
  */
 function useShortcuts(): void {
   useEffect(() => {
@@ -93,6 +97,9 @@ function useShortcuts(): void {
       if ((modified || plain) && e.key.toLowerCase() === 'n') {
         e.preventDefault();
         if (!document.querySelector('dialog[open]')) useUiStore.getState().setLaunchOpen(true);
+      } else if ((modified || plain) && e.key === ',') {
+        e.preventDefault();
+        if (!document.querySelector('dialog[open]')) useUiStore.getState().setView('settings');
       }
     };
     window.addEventListener('keydown', onKey);

@@ -53,6 +53,10 @@ export const HealthSettingsSchema = z.strictObject({
   /** An answer slower than this is "slow" (default 2000 ms). */
   slowMs: z.number().int().positive().max(60_000).optional(),
 });
+export type HealthSettings = z.infer<typeof HealthSettingsSchema>;
+
+/** An answer slower than this is "slow" when settings.json names no `health.slowMs`. */
+export const DEFAULT_SLOW_MS = 2000;
 
 /**
  * Auto-replace (electron/services/app/auto-replace-watch.ts): a proxy of yours whose health
@@ -80,6 +84,60 @@ export const AppSettingsSchema = z.strictObject({
   autoReplace: AutoReplaceSettingsSchema.optional(),
 });
 export type AppSettings = z.infer<typeof AppSettingsSchema>;
+
+/**
+ * What the Settings view shows and edits (`settings:get`): every setting but the per-host
+ * ones (the Hosts view edits those through `hosts:setImageTransfer`), each with its
+ * default filled in, so the form shows what is in force.
+ */
+export const EditableSettingsSchema = z.strictObject({
+  health: HealthSettingsSchema,
+  autoBake: z.boolean(),
+  autoReplace: AutoReplaceSettingsSchema,
+});
+export type EditableSettings = z.infer<typeof EditableSettingsSchema>;
+
+/** `settings:get`: the settings in force and the file they are kept in. */
+export const SettingsViewSchema = z.object({
+  file: z.string(),
+  settings: EditableSettingsSchema,
+});
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+/**
+ * `settings:set`: the sections to change. A section given replaces that section whole
+ * (`health: {}` clears both URLs and the threshold; an `autoReplace` without
+ * `afterMinutes` gets the default 10); a section left out is kept as it is, and so is
+ * `hosts`, which this channel cannot touch. Unknown fields are errors.
+ */
+export const SettingsSetInputSchema = z.strictObject({
+  health: HealthSettingsSchema.optional(),
+  autoBake: z.boolean().optional(),
+  autoReplace: AutoReplaceSettingsSchema.optional(),
+});
+export type SettingsSetInput = z.input<typeof SettingsSetInputSchema>;
+
+/** The editable settings in force: what the file says, else the defaults (auto-bake on, auto-replace off). */
+export function editableSettingsOf(settings: AppSettings): EditableSettings {
+  return { health: settings.health, autoBake: settings.autoBake !== false, autoReplace: settings.autoReplace ?? AutoReplaceSettingsSchema.parse({}) };
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * `settings` with the sections of `change` (already validated by {@link SettingsSetInputSchema})
+ * put in; every other key, `hosts` first of all, is kept. A section equal to what is
+ * already in force is not written: a file that leaves `autoBake` out (on) does not grow
+ * `"autoBake": true` because the person saved the health URLs.
+ */
+export function withEditableSettings(settings: AppSettings, change: z.output<typeof SettingsSetInputSchema>): AppSettings {
+  const now = editableSettingsOf(settings);
+  const next: AppSettings = { ...settings };
+  if (change.health && !sameJson(change.health, now.health)) next.health = change.health;
+  if (change.autoBake !== undefined && change.autoBake !== now.autoBake) next.autoBake = change.autoBake;
+  if (change.autoReplace && !sameJson(change.autoReplace, now.autoReplace)) next.autoReplace = change.autoReplace;
+  return next;
+}
 
 /** A host's image transfer: its setting, else `auto`. */
 export function imageTransferOf(settings: AppSettings, host: string): ImageTransfer {

@@ -7,7 +7,7 @@
  */
 import { ClientFormatSchema } from './client-settings.js';
 import { z } from 'zod';
-import { HostImageTransferSchema, IMAGE_TRANSFERS } from './app-settings.js';
+import { HostImageTransferSchema, IMAGE_TRANSFERS, SettingsSetInputSchema, SettingsViewSchema } from './app-settings.js';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
 import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
@@ -193,6 +193,15 @@ export const channels = {
   'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),
   /** Health through each proxy as last probed (shared/health.ts); probes run every 30 s. */
   'proxies:health': channel(z.undefined(), FleetHealthSchema),
+  /** The app's own settings in force (settings.json in the data directory, defaults filled in): health probe, auto-bake, auto-replace. */
+  'settings:get': channel(z.undefined(), SettingsViewSchema),
+  /**
+   * Changes the sections given (shared/app-settings.ts: a section replaces that section
+   * whole), atomically; every other key of the file, `hosts` included, is kept. Refused
+   * input names the field and writes nothing. The health monitor, auto-bake and
+   * auto-replace read the file on each round or launch: no restart.
+   */
+  'settings:set': channel(SettingsSetInputSchema, SettingsViewSchema),
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
@@ -203,12 +212,14 @@ export const channels = {
 
 /**
  * `app:command`: what the desktop window's native menu asks the renderer to do. Launch
- * opens the Launch dialog; import brings a file's text to the Config view's import
+ * opens the Launch dialog; settings shows the Settings view; import brings a file's text to the Config view's import
  * preview (nothing is replaced before the person confirms); notify shows a message (an
  * export written to disk, a file that could not be read).
  */
 export const AppCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('launch') }),
+  /** File → Settings… (Ctrl/Cmd+,): shows the Settings view. */
+  z.object({ command: z.literal('settings') }),
   z.object({ command: z.literal('import'), fileName: z.string(), text: z.string().max(MAX_IMPORT_TEXT), syntax: z.enum(['yaml', 'json']) }),
   z.object({ command: z.literal('notify'), text: z.string(), kind: z.enum(['info', 'error']) }),
 ]);

@@ -85,6 +85,8 @@ export function menuTemplate(deps: MenuDeps, isMac = process.platform === 'darwi
     submenu: [
       { label: 'Launch Proxy…', accelerator: 'CmdOrCtrl+N', click: () => deps.command({ command: 'launch' }) },
       { type: 'separator' },
+      { label: 'Settings…', accelerator: 'CmdOrCtrl+,', click: () => deps.command({ command: 'settings' }) },
+      { type: 'separator' },
       { label: 'Import Config…', accelerator: 'CmdOrCtrl+O', click: () => void importConfig(deps) },
       { label: 'Export', submenu: EXPORTS.map((e) => ({ label: e.label, click: () => void exportConfig(deps, e.format) })) },
       { type: 'separator' },

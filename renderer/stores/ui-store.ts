@@ -10,9 +10,9 @@ import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import { isRecord, localSettings } from './local-settings.js';
 
-export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks'] as const;
+export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
-export const VIEW_LABELS: Record<View, string> = { proxies: 'Proxies', hosts: 'Hosts', catalog: 'Images & machine types', config: 'Config', tasks: 'Tasks' };
+export const VIEW_LABELS: Record<View, string> = { proxies: 'Proxies', hosts: 'Hosts', catalog: 'Images & machine types', config: 'Config', tasks: 'Tasks', settings: 'Settings' };
 
 export const SORT_KEYS = ['state', 'name', 'host', 'address', 'port', 'machineType', 'image', 'age'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];

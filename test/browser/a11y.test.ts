@@ -159,6 +159,17 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await nav('Tasks').click();
   await heading('Tasks').waitFor();
   await check('Tasks');
+
+  // Settings: the form, then with a field refused inline (nothing is saved: the form is discarded).
+  await nav('Settings').click();
+  const settings = page.getByRole('form', { name: 'Settings' });
+  await settings.waitFor();
+  await check('Settings');
+  await settings.getByRole('textbox', { name: 'Check URL' }).fill('ftp://nope');
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await settings.getByRole('textbox', { name: 'Check URL' }).and(page.locator('[aria-invalid="true"]')).waitFor();
+  await check('Settings, a field refused');
+  await settings.getByRole('button', { name: 'Discard changes' }).click();
   return found;
 }
 

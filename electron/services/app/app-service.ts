@@ -27,6 +27,7 @@ import { LiveBackend } from './live-backend.js';
 import { ExpiryWatch } from './expiry-watch.js';
 import { AutoReplaceWatch } from './auto-replace-watch.js';
 import { ProxiesArea } from './proxies-area.js';
+import { SettingsArea } from './settings-area.js';
 
 export interface AppServiceOptions {
   store: ConfigStore;
@@ -110,6 +111,7 @@ export class AppService {
       proxies: new ProxiesArea(() => this.live.open(), this.tasks, (backend, launched) =>
         autoBakeAfter(backend, this.tasks, launched, () => (options.settingsFile && options.autoBake !== false ? readSettingsOrDefaults(options.settingsFile) : Promise.resolve({ autoBake: false }))),
       ),
+      settings: new SettingsArea(options.settingsFile),
       tasks,
       console: this.consoles,
     };

@@ -13,7 +13,7 @@ import { exitWarnings } from '../health/exit-address.js';
 import { LatencyHistory } from '../health/latency-history.js';
 import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
-import type { AppSettings } from '../../../shared/app-settings.js';
+import { type AppSettings, DEFAULT_SLOW_MS } from '../../../shared/app-settings.js';
 import { type StatsClock, systemClock } from './fleet-stats.js';
 
 export type Probe = (target: ProbeTarget, options: ProbeOptions) => Promise<ProbeResult>;
@@ -111,7 +111,7 @@ export class FleetHealthMonitor {
     for (const k of this.exitBefore.keys()) if (!known.has(k)) this.exitBefore.delete(k);
     const target = settings.echoUrl ?? settings.checkUrl;
     const options: ProbeOptions = { timeoutMs: this.options.timeoutMs ?? 10_000, ...(target ? { url: target } : {}), ...(settings.echoUrl ? { echo: true } : {}) };
-    const slowMs = settings.slowMs ?? 2000;
+    const slowMs = settings.slowMs ?? DEFAULT_SLOW_MS;
     // Each host's figures go out as soon as its probes end; the unknown ones at once.
     if (!byHost.size) return this.report();
     await Promise.all([...byHost.values()].map((list) => this.probeHost(list, options, slowMs).then(() => this.report())));
@@ -157,7 +157,7 @@ export class FleetHealthMonitor {
     }
   }
 
-  private observe(p: ProxyRecord, seen: Observation, slowMs = 2000): void {
+  private observe(p: ProxyRecord, seen: Observation, slowMs = DEFAULT_SLOW_MS): void {
     const k = key(p.host, p.id);
     const now = this.clock.now();
     const before = this.health.get(k)?.exitAddress;

@@ -30,12 +30,13 @@ const sub = (item: MenuItemConstructorOptions | undefined) => (item?.submenu ?? 
 const click = (item: MenuItemConstructorOptions | undefined) => (item?.click as unknown as () => void)();
 
 describe('native menu', () => {
-  it('has File (Launch, Import, Export in four formats), Edit, View, Window and Help (Open Logs, Open Data Folder)', () => {
+  it('has File (Launch, Settings, Import, Export in four formats), Edit, View, Window and Help (Open Logs, Open Data Folder)', () => {
     const d = deps();
     const template = menuTemplate(d, false);
     const file = sub(template[0]);
     expect(file.filter((i) => i.label).map((i) => [i.label, i.accelerator])).toEqual([
       ['Launch Proxy…', 'CmdOrCtrl+N'],
+      ['Settings…', 'CmdOrCtrl+,'],
       ['Import Config…', 'CmdOrCtrl+O'],
       ['Export', undefined],
     ]);
@@ -47,7 +48,8 @@ describe('native menu', () => {
     expect(d.openLogs).toHaveBeenCalledOnce();
     expect(d.openDataFolder).toHaveBeenCalledOnce();
     click(file[0]);
-    expect(d.commands).toEqual([{ command: 'launch' }]);
+    click(file.find((i) => i.label === 'Settings…'));
+    expect(d.commands).toEqual([{ command: 'launch' }, { command: 'settings' }]);
     expect(menuTemplate(d, true)[0]!.role).toBe('appMenu');
   });
 
