@@ -196,6 +196,8 @@ async function oursRound(env: BenchEnv, h: Home, baked: string, mirror: ReturnTy
     if (b.code !== 0 || !b.stdout.includes(baked)) throw new Error(`images bake failed (exit ${b.code}): ${b.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     log(`(j)   ours, images bake: ${(bakeMs / 1000).toFixed(1)} s`);
 
+    // The server's log lines arrive as events: let those of the bake (a synchronous spawn) in first.
+    await sleep(1000);
     const quiet = mirror.requests().length;
     const second = await oursLaunch(env, h, h.plainConfig);
     const bakedBase = second.lines.find((l) => /^\s+base done/.test(l)) ?? '';
@@ -290,6 +292,7 @@ async function peerRound(env: BenchEnv, mirrorUrl: string, mirror: ReturnType<ty
     if (w.status !== 0) throw new Error(`the peer's port ${address}:${PORT} did not open (port-watch exit ${w.status})`);
     const seen = JSON.parse(w.stdout) as { openAt: number };
     const peerMs = seen.openAt - t0;
+    await sleep(1000); // the mirror's log lines, read while the synchronous spawns blocked the loop
     if (!/tinyproxy_[^ ]+\.deb/.test(mirror.requests().slice(before).join('\n'))) throw new Error('the peer did not fetch tinyproxy from the mirror');
     checkForwards(env, `http://egress:${password}@${address}:${PORT}`, 'peer');
     log(`(j)   by hand (virt-install): ${(peerMs / 1000).toFixed(1)} s to the port answering (virt-install ${(peerVirtInstallMs / 1000).toFixed(1)} s, lease at ${(peerLeaseMs / 1000).toFixed(1)} s; seed ${peerSeedMs} ms before)`);

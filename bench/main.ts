@@ -208,7 +208,8 @@ const benches: Record<string, Bench> = {
       log('(j) skipped: its mirror and probes run inside the test namespace (ip netns exec), which needs root');
       return [];
     }
-    const rounds = 2;
+    // Each round boots three guests and bakes once under TCG (~6 min): EGRESS_BENCH_J_ROUNDS=1 for a quick look.
+    const rounds = Math.max(1, Number(process.env.EGRESS_BENCH_J_ROUNDS ?? 2) || 2);
     log(`(j) click to a proxy that answers on the bare image (no tinyproxy, no agent): ours unbaked with the site mirror, images bake, ours baked with no mirror, and by hand (virt-install --import, a NoCloud seed, the same mirror); ${rounds} alternating rounds`);
     const f = await bakedFigures(env(), log, rounds);
     if (f.leftovers.length > 0) throw new Error(`the bench left ${f.leftovers.join(', ')} behind`);
