@@ -2,8 +2,12 @@
  * Health of every ready proxy, probed through the proxy itself every 30 s
  * (services/health/proxy-probe.ts): at most a few probes in flight per host, each bounded
  * by its timeout, and a proxy whose last probe has not ended is not probed again, so a
- * dead host never piles probes up. A proxy that is not running, has no address or no
- * credentials here, or whose host is not connected, is unknown (saying which).
+ * dead host never piles probes up. A proxy that is shut off (or not started yet), has no
+ * address or no credentials here, or whose host is not connected, is unknown (saying
+ * which): stopping a proxy is how a person takes it out of service on purpose. A paused
+ * or crashed one on a connected host is failing without a probe: it exists to carry
+ * traffic and cannot (a domain libvirt paused on a full disk or an I/O error looks just
+ * like this), so auto-replace may replace it like any other failing proxy.
  */
 import type { Duplex } from 'node:stream';
 import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
@@ -15,6 +19,12 @@ import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } fro
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import { type AppSettings, DEFAULT_SLOW_MS } from '../../../shared/app-settings.js';
 import { type StatsClock, systemClock } from './fleet-stats.js';
+
+/** Domain states in which a proxy cannot answer, with what health says of them. */
+const BROKEN_STATES: Partial<Record<ProxyRecord['state'], string>> = {
+  paused: 'the VM is paused: it cannot answer until it is resumed',
+  crashed: 'the VM has crashed',
+};
 
 export type Probe = (target: ProbeTarget, options: ProbeOptions) => Promise<ProbeResult>;
 
@@ -102,8 +112,11 @@ export class FleetHealthMonitor {
     for (const p of this.options.proxies()) {
       const k = key(p.host, p.id);
       known.add(k);
-      const why = p.state !== 'running' ? 'not running' : !connected.has(p.host) ? `host ${p.host} is not connected` : !p.addresses[0] ? 'no address yet' : undefined;
-      if (why) this.observe(p, { unknown: why });
+      // A host that is not connected first: the states it last reported may be stale.
+      const broken = connected.has(p.host) ? BROKEN_STATES[p.state] : undefined;
+      const why = !connected.has(p.host) ? `host ${p.host} is not connected` : p.state !== 'running' ? 'not running' : !p.addresses[0] ? 'no address yet' : undefined;
+      if (broken) this.observe(p, { failing: broken });
+      else if (why) this.observe(p, { unknown: why });
       else if (!this.probing.has(k)) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p]);
     }
     for (const k of this.health.keys()) if (!known.has(k)) this.health.delete(k);

@@ -64,6 +64,28 @@ describe('FleetHealthMonitor', () => {
     expect(of('web')).toMatchObject({ state: 'failing', since: failedAt, lastError: 'no answer within 10 s', checkedAt: clock.now() });
   });
 
+  it('paused or crashed on a connected host: failing without a probe, since it was first seen so; resumed: probed again', async () => {
+    const proxies = [record('web', 'edge-a', 'paused'), record('gone', 'edge-a', 'crashed'), record('far', 'edge-c', 'paused'), record('off', 'edge-a', 'shutoff')];
+    const calls: string[] = [];
+    const { monitor, clock, of } = setup({ proxies, connected: ['edge-a'], probe: async (t) => (calls.push(t.address), ok(40)) });
+    await monitor.check();
+    const t0 = clock.now();
+    expect(of('web')).toMatchObject({ state: 'failing', since: t0, checkedAt: t0, lastError: 'the VM is paused: it cannot answer until it is resumed' });
+    expect(of('gone')).toMatchObject({ state: 'failing', lastError: 'the VM has crashed' });
+    // A host that is not connected says nothing of its domains' states; a stopped proxy is out of service on purpose.
+    expect(of('far')).toMatchObject({ state: 'unknown', lastError: 'host edge-c is not connected' });
+    expect(of('off')).toMatchObject({ state: 'unknown', lastError: 'not running' });
+    expect(calls).toEqual([]);
+    await clock.advance(30_000);
+    await monitor.check();
+    expect(of('web')).toMatchObject({ state: 'failing', since: t0, checkedAt: clock.now() });
+    proxies[0] = { ...proxies[0]!, state: 'running' };
+    await clock.advance(30_000);
+    await monitor.check();
+    expect(of('web')).toMatchObject({ state: 'healthy', since: clock.now(), latencyMs: 40 });
+    expect(calls).toHaveLength(1);
+  });
+
   it('latency history: one point a probe (null without an answer), an hour at most, dropped with the proxy', async () => {
     const proxies = [record('web', 'edge-a'), record('off', 'edge-a', 'shutoff')];
     let next: ProbeResult = ok(40);
