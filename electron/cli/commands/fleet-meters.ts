@@ -1,10 +1,12 @@
 /**
  * The stats sampler and the health monitor as a CLI command runs them (`proxies stats`,
  * `metrics`): over the provider's listing (taken again each minute while they run, so
- * proxies launched or deleted elsewhere appear and go), the hosts the listing reached,
+ * proxies launched or deleted elsewhere appear and go; every 10 s while one is paused or
+ * crashed, which health calls failing from the state alone, so a resume is seen within
+ * a health round or so, not a minute later), the hosts the listing reached,
  * the credentials file, and the settings file's health URLs.
  */
-import { FleetHealthMonitor } from '../../services/app/fleet-health.js';
+import { FleetHealthMonitor, isBrokenState } from '../../services/app/fleet-health.js';
 import { FleetStatsSampler } from '../../services/app/fleet-stats.js';
 import type { FleetListing } from '../../services/provider/kvm/fleet.js';
 import { readSettingsOrDefaults, settingsPath } from '../../services/settings/settings-file.js';
@@ -47,6 +49,19 @@ export async function openFleetMeters(ctx: CliContext, { provider, backend }: Cl
     ...(options.healthIntervalMs ? { intervalMs: options.healthIntervalMs } : {}),
   });
   let relist: NodeJS.Timeout | undefined;
+  let listedAt = Date.now();
+  let listing$: Promise<void> | undefined;
+  const tick = () => {
+    const broken = listing.proxies.some((p) => isBrokenState(p.state));
+    if (listing$ || (!broken && Date.now() - listedAt < 60_000)) return;
+    listing$ = provider
+      .list()
+      .then((l) => {
+        listing = l;
+        listedAt = Date.now();
+      }, () => undefined)
+      .finally(() => (listing$ = undefined));
+  };
   return {
     stats,
     health,
@@ -54,7 +69,7 @@ export async function openFleetMeters(ctx: CliContext, { provider, backend }: Cl
     start: () => {
       stats.start();
       health.start();
-      relist = setInterval(() => void provider.list().then((l) => (listing = l), () => undefined), 60_000);
+      relist = setInterval(tick, 10_000);
     },
     close: () => {
       release();

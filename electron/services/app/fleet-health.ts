@@ -26,6 +26,11 @@ const BROKEN_STATES: Partial<Record<ProxyRecord['state'], string>> = {
   crashed: 'the VM has crashed',
 };
 
+/** Whether health calls a proxy in this domain state failing from the state alone (no probe). */
+export function isBrokenState(state: ProxyRecord['state']): boolean {
+  return BROKEN_STATES[state] !== undefined;
+}
+
 export type Probe = (target: ProbeTarget, options: ProbeOptions) => Promise<ProbeResult>;
 
 export interface FleetHealthOptions {
