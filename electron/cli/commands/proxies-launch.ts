@@ -124,7 +124,7 @@ async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions
       const p = result.proxy;
       ctx.io.stderr(`${result.created ? 'launched' : 'already running:'} proxy ${p.name} on ${p.host} (instance ${p.id}; ${result.placement})\n`);
       if (result.url) ctx.io.stdout(`${result.url}\n`);
-      else ctx.io.stderr(`not waited for readiness; see its address with: egress-desk proxies inspect ${p.name}\n`);
+      else ctx.io.stderr(`not waited for readiness; print its URL once it has an address with: egress-desk proxies url ${p.name}\n`);
       return EXIT.ok;
     }),
   );

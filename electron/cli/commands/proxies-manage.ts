@@ -107,12 +107,13 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
   proxies
     .command('reconcile')
     .description('find leftovers: instance volumes with no domain, proxies whose volumes are gone, stale credentials')
-    .option('--fix', 'remove what was found')
+    .option('--fix', 'remove what was found (a broken proxy someone else launched only with --force)')
+    .option('--force', 'with --fix: also remove broken proxies someone else launched')
     .option('--json', 'print the report as JSON')
     .action(
-      kit.action(async (ctx, opts: { fix?: boolean; json?: boolean }) =>
+      kit.action(async (ctx, opts: { fix?: boolean; force?: boolean; json?: boolean }) =>
         withProvider(ctx, async ({ provider }) => {
-          const r = await provider.reconcile({ fix: opts.fix === true });
+          const r = await provider.reconcile({ fix: opts.fix === true, force: opts.force === true });
           if (opts.json) ctx.io.stdout(`${JSON.stringify(r, null, 2)}\n`);
           else {
             if (!r.findings.length) ctx.io.stdout('nothing to reconcile\n');

@@ -162,4 +162,28 @@ describe('a change takes effect without a restart', () => {
     await app.call('settings:set', { autoReplace: { enabled: false } });
     expect(await app.services.app.autoReplace.sweep()).toEqual([]);
   });
+
+  it('auto-replace never replaces a failing proxy someone else launched, only yours', async () => {
+    const clock = new ManualClock();
+    app = appFixture({ statsClock: clock, probe: async () => ({ ok: false, latencyMs: 0, error: 'connection refused' }) });
+    await app.fx.providerAs({ user: 'bob', workstation: 'ws-2' }).launch({ name: 'theirs', host: 'edge-b' });
+    const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
+    expect((await app.finished(taskId)).state).toBe('succeeded');
+    await app.call('proxies:list');
+    await clock.advance(30_000);
+    // Both are failing as far as the health monitor is concerned: the filter is ownership alone.
+    await waitFor('both failing', 10_000, () => {
+      const round = app!.eventsOf('proxy:health').at(-1)?.proxies ?? [];
+      return ['theirs', 'web'].every((n) => round.find((h) => h.name === n)?.state === 'failing') || undefined;
+    }, 20);
+    const theirs = app.fx.b.snapshot().domains;
+    await app.call('settings:set', { autoReplace: { enabled: true, afterMinutes: 1, maxPerHour: 10 } });
+    const ids = await app.services.app.autoReplace.sweep();
+    expect(ids).toHaveLength(1);
+    expect(await app.finished(ids[0]!)).toMatchObject({ state: 'succeeded', title: 'Auto-replace web' });
+    expect(await app.services.app.autoReplace.sweep()).toEqual([]);
+    // Bob's domain is the same one, still running; no task ever named it.
+    expect(app.fx.b.snapshot().domains).toEqual(theirs);
+    expect(((await app.call('tasks:list')) as Task[]).filter((t) => t.target === 'theirs')).toEqual([]);
+  });
 });

@@ -121,6 +121,25 @@ describe('reconcile', () => {
     expect(f.a.pools.get('default')!.volumes.has(young)).toBe(false);
   });
 
+  it('--fix leaves a broken proxy someone else launched, naming the owner; with force it is removed', async () => {
+    const f = fixture();
+    const bob = f.providerAs({ user: 'bob', workstation: 'ws-2' });
+    await bob.launch({ name: 'theirs', host: 'edge-b' });
+    await f.provider.launch({ name: 'mine', host: 'edge-b' });
+    const pool = f.b.pools.get('default')!.volumes;
+    for (const n of ['theirs', 'mine']) pool.delete(instanceVolumes(instanceId(n)).seed);
+    const r = await f.provider.reconcile({ fix: true });
+    expect(r.findings.map((x) => [x.object, x.fixed, x.error])).toEqual([
+      [instanceId('mine'), true, undefined],
+      [instanceId('theirs'), false, 'not yours: launched by bob@ws-2 (reconcile --fix --force removes it)'],
+    ]);
+    expect(f.b.snapshot().domains).toEqual({ [instanceId('theirs')]: 'running' });
+    expect(pool.has(instanceVolumes(instanceId('theirs')).root)).toBe(true);
+    const forced = await f.provider.reconcile({ fix: true, force: true });
+    expect(forced.findings).toEqual([expect.objectContaining({ kind: 'broken-domain', object: instanceId('theirs'), fixed: true })]);
+    expect(f.b.snapshot().domains).toEqual({});
+  });
+
   it('with a host down, stale credentials are not judged (they may belong there)', async () => {
     const f = fixture();
     await f.credentials.set('maybe', { username: 'u', password: 'p' });

@@ -21,7 +21,7 @@ import { type ReplaceOptions, type ReplaceResult, replaceProxy } from './replace
 import { place } from './placement.js';
 import { resolveMachineType } from './render.js';
 import { collectAddresses, candidates } from './readiness.js';
-import { type ReconcileReport, reconcile } from './reconcile.js';
+import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconcile.js';
 import { messageOf } from '../../../../shared/errors.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { type LabelEdit, checkOwnership, editLabels, expiredProxies } from './fleet-ops.js';
@@ -268,7 +268,7 @@ export class KvmProvider {
   }
 
   /** Reports (and with `fix`, removes) orphan volumes, broken domains and stale credentials. */
-  reconcile(options: { fix?: boolean } = {}): Promise<ReconcileReport> {
+  reconcile(options: ReconcileOptions = {}): Promise<ReconcileReport> {
     return reconcile(this.ctx, options);
   }
 }

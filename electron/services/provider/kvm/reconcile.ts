@@ -11,6 +11,7 @@ import { groupHypervisors, owningEntry } from './hypervisors.js';
 import { instanceIds, instanceOfVolume, isInstanceVolume } from './names.js';
 import { ownVolumes } from './domain-facts.js';
 import { messageOf } from '../../../../shared/errors.js';
+import { isMine, ownerText } from '../../../../shared/fleet-meta.js';
 
 export interface ReconcileFinding {
   kind: 'orphan-volume' | 'broken-domain' | 'stale-credentials';
@@ -51,7 +52,20 @@ export interface ReconcileReport {
  */
 export const ORPHAN_GRACE_MS = 15 * 60_000;
 
-export async function reconcile(ctx: ProviderContext, options: { fix?: boolean } = {}): Promise<ReconcileReport> {
+/** What {@link reconcile} is asked to do. */
+export interface ReconcileOptions {
+  /** Remove what was found (else only report). */
+  fix?: boolean;
+  /**
+   * With `fix`: also remove a broken domain someone else launched (another user or
+   * workstation, as its metadata records). Without it such a finding is not fixed, naming
+   * the owner, as `proxies delete` refuses their proxies: their own reconcile may be the
+   * one to judge it, and its credentials are on their workstation.
+   */
+  force?: boolean;
+}
+
+export async function reconcile(ctx: ProviderContext, options: ReconcileOptions = {}): Promise<ReconcileReport> {
   const report: ReconcileReport = { findings: [], unreachable: [], fixed: options.fix === true };
   const fleet = new Set<string>();
   const { hypervisors, unreachable } = await groupHypervisors(ctx);
@@ -98,7 +112,10 @@ export async function reconcile(ctx: ProviderContext, options: { fix?: boolean }
           }
           if (!missing.length) continue;
           const finding: ReconcileFinding = { kind: 'broken-domain', host: host.name, object: domain.name, detail: `proxy ${meta.name}: volume${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing` };
-          if (options.fix) {
+          if (options.fix && meta.launchedBy && !isMine(meta.launchedBy, ctx.identity) && !options.force) {
+            finding.fixed = false;
+            finding.error = `not yours: launched by ${ownerText(meta.launchedBy)} (reconcile --fix --force removes it)`;
+          } else if (options.fix) {
             await attempt(finding, async () => {
               if (domain.state !== 'shutoff') await api.destroyDomain(domain.name).catch(() => undefined);
               await api.undefineDomain(domain.name);
