@@ -224,6 +224,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
           <button type="button" disabled={!names.length} onClick={() => setReplacing(selection)}>Replace</button>
+          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setLabelling(proxyKey(selection[0]))}>Labels</button>
           <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
