@@ -6,7 +6,7 @@
  * the filter and the Group by rows. Real `egress-desk serve`, Chromium, libvirtd.
  */
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import { useTinyApp } from './app-page.js';
 
