@@ -54,8 +54,12 @@ export function allowError(text: string): string | undefined {
   return undefined;
 }
 
-/** The labels as typed, parsed (the same rules as `--label`); throws with the message of the first bad one. */
-function parseLabels(text: string): Labels {
+/**
+ * The labels as typed, `key=value` separated by spaces or commas, parsed (the same rules as
+ * `--label`); throws with the message of the first bad one. The Launch form and the table's
+ * label editor both read their text with it.
+ */
+export function parseLabels(text: string): Labels {
   const labels = Object.fromEntries(text.split(/[\s,]+/).filter(Boolean).map(parseLabel));
   if (Object.keys(labels).length > LABELS_MAX) throw new Error(`At most ${LABELS_MAX} labels.`);
   return labels;

@@ -26,4 +26,4 @@ export const inspecting = (s: UiStore): boolean => s.inspected !== null;
 export const tableProxies = (s: ProxiesStore) => ({ proxies: s.proxies, loaded: s.loaded, error: s.error, you: s.you });
 
 /** The table's sort, the row to give the focus back to (after the inspector), and the actions it calls. */
-export const tableUi = (s: UiStore) => ({ sort: s.sort, returnTo: s.returnTo, setSort: s.setSort, inspect: s.inspect, setLaunchOpen: s.setLaunchOpen, toast: s.toast });
+export const tableUi = (s: UiStore) => ({ sort: s.sort, groupBy: s.groupBy, setGroupBy: s.setGroupBy, returnTo: s.returnTo, setSort: s.setSort, inspect: s.inspect, setLaunchOpen: s.setLaunchOpen, toast: s.toast });

@@ -3,11 +3,12 @@
  * the inspector and its tab; this store is the one owner of that, so a sidebar click, the
  * inspector's Back and a menu's import cannot disagree (the inspector store follows it for
  * the inspection itself). Remembered between starts, in localStorage through `persist`:
- * the view, the open proxy and the proxies' sort. Also the Launch dialog, the import
+ * the view, the open proxy and the proxies' sort and grouping. Also the Launch dialog, the import
  * draft and toasts.
  */
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
+import { LABEL_KEY } from '../../shared/fleet-meta.js';
 import { isRecord, localSettings } from './local-settings.js';
 
 export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks', 'settings'] as const;
@@ -56,6 +57,8 @@ export interface UiStore {
   returnTo?: string;
   importDraft?: ImportDraft;
   sort: Sort;
+  /** The label key the Proxies table groups its rows by; null: not grouped. */
+  groupBy: string | null;
   launchOpen: boolean;
   toasts: Toast[];
   /** Shows a view as the sidebar names it: Proxies is the table, so an open inspector closes. */
@@ -66,6 +69,7 @@ export interface UiStore {
   closeInspector(): void;
   setInspectorTab(tab: string): void;
   setSort(sort: Sort): void;
+  setGroupBy(key: string | null): void;
   setLaunchOpen(open: boolean): void;
   /** Shows the Config view with this text in its import box, previewed; undefined once taken. */
   setImportDraft(draft: ImportDraft | undefined): void;
@@ -74,12 +78,13 @@ export interface UiStore {
 }
 
 /** What is remembered between starts. */
-type RememberedUi = Pick<UiStore, 'view' | 'sort' | 'inspected'>;
+type RememberedUi = Pick<UiStore, 'view' | 'sort' | 'inspected' | 'groupBy'>;
 
 /** The localStorage key, and the keys each setting had before `persist` (read once, then removed). */
 export const UI_SETTINGS = 'egress-desk.ui';
 const LEGACY_UI_KEYS: Record<string, keyof RememberedUi> = { 'egress-desk.view': 'view', 'egress-desk.proxies.sort': 'sort', 'egress-desk.inspector': 'inspected' };
 
+const isGroupBy = (v: unknown): v is string | null => v === null || (typeof v === 'string' && LABEL_KEY.test(v));
 const isInspected = (v: unknown): v is Inspected | null => v === null || (isRecord(v) && typeof v.name === 'string' && typeof v.tab === 'string');
 
 let nextToast = 1;
@@ -90,6 +95,7 @@ export const useUiStore = create<UiStore>()(
       view: 'proxies',
       inspected: null,
       sort: { key: 'name', dir: 'asc' },
+      groupBy: null,
       launchOpen: false,
       toasts: [],
       setView(view) {
@@ -106,6 +112,9 @@ export const useUiStore = create<UiStore>()(
       },
       setSort(sort) {
         set({ sort });
+      },
+      setGroupBy(groupBy) {
+        set({ groupBy });
       },
       setLaunchOpen(launchOpen) {
         set({ launchOpen });
@@ -127,7 +136,7 @@ export const useUiStore = create<UiStore>()(
       name: UI_SETTINGS,
       version: 1,
       storage: localSettings<RememberedUi>(LEGACY_UI_KEYS),
-      partialize: (s) => ({ view: s.view, sort: s.sort, inspected: s.inspected }),
+      partialize: (s) => ({ view: s.view, sort: s.sort, inspected: s.inspected, groupBy: s.groupBy }),
       // Version 0 is the per-setting keys: the same fields, which merge validates.
       migrate: (stored) => stored as RememberedUi,
       merge: (stored, current) => {
@@ -137,6 +146,7 @@ export const useUiStore = create<UiStore>()(
           ...(isView(stored.view) && { view: stored.view }),
           ...(isSort(stored.sort) && { sort: stored.sort }),
           ...(isInspected(stored.inspected) && { inspected: stored.inspected }),
+          ...(isGroupBy(stored.groupBy) && { groupBy: stored.groupBy }),
         };
       },
     },

@@ -17,7 +17,9 @@ import { OthersNote } from './OthersNote.js';
 import { ReplaceDialog } from './ReplaceDialog.js';
 import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 import { FleetTags } from './FleetTags.js';
-import { othersIn } from '../proxy-fleet.js';
+import { groupRows, labelKeys, othersIn } from '../proxy-fleet.js';
+import { LabelsDialog } from './LabelsDialog.js';
+import { GroupRow, rowKeys } from './ProxyRows.js';
 import { InspectorView } from './InspectorView.js';
 import { FleetSummary } from './FleetSummary.js';
 import type { HealthState, ProxyHealth } from '../../shared/health.js';
@@ -71,29 +73,12 @@ export function ProxiesView() {
   );
 }
 
-/** Enter on a focused row, or a double-click on it (not on its checkbox or buttons), opens the inspector. */
-function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
-  if (e.target !== e.currentTarget) return;
-  const row = e.currentTarget;
-  if (e.key === 'Enter') {
-    e.preventDefault();
-    useUiStore.getState().inspect(name);
-  } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-    // Moves between the rendered rows; the overscan keeps a neighbour in the DOM and focusing it scrolls.
-    const next = e.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling;
-    if (next instanceof HTMLElement) {
-      e.preventDefault();
-      next.focus();
-    }
-  }
-}
-
 function ProxiesTable({ hidden }: { hidden: boolean }) {
   const { proxies, loaded, error, you } = useProxiesStore(useShallow(tableProxies));
   const [mineOnly, setMineOnly] = useState(false);
   /** A stop of someone else's proxies, waiting for the person to agree (naming the owners). */
   const [stopping, setStopping] = useState<string[] | undefined>();
-  const { sort, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
+  const { sort, groupBy, setGroupBy, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   /** A count of the fleet summary, pressed: only the proxies in that health state are shown. */
   const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
@@ -102,6 +87,8 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const [replacing, setReplacing] = useState<ProxyRecordView[] | undefined>();
+  /** The proxy whose labels are being edited, by key (the dialog reads the live row). */
+  const [labelling, setLabelling] = useState<string | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
   useEffect(() => {
@@ -118,6 +105,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     const sorted = sortAndFilter(all, filter, sort, you, mineOnly);
     return healthFilter ? sorted.filter((p) => healthStateOf(health[proxyKey(p)]) === healthFilter) : sorted;
   }, [all, filter, sort, you, mineOnly, healthFilter, health]);
+
+  // Grouped by a label key the fleet has; a remembered key no proxy has now groups nothing (and comes back with the label).
+  const groupKeys = useMemo(() => labelKeys(all), [all]);
+  const grouping = groupBy !== null && groupKeys.includes(groupBy) ? groupBy : null;
+  const items = useMemo(() => groupRows(rows, grouping), [rows, grouping]);
 
   // Selection only holds proxies that still exist.
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
@@ -138,7 +130,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     setHeight(el.clientHeight);
     return () => observer.disconnect();
   }, [loaded, all.length]);
-  const win = rowWindow({ count: rows.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
+  const win = rowWindow({ count: items.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
 
   // Back from the inspector: the proxy's row is scrolled into view and its Inspect button
   // gets the focus (once the window has rendered that row, hence the second effect).
@@ -148,7 +140,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     const el = scroller.current;
     if (!returnTo) returned.current = undefined;
     if (!returnTo || hidden || !el || returned.current === returnTo) return;
-    const index = rows.findIndex((p) => p.name === returnTo);
+    const index = items.findIndex((it) => it.kind === 'proxy' && it.proxy.name === returnTo);
     // Not listed yet (a reload: the list arrives after the view): tried again when the rows change.
     if (index < 0) return;
     returned.current = returnTo;
@@ -158,7 +150,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
       el.scrollTop = top;
       setScrollTop(top);
     }
-  }, [returnTo, hidden, rows]);
+  }, [returnTo, hidden, items]);
   useEffect(() => {
     const pending = pendingFocus.current;
     if (!pending) return;
@@ -216,6 +208,15 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         <span className="meta">{loaded ? `${rows.length} of ${all.length}` : 'loading…'}</span>
         <div className="toolbar" role="toolbar" aria-label="Proxy actions">
           <input type="search" className="filter" aria-label="Filter proxies" placeholder="Filter by name, host, address, env=prod…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <label className="group-by">
+            Group by{' '}
+            <select value={grouping ?? ''} onChange={(e) => setGroupBy(e.target.value === '' ? null : e.target.value)} disabled={!groupKeys.length} title={groupKeys.length ? undefined : 'No proxy has a label yet'}>
+              <option value="">none</option>
+              {groupKeys.map((k) => (
+                <option key={k} value={k}>{k}</option>
+              ))}
+            </select>
+          </label>
           <label className="mine-toggle">
             <input type="checkbox" checked={mineOnly} onChange={(e) => setMineOnly(e.target.checked)} /> Mine
           </label>
@@ -223,6 +224,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
           <button type="button" disabled={!names.length} onClick={() => setReplacing(selection)}>Replace</button>
+          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setLabelling(proxyKey(selection[0]))}>Labels</button>
           <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
@@ -241,7 +243,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <p className="meta">Shortcut: N, or Ctrl+N (⌘N on macOS) in the app window.</p>
         </div>
       ) : (
-        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={rows.length + 1}>
+        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={items.length + 1}>
           <div role="rowgroup" className="grid-head" ref={head}>
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
@@ -259,7 +261,9 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
             {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
             <div className="grid-spacer" style={{ height: win.total }}>
               <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>
-                {rows.slice(win.start, win.end).map((p, i) => {
+                {items.slice(win.start, win.end).map((item, i) => {
+                  if (item.kind === 'group') return <GroupRow key={`group:${item.value ?? ''}`} item={item} rowIndex={win.start + i + 2} columns={COLUMNS.length + 5} />;
+                  const p = item.proxy;
                   const key = proxyKey(p);
                   const isSelected = selected.has(key);
                   return (
@@ -310,6 +314,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
                       <div role="cell" className="col col-image">{p.image.name}</div>
                       <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
                       <div role="cell" className="col col-actions">
+                        <button type="button" className="small" aria-label={`Edit labels of ${p.name}`} title="Labels: edit them, the VM keeps running" onClick={() => setLabelling(key)}>🏷</button>
                         <button type="button" className="small" aria-label={`Replace ${p.name}`} title="Replace: a fresh VM, same name and credentials" disabled={p.replacing !== undefined} onClick={() => setReplacing([p])}>↻</button>
                         <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
                         <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
@@ -328,6 +333,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           </div>
         </div>
       )}
+      {labelling && proxies[labelling] && <LabelsDialog proxy={proxies[labelling]} onClose={() => setLabelling(undefined)} />}
       {replacing && <ReplaceDialog proxies={replacing} you={you} onClose={() => setReplacing(undefined)} />}
       {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
       {confirming && (

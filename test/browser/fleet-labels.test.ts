@@ -2,10 +2,11 @@
  * Running a fleet in the table (issue 16): proxies launched from the command line with
  * labels and an expiry reach the open page (lifecycle events, no reload), are filtered by
  * `env=…` in the filter box (exactly: env=prod is not env=dev), and show their labels and
- * the countdown. Real `egress-desk serve`, Chromium, libvirtd.
+ * the countdown; a label edited in the app (Labels, proxies:label) reaches the metadata,
+ * the filter and the Group by rows. Real `egress-desk serve`, Chromium, libvirtd.
  */
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import { useTinyApp } from './app-page.js';
 
@@ -34,5 +35,32 @@ describe('labels and expiry in the table, against the real libvirtd', () => {
     await filter.fill('env=dev');
     await row(DEV).getByText('env=dev', { exact: true }).waitFor();
     await row(PROD).waitFor({ state: 'detached' });
+  }, 180_000);
+
+  it('edits a label in the app (no restart), and the filter and the grouping follow it', async () => {
+    const filter = page.getByRole('searchbox', { name: 'Filter proxies' });
+    await filter.fill('');
+    await table().getByRole('checkbox', { name: `Select ${DEV}` }).check({ timeout: 60_000 });
+    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Labels' }).click();
+    const dialog = page.getByRole('dialog', { name: `Labels of ${DEV}` });
+    const field = dialog.getByRole('textbox', { name: 'Labels' });
+    expect(await field.inputValue()).toBe('env=dev');
+    await field.fill('env=prod Tier=edge');
+    await dialog.getByText(/label key must be/).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await field.fill('env=prod tier=edge');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 60_000 });
+    expect(await lane.cli('list', '-l', 'tier=edge')).toContain(DEV);
+    await filter.fill('env=prod');
+    await row(DEV).getByText('tier=edge', { exact: true }).waitFor({ timeout: 30_000 });
+    await row(PROD).waitFor();
+    await filter.fill('');
+    await page.getByRole('combobox', { name: /Group by/ }).selectOption('tier');
+    await table().getByRole('row', { name: /tier=edge\s*1 proxy/ }).waitFor();
+    await table().getByRole('row', { name: /no tier\s*1 proxy/ }).waitFor();
+    await page.getByRole('combobox', { name: /Group by/ }).selectOption('');
+    await table().getByRole('row', { name: /no tier/ }).waitFor({ state: 'detached' });
+    expect(lane.app.errors).toEqual([]);
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 /** The Proxies table's filter (`env=prod`, "mine") and the owners named before acting on someone else's proxies; the Launch form's labels and expiry. */
 import { describe, expect, it } from 'vitest';
-import { othersIn, passesFilter } from '../../../renderer/proxy-fleet.js';
-import { formToSpec, launchFormErrors } from '../../../shared/launch-form.js';
+import { groupRows, labelEdit, labelKeys, labelsText, othersIn, passesFilter } from '../../../renderer/proxy-fleet.js';
+import { formToSpec, labelsError, launchFormErrors, parseLabels } from '../../../shared/launch-form.js';
 import { sampleRecordView } from '../../support/proxy-samples.js';
 
 const me = { user: 'alice', workstation: 'laptop' };
@@ -43,5 +43,42 @@ describe('the Launch form', () => {
     expect(launchFormErrors({ ...form, ttl: 'soon' }, now).ttl).toMatch(/a duration/);
     expect(launchFormErrors({ ...form, ttl: '2020-01-01T00:00:00Z' }, now).ttl).toMatch(/in the past/);
     expect(launchFormErrors({ ...form, labels: 'env=prod', ttl: '2d' }, now)).toEqual({ name: undefined, port: undefined, allow: undefined, labels: undefined, ttl: undefined });
+  });
+});
+
+describe('grouping the table by a label', () => {
+  const db = sampleRecordView({ name: 'db-1', labels: { env: 'prod', team: 'db' } });
+  const dev = sampleRecordView({ name: 'dev-1', labels: { env: 'dev' } });
+  const shape = (rows: ReturnType<typeof groupRows>) => rows.map((r) => (r.kind === 'group' ? `[${r.value ?? `no ${r.key}`}: ${r.count}]` : r.proxy.name));
+
+  it('puts a header before each value, sorted, with its count, and the proxies without the key last; keeps the given order inside', () => {
+    expect(shape(groupRows([prod, old, db, staging, dev], 'env'))).toEqual(['[dev: 1]', 'dev-1', '[prod: 2]', 'web-1', 'db-1', '[production: 1]', 'web-2', '[no env: 1]', 'old-1']);
+    expect(shape(groupRows([prod, old, db], 'team'))).toEqual(['[db: 1]', 'db-1', '[web: 1]', 'web-1', '[no team: 1]', 'old-1']);
+  });
+
+  it('no key, or no rows: the rows as they are, no headers', () => {
+    expect(shape(groupRows([old, prod], null))).toEqual(['old-1', 'web-1']);
+    expect(groupRows([], 'env')).toEqual([]);
+  });
+
+  it('offers the label keys the fleet has, sorted', () => {
+    expect(labelKeys([old, prod, dev])).toEqual(['env', 'team']);
+    expect(labelKeys([old])).toEqual([]);
+  });
+});
+
+describe('editing labels', () => {
+  it('sends only what changed: new or changed pairs, and the keys taken out', () => {
+    expect(labelEdit({ env: 'prod', team: 'web' }, { env: 'dev', team: 'web', tier: 'edge' })).toEqual({ set: { env: 'dev', tier: 'edge' }, remove: [] });
+    expect(labelEdit({ env: 'prod', team: 'web' }, { env: 'prod' })).toEqual({ set: {}, remove: ['team'] });
+    expect(labelEdit(undefined, {})).toEqual({ set: {}, remove: [] });
+  });
+
+  it('the editor text reads back as the same labels through the Launch form\'s parser', () => {
+    const labels = { team: 'web', env: 'prod' };
+    expect(labelsText(labels)).toBe('env=prod team=web');
+    expect(parseLabels(labelsText(labels))).toEqual(labels);
+    expect(labelsText(undefined)).toBe('');
+    expect(labelsError('env=prod, Team=web')).toMatch(/label key/);
   });
 });

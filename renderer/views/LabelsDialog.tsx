@@ -1,0 +1,83 @@
+/**
+ * Edits one proxy's labels in place (`proxies:label`: the metadata changes, the VM keeps
+ * running). The text is read by the Launch form's own parser (shared/launch-form.ts), so
+ * both accept the same `key=value` words; only the difference is sent (labelEdit). The row
+ * follows the answer at once and the `proxy:changed` event that comes after it.
+ */
+import { type FormEvent, useId, useState } from 'react';
+import type { ProxyRecordView } from '../../shared/proxies.js';
+import { labelsError, parseLabels } from '../../shared/launch-form.js';
+import { backend } from '../backend.js';
+import { errorMessage } from '../format.js';
+import { labelEdit, labelsText } from '../proxy-fleet.js';
+import { useProxiesStore } from '../stores/proxies-store.js';
+import { useUiStore } from '../stores/ui-store.js';
+import { Modal } from './ConfirmDialog.js';
+
+export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClose: () => void }) {
+  const base = useId();
+  const ids = { heading: `${base}-h`, field: `${base}-labels`, hint: `${base}-labels-hint`, error: `${base}-labels-error` };
+  const [text, setText] = useState(() => labelsText(proxy.labels));
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string | undefined>();
+  const invalid = labelsError(text);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    if (invalid) return;
+    const { set, remove } = labelEdit(proxy.labels, parseLabels(text));
+    if (!Object.keys(set).length && !remove.length) {
+      onClose();
+      return;
+    }
+    setSaving(true);
+    setSaveError(undefined);
+    try {
+      const answer = await backend().proxies.label({ name: proxy.name, ...(Object.keys(set).length ? { set } : {}), ...(remove.length ? { remove } : {}) });
+      // The answer is the labels as stored: the row shows them now, not only when the event arrives.
+      const live = useProxiesStore.getState().proxies[`${proxy.host}/${proxy.id}`];
+      if (live && answer.host === proxy.host) useProxiesStore.getState().apply({ host: proxy.host, domain: proxy.id, name: proxy.name, event: 'LABELS_SAVED', removed: false, proxy: { ...live, labels: answer.labels } });
+      useUiStore.getState().toast(`Labels of ${proxy.name} saved`);
+      onClose();
+    } catch (err) {
+      setSaveError(errorMessage(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <Modal labelledBy={ids.heading} onClose={onClose} className="confirm">
+      <form onSubmit={(e) => void save(e)} noValidate>
+        <h2 id={ids.heading}>Labels of {proxy.name}</h2>
+        <div className="field">
+          <label htmlFor={ids.field}>Labels</label>
+          <input
+            id={ids.field}
+            value={text}
+            spellCheck={false}
+            autoFocus
+            placeholder="env=prod team=web"
+            aria-invalid={invalid ? true : undefined}
+            aria-describedby={invalid ? ids.error : ids.hint}
+            onChange={(e) => setText(e.target.value)}
+          />
+          {invalid ? (
+            <p id={ids.error} className="field-error">{invalid}</p>
+          ) : (
+            <p id={ids.hint} className="hint">key=value pairs, separated by spaces or commas. Remove a pair to remove the label. Saved in the VM's metadata; it keeps running.</p>
+          )}
+        </div>
+        {saveError && (
+          <p role="alert" className="error">
+            Could not save the labels: {saveError}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="primary" disabled={saving || invalid !== undefined}>{saving ? 'Saving…' : 'Save'}</button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
