@@ -19,6 +19,8 @@ import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-replace';
+/** A second proxy with the same label, for the run by label. */
+const NAME2 = 'egtest-replace2';
 let client: LibvirtClient;
 let sha256: string;
 let home: ProviderHome;
@@ -30,10 +32,12 @@ beforeAll(async () => {
   home = localProviderHome(env, 'egress-replace-', dir, { name: 'tiny', ...image });
   client = await systemClient();
   await removeProxy(client, NAME);
+  await removeProxy(client, NAME2);
 });
 
 afterAll(async () => {
   if (!client) return;
+  await removeProxy(client, NAME2);
   await removeProxy(client, NAME, [baseVolumeName(sha256, 'qcow2')]);
   await client.close();
 });
@@ -43,6 +47,8 @@ describe('proxies replace on a real daemon', () => {
     const cli = home.proxies;
     const launched = await cli('launch', NAME, '--label', 'env=replace', '--json');
     expect(launched.code, launched.stderr).toBe(0);
+    const second = await cli('launch', NAME2, '--label', 'env=replace', '--json');
+    expect(second.code, second.stderr).toBe(0);
     const before = await hypervisorState(client);
     const runtime = (await findDomainByName(client, instanceId(NAME)))!.id;
     const credentials = readFileSync(join(home.home, 'data', 'credentials.json'), 'utf8');
@@ -64,9 +70,28 @@ describe('proxies replace on a real daemon', () => {
     expect((await findDomainByName(client, instanceId(NAME)))!.id).toBe(runtime);
     expect(readFileSync(join(home.home, 'data', 'credentials.json'), 'utf8')).toBe(credentials);
 
-    // By label, one at a time: the first failure stops the run (here the only match).
+    // By label, one at a time: two match; the first one's replacement fails, which stops the
+    // run, so the second is never attempted (no replacement of it ever exists) and both old ones run on.
+    const alternates = new Set<string>();
+    let bothAtOnce = false;
+    let stop = false;
+    const watchingBulk = (async () => {
+      while (!stop) {
+        const seen = [];
+        for (const n of [NAME, NAME2]) if (await findDomainByName(client, alternateInstanceId(n))) seen.push(n);
+        for (const n of seen) alternates.add(n);
+        if (seen.length > 1) bothAtOnce = true;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
     const bulk = await cli('replace', '-l', 'env=replace', '--timeout', '5');
+    stop = true;
+    await watchingBulk;
     expect(bulk.code).not.toBe(0);
+    const [first, rest] = /proxy (egtest-replace2?): not replaced, it is as it was: [\s\S]*?\nnot attempted: (\S+)\n/.exec(bulk.stderr)?.slice(1) ?? [];
+    expect([first, rest].sort(), bulk.stderr).toEqual([NAME, NAME2]);
+    expect(bothAtOnce).toBe(false);
+    expect([...alternates]).toEqual([first]);
     expect(await hypervisorState(client)).toEqual(before);
 
     const usage = await cli('replace');
