@@ -47,5 +47,8 @@ describe('bake recipe', () => {
     execFileSync('sh', ['-n', '-c', script]);
     expect(BAKE_MARKER.test(text)).toBe(false);
     expect(doc.runcmd[0]![0]).toBe('systemd-run');
+    // tinyproxy's drop-in: after cloud-init's network stage (write_files), a valid unit fragment.
+    const dropIn = (doc.write_files as Array<{ path: string; content: string }>).find((f) => f.path.startsWith('/etc/systemd/system/tinyproxy.service.d/'));
+    expect(dropIn?.content).toMatch(/^\[Unit\]\nAfter=cloud-init\.service\n/m);
   });
 });

@@ -23,7 +23,7 @@ export const BAKING_PREFIX = 'egress-baking-';
  * Bumped when the baking procedure itself changes (the cleanup, the seed's shape): every
  * recipe hash changes with it, so bases baked the old way are no longer used.
  */
-export const BAKE_FORMAT = 1;
+export const BAKE_FORMAT = 2;
 
 /** The guest agent every baked image gets (addresses from inside the guest, agent exec). */
 export const AGENT_PACKAGES: readonly string[] = ['qemu-guest-agent'];
@@ -82,6 +82,19 @@ export function bakingNames(sha256: string, recipe: BakeRecipe): { domain: strin
  */
 export const BAKE_MARKER = /EGRESS-BAKE-(OK|FAILED) ([0-9a-f]{12})(?: ([^\r\n]*))?/;
 
+/**
+ * A drop-in the bake leaves for tinyproxy (enabled by its package): start only after
+ * cloud-init's network stage (`cloud-init.service`, which runs `write_files`), so on a baked
+ * image's first boot tinyproxy comes up once, with the proxy's own configuration, without
+ * waiting for the config and final stages (seconds of Python under TCG) to reach the
+ * user-data's `runcmd`. The baked user-data then only starts it if it is not running
+ * (cloud-config.ts), so a client that saw it ready is not cut off by a restart.
+ */
+export const TINYPROXY_DROP_IN = {
+  path: '/etc/systemd/system/tinyproxy.service.d/10-egress-after-cloud-init.conf',
+  content: '# Egress Desk: start once cloud-init has written tinyproxy.conf (write_files, network stage).\n[Unit]\nAfter=cloud-init.service\n',
+} as const;
+
 /** Where the baking guest's finishing script is written (it removes itself before the image is sealed). */
 const FINISH_SCRIPT = '/usr/local/sbin/egress-bake-finish';
 
@@ -116,7 +129,10 @@ export function buildBakeUserData(recipe: BakeRecipe): string {
   const doc = {
     packages: recipe.packages,
     package_update: true,
-    write_files: [{ path: FINISH_SCRIPT, owner: 'root:root', permissions: '0755', content: finish }],
+    write_files: [
+      { path: FINISH_SCRIPT, owner: 'root:root', permissions: '0755', content: finish },
+      { path: TINYPROXY_DROP_IN.path, owner: 'root:root', permissions: '0644', content: TINYPROXY_DROP_IN.content },
+    ],
     runcmd: [['systemd-run', '--no-block', '--collect', '--unit', 'egress-bake-finish', '/bin/sh', FINISH_SCRIPT]],
   };
   return `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`;
