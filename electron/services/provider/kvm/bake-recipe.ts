@@ -13,7 +13,9 @@
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
+import { posix } from 'node:path';
 import { proxyPackages } from './proxy-software.js';
+import { TINYPROXY_CONF_END } from './tinyproxy-conf.js';
 
 export const BAKED_VOLUME_PREFIX = 'egress-baked-';
 /** The baking domain and its scratch volumes: never a proxy, never a base. */
@@ -83,16 +85,32 @@ export function bakingNames(sha256: string, recipe: BakeRecipe): { domain: strin
 export const BAKE_MARKER = /EGRESS-BAKE-(OK|FAILED) ([0-9a-f]{12})(?: ([^\r\n]*))?/;
 
 /**
- * A drop-in the bake leaves for tinyproxy (enabled by its package): start only after
- * cloud-init's network stage (`cloud-init.service`, which runs `write_files`), so on a baked
- * image's first boot tinyproxy comes up once, with the proxy's own configuration, without
- * waiting for the config and final stages (seconds of Python under TCG) to reach the
- * user-data's `runcmd`. The baked user-data then only starts it if it is not running
- * (cloud-config.ts), so a client that saw it ready is not cut off by a restart.
+ * A drop-in the bake leaves for tinyproxy (enabled by its package): before starting, wait
+ * until tinyproxy.conf ends with the line only Egress Desk's configuration ends with
+ * (tinyproxy-conf.ts), at most 120 s. On a baked image's first boot tinyproxy is started
+ * around network.target with Debian's default file still in place; it then comes up once,
+ * with the proxy's own configuration, the moment cloud-init's `write_files` has written it
+ * (early in the network stage), instead of at the user-data's `runcmd` (the config and
+ * final stages: seconds of Python under TCG) or at the end of the network stage (growpart,
+ * resizefs, users: seconds more). Tested on the last line, not on the file's presence,
+ * because write_files writes in place: a half-written file has no last line yet. On a
+ * reboot the file is already complete and the wait is one `tail`. The baked user-data
+ * then only starts tinyproxy if it is not running (cloud-config.ts), so a client that saw
+ * it ready is not cut off by a restart.
+ *
+ * The finishing script writes it after the packages are installed, not `write_files`:
+ * while baking, the package's own start (Debian's default file, no such last line) must
+ * not wait. `$$` is systemd's escape for a literal `$`.
  */
 export const TINYPROXY_DROP_IN = {
-  path: '/etc/systemd/system/tinyproxy.service.d/10-egress-after-cloud-init.conf',
-  content: '# Egress Desk: start once cloud-init has written tinyproxy.conf (write_files, network stage).\n[Unit]\nAfter=cloud-init.service\n',
+  path: '/etc/systemd/system/tinyproxy.service.d/10-egress-wait-for-config.conf',
+  content: [
+    '# Egress Desk: start once cloud-init has written tinyproxy.conf (write_files), at most 120 s later.',
+    '[Service]',
+    `ExecStartPre=/bin/sh -c 'n=0; until tail -n 1 /etc/tinyproxy/tinyproxy.conf 2>/dev/null | grep -qxF "${TINYPROXY_CONF_END}"; do n=$$((n+1)); [ $$n -ge 600 ] && break; sleep 0.2; done'`,
+    'TimeoutStartSec=180',
+    '',
+  ].join('\n'),
 } as const;
 
 /** Where the baking guest's finishing script is written (it removes itself before the image is sealed). */
@@ -117,6 +135,8 @@ export function buildBakeUserData(recipe: BakeRecipe): string {
     `missing=$(for p in ${packages}; do dpkg-query -W -f '\${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || printf '%s ' "$p"; done)`,
     `if [ -n "$missing" ]; then ${say('FAILED', 'not installed: $missing(see /var/log/cloud-init-output.log)')}; rm -f "$0"; poweroff; exit 0; fi`,
     'apt-get clean',
+    `mkdir -p ${posix.dirname(TINYPROXY_DROP_IN.path)}`,
+    `cat > ${TINYPROXY_DROP_IN.path} <<'EGRESS_EOF'\n${TINYPROXY_DROP_IN.content}EGRESS_EOF`,
     'rm -f /var/lib/dhcp/*.leases',
     'cloud-init clean --logs',
     'truncate -s 0 /etc/machine-id',
@@ -129,10 +149,7 @@ export function buildBakeUserData(recipe: BakeRecipe): string {
   const doc = {
     packages: recipe.packages,
     package_update: true,
-    write_files: [
-      { path: FINISH_SCRIPT, owner: 'root:root', permissions: '0755', content: finish },
-      { path: TINYPROXY_DROP_IN.path, owner: 'root:root', permissions: '0644', content: TINYPROXY_DROP_IN.content },
-    ],
+    write_files: [{ path: FINISH_SCRIPT, owner: 'root:root', permissions: '0755', content: finish }],
     runcmd: [['systemd-run', '--no-block', '--collect', '--unit', 'egress-bake-finish', '/bin/sh', FINISH_SCRIPT]],
   };
   return `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`;
