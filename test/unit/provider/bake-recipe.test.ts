@@ -54,6 +54,7 @@ describe('bake recipe', () => {
     // tinyproxy's drop-in is written by the finishing script (after the packages), not by
     // write_files: while baking, the package's own start must not wait for our config.
     expect(doc.write_files).toHaveLength(1);
+    expect(script).toContain('systemctl disable danted.service');
     expect(script).toContain(`cat > ${TINYPROXY_DROP_IN.path} <<'EGRESS_EOF'\n${TINYPROXY_DROP_IN.content}EGRESS_EOF\n`);
   });
 
@@ -61,6 +62,9 @@ describe('bake recipe', () => {
     const pre = /^ExecStartPre=\/bin\/sh -c '(.*)'$/m.exec(TINYPROXY_DROP_IN.content)?.[1];
     expect(pre).toBeDefined();
     expect(TINYPROXY_DROP_IN.content).toMatch(/^\[Service\]$/m);
+    // Out of sysinit.target's ordering (cloud-init.service is Before=sysinit.target on Debian).
+    expect(TINYPROXY_DROP_IN.content).toMatch(/^\[Unit\]\nDefaultDependencies=no\n/m);
+    expect(TINYPROXY_DROP_IN.content).toMatch(/^Conflicts=shutdown\.target$/m);
     // systemd turns `$$` into `$`; the shell then sees this (and our config really ends so).
     const dir = mkdtempSync(join(tmpdir(), 'egress-dropin-'));
     const conf = join(dir, 'tinyproxy.conf');
