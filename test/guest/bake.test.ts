@@ -5,8 +5,12 @@
  * `egress-baked-<sha256>-<recipe hash>.qcow2` must then be in the pool. The mirror is then
  * stopped and a proxy launched from a config with NO mirror: its plan's `base` step must
  * name the baked base, the URL must forward HTTP, and the guest agent (baked in) must
- * report the address. Cleanup: the proxy is deleted and the baked volume removed.
+ * report the address, and tinyproxy must have started once (the bake's drop-in starts it on
+ * its config; the baked seed does not restart it). A socks5 proxy on the same baked base
+ * must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
+ * are deleted and the baked volume removed.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +20,7 @@ import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
 import { GUEST_PAGE_MARK, type GuestImage, bareImageRepo, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer, siteMirrorVendorData } from '../support/guest.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
+import { agentExec } from '../support/qemu-agent.js';
 import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
@@ -23,6 +28,7 @@ import { waitFor } from '../support/wait.js';
 
 const env = testEnv();
 const NAME = 'egtest-baked-1';
+const SOCKS = 'egtest-baked-socks';
 const PAGE_PORT = 18085;
 const MIRROR_PORT = 18086;
 let client: LibvirtClient;
@@ -35,6 +41,7 @@ let image: GuestImage;
 let baked: string;
 
 const Inspection = z.object({
+  proxy: z.object({ id: z.string() }),
   addresses: z.array(z.object({ address: z.string(), source: z.string() })),
   problems: z.record(z.string(), z.string()),
 });
@@ -61,10 +68,19 @@ afterAll(async () => {
   mirror?.child.kill();
   if (client) {
     await removeProxy(client, NAME);
+    await removeProxy(client, SOCKS);
     await removeVolumes(client, [baked]);
     await client.close();
   }
 }, 120_000);
+
+/** A domain's journal for one unit this boot, read through the guest agent (guest-exec). */
+async function agentJournal(domainName: string, unit: string): Promise<string> {
+  const dom = await client.call('DOMAIN_LOOKUP_BY_NAME', { name: domainName });
+  const r = await agentExec(client, dom, '/usr/bin/journalctl', ['-b', '-u', unit, '--no-pager', '-o', 'cat']);
+  if (r.exitCode !== 0) throw new Error(`journalctl in the guest exited ${r.exitCode}: ${r.stderr}`);
+  return r.stdout;
+}
 
 describe('baking the bare image on the test host', () => {
   it('makes the baked base; a launch with no mirror uses it, forwards HTTP and the agent reports the address', async () => {
@@ -105,6 +121,19 @@ describe('baking the bare image on the test host', () => {
       throw new Error(`${err instanceof Error ? err.message : String(err)}; inspect last said ${last}`);
     });
     expect(inspection.problems.agent).toBeUndefined();
+    // tinyproxy started once, on our config: no restart after it answered (the journal,
+    // through the agent: one "Initializing tinyproxy" this boot).
+    const starts = await agentJournal(inspection.proxy.id, 'tinyproxy');
+    expect(starts.match(/Initializing tinyproxy/g) ?? [], starts).toHaveLength(1);
+
+    // A socks5 proxy on the same baked base: Dante is baked in, disabled; its seed enables it.
+    const s = await cli(plainConfig, 'proxies', 'launch', SOCKS, '--kind', 'socks5', '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
+    const socks = new URL(s.stdout.trim());
+    const out = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--socks5-hostname', socks.host, '--proxy-user', `${decodeURIComponent(socks.username)}:${decodeURIComponent(socks.password)}`, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).toContain(GUEST_PAGE_MARK);
+    expect((await cli(plainConfig, 'proxies', 'delete', SOCKS)).code).toBe(0);
 
     const del = await cli(plainConfig, 'proxies', 'delete', NAME);
     expect(del.code, del.stderr).toBe(0);

@@ -1,8 +1,12 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { BAKE_MARKER, bakeRecipe, bakedVolumeName, buildBakeUserData, proxyRecipe, parseBakedVolumeName, recipeHash } from '../../../electron/services/provider/kvm/bake-recipe.js';
+import { BAKE_MARKER, TINYPROXY_DROP_IN, bakeRecipe, bakedVolumeName, buildBakeUserData, proxyRecipe, parseBakedVolumeName, recipeHash } from '../../../electron/services/provider/kvm/bake-recipe.js';
 import { isBaseVolume } from '../../../electron/services/provider/kvm/names.js';
+import { TINYPROXY_CONF_END, buildTinyproxyConf } from '../../../electron/services/provider/kvm/tinyproxy-conf.js';
 
 const SHA = 'a'.repeat(64);
 
@@ -47,5 +51,47 @@ describe('bake recipe', () => {
     execFileSync('sh', ['-n', '-c', script]);
     expect(BAKE_MARKER.test(text)).toBe(false);
     expect(doc.runcmd[0]![0]).toBe('systemd-run');
+    // tinyproxy's drop-in is written by the finishing script (after the packages), not by
+    // write_files: while baking, the package's own start must not wait for our config.
+    expect(doc.write_files).toHaveLength(1);
+    expect(script).toContain('systemctl disable danted.service');
+    expect(script).toContain(`cat > ${TINYPROXY_DROP_IN.path} <<'EGRESS_EOF'\n${TINYPROXY_DROP_IN.content}EGRESS_EOF\n`);
+  });
+
+  it("tinyproxy's drop-in waits for the last line of our tinyproxy.conf, and no longer than it says", async () => {
+    const pre = /^ExecStartPre=\/bin\/sh -c '(.*)'$/m.exec(TINYPROXY_DROP_IN.content)?.[1];
+    expect(pre).toBeDefined();
+    expect(TINYPROXY_DROP_IN.content).toMatch(/^\[Service\]$/m);
+    // Out of sysinit.target's ordering (cloud-init.service is Before=sysinit.target on Debian).
+    expect(TINYPROXY_DROP_IN.content).toMatch(/^\[Unit\]\nDefaultDependencies=no\n/m);
+    expect(TINYPROXY_DROP_IN.content).toMatch(/^Conflicts=shutdown\.target$/m);
+    // systemd turns `$$` into `$`; the shell then sees this (and our config really ends so).
+    const dir = mkdtempSync(join(tmpdir(), 'egress-dropin-'));
+    const conf = join(dir, 'tinyproxy.conf');
+    const shell = pre!.replaceAll('$$', '$').replace('/etc/tinyproxy/tinyproxy.conf', conf);
+    const ours = buildTinyproxyConf({ port: 3128, allow: ['10.0.0.0/8'] });
+    expect(ours.trimEnd().split('\n').at(-1)).toBe(TINYPROXY_CONF_END);
+    try {
+      writeFileSync(conf, 'Port 8888\n'); // Debian's default file: wait
+      const started = Date.now();
+      const done = new Promise<number>((resolve) => execFile('sh', ['-c', shell], () => resolve(Date.now() - started)));
+      await new Promise((r) => setTimeout(r, 600));
+      writeFileSync(conf, ours.slice(0, 40)); // half-written: still waiting
+      await new Promise((r) => setTimeout(r, 600));
+      writeFileSync(conf, ours);
+      const waited = await done;
+      expect(waited).toBeGreaterThanOrEqual(1100);
+      expect(waited).toBeLessThan(5000);
+      // Complete already (a reboot): no wait at all.
+      const again = Date.now();
+      execFileSync('sh', ['-c', shell]);
+      expect(Date.now() - again).toBeLessThan(1000);
+      // Bounded: 600 rounds of 0.2 s, then tinyproxy starts with whatever is there.
+      expect(shell).toContain('[ $n -ge 600 ] && break');
+      expect(TINYPROXY_DROP_IN.content).toMatch(/^TimeoutStartSec=(\d+)$/m);
+      expect(Number(/^TimeoutStartSec=(\d+)$/m.exec(TINYPROXY_DROP_IN.content)![1])).toBeGreaterThan(600 * 0.2 + 30);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

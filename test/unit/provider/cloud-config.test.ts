@@ -53,6 +53,15 @@ describe('cloud-config', () => {
     expect(doc.runcmd).toContainEqual(['systemctl', 'restart', 'tinyproxy']);
   });
 
+  it('on a baked base, tinyproxy (started after write_files by the bake\'s drop-in) is only started when not running; Dante and a plain base are restarted', () => {
+    const spec = { hostname: 'web-1', proxy: { port: 3128, allow: ['192.168.122.0/24'] } };
+    const baked = parse(buildUserData({ ...spec, baked: true }));
+    expect(baked.runcmd).toContainEqual(['sh', '-c', 'systemctl is-active --quiet tinyproxy || systemctl restart tinyproxy']);
+    expect(baked.runcmd).not.toContainEqual(['systemctl', 'restart', 'tinyproxy']);
+    expect(parse(buildUserData(spec)).runcmd).toContainEqual(['systemctl', 'restart', 'tinyproxy']);
+    expect(parse(buildUserData({ ...spec, kind: 'socks5', baked: true })).runcmd).toContainEqual(['systemctl', 'restart', 'danted']);
+  });
+
   it('meta-data carries instance-id and local-hostname', () => {
     expect(parse(buildMetaData('ep-web-1-abcdef', 'web-1'))).toEqual({ 'instance-id': 'ep-web-1-abcdef', 'local-hostname': 'web-1' });
   });

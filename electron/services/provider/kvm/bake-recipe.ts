@@ -13,7 +13,9 @@
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
-import { proxyPackages } from './proxy-software.js';
+import { posix } from 'node:path';
+import { PROXY_SOFTWARE, proxyPackages } from './proxy-software.js';
+import { TINYPROXY_CONF_END } from './tinyproxy-conf.js';
 
 export const BAKED_VOLUME_PREFIX = 'egress-baked-';
 /** The baking domain and its scratch volumes: never a proxy, never a base. */
@@ -23,7 +25,7 @@ export const BAKING_PREFIX = 'egress-baking-';
  * Bumped when the baking procedure itself changes (the cleanup, the seed's shape): every
  * recipe hash changes with it, so bases baked the old way are no longer used.
  */
-export const BAKE_FORMAT = 1;
+export const BAKE_FORMAT = 2;
 
 /** The guest agent every baked image gets (addresses from inside the guest, agent exec). */
 export const AGENT_PACKAGES: readonly string[] = ['qemu-guest-agent'];
@@ -82,6 +84,47 @@ export function bakingNames(sha256: string, recipe: BakeRecipe): { domain: strin
  */
 export const BAKE_MARKER = /EGRESS-BAKE-(OK|FAILED) ([0-9a-f]{12})(?: ([^\r\n]*))?/;
 
+/**
+ * A drop-in the bake leaves for tinyproxy (enabled by its package), so that on a baked
+ * image's first boot the proxy answers the moment cloud-init's `write_files` has written
+ * its configuration, early in cloud-init's network stage.
+ *
+ * Why it takes `DefaultDependencies=no`: on Debian, cloud-init.service is ordered
+ * `Before=sysinit.target` and every ordinary service `After=sysinit.target`, so without it
+ * tinyproxy cannot start before the whole network stage is over (growpart, resizefs,
+ * users: 5-6 s of Python under TCG, measured with `systemd-analyze critical-chain
+ * tinyproxy.service` in a baked guest). Out of the default dependencies it keeps what it
+ * needs: the local file systems, the journal's socket (it logs to syslog) and the
+ * package's own `After=network.target`; shutdown ordering is restated.
+ *
+ * Before starting it waits (ExecStartPre, at most 120 s) until tinyproxy.conf ends with the
+ * line only Egress Desk's configuration ends with (tinyproxy-conf.ts): Debian's default
+ * file is still there when it is first started; tested on the last line, not on the file's
+ * presence, because write_files writes in place and a half-written file has no last line
+ * yet. On a reboot the file is already complete and the wait is one `tail`. The baked
+ * user-data then only starts tinyproxy if it is not running (cloud-config.ts), so a client
+ * that saw it ready is not cut off by a restart.
+ *
+ * The finishing script writes it after the packages are installed, not `write_files`:
+ * while baking, the package's own start (Debian's default file) must not wait. `$$` is
+ * systemd's escape for a literal `$`.
+ */
+export const TINYPROXY_DROP_IN = {
+  path: '/etc/systemd/system/tinyproxy.service.d/10-egress-start-on-config.conf',
+  content: [
+    '# Egress Desk: start as soon as cloud-init has written tinyproxy.conf (write_files), at most 120 s later.',
+    '[Unit]',
+    'DefaultDependencies=no',
+    'After=local-fs.target systemd-journald.socket',
+    'Conflicts=shutdown.target',
+    'Before=shutdown.target',
+    '[Service]',
+    `ExecStartPre=/bin/sh -c 'n=0; until tail -n 1 /etc/tinyproxy/tinyproxy.conf 2>/dev/null | grep -qxF "${TINYPROXY_CONF_END}"; do n=$$((n+1)); [ $$n -ge 600 ] && break; sleep 0.2; done'`,
+    'TimeoutStartSec=180',
+    '',
+  ].join('\n'),
+} as const;
+
 /** Where the baking guest's finishing script is written (it removes itself before the image is sealed). */
 const FINISH_SCRIPT = '/usr/local/sbin/egress-bake-finish';
 
@@ -104,6 +147,12 @@ export function buildBakeUserData(recipe: BakeRecipe): string {
     `missing=$(for p in ${packages}; do dpkg-query -W -f '\${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || printf '%s ' "$p"; done)`,
     `if [ -n "$missing" ]; then ${say('FAILED', 'not installed: $missing(see /var/log/cloud-init-output.log)')}; rm -f "$0"; poweroff; exit 0; fi`,
     'apt-get clean',
+    // Dante's package enables danted, which fails at every boot until a socks5 seed writes
+    // its configuration (that seed enables and restarts it itself): seconds of a vCPU under
+    // TCG on every http proxy's first boot, and a failed unit in `systemctl --failed`.
+    `systemctl disable ${PROXY_SOFTWARE.socks5.unit}.service >/dev/null 2>&1 || true`,
+    `mkdir -p ${posix.dirname(TINYPROXY_DROP_IN.path)}`,
+    `cat > ${TINYPROXY_DROP_IN.path} <<'EGRESS_EOF'\n${TINYPROXY_DROP_IN.content}EGRESS_EOF`,
     'rm -f /var/lib/dhcp/*.leases',
     'cloud-init clean --logs',
     'truncate -s 0 /etc/machine-id',

@@ -83,10 +83,11 @@ export const USER_DATA_SCRIPTS = { installTinyproxy: INSTALL_TINYPROXY, installD
 function proxySetup(spec: UserDataSpec): { file: { path: string; content: string }; commands: string[][] } {
   const kind = spec.kind ?? 'http';
   const { unit, configPath } = PROXY_SOFTWARE[kind];
-  const start = [
-    ['systemctl', 'enable', unit],
-    ['systemctl', 'restart', unit],
-  ];
+  // On a baked base tinyproxy has already started after write_files (bake-recipe.ts's
+  // drop-in), with this configuration: a restart here would only drop the connections of
+  // clients that saw it ready.
+  const restart = spec.baked && kind === 'http' ? ['sh', '-c', `systemctl is-active --quiet ${unit} || systemctl restart ${unit}`] : ['systemctl', 'restart', unit];
+  const start = [['systemctl', 'enable', unit], restart];
   if (kind === 'http') {
     return { file: { path: configPath, content: buildTinyproxyConf(spec.proxy) }, commands: [['sh', '-c', INSTALL_TINYPROXY], ...start] };
   }

@@ -21,6 +21,12 @@ export const TinyproxySpecSchema = z.object({
 });
 export type TinyproxySpec = z.input<typeof TinyproxySpecSchema>;
 
+/**
+ * The last line of every tinyproxy.conf Egress Desk writes. A baked image's tinyproxy waits
+ * for it before starting (bake-recipe.ts's drop-in): the file is then complete and ours.
+ */
+export const TINYPROXY_CONF_END = '# End of the Egress Desk configuration.';
+
 export function buildTinyproxyConf(input: TinyproxySpec): string {
   const spec = TinyproxySpecSchema.parse(input);
   const lines = [
@@ -42,6 +48,7 @@ export function buildTinyproxyConf(input: TinyproxySpec): string {
     // CONNECT only to the TLS ports, so the proxy cannot tunnel arbitrary protocols.
     'ConnectPort 443',
     'ConnectPort 563',
+    TINYPROXY_CONF_END,
     '',
   ];
   return lines.join('\n');
