@@ -4,16 +4,13 @@
  * every start, stays), read back by a fresh listing and kept in the persistent definition
  * for the next boot; `-l` selects by them; who launched it and the expiry are recorded.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainXml, type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
 import { parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, localProviderHome, tinyImage } from '../support/provider.js';
+import { type ProviderHome, tinyProviderHome } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
@@ -35,10 +32,7 @@ async function listed(...args: string[]): Promise<FleetListingView> {
 }
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-labels-'));
-  const image = tinyImage(home);
-  sha256 = image.sha256;
-  cli = localProviderHome(env, 'egress-labels-', home, { name: 'tiny', ...image }).proxies;
+  ({ proxies: cli, sha256 } = tinyProviderHome(env, 'egress-labels-'));
   client = await systemClient();
   await removeProxy(client, NAME);
 });

@@ -7,14 +7,11 @@
  * relaunch under the same name must get a MAC the old leases do not match.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainDestroy, type LibvirtClient, findDomainByName, getDhcpLeases } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, localProviderHome, tinyImage } from '../support/provider.js';
+import { type ProviderHome, tinyProviderHome } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
@@ -69,10 +66,7 @@ async function macOf(name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-leases-'));
-  const image = tinyImage(home);
-  sha256 = image.sha256;
-  cli = localProviderHome(env, 'egress-leases-', home, { name: 'tiny', ...image }).proxies;
+  ({ proxies: cli, sha256 } = tinyProviderHome(env, 'egress-leases-'));
   client = await systemClient();
   inNetns('ip', 'link', 'del', VETH);
   const made = inNetns('ip', 'link', 'add', VETH, 'type', 'veth', 'peer', 'name', PEER);

@@ -5,15 +5,12 @@
  * becomes ready, and ignores ACPI, so stop forces it off after --timeout). The launches do
  * not wait, so their stderr also shows the hint that points to `proxies url NAME`.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, localProviderHome, tinyImage } from '../support/provider.js';
+import { type ProviderHome, tinyProviderHome } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
@@ -36,10 +33,7 @@ async function states(): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-sel-'));
-  const image = tinyImage(home);
-  sha256 = image.sha256;
-  cli = localProviderHome(env, 'egress-sel-', home, { name: 'tiny', ...image }).proxies;
+  ({ proxies: cli, sha256 } = tinyProviderHome(env, 'egress-sel-'));
   client = await systemClient();
   for (const n of NAMES) await removeProxy(client, n);
 });

@@ -86,6 +86,17 @@ export function localProviderHome(env: TestEnv, prefix: string, home: string, im
 }
 
 /**
+ * A fresh temp home (named by `prefix`) for the CLI against the local test host, with the
+ * tiny image as `tiny`: what most libvirt-lane files start from. `sha256` names the base
+ * volume the first launch uploads (`baseVolumeName(sha256, 'qcow2')`), for cleanup.
+ */
+export function tinyProviderHome(env: TestEnv, prefix: string): ProviderHome & { sha256: string } {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  const image = tinyImage(home);
+  return { ...localProviderHome(env, prefix, home, { name: 'tiny', ...image }), sha256: image.sha256 };
+}
+
+/**
  * An in-process backend's home with two entries on the test hypervisor: `local` (the
  * socket) and `loop` (the test sshd), both on the test pool, one tiny machine type and
  * `image`. HOME becomes `home` (the SSH entry reads ~/.ssh/known_hosts) until the returned
