@@ -10,7 +10,6 @@
  * must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
  * are deleted and the baked volume removed.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
-import { GUEST_PAGE_MARK, type GuestImage, bareImageRepo, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer, siteMirrorVendorData } from '../support/guest.js';
+import { GUEST_PAGE_MARK, type GuestImage, bareImageRepo, curlThroughSocks, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer, siteMirrorVendorData } from '../support/guest.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
 import { agentExec } from '../support/qemu-agent.js';
 import { hypervisorState } from '../support/provider.js';
@@ -131,8 +130,8 @@ describe('baking the bare image on the test host', () => {
     expect(s.code, s.stderr).toBe(0);
     expect(s.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
     const socks = new URL(s.stdout.trim());
-    const out = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--socks5-hostname', socks.host, '--proxy-user', `${decodeURIComponent(socks.username)}:${decodeURIComponent(socks.password)}`, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`], { encoding: 'utf8', timeout: 60_000 });
-    expect(out).toContain(GUEST_PAGE_MARK);
+    const through = curlThroughSocks(env, socks.host, `${decodeURIComponent(socks.username)}:${decodeURIComponent(socks.password)}`, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`);
+    expect(through.out).toContain(GUEST_PAGE_MARK);
     expect((await cli(plainConfig, 'proxies', 'delete', SOCKS)).code).toBe(0);
 
     const del = await cli(plainConfig, 'proxies', 'delete', NAME);

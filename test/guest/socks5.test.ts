@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
-import { GUEST_PAGE_MARK, type GuestImage, guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
+import { GUEST_PAGE_MARK, type GuestImage, curlThroughSocks, guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
@@ -33,16 +33,7 @@ let image: GuestImage;
 const cli = (...args: string[]) =>
   runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
 
-/** curl inside the namespace through a SOCKS5 proxy, the host name resolved by the proxy; its exit code and output. */
-function curlSocks(proxy: string, user: string, target: string): { code: number; out: string } {
-  try {
-    const out = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--socks5-hostname', proxy, '--proxy-user', user, target], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    return { code: 0, out };
-  } catch (err) {
-    const e = err as { status: number | null; stderr?: string };
-    return { code: e.status ?? -1, out: e.stderr ?? '' };
-  }
-}
+const curlSocks = (proxy: string, user: string, target: string) => curlThroughSocks(env, proxy, user, target);
 
 beforeAll(async () => {
   image = guestImage();

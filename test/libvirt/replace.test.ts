@@ -7,14 +7,13 @@
  * and nothing of the new one stays. The full success path needs a guest that answers: the
  * unit lane proves it over in-memory hosts (test/unit/provider/replace.test.ts).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
 import { alternateInstanceId, baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { type ProviderHome, hypervisorState, localProviderHome, tinyImage } from '../support/provider.js';
+import { type ProviderHome, hypervisorState, tinyProviderHome } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
@@ -26,10 +25,7 @@ let sha256: string;
 let home: ProviderHome;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-replace-'));
-  const image = tinyImage(dir);
-  sha256 = image.sha256;
-  home = localProviderHome(env, 'egress-replace-', dir, { name: 'tiny', ...image });
+  ({ sha256, ...home } = tinyProviderHome(env, 'egress-replace-'));
   client = await systemClient();
   await removeProxy(client, NAME);
   await removeProxy(client, NAME2);

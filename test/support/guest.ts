@@ -75,6 +75,21 @@ export function namespaceHttpServer(env: TestEnv, port = 18081, directory = 'tes
   return { child, url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html`, requests: () => log.split('\n').filter((l) => l.includes('"GET ')) };
 }
 
+/**
+ * curl inside the namespace through the SOCKS5 proxy at `proxy` (host:port) as `user`
+ * (`name:password`), the target's host name resolved by the proxy; its exit code and output
+ * (stderr when it failed), so a refusal can be asserted as well as a success.
+ */
+export function curlThroughSocks(env: TestEnv, proxy: string, user: string, target: string): { code: number; out: string } {
+  try {
+    const out = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--socks5-hostname', proxy, '--proxy-user', user, target], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, out };
+  } catch (err) {
+    const e = err as { status: number | null; stderr?: string };
+    return { code: e.status ?? -1, out: e.stderr ?? '' };
+  }
+}
+
 /** Fetches `target` through the proxy at `proxyUrl`, from inside the namespace (the only place its address is reachable). */
 export function fetchThroughProxy(env: TestEnv, proxyUrl: string, target: string): string {
   return execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', proxyUrl, target], { encoding: 'utf8', timeout: 120_000 });

@@ -12,8 +12,8 @@
  * kind adds its row to); one baked image carries every kind's, so it serves them all.
  */
 import { createHash } from 'node:crypto';
-import { stringify } from 'yaml';
 import { posix } from 'node:path';
+import { stringify } from 'yaml';
 import { PROXY_SOFTWARE, proxyPackages } from './proxy-software.js';
 import { TINYPROXY_CONF_END } from './tinyproxy-conf.js';
 
@@ -109,8 +109,9 @@ export const BAKE_MARKER = /EGRESS-BAKE-(OK|FAILED) ([0-9a-f]{12})(?: ([^\r\n]*)
  * while baking, the package's own start (Debian's default file) must not wait. `$$` is
  * systemd's escape for a literal `$`.
  */
+const TINYPROXY = PROXY_SOFTWARE.http;
 export const TINYPROXY_DROP_IN = {
-  path: '/etc/systemd/system/tinyproxy.service.d/10-egress-start-on-config.conf',
+  path: `/etc/systemd/system/${TINYPROXY.unit}.service.d/10-egress-start-on-config.conf`,
   content: [
     '# Egress Desk: start as soon as cloud-init has written tinyproxy.conf (write_files), at most 120 s later.',
     '[Unit]',
@@ -119,7 +120,7 @@ export const TINYPROXY_DROP_IN = {
     'Conflicts=shutdown.target',
     'Before=shutdown.target',
     '[Service]',
-    `ExecStartPre=/bin/sh -c 'n=0; until tail -n 1 /etc/tinyproxy/tinyproxy.conf 2>/dev/null | grep -qxF "${TINYPROXY_CONF_END}"; do n=$$((n+1)); [ $$n -ge 600 ] && break; sleep 0.2; done'`,
+    `ExecStartPre=/bin/sh -c 'n=0; until tail -n 1 ${TINYPROXY.configPath} 2>/dev/null | grep -qxF "${TINYPROXY_CONF_END}"; do n=$$((n+1)); [ $$n -ge 600 ] && break; sleep 0.2; done'`,
     'TimeoutStartSec=180',
     '',
   ].join('\n'),
