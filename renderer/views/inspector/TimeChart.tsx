@@ -32,6 +32,9 @@ export interface TimeChartProps {
 /** The hour the chart spans, in seconds: the hour before its newest point (before now, with none). */
 export const HOUR_S = 3600;
 
+/** Up to this many samples (five minutes at 5 s), each is drawn as a dot as well as the line. */
+const SPARSE_POINTS = 60;
+
 /** The theme's value of a custom property, read from the chart's own element (light or dark). */
 const cssVar = (el: Element, name: string, fallback: string) => getComputedStyle(el).getPropertyValue(name).trim() || fallback;
 
@@ -58,7 +61,14 @@ export function TimeChart({ label, series, data, format, floor, height = 140 }: 
           y: { range: (_u, _min, max) => [0, Math.max(Number.isFinite(max) ? max * 1.1 : 0, floor)] },
         },
         axes: [axis, { ...axis, size: 70, values: (_u, ticks) => ticks.map(format) }],
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: cssVar(el, s.colorVar, '#1f5fd6'), width: 1.5, spanGaps: false, points: { show: false } }))],
+        series: [{}, ...series.map((s) => {
+          const stroke = cssVar(el, s.colorVar, '#1f5fd6');
+          // On an hour's axis the first minutes of a new proxy are a line a pixel or two
+          // long: until there are SPARSE_POINTS samples each one is also a dot, so that a
+          // young proxy's figures can be seen at all (uPlot's own rule hides points closer
+          // than their size, which is exactly this case).
+          return { label: s.label, stroke, width: 1.5, spanGaps: false, points: { show: (u: uPlot) => u.data[0].length <= SPARSE_POINTS, size: 5, fill: stroke, stroke } };
+        })],
       },
       [[], ...series.map(() => [])],
       el,
