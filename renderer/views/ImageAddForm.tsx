@@ -1,15 +1,17 @@
 /**
  * The Add image form: the catalog's entry form, with the publisher's checksum file read
  * for the person. A well-known image (the built-in list) fills the fields and reads its
- * checksum file at once; "Read checksum file" does it for a typed URL. A SHA-256 found
- * fills the field; a SHA-512 only (Debian) makes Save download the image once
- * (`images:verifySha512`, a task shown here), check it, and save the SHA-256 it learned.
+ * checksum file at once (and shows it in the Checksum file field); "Read checksum file"
+ * does it for a typed URL, looking beside it unless that optional field names the file (a
+ * publisher that keeps it elsewhere, or a mirror; `images:lookup`'s `checksumsUrl`). A
+ * SHA-256 found fills the field; a SHA-512 only (Debian) makes Save download the image
+ * once (`images:verifySha512`, a task shown here), check it, and save the SHA-256 it learned.
  * What the file lists is always shown, with the plain fact that its signature was not
  * checked.
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import type { PublishedDigestView } from '../../shared/image-lookup.js';
-import { ImageVerifiedSchema } from '../../shared/image-lookup.js';
+import { ImageLookupSchema, ImageVerifiedSchema } from '../../shared/image-lookup.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
@@ -18,11 +20,33 @@ import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
 import { PullProgress } from './ImagePull.js';
 
+/** `sums`: the checksum file named in the form for this lookup ('' when looked for beside the URL). */
 type Lookup =
   | { state: 'idle' }
   | { state: 'reading' }
   | { state: 'found'; found: PublishedDigestView; url: string }
-  | { state: 'error'; message: string };
+  | { state: 'error'; message: string; sums: string };
+
+/** The channel's bound on a checksum file's URL (shared/image-lookup.ts). */
+const MAX_SUMS_URL = ImageLookupSchema.shape.checksumsUrl.unwrap().maxLength ?? 2048;
+
+/**
+ * What is wrong with the checksum file's URL as typed, in the words the backend would use,
+ * or undefined. Empty is fine (look beside the image). A relative one is read relative to
+ * the image's URL, as the backend does, so it is checked against that.
+ */
+function checksumsUrlIssue(sums: string, imageUrl: string): string | undefined {
+  if (sums === '') return undefined;
+  if (sums.length > MAX_SUMS_URL) return `must be at most ${MAX_SUMS_URL} characters`;
+  let parsed: URL;
+  try {
+    parsed = imageUrl === '' ? new URL(sums) : new URL(sums, imageUrl);
+  } catch {
+    return `${sums} is not a valid URL (https://, http:// or file://${imageUrl === '' ? '; a relative one needs the image URL' : ''})`;
+  }
+  if (!['http:', 'https:', 'file:'].includes(parsed.protocol)) return `the scheme ${parsed.protocol.slice(0, -1)} is not supported (use https, http or file)`;
+  return undefined;
+}
 
 /** Stands in for the sha256 a SHA-512 download will give, so that the form's check can pass. */
 const PENDING_SHA256 = '0'.repeat(64);
@@ -67,20 +91,23 @@ export function QuickAdd({ urls, disabled, onAdd }: { urls: readonly string[]; d
 export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fields: readonly FieldSpec[]; initial: Record<string, string>; colSpan: number; onDone: (saved?: string) => void; known?: string }) {
   const id = useId();
   const [draft, setDraft] = useState(initial);
-  const [checksumsUrl, setChecksumsUrl] = useState<{ url: string; sums: string }>();
+  // The checksum file field. When a well-known image filled it, `sumsFor` is that image's
+  // URL: typing another image URL empties it again, so a stale file is never read for it.
+  const [sums, setSums] = useState('');
+  const [sumsFor, setSumsFor] = useState<string>();
   const [lookup, setLookup] = useState<Lookup>({ state: 'idle' });
   const [taskId, setTaskId] = useState<string>();
   const task = useTasksStore((s) => (taskId ? s.tasks[taskId] : undefined));
   const url = (draft.url ?? '').trim();
 
-  async function read(imageUrl: string, sums?: string) {
+  async function read(imageUrl: string, named: string) {
     setLookup({ state: 'reading' });
     try {
-      const found = await backend().images.lookup({ url: imageUrl, ...(sums ? { checksumsUrl: sums } : {}) });
+      const found = await backend().images.lookup({ url: imageUrl, ...(named ? { checksumsUrl: named } : {}) });
       setLookup({ state: 'found', found, url: imageUrl });
       if (found.algorithm === 'sha256') setDraft((d) => ({ ...d, sha256: found.digest }));
     } catch (err) {
-      setLookup({ state: 'error', message: errorMessage(err) });
+      setLookup({ state: 'error', message: errorMessage(err), sums: named });
     }
   }
 
@@ -88,7 +115,8 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
     const known = KNOWN_IMAGES.find((k) => k.name === name);
     if (!known) return;
     setDraft((d) => ({ ...d, name: (d.name ?? '').trim() === '' || KNOWN_IMAGES.some((k) => k.name === d.name) ? known.name : d.name!, url: known.url, format: known.format, sha256: '' }));
-    setChecksumsUrl({ url: known.url, sums: known.checksumsUrl });
+    setSums(known.checksumsUrl);
+    setSumsFor(known.url);
     void read(known.url, known.checksumsUrl);
   }
 
@@ -115,7 +143,21 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
     return { ...entry, sha256 };
   }
 
-  const sumsFor = checksumsUrl?.url === url ? checksumsUrl.sums : undefined;
+  /** The form's own edits (EntryForm's fields): a new image URL drops a well-known image's checksum file. */
+  function edit(update: (d: Record<string, string>) => Record<string, string>) {
+    const next = update(draft);
+    setDraft(next);
+    if (sumsFor !== undefined && (next.url ?? '').trim() !== sumsFor) {
+      setSums('');
+      setSumsFor(undefined);
+    }
+  }
+
+  const named = sums.trim();
+  const sumsIssue = checksumsUrlIssue(named, url);
+  // A failed read of the file named here is said under this field; one beside the URL, in the status below.
+  const sumsError = sumsIssue ?? (lookup.state === 'error' && lookup.sums !== '' && lookup.sums === named ? `No digest found: ${lookup.message}` : undefined);
+  const sumsId = `${id}-sums`;
   const top = (
     <div className="image-published">
       <div className="field entry-field">
@@ -129,7 +171,37 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
           ))}
         </select>
       </div>
-      <button type="button" className="small" disabled={url === '' || lookup.state === 'reading'} onClick={() => void read(url, sumsFor)}>
+      <div className="field entry-field entry-field-wide">
+        <label htmlFor={sumsId}>Checksum file</label>
+        <input
+          id={sumsId}
+          type="text"
+          value={sums}
+          placeholder="Optional: looked for beside the image URL by default"
+          spellCheck={false}
+          autoComplete="off"
+          aria-invalid={sumsError ? true : undefined}
+          aria-describedby={sumsError ? `${sumsId}-error` : undefined}
+          onChange={(e) => {
+            setSums(e.target.value);
+            setSumsFor(undefined);
+          }}
+          onKeyDown={(e) => {
+            // Enter here reads the file it names, as the button beside it does; in the form's own fields it saves.
+            if (e.key !== 'Enter') return;
+            e.preventDefault();
+            e.stopPropagation();
+            if (url !== '' && lookup.state !== 'reading' && sumsIssue === undefined) void read(url, named);
+          }}
+        />
+        {sumsError && (
+          // An alert when it comes from reading the file (an answer to the button); a typing mistake is only described.
+          <span className="field-error" id={`${sumsId}-error`} role={sumsIssue ? undefined : 'alert'}>
+            {sumsError}
+          </span>
+        )}
+      </div>
+      <button type="button" className="small" disabled={url === '' || lookup.state === 'reading' || sumsIssue !== undefined} onClick={() => void read(url, named)}>
         Read checksum file
       </button>
       <Found lookup={lookup} url={url} pending={pending !== undefined} />
@@ -146,7 +218,7 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
       colSpan={colSpan}
       onDone={onDone}
       draft={draft}
-      onDraft={setDraft}
+      onDraft={edit}
       top={top}
       {...(pending ? { filledBySave: { sha256: PENDING_SHA256 }, beforeSave: verifyFirst } : {})}
     />
@@ -158,6 +230,8 @@ function Found({ lookup, url, pending }: { lookup: Lookup; url: string; pending:
   if (lookup.state === 'idle') return null;
   if (lookup.state === 'reading') return <p className="meta published-status" role="status">Reading the publisher&apos;s checksum file…</p>;
   if (lookup.state === 'error') {
+    // A checksum file named in the form: its failure is shown under that field instead.
+    if (lookup.sums !== '') return null;
     return (
       <p className="error published-status" role="alert">
         No digest found: {lookup.message}

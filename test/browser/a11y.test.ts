@@ -133,6 +133,14 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   const images = page.getByRole('region', { name: 'Images' });
   await visit(types.getByRole('button', { name: 'Add machine type' }), types.getByRole('group', { name: 'New machine type' }), 'Add machine type form');
   await visit(images.getByRole('button', { name: 'Add image' }), images.getByRole('group', { name: 'New image' }), 'Add image form');
+  // Its Checksum file field with a message under it (a scheme the backend refuses; nothing is read).
+  await images.getByRole('button', { name: 'Add image' }).click();
+  const newImage = images.getByRole('group', { name: 'New image' });
+  await newImage.getByRole('textbox', { name: 'Checksum file', exact: true }).fill('ftp://127.0.0.1/SHA256SUMS');
+  await newImage.locator('.field-error', { hasText: 'scheme ftp' }).waitFor();
+  await check('Add image form, invalid checksum file');
+  await page.keyboard.press('Escape');
+  await newImage.waitFor({ state: 'detached' });
   await visit(types.getByRole('button', { name: 'Remove medium', exact: true }), dialog(/medium/), 'Remove machine type dialog');
 
   // Config: the export shown, an import previewed.

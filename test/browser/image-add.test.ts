@@ -5,7 +5,9 @@
  * checksum file" shows what each layout lists and that it was not signature-checked. A
  * SHA-256 (Ubuntu's SHA256SUMS) fills the field; a SHA-512 only (Debian's SHA512SUMS) makes
  * Save download once and store the SHA-256; a mismatch saves nothing and says why; a URL
- * without a checksum file names the files tried. The config on disk is read back each time.
+ * without a checksum file names the files tried; a checksum file kept elsewhere (BSD layout,
+ * as Fedora and Rocky write it) is read from the URL typed in the Checksum file field, and
+ * one that cannot be read is said under that field. The config on disk is read back each time.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -146,6 +148,50 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await alert.waitFor({ timeout: 60_000 });
     await expect(alert.innerText()).resolves.toMatch(new RegExp(`has sha512 ${sha512(disk)} but [0-9a-f]{128} was expected .*the download was deleted`));
     expect(readFileSync(join(app.home, 'config.yaml'), 'utf8')).toBe(before);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('a checksum file that is not beside the image (BSD layout), named in the Checksum file field: the digest is found, shown and saved', async () => {
+    const sumsPath = '/published-sums/Cloud-42-x86_64-CHECKSUM';
+    server.files.set('/mirror/images/cloud.qcow2', bufferFile(disk));
+    server.files.set(sumsPath, bufferFile(Buffer.from(`# Cloud 42\nSHA256 (other.qcow2) = ${sha256(Buffer.from('z'))}\nSHA256 (cloud.qcow2) = ${sha256(disk)}\n`)));
+    await images().getByRole('button', { name: 'Add image' }).click();
+    const form = images().getByRole('group', { name: 'New image' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('cloud');
+    await form.getByRole('textbox', { name: 'URL' }).fill(server.url('/mirror/images/cloud.qcow2'));
+    const field = form.getByRole('textbox', { name: 'Checksum file', exact: true });
+    await expect(field.getAttribute('placeholder')).resolves.toMatch(/^Optional: .*beside the image URL/);
+    await field.fill(server.url(sumsPath));
+    await form.getByRole('button', { name: 'Read checksum file' }).click();
+    const status = form.locator('.published-status');
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`${server.url(sumsPath)} lists cloud.qcow2 with sha256 ${sha256(disk)}`);
+    await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached' });
+    expect(onDisk().kvm!.images!.cloud).toEqual({ url: server.url('/mirror/images/cloud.qcow2'), sha256: sha256(disk), format: 'qcow2' });
+    // Only the named file was read: nothing looked for beside the image, nothing downloaded.
+    expect(server.requestsFor(sumsPath)).toHaveLength(1);
+    expect(server.requestsFor('/mirror/images/SHA256SUMS')).toEqual([]);
+    expect(server.requestsFor('/mirror/images/cloud.qcow2')).toEqual([]);
+  });
+
+  it('a checksum file URL that is wrong: said under the field, before reading (a scheme) and after (not there)', async () => {
+    const form = await openForm('wrong', server.url('/mirror/images/cloud.qcow2'));
+    // Read beside the URL first: nothing there, said in the status, not under the field.
+    await form.getByRole('alert').filter({ hasText: 'No digest found' }).waitFor({ timeout: 15_000 });
+    const field = form.getByRole('textbox', { name: 'Checksum file', exact: true });
+    await expect(field.getAttribute('aria-invalid')).resolves.toBeNull();
+    await field.fill('ftp://127.0.0.1/SUMS');
+    const error = form.locator('.field-error', { hasText: 'ftp' });
+    await expect(error.innerText()).resolves.toBe('the scheme ftp is not supported (use https, http or file)');
+    await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(field.getAttribute('aria-describedby')).resolves.toBe(await error.getAttribute('id'));
+    await expect(form.getByRole('button', { name: 'Read checksum file' }).isDisabled()).resolves.toBe(true);
+    await field.fill(server.url('/published-sums/missing-CHECKSUM'));
+    await field.press('Enter');
+    const alert = form.getByRole('alert').filter({ hasText: 'No digest found' });
+    await expect.poll(() => alert.innerText(), { timeout: 15_000 }).toBe(`No digest found: there is no checksum file at ${server.url('/published-sums/missing-CHECKSUM')} (HTTP 404)`);
+    await expect(alert.getAttribute('id')).resolves.toBe(await field.getAttribute('aria-describedby'));
     await form.getByRole('button', { name: 'Cancel' }).click();
   });
 
