@@ -93,18 +93,24 @@ const profiles = new WeakMap<Page, CDPSession>();
 
 /**
  * With EGRESS_BENCH_PROFILE_DIR set, records the page's JavaScript CPU profile (CDP
- * Profiler) until the returned function is called, and writes it there as NAME.cpuprofile.
+ * Profiler) until the returned function is called, and writes it there as NAME.cpuprofile;
+ * with EGRESS_BENCH_TRACE_DIR, a Chromium trace of the same span as NAME.trace.json.
  */
 async function profileIfAsked(page: Page, name: string): Promise<() => Promise<void>> {
   const dir = process.env.EGRESS_BENCH_PROFILE_DIR;
+  const traceDir = process.env.EGRESS_BENCH_TRACE_DIR;
   const cdp = profiles.get(page);
-  if (!dir || !cdp) return async () => undefined;
+  const browser = page.context().browser();
+  // A Chromium trace (EGRESS_BENCH_TRACE_DIR) says what the profile calls "(program)": style, layout, paint, GC.
+  if (traceDir && browser) await browser.startTracing(page, { path: join(traceDir, `${name}.trace.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink.user_timing'] });
+  if (!dir || !cdp) return async () => void (traceDir && browser && (await browser.stopTracing()));
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
   await cdp.send('Profiler.start');
   return async () => {
     const { profile } = await cdp.send('Profiler.stop');
     writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    if (traceDir && browser) await browser.stopTracing();
   };
 }
 

@@ -10,3 +10,16 @@ export function sparkPoints(values: readonly number[], width = SPARK_WIDTH, heig
   const step = width / (values.length - 1);
   return values.map((v, i) => `${(i * step).toFixed(1)},${(height - 1 - (max > 0 ? (v / max) * (height - 2) : 0)).toFixed(1)}`).join(' ');
 }
+
+/** Points already made, by the values' array: the stats store gives a row a new array only when a sample arrives, so a row scrolled back into view (or a recycled slot showing it again) does not format its 60 points again. */
+const made = new WeakMap<readonly number[], string>();
+
+/** {@link sparkPoints} at the default size, once per values array. */
+export function sparkPointsOnce(values: readonly number[]): string {
+  let points = made.get(values);
+  if (points === undefined) {
+    points = sparkPoints(values);
+    made.set(values, points);
+  }
+  return points;
+}

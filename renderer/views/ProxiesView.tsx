@@ -1,34 +1,27 @@
-/** The proxies: a windowed table (see windowing.ts) with filter, sort, multi-select and actions. */
+/** The proxies: a windowed table (ProxyWindow.tsx, windowing.ts) with filter, sort, multi-select and actions. */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { sortAndFilter } from '../proxy-sort.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
-import { copyProxyUrl } from '../copy-url.js';
 import { ClientSettingsDialog } from './ClientSettingsDialog.js';
-import { errorMessage, formatAge } from '../format.js';
+import { errorMessage } from '../format.js';
 import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
 import { type SortKey, useUiStore } from '../stores/ui-store.js';
-import { rowWindow, scrollToRow } from '../windowing.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { OthersNote } from './OthersNote.js';
 import { ReplaceDialog } from './ReplaceDialog.js';
-import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
-import { FleetTags } from './FleetTags.js';
 import { groupRows, labelKeys, othersIn } from '../proxy-fleet.js';
 import { LabelsDialog } from './LabelsDialog.js';
-import { GroupRow, rowKeys } from './ProxyRows.js';
+import type { RowActions } from './ProxyRow.js';
+import { ProxyWindow } from './ProxyWindow.js';
 import { InspectorView } from './InspectorView.js';
 import { FleetSummary } from './FleetSummary.js';
 import type { HealthState, ProxyHealth } from '../../shared/health.js';
 import { healthStateOf } from '../fleet-summary.js';
 import { useHealthStore } from '../stores/health-store.js';
-/** Must match `.grid-row` height in styles.css. */
-export const ROW_HEIGHT = 36;
-/** Rows rendered beyond the viewport either side: a neighbour for arrow keys and a margin for a fast scroll (each costs DOM work every scroll frame). */
-const OVERSCAN = 4;
 
 const COLUMNS: { key: SortKey; label: string }[] = [
   { key: 'state', label: 'State' },
@@ -52,10 +45,6 @@ function useNow(): number {
     return () => clearInterval(timer);
   }, []);
   return now;
-}
-
-function StateBadge({ state }: { state: string }) {
-  return <span className={`badge state-${state}`}>{state}</span>;
 }
 
 /**
@@ -114,60 +103,25 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   // Selection only holds proxies that still exist.
   const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
 
-  const scroller = useRef<HTMLDivElement>(null);
   const head = useRef<HTMLDivElement>(null);
-  const onBodyScroll = (e: React.UIEvent<HTMLDivElement>) => {
-    setScrollTop(e.currentTarget.scrollTop);
-    if (head.current) head.current.scrollLeft = e.currentTarget.scrollLeft; // the head scrolls sideways with the body
-  };
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(600);
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const observer = new ResizeObserver(() => setHeight(el.clientHeight));
-    observer.observe(el);
-    setHeight(el.clientHeight);
-    return () => observer.disconnect();
-  }, [loaded, all.length]);
-  const win = rowWindow({ count: items.length, rowHeight: ROW_HEIGHT, scrollTop, height, overscan: OVERSCAN });
 
-  // Back from the inspector: the proxy's row is scrolled into view and its Inspect button
-  // gets the focus (once the window has rendered that row, hence the second effect).
-  const returned = useRef<string | undefined>(undefined);
-  const pendingFocus = useRef<{ name: string; until: number } | undefined>(undefined);
-  useEffect(() => {
-    const el = scroller.current;
-    if (!returnTo) returned.current = undefined;
-    if (!returnTo || hidden || !el || returned.current === returnTo) return;
-    const index = items.findIndex((it) => it.kind === 'proxy' && it.proxy.name === returnTo);
-    // Not listed yet (a reload: the list arrives after the view): tried again when the rows change.
-    if (index < 0) return;
-    returned.current = returnTo;
-    pendingFocus.current = { name: returnTo, until: Date.now() + 2000 };
-    const top = scrollToRow({ index, rowHeight: ROW_HEIGHT, scrollTop: el.scrollTop, height: el.clientHeight });
-    if (top !== el.scrollTop) {
-      el.scrollTop = top;
-      setScrollTop(top);
-    }
-  }, [returnTo, hidden, items]);
-  useEffect(() => {
-    const pending = pendingFocus.current;
-    if (!pending) return;
-    if (Date.now() > pending.until) pendingFocus.current = undefined;
-    const button = scroller.current?.querySelector<HTMLElement>(`[data-inspect="${CSS.escape(pending.name)}"]`);
-    if (!button) return;
-    pendingFocus.current = undefined;
-    button.focus();
-  });
-
-  const toggle = (key: string) =>
-    setSelected((s) => {
-      const next = new Set(s);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
+  // One object for every row, the same from render to render, so that rows stay memoised (ProxyRow).
+  const actions = useMemo<RowActions>(
+    () => ({
+      toggle: (key) =>
+        setSelected((s) => {
+          const next = new Set(s);
+          if (next.has(key)) next.delete(key);
+          else next.add(key);
+          return next;
+        }),
+      inspect: openInspector,
+      labels: setLabelling,
+      replace: (p) => setReplacing([p]),
+      settings: (name) => setSettingsFor([name]),
+    }),
+    [openInspector],
+  );
   const allShownSelected = rows.length > 0 && rows.every((p) => selected.has(proxyKey(p)));
   const toggleAll = () => setSelected(allShownSelected ? new Set() : new Set(rows.map(proxyKey)));
 
@@ -257,80 +211,26 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
               <div role="columnheader" className="col col-actions">Actions</div>
             </div>
           </div>
-          <div role="rowgroup" className="grid-body" ref={scroller} onScroll={onBodyScroll}>
-            {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
-            <div className="grid-spacer" style={{ height: win.total }}>
-              <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>
-                {items.slice(win.start, win.end).map((item, i) => {
-                  if (item.kind === 'group') return <GroupRow key={`group:${item.value ?? ''}`} item={item} rowIndex={win.start + i + 2} columns={COLUMNS.length + 5} />;
-                  const p = item.proxy;
-                  const key = proxyKey(p);
-                  const isSelected = selected.has(key);
-                  return (
-                    <div
-                      role="row"
-                      className={`grid-row${isSelected ? ' selected' : ''}`}
-                      key={key}
-                      aria-rowindex={win.start + i + 2}
-                      aria-selected={isSelected}
-                      tabIndex={0}
-                      onKeyDown={(e) => rowKeys(e, p.name)}
-                      onDoubleClick={(e) => {
-                        if (!(e.target instanceof HTMLElement && e.target.closest('input, button'))) openInspector(p.name);
-                      }}
-                    >
-                      <div role="cell" className="col col-select">
-                        <input type="checkbox" aria-label={`Select ${p.name}`} checked={isSelected} onChange={() => toggle(key)} />
-                      </div>
-                      <div role="cell" className="col col-state"><StateBadge state={p.state} />{p.replacing && <span className="meta" title={`replaces ${p.replacing}, which serves until this one is ready`}> replacement</span>}</div>
-                      <div role="cell" className="col col-name">
-                        {p.name}
-                        <FleetTags proxy={p} you={you} now={now} />
-                      </div>
-                      <div role="cell" className="col col-host">
-                        {p.host}
-                        {p.unknownHost && (
-                          <span className="meta" title={`its metadata names host ${p.unknownHost}, which is not an entry on this hypervisor now (renamed or removed)`}>
-                            {' '}(launched on {p.unknownHost})
-                          </span>
-                        )}
-                      </div>
-                      <div role="cell" className="col col-address">
-                        {p.addresses.length === 0 ? (
-                          <span className="meta" title={p.addressNote}>{p.state === 'shutoff' ? 'not running' : p.addressNote ? 'address unknown' : 'no address yet'}</span>
-                        ) : (
-                          p.addresses.map((a) => (
-                            <span key={`${a.address}-${a.source}`} className="addr" title={`learnt from ${a.source}`}>
-                              {a.address} <span className="meta">({a.source})</span>
-                            </span>
-                          ))
-                        )}
-                      </div>
-                      <div role="cell" className="col col-health"><HealthCell statsKey={key} /></div>
-                      <div role="cell" className="col col-traffic"><TrafficCell statsKey={key} name={p.name} /></div>
-                      <div role="cell" className="col col-cpu"><CpuCell statsKey={key} /></div>
-                      <div role="cell" className="col col-port">{p.port}</div>
-                      <div role="cell" className="col col-machineType">{p.machineType}</div>
-                      <div role="cell" className="col col-image">{p.image.name}</div>
-                      <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
-                      <div role="cell" className="col col-actions">
-                        <button type="button" className="small" aria-label={`Edit labels of ${p.name}`} title="Labels: edit them, the VM keeps running" onClick={() => setLabelling(key)}>🏷</button>
-                        <button type="button" className="small" aria-label={`Replace ${p.name}`} title="Replace: a fresh VM, same name and credentials" disabled={p.replacing !== undefined} onClick={() => setReplacing([p])}>↻</button>
-                        <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
-                        <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => setSettingsFor([p.name])}>Settings</button>
-                        <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => openInspector(p.name)}>Inspect</button>
-                      </div>
-                    </div>
-                  );
-                })}
-              </div>
-            </div>
-            {loaded && rows.length === 0 && all.length > 0 && (
-              <p className="empty">
-                No proxy matches {[filter.trim() && `“${filter}”`, healthFilter && `the health filter “${healthFilter}”`, mineOnly && 'Mine'].filter(Boolean).join(' and ')}. Clear the filter to see all {all.length}.
-              </p>
-            )}
-          </div>
+          <ProxyWindow
+            items={items}
+            selected={selected}
+            you={you}
+            now={now}
+            actions={actions}
+            columns={COLUMNS.length + 5}
+            onScrollLeft={(left) => {
+              if (head.current) head.current.scrollLeft = left; // the head scrolls sideways with the body
+            }}
+            returnTo={returnTo}
+            hidden={hidden}
+            after={
+              loaded && rows.length === 0 && all.length > 0 ? (
+                <p className="empty">
+                  No proxy matches {[filter.trim() && `“${filter}”`, healthFilter && `the health filter “${healthFilter}”`, mineOnly && 'Mine'].filter(Boolean).join(' and ')}. Clear the filter to see all {all.length}.
+                </p>
+              ) : undefined
+            }
+          />
         </div>
       )}
       {labelling && proxies[labelling] && <LabelsDialog proxy={proxies[labelling]} onClose={() => setLabelling(undefined)} />}
