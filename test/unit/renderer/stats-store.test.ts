@@ -1,7 +1,7 @@
 /** The traffic figures in the renderer: the watch lease, events, sparklines (renderer/stores/stats-store.ts, views/ProxyTraffic.tsx). */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SPARK_POINTS, useStatsStore } from '../../../renderer/stores/stats-store.js';
-import { sparkPoints } from '../../../renderer/sparkline.js';
+import { sparkPoints, sparkPointsOnce } from '../../../renderer/sparkline.js';
 import { type FleetStats, WATCH_LEASE_MS } from '../../../shared/stats.js';
 import { fakeBridge } from './fake-bridge.js';
 
@@ -51,5 +51,15 @@ describe('stats store', () => {
     expect(sparkPoints([0, 5, 10], 10, 12)).toBe('0.0,11.0 5.0,6.0 10.0,1.0');
     expect(sparkPoints([0, 0], 10, 12)).toBe('0.0,11.0 10.0,11.0');
     expect(sparkPoints([7])).toBe('');
+  });
+
+  it('makes a sample\'s points once: the same array gives the points it gave first, a new array its own', () => {
+    const values = [1, 2, 3];
+    const first = sparkPointsOnce(values);
+    expect(first).toBe(sparkPoints(values));
+    // The store never changes an array it handed out; changed here, it shows that the first answer is kept.
+    values.push(100);
+    expect(sparkPointsOnce(values)).toBe(first);
+    expect(sparkPointsOnce([...values])).toBe(sparkPoints(values));
   });
 });
