@@ -531,8 +531,25 @@ msg "root filesystem: $(du -sh -x "$R" 2>/dev/null | cut -f1)"
 fstrim "$R" >>"$LOG" 2>&1 || msg "fstrim failed (the image will just be a little larger)"
 sync -f "$R/etc/fstab"
 umount "$MNT"
+# e2fsck opens the device exclusively. A process started by `ip netns exec` while the
+# filesystem was mounted has its own copy of the mount table (`ip netns exec` makes a mount
+# namespace, and the root mount does not propagate on these machines), and keeps the device
+# busy until it ends; seen once as "e2fsck: /dev/loop0 is in use". Such processes are short (a
+# probe, a curl): wait for them, and name them if they do not end.
 rc=0
-e2fsck -f -p "$LOOP" >>"$LOG" 2>&1 || rc=$?
+busy=0
+for try in $(seq 1 30); do
+  rc=0
+  busy=0
+  e2fsck -f -p "$LOOP" >>"$LOG" 2>&1 || rc=$?
+  if ((rc == 8)) && tail -n 3 "$LOG" | grep -q 'in use\|busy'; then busy=1; else break; fi
+  if ((try == 1)); then msg "e2fsck: $LOOP is still in use (another mount namespace holds it); waiting up to 60 s"; fi
+  sleep 2
+done
+if ((busy)); then
+  holders="$(grep -l "$LOOP" /proc/[0-9]*/mountinfo 2>/dev/null | cut -d/ -f3 | while read -r pid; do printf '%s(%s) ' "$pid" "$(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-60)"; done)"
+  die "e2fsck could not open $LOOP: still in use after 60 s${holders:+; mounted in the namespace of: $holders}"
+fi
 ((rc < 4)) || die "e2fsck found errors in the new filesystem (exit $rc)"
 losetup -d "$LOOP"
 LOOP=""
