@@ -47,22 +47,34 @@ export type SignatureCheck = z.infer<typeof SignatureCheckSchema>;
 const ONLY_TLS = 'the checksum file is as trustworthy as the connection it came over';
 
 /**
- * One sentence on the outcome, the same in the CLI and the app: "signature verified: …",
- * or "signature not verified: <why>; <what to do>".
+ * The outcome in two parts, for a front end to set out: whether the signature was verified,
+ * and the rest of the sentence (who signed, or why not and what to do).
  */
-export function describeSignature(check: SignatureCheck): string {
+export function signatureParts(check: SignatureCheck): { verified: boolean; detail: string } {
   switch (check.state) {
     case 'verified':
-      return `signature verified: ${check.signatureUrl} is a good signature by key ${check.fingerprint}${check.signer ? ` (${check.signer})` : ''}`;
+      return { verified: true, detail: `${check.signatureUrl} is a good signature by key ${check.fingerprint}${check.signer ? ` (${check.signer})` : ''}` };
     case 'no-keyring':
-      return `signature not verified: no keyring for this publisher on this machine (put its key in ${check.keyringDir}${check.package ? `, or install the package ${check.package}` : ''})${check.keyId ? `; the signature is by key ${check.keyId}` : ''}; ${ONLY_TLS}`;
+      return {
+        verified: false,
+        detail: `no keyring for this publisher on this machine (put its key in ${check.keyringDir}${check.package ? `, or install the package ${check.package}` : ''})${check.keyId ? `; the signature is by key ${check.keyId}` : ''}; ${ONLY_TLS}`,
+      };
     case 'unsigned':
-      return `signature not verified: no signature published beside the checksum file (looked for ${check.tried.join(', ')}); ${ONLY_TLS}`;
+      return { verified: false, detail: `no signature published beside the checksum file (looked for ${check.tried.join(', ')}); ${ONLY_TLS}` };
     case 'unknown-key':
-      return `signature not verified: signed by a key not in your keyrings (${check.keyId}); if you trust it, put the publisher's key in ${check.keyringDir}; ${ONLY_TLS}`;
+      return { verified: false, detail: `signed by a key not in your keyrings (${check.keyId}); if you trust it, put the publisher's key in ${check.keyringDir}; ${ONLY_TLS}` };
     case 'key-unusable':
-      return `signature not verified: signed by key ${check.keyId}, but ${check.why === 'signature expired' ? 'the signature has expired' : `the key ${check.why === 'expired' ? 'has expired' : 'was revoked'}`}; ${ONLY_TLS}`;
+      return {
+        verified: false,
+        detail: `signed by key ${check.keyId}, but ${check.why === 'signature expired' ? 'the signature has expired' : `the key ${check.why === 'expired' ? 'has expired' : 'was revoked'}`}; ${ONLY_TLS}`,
+      };
     case 'not-checked':
-      return `signature not verified: ${check.reason}; ${ONLY_TLS}`;
+      return { verified: false, detail: `${check.reason}; ${ONLY_TLS}` };
   }
+}
+
+/** One sentence on the outcome, the same in every front end: "signature verified: …" or "signature not verified: …". */
+export function describeSignature(check: SignatureCheck): string {
+  const { verified, detail } = signatureParts(check);
+  return `signature ${verified ? 'verified' : 'not verified'}: ${detail}`;
 }
