@@ -89,7 +89,8 @@ export const PUBLISHER_KEYRINGS: readonly PublisherKeyrings[] = [
   {
     name: 'Debian',
     urlPrefixes: ['https://cloud.debian.org/'],
-    // The Debian CD signing key is one of the role keys of the package debian-keyring.
+    // Debian's CD signing keys are role keys in the package debian-keyring. Which key signed
+    // a file is gpgv's to say (VALIDSIG), never assumed from this list.
     keyrings: ['/usr/share/keyrings/debian-role-keys.gpg', '/usr/share/keyrings/debian-keyring.gpg'],
     package: 'debian-keyring',
   },
