@@ -58,9 +58,12 @@ function stripText(check: Checked): SignatureCheck {
   return rest;
 }
 
-/** A clearsigned file starts with the armour header (after blank lines, at most). */
+/**
+ * A clearsigned file holds the armour header on a line of its own, usually first; text
+ * before it is not signed, which is why a verified file's digest is read from gpgv's output.
+ */
 export function isClearsigned(bytes: Buffer): boolean {
-  return /^(?:\uFEFF)?\s*-----BEGIN PGP SIGNED MESSAGE-----\r?\n/.test(bytes.subarray(0, 256).toString('utf8'));
+  return /(?:^|\n)(?:\uFEFF)?-----BEGIN PGP SIGNED MESSAGE-----\r?\n/.test(bytes.toString('utf8'));
 }
 
 async function checkDetached(found: PublishedDigest, bytes: Buffer, options: PublisherDigestOptions & SignatureOptions): Promise<Checked> {

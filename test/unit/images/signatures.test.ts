@@ -100,11 +100,14 @@ describe('signatures of checksum files, checked with gpgv', () => {
   it('a line outside the signed part of a clearsigned file is not used, even with a good signature', async (ctx) => {
     const { pub } = keys(ctx);
     const signed = await pub.clearsign(Buffer.from(`SHA256 (other.qcow2) = ${C}\n`));
-    server.files.set('/f/CHECKSUM', file(Buffer.concat([signed, Buffer.from(`SHA256 (x.qcow2) = ${A}\n`)])));
     await trust(pub);
-    const err = await check(server.url('/f/x.qcow2'), server.url('/f/CHECKSUM')).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BadSignatureError);
-    expect((err as Error).message).toMatch(/lists x\.qcow2 outside the part of the file its signature covers; its digest is not used, nothing was saved$/);
+    // After the signature, and before the armour header: neither is signed.
+    for (const [i, whole] of [Buffer.concat([signed, Buffer.from(`SHA256 (x.qcow2) = ${A}\n`)]), Buffer.concat([Buffer.from(`SHA256 (x.qcow2) = ${A}\n`), signed])].entries()) {
+      server.files.set(`/f/${i}/CHECKSUM`, file(whole));
+      const err = await check(server.url('/f/x.qcow2'), server.url(`/f/${i}/CHECKSUM`)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BadSignatureError);
+      expect((err as Error).message).toMatch(/lists x\.qcow2 outside the part of the file its signature covers; its digest is not used, nothing was saved$/);
+    }
   });
 
   it('no keyring for this publisher: the state says where to put its key, and which key signed', async (ctx) => {
