@@ -1,12 +1,13 @@
 /**
  * Adding an image as its publisher publishes it, over IPC: `images:lookup` reads the
- * checksum file beside the URL (or the one named) and answers what it lists, for the form
- * to show; `images:verifySha512` is the one download an image listed by SHA-512 only needs
+ * checksum file beside the URL (or the one named), checks its signature, and answers what
+ * it lists and what the check found, for the form to show (a BAD signature is an error); `images:verifySha512` is the one download an image listed by SHA-512 only needs
  * (a task), whose result is the SHA-256 the config then stores.
  */
 import { z } from 'zod';
 import { EntryNameSchema } from './catalog-edit.js';
 import { DISK_FORMATS, KVMImageSchema } from './config.js';
+import { SignatureCheckSchema } from './signature.js';
 
 /** `images:lookup`: the image's URL, and the checksum file to read when not the one beside it. */
 export const ImageLookupSchema = z.strictObject({
@@ -14,14 +15,16 @@ export const ImageLookupSchema = z.strictObject({
   checksumsUrl: z.string().min(1).max(2048).optional(),
 });
 
-/** What the checksum file lists for the image. */
+/** What the checksum file lists for the image, and what checking its signature found. */
 export const PublishedDigestSchema = z.object({
   algorithm: z.enum(['sha256', 'sha512']),
   digest: z.string(),
-  /** The checksum file it was read from (not signature-checked). */
+  /** The checksum file it was read from. */
   sumsUrl: z.string(),
   /** The name it is listed under. */
   listedName: z.string(),
+  /** Only `verified` means gpgv checked the publisher's signature (shared/signature.ts). */
+  signature: SignatureCheckSchema,
 });
 export type PublishedDigestView = z.infer<typeof PublishedDigestSchema>;
 

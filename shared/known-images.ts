@@ -69,3 +69,43 @@ export const KNOWN_IMAGES: readonly KnownImage[] = [
 export function knownImage(name: string): KnownImage | undefined {
   return KNOWN_IMAGES.find((k) => k.name === name);
 }
+
+/**
+ * A publisher whose checksum files are signed, and where a workstation may already hold
+ * its keys. A checksum file is matched to its publisher by its URL; the app's own keyring
+ * directory (`<data dir>/keyrings`) is used for every publisher, known here or not.
+ */
+export interface PublisherKeyrings {
+  name: string;
+  /** URL prefixes of the checksum files it publishes. */
+  urlPrefixes: readonly string[];
+  /** Keyring files (binary OpenPGP or keybox) a Debian or Ubuntu workstation may have. */
+  keyrings: readonly string[];
+  /** The Debian package that installs them. */
+  package?: string;
+}
+
+export const PUBLISHER_KEYRINGS: readonly PublisherKeyrings[] = [
+  {
+    name: 'Debian',
+    urlPrefixes: ['https://cloud.debian.org/'],
+    // Debian's CD signing keys are role keys in the package debian-keyring. Which key signed
+    // a file is gpgv's to say (VALIDSIG), never assumed from this list.
+    keyrings: ['/usr/share/keyrings/debian-role-keys.gpg', '/usr/share/keyrings/debian-keyring.gpg'],
+    package: 'debian-keyring',
+  },
+  {
+    name: 'Ubuntu',
+    urlPrefixes: ['https://cloud-images.ubuntu.com/'],
+    keyrings: ['/usr/share/keyrings/ubuntu-cloudimage-keyring.gpg'],
+    package: 'ubuntu-cloudimage-keyring',
+  },
+  // Fedora and Rocky clearsign their CHECKSUM files; Debian ships no keyring of theirs: the app's directory holds it.
+  { name: 'Fedora', urlPrefixes: ['https://download.fedoraproject.org/', 'https://dl.fedoraproject.org/'], keyrings: [] },
+  { name: 'Rocky Linux', urlPrefixes: ['https://dl.rockylinux.org/', 'https://download.rockylinux.org/'], keyrings: [] },
+];
+
+/** The publisher of the checksum file at `url`, if it is a known one. */
+export function publisherOf(url: string): PublisherKeyrings | undefined {
+  return PUBLISHER_KEYRINGS.find((p) => p.urlPrefixes.some((prefix) => url.startsWith(prefix)));
+}

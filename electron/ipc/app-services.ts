@@ -12,7 +12,7 @@ import type { StatsClock } from '../services/app/fleet-stats.js';
 import { settingsPath } from '../services/settings/settings-file.js';
 import { ConfigService } from '../services/config/config-service.js';
 import { ConfigStore } from '../services/config/config-store.js';
-import { configPath } from '../services/config/paths.js';
+import { configPath, keyringDir } from '../services/config/paths.js';
 import { FileCredentialsStore, credentialsPath } from '../services/credentials/credentials-store.js';
 import { KeyringCredentialsStore } from '../services/credentials/keyring-credentials-store.js';
 import { FileSecretStore, type SecretStore, secretsPath } from '../services/credentials/secret-store.js';
@@ -79,6 +79,7 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
     ...(options.probe ? { probe: options.probe } : {}),
     ...(options.autoBake === false ? { autoBake: false as const } : {}),
     settingsFile: settingsPath(dataDir),
+    keyringDir: keyringDir(dataDir),
   });
   const close = () => app.close();
   const router = createRouter(createHandlers({ info, app }), { subscribe: (sink) => app.subscribe(sink), close });

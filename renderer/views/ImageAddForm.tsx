@@ -6,13 +6,15 @@
  * publisher that keeps it elsewhere, or a mirror; `images:lookup`'s `checksumsUrl`). A
  * SHA-256 found fills the field; a SHA-512 only (Debian) makes Save download the image
  * once (`images:verifySha512`, a task shown here), check it, and save the SHA-256 it learned.
- * What the file lists is always shown, with the plain fact that its signature was not
- * checked.
+ * What the file lists is always shown, with what checking its signature found: verified
+ * (gpgv, with a key of the publisher's keyrings or the app's keyring directory), or why
+ * not. A BAD signature is an error of the lookup: no digest is shown or filled in.
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import type { PublishedDigestView } from '../../shared/image-lookup.js';
 import { ImageLookupSchema, ImageVerifiedSchema } from '../../shared/image-lookup.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
+import { signatureParts } from '../../shared/signature.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
 import { errorMessage } from '../format.js';
@@ -101,6 +103,7 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
   const url = (draft.url ?? '').trim();
 
   async function read(imageUrl: string, named: string) {
+    const before = lookup;
     setLookup({ state: 'reading' });
     try {
       const found = await backend().images.lookup({ url: imageUrl, ...(named ? { checksumsUrl: named } : {}) });
@@ -108,6 +111,8 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
       if (found.algorithm === 'sha256') setDraft((d) => ({ ...d, sha256: found.digest }));
     } catch (err) {
       setLookup({ state: 'error', message: errorMessage(err), sums: named });
+      // A digest an earlier read filled in must not outlive a read that refused it (a BAD signature, say).
+      if (before.state === 'found') setDraft((d) => (d.sha256 === before.found.digest ? { ...d, sha256: '' } : d));
     }
   }
 
@@ -225,7 +230,7 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
   );
 }
 
-/** What the checksum file lists, said plainly (and that its signature was not checked). */
+/** What the checksum file lists, said plainly, and what checking its signature found. */
 function Found({ lookup, url, pending }: { lookup: Lookup; url: string; pending: boolean }) {
   if (lookup.state === 'idle') return null;
   if (lookup.state === 'reading') return <p className="meta published-status" role="status">Reading the publisher&apos;s checksum file…</p>;
@@ -252,7 +257,17 @@ function Found({ lookup, url, pending }: { lookup: Lookup; url: string; pending:
       {found.algorithm === 'sha512' && pending && (
         <p>Only a SHA-512 is published: Save downloads the image once, checks it, and stores its sha256.</p>
       )}
-      <p className="hint">Not signature-checked: the checksum file is as trustworthy as the HTTPS connection it came over.</p>
+      <Signature found={found} />
     </div>
+  );
+}
+
+/** "Signature verified: …" or "Signature not verified: <why; what to do>". */
+function Signature({ found }: { found: PublishedDigestView }) {
+  const { verified, detail } = signatureParts(found.signature);
+  return (
+    <p className={verified ? undefined : 'hint'}>
+      <strong>{verified ? 'Signature verified' : 'Signature not verified'}</strong>: {detail}.
+    </p>
   );
 }

@@ -2,7 +2,9 @@
  * The Add image form with the publisher's checksum file, in Debian's Chromium through the
  * real `egress-desk serve`: the well-known images are offered (never chosen here: they are
  * on the internet); for a URL on an HTTP server on 127.0.0.1 inside the test, "Read
- * checksum file" shows what each layout lists and that it was not signature-checked. A
+ * checksum file" shows what each layout lists and what checking its signature found (no
+ * signature published; "signature verified" with a key made here put in the app's data
+ * directory; a changed file refused as BAD, with nothing filled in or saved). A
  * SHA-256 (Ubuntu's SHA256SUMS) fills the field; a SHA-512 only (Debian's SHA512SUMS) makes
  * Save download once and store the SHA-256; a mismatch saves nothing and says why; a URL
  * without a checksum file names the files tried; a checksum file kept elsewhere (BSD layout,
@@ -10,10 +12,12 @@
  * one that cannot be read is said under that field. The config on disk is read back each time.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gpgMissing, TestSigningKey } from '../support/gpg.js';
+import { skipBecause } from '../support/skip.js';
 import { parseConfigText } from '../../electron/services/config/document.js';
 import type { ProviderConfig } from '../../shared/config.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
@@ -113,16 +117,45 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await p.close();
   });
 
-  it('Ubuntu layout: the SHA-256 fills the field, said to be not signature-checked, and Save stores it without a download', async () => {
+  it('Ubuntu layout: the SHA-256 fills the field, said to be not verified (no signature published), and Save stores it without a download', async () => {
     const form = await openForm('noble', server.url('/ubuntu/noble.img'));
     const status = form.locator('.published-status');
     await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists noble.img with sha256 ${sha256(disk)}`);
-    await expect(status.innerText()).resolves.toContain('Not signature-checked');
+    await expect(status.innerText()).resolves.toContain('Signature not verified: no signature published beside the checksum file (looked for SHA256SUMS.gpg, SHA256SUMS.sign)');
     await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'detached' });
     expect(onDisk().kvm!.images!.noble).toEqual({ url: server.url('/ubuntu/noble.img'), sha256: sha256(disk), format: 'qcow2' });
     expect(server.requestsFor('/ubuntu/noble.img')).toEqual([]);
+  });
+
+  it('a signed checksum file with its key in the data directory\'s keyrings: "Signature verified"; changed after signing: BAD, nothing filled in or saved', async (ctx) => {
+    const missing = await gpgMissing();
+    if (missing) skipBecause(ctx, missing);
+    const key = await TestSigningKey.generate('Browser Test Publisher <publisher@example.invalid>');
+    try {
+      const sums = Buffer.from(`${sha256(disk)} *signed.img\n`);
+      server.files.set('/signed/SHA256SUMS', bufferFile(sums));
+      server.files.set('/signed/SHA256SUMS.gpg', bufferFile(await key.detachSign(sums, false)));
+      mkdirSync(join(app.home, 'keyrings'), { recursive: true });
+      await key.exportKeyring(join(app.home, 'keyrings', 'publisher.gpg'));
+      const form = await openForm('signed', server.url('/signed/signed.img'));
+      const status = form.locator('.published-status');
+      await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists signed.img with sha256 ${sha256(disk)}`);
+      await expect(status.innerText()).resolves.toContain(`Signature verified: ${server.url('/signed/SHA256SUMS.gpg')} is a good signature by key ${key.fingerprint} (Browser Test Publisher <publisher@example.invalid>).`);
+      await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
+      // The file changes on the server; reading it again refuses it, and the digest read before is taken back.
+      server.files.set('/signed/SHA256SUMS', bufferFile(Buffer.from(`${sha256(Buffer.from('tampered'))} *signed.img\n`)));
+      const before = readFileSync(join(app.home, 'config.yaml'), 'utf8');
+      await form.getByRole('button', { name: 'Read checksum file' }).click();
+      const alert = form.getByRole('alert').filter({ hasText: 'BAD signature' });
+      await expect.poll(() => alert.innerText(), { timeout: 15_000 }).toMatch(/BAD signature: the checksum file was changed after it was signed .*its digest is not used, nothing was saved$/);
+      await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe('');
+      expect(readFileSync(join(app.home, 'config.yaml'), 'utf8')).toBe(before);
+      await form.getByRole('button', { name: 'Cancel' }).click();
+    } finally {
+      await key.close();
+    }
   });
 
   it('Debian layout (SHA-512 only): Save downloads once, checks it, stores the SHA-256; the image is then cached', async () => {

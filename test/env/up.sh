@@ -15,7 +15,7 @@ PACKAGES=(
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
   openssh-server openssh-client dnsmasq-base iptables genisoimage mmdebstrap
   e2fsprogs fdisk extlinux syslinux-common python3-libvirt curl iproute2 chromium fuseiso libxml2-utils
-  busybox polkitd dbus virtinst
+  busybox polkitd dbus virtinst gnupg
 )
 
 if ! [[ "$EGRESS_TEST_SSH_PORT" =~ ^[0-9]+$ ]] || ((EGRESS_TEST_SSH_PORT < 1 || EGRESS_TEST_SSH_PORT > 65535)); then

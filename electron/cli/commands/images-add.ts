@@ -2,13 +2,17 @@
  * `egress-desk images add`: an image into the config file, with the digest its publisher
  * lists. The checksum file beside the URL (or --checksums) is read, shown and confirmed;
  * a SHA-512 (all Debian publishes) is checked by downloading the image once, computing its
- * SHA-256 in the same pass, and storing that: the config's field stays `sha256`.
+ * SHA-256 in the same pass, and storing that: the config's field stays `sha256`. The
+ * checksum file's signature is checked with gpgv and the outcome said; a BAD one refuses.
  */
 import { basename } from 'node:path';
 import { formatIssue, type KVMImage, type ProviderConfig, validateProviderConfig } from '../../../shared/config.js';
 import { KNOWN_IMAGES, knownImage } from '../../../shared/known-images.js';
 import { ConfigStore } from '../../services/config/config-store.js';
-import { findPublishedDigest, type PublishedDigest, PublisherDigestError } from '../../services/images/checksums.js';
+import { BadSignatureError, PublisherDigestError } from '../../services/images/checksums.js';
+import { type CheckedDigest, findCheckedDigest } from '../../services/images/signature.js';
+import { keyringDir } from '../../services/config/paths.js';
+import { describeSignature } from '../../../shared/signature.js';
 import { ImageCache } from '../../services/images/image-cache.js';
 import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
@@ -24,10 +28,8 @@ export interface AddOptions {
   yes?: boolean;
   replace?: boolean;
   default?: boolean;
+  json?: boolean;
 }
-
-/** What the person is told about the checksum file's authenticity: plainly, nothing was checked. */
-export const UNSIGNED_NOTE = 'the checksum file was not signature-checked (Egress Desk does not verify publisher signatures): it is as trustworthy as the HTTPS connection it came over';
 
 export async function addImage(ctx: CliContext, name: string | undefined, url: string | undefined, opts: AddOptions): Promise<number> {
   if (opts.list) {
@@ -59,19 +61,23 @@ export async function addImage(ctx: CliContext, name: string | undefined, url: s
   if (!check.ok) throw new CliError(`cannot add image ${JSON.stringify(name)}:\n${check.issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`, EXIT.usage);
 
   let downloaded = false;
+  let published: CheckedDigest | undefined;
   if (sha256 === undefined) {
     if (!opts.yes && !isTTY(ctx, 'stdin')) {
       throw new CliError("no terminal to confirm the digest from the publisher's checksum file: pass --yes to accept it, or --sha256 HEX with a digest you trust", EXIT.failed);
     }
-    let found: PublishedDigest;
+    let found: CheckedDigest;
     try {
-      found = await findPublishedDigest(imageUrl, checksumsUrl !== undefined ? { checksumsUrl } : {});
+      found = await findCheckedDigest(imageUrl, { keyringDir: keyringDir(ctx.dataDir), ...(checksumsUrl !== undefined ? { checksumsUrl } : {}) });
     } catch (err) {
+      // A BAD signature is no missing digest: another checksum file or a typed digest is not the advice.
+      if (err instanceof BadSignatureError) throw new CliError(err.message, EXIT.failed);
       if (err instanceof PublisherDigestError) throw new CliError(`${err.message}; pass --checksums URL, or --sha256 HEX with a digest you trust`, EXIT.failed);
       throw err;
     }
+    published = found;
     ctx.io.stderr(`${found.sumsUrl} lists ${found.listedName} with ${found.algorithm} ${found.digest}\n`);
-    ctx.io.stderr(`note: ${UNSIGNED_NOTE}\n`);
+    ctx.io.stderr(`${found.signature.state === 'verified' ? '' : 'note: '}${describeSignature(found.signature)}\n`);
     if (found.algorithm === 'sha256') {
       if (!(await confirm(ctx, opts, `Store image ${name} with sha256 ${found.digest}? [y/N] `))) return notStored(ctx, file);
       sha256 = found.digest;
@@ -83,6 +89,10 @@ export async function addImage(ctx: CliContext, name: string | undefined, url: s
     }
   }
   await new ConfigStore(file).save(withImage(config, name, entry(sha256), opts.default === true));
+  if (opts.json) {
+    ctx.io.stdout(`${JSON.stringify({ name, file, replaced: existing !== undefined, image: entry(sha256), cached: downloaded, ...(published ? { published } : {}) }, null, 2)}\n`);
+    return EXIT.ok;
+  }
   const next = downloaded ? 'it is in the image cache already' : `download it with \`egress-desk images pull ${name}\``;
   ctx.io.stdout(`${existing ? 'replaced' : 'added'} image ${name} in ${file} (sha256 ${sha256}); ${next}\n`);
   return EXIT.ok;

@@ -44,7 +44,8 @@ export function registerImageCommands(program: Command, kit: CommandKit): void {
     .command('add')
     .description(
       'add an image to the config file; its digest comes from --sha256, or from the checksum file the publisher has beside the URL ' +
-        '(SHA256SUMS, SHA512SUMS, CHECKSUM…) after you confirm it; a SHA-512 only is checked by downloading the image once',
+        '(SHA256SUMS, SHA512SUMS, CHECKSUM…) after you confirm it; a SHA-512 only is checked by downloading the image once; ' +
+        "the checksum file's signature is checked with gpgv against the publisher's keyrings on this machine and <data dir>/keyrings, and a BAD one refuses",
     )
     .argument('[name]', 'image name (1-63 characters of a-z, 0-9, ".", "_" and "-"); a built-in name (see --list) needs no URL')
     .argument('[url]', 'https, http or file URL of the image')
@@ -55,6 +56,7 @@ export function registerImageCommands(program: Command, kit: CommandKit): void {
     .option('--yes', 'accept the publisher\'s digest (and the download a SHA-512 needs) without asking')
     .option('--replace', 'replace an image of the same name')
     .option('--default', 'also make it the default image (kvm.defaults.image)')
+    .option('--json', 'print the result as JSON: {name, file, replaced, image, cached, published: {algorithm, digest, sumsUrl, listedName, signature}}')
     .action(kit.action(async (ctx, name: string | undefined, url: string | undefined, opts: AddOptions) => addImage(ctx, name, url, opts)));
 
   images

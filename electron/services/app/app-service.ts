@@ -16,6 +16,7 @@ import { DefaultsArea, ImagesArea, MachineTypesArea } from './catalog-area.js';
 import { autoBakeAfter } from './bake-task.js';
 import { readSettingsOrDefaults } from '../settings/settings-file.js';
 import { ConfigWatch } from '../config/config-watch.js';
+import { dataDir, keyringDir } from '../config/paths.js';
 import { ConfigWrites } from './config-writes.js';
 import { ConsoleSessions } from './console-sessions.js';
 import type { FleetBackend } from './fleet-backend.js';
@@ -44,6 +45,8 @@ export interface AppServiceOptions {
   statsClock?: StatsClock;
   /** The app's own settings file (settings.json in the data directory). */
   settingsFile?: string;
+  /** The app's keyring directory for checksum files' signatures (default `<data dir>/keyrings` of this process). */
+  keyringDir?: string;
   /** The health probe (default through the network; tests pass their own). */
   probe?: Probe;
   /** False: no automatic bake after launches (the settings file is not asked). */
@@ -105,7 +108,7 @@ export class AppService {
       config: this.config,
       hosts: new HostsArea(() => this.backend(), this.config, options.settingsFile),
       machineTypes: new MachineTypesArea(this.config),
-      images: new ImagesArea(() => this.backend(), this.config, this.tasks),
+      images: new ImagesArea(() => this.backend(), this.config, this.tasks, options.keyringDir ?? keyringDir(dataDir())),
       defaults: new DefaultsArea(this.config),
       // A front end without a settings file (tests, embedders) has no way to turn it off: it does not bake by itself.
       proxies: new ProxiesArea(() => this.live.open(), this.tasks, (backend, launched) =>

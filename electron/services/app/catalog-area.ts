@@ -6,7 +6,7 @@
 import { IMAGE_VERIFY_KIND, type ImageVerified } from '../../../shared/image-lookup.js';
 import type { ImageView, MachineTypeView } from '../../../shared/images-view.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
-import { findPublishedDigest, type PublishedDigest } from '../images/checksums.js';
+import { type CheckedDigest, findCheckedDigest } from '../images/signature.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ConfigWrites } from './config-writes.js';
 import { UnknownEntryError } from './errors.js';
@@ -46,6 +46,8 @@ export class ImagesArea implements AreaService<'images'> {
     private readonly backend: () => Promise<FleetBackend>,
     private readonly writes: ConfigWrites,
     private readonly tasks: TaskService,
+    /** The app's keyring directory (`<data dir>/keyrings`), for checking checksum files' signatures. */
+    private readonly keyringDir: string,
   ) {}
 
   async list(): Promise<ImageView[]> {
@@ -84,9 +86,12 @@ export class ImagesArea implements AreaService<'images'> {
     return { taskId: startBakeTask(await this.backend(), this.tasks, input.name, input.host) };
   }
 
-  /** What the publisher's checksum file lists for an image (read, not signature-checked); nothing is stored. */
-  async lookup(input: ChannelInput<'images:lookup'>): Promise<PublishedDigest> {
-    return findPublishedDigest(input.url, input.checksumsUrl !== undefined ? { checksumsUrl: input.checksumsUrl } : {});
+  /**
+   * What the publisher's checksum file lists for an image, and what checking its signature
+   * found; nothing is stored. A BAD signature is an error: its digest is never answered.
+   */
+  async lookup(input: ChannelInput<'images:lookup'>): Promise<CheckedDigest> {
+    return findCheckedDigest(input.url, { keyringDir: this.keyringDir, ...(input.checksumsUrl !== undefined ? { checksumsUrl: input.checksumsUrl } : {}) });
   }
 
   /**

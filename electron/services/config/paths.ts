@@ -25,6 +25,14 @@ export function dataDir(
   return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'egress-desk');
 }
 
+/**
+ * The app's own keyring directory inside a data directory: the publishers' keys a person
+ * trusts, for checking checksum files' signatures (binary keyrings, `*.gpg` or `*.kbx`).
+ */
+export function keyringDir(dir: string): string {
+  return join(dir, 'keyrings');
+}
+
 /** The app's own config file inside a data directory. */
 export function configPath(dir: string): string {
   return join(dir, 'config.yaml');

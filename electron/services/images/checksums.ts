@@ -21,7 +21,7 @@ const MAX_INDEXED = 4;
 
 /** The checksum file could not be read, is not one, or has no (or a conflicting) entry for the image. */
 export class PublisherDigestError extends ImageCacheError {
-  override readonly name = 'PublisherDigestError';
+  override readonly name: string = 'PublisherDigestError';
 }
 
 /** What a publisher's checksum file says about an image. */
@@ -38,6 +38,14 @@ export interface PublishedDigest {
   listedName: string;
 }
 
+/**
+ * The checksum file's signature is BAD: gpgv, with the signer's key, says the file is not
+ * what was signed (it was changed after signing). Its digest must not be used.
+ */
+export class BadSignatureError extends PublisherDigestError {
+  override readonly name = 'BadSignatureError';
+}
+
 export interface PublisherDigestOptions {
   /** The checksum file to read, instead of looking beside the image. */
   checksumsUrl?: string;
@@ -50,6 +58,20 @@ export interface PublisherDigestOptions {
  * `checksumsUrl`). A SHA-256 is preferred when a file lists both.
  */
 export async function findPublishedDigest(url: string, options: PublisherDigestOptions = {}): Promise<PublishedDigest> {
+  const { found } = await locate(url, options);
+  return found;
+}
+
+/** A digest found, with the bytes of the checksum file it was read from (what a signature covers). */
+export interface LocatedDigest {
+  found: PublishedDigest;
+  bytes: Buffer;
+  /** The image's file name in its URL. */
+  name: string;
+}
+
+/** {@link findPublishedDigest}, keeping the checksum file's bytes for the signature check. */
+export async function locate(url: string, options: PublisherDigestOptions = {}): Promise<LocatedDigest> {
   const image = parseUrl(url);
   const name = decodeURIComponent(image.pathname.slice(image.pathname.lastIndexOf('/') + 1));
   if (name === '') throw new PublisherDigestError(`${url} names a directory, not an image file`);
@@ -60,15 +82,15 @@ export async function findPublishedDigest(url: string, options: PublisherDigestO
     if (text === undefined) throw new PublisherDigestError(`there is no checksum file at ${sumsUrl}${sumsUrl.startsWith('file:') ? '' : ' (HTTP 404)'}`);
     const found = pick(text.body, sumsUrl, name);
     if (typeof found === 'string') throw new PublisherDigestError(`${sumsUrl} ${found}`);
-    return found;
+    return { found, bytes: text.bytes, name };
   }
 
   const tried: string[] = [];
   const seen = new Set<string>();
-  const attempt = async (sumsUrl: string): Promise<PublishedDigest | undefined> => {
+  const attempt = async (sumsUrl: string): Promise<LocatedDigest | undefined> => {
     seen.add(sumsUrl);
     const file = sumsUrl.slice(sumsUrl.lastIndexOf('/') + 1);
-    let text: { body: string } | undefined;
+    let text: { body: string; bytes: Buffer } | undefined;
     try {
       text = await readSmall(sumsUrl, options);
     } catch (err) {
@@ -82,7 +104,7 @@ export async function findPublishedDigest(url: string, options: PublisherDigestO
       return undefined;
     }
     const found = pick(text.body, sumsUrl, name);
-    if (typeof found !== 'string') return found;
+    if (typeof found !== 'string') return { found, bytes: text.bytes, name };
     tried.push(`${decodeURIComponent(file)}: ${found.replace(/^is /, '')}`);
     return undefined;
   };
@@ -115,7 +137,7 @@ function parseUrl(raw: string, base?: string): URL {
  * The image's entry in one checksum file, or why there is none ("is not a checksum file…",
  * "has no entry for…"). Two different digests for one name are an error, never a choice.
  */
-function pick(text: string, sumsUrl: string, name: string): PublishedDigest | string {
+export function pick(text: string, sumsUrl: string, name: string): PublishedDigest | string {
   const entries = parseSums(text);
   if (entries.length === 0) {
     return 'is not a checksum file: no line holds a SHA-256 or SHA-512 digest in GNU form (`<hex>  <name>`) or BSD form (`SHA256 (<name>) = <hex>`)';
@@ -158,13 +180,16 @@ async function indexedSums(image: URL, seen: Set<string>, options: PublisherDige
   return out;
 }
 
-/** A small text file (its body and media type), or undefined when there is none (404, or a missing local file). */
-async function readSmall(url: string, options: PublisherDigestOptions): Promise<{ body: string; type: string } | undefined> {
+/**
+ * A small file (its bytes, its text and its media type), or undefined when there is none
+ * (404, or a missing local file). The bytes are kept: a signature covers them, not the text.
+ */
+export async function readSmall(url: string, options: PublisherDigestOptions): Promise<{ body: string; bytes: Buffer; type: string } | undefined> {
   if (url.startsWith('file:')) {
     try {
-      const text = await readFile(fileURLToPath(url), 'utf8');
-      if (text.length > MAX_SUMS_BYTES) throw new PublisherDigestError(`${url} is too large to be a checksum file`);
-      return { body: text, type: 'text/plain' };
+      const bytes = await readFile(fileURLToPath(url));
+      if (bytes.length > MAX_SUMS_BYTES) throw new PublisherDigestError(`${url} is too large to be a checksum file`);
+      return { body: bytes.toString('utf8'), bytes, type: 'text/plain' };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -207,5 +232,6 @@ async function readSmall(url: string, options: PublisherDigestOptions): Promise<
     }
     chunks.push(value);
   }
-  return { body: Buffer.concat(chunks).toString('utf8'), type: res.headers.get('content-type') ?? '' };
+  const bytes = Buffer.concat(chunks);
+  return { body: bytes.toString('utf8'), bytes, type: res.headers.get('content-type') ?? '' };
 }

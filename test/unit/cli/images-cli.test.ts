@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { spawn } from 'node:child_process';
 import { validateProviderConfig } from '../../../shared/config.js';
@@ -11,6 +11,8 @@ import { runCli } from '../../../electron/cli/program.js';
 import { cliBin } from '../../support/dist.js';
 import { runCliProcess } from '../../support/cli.js';
 import { bufferFile, sha256, TestServer } from '../images/server.js';
+import { gpgMissing, TestSigningKey } from '../../support/gpg.js';
+import { skipBecause } from '../../support/skip.js';
 
 let server: TestServer;
 let home: string;
@@ -24,7 +26,9 @@ const debian = Buffer.from('debian image bytes\n'.repeat(5000));
 const ubuntu = Buffer.from('ubuntu image bytes\n'.repeat(7000));
 const other = Buffer.from('an image no config names\n'.repeat(100));
 const sha512 = (b: Buffer): string => createHash('sha512').update(b).digest('hex');
-const UNSIGNED = 'note: the checksum file was not signature-checked (Egress Desk does not verify publisher signatures): it is as trustworthy as the HTTPS connection it came over\n';
+/** What is said of a checksum file with no signature beside it. */
+const unsigned = (sums: string) =>
+  `note: signature not verified: no signature published beside the checksum file (looked for ${sums}.gpg, ${sums}.sign); the checksum file is as trustworthy as the connection it came over\n`;
 
 function writeConfig(images: Record<string, unknown>): void {
   mkdirSync(home, { recursive: true });
@@ -198,10 +202,10 @@ describe('egress-desk images add', () => {
     noTempFiles();
   });
 
-  it('reads the digest from SHA256SUMS beside the URL with --yes, and says plainly that nothing checked its signature', async () => {
+  it('reads the digest from SHA256SUMS beside the URL with --yes, and says plainly that no signature was published', async () => {
     const r = await cli('images', 'add', 'noble-2', server.url('/ubuntu/noble.img'), '--format', 'raw', '--yes');
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n${UNSIGNED}`);
+    expect(r.stderr).toBe(`${server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n${unsigned('SHA256SUMS')}`);
     expect(r.stdout).toMatch(/download it with `egress-desk images pull noble-2`\n$/);
     expect(readConfig().kvm.images!['noble-2']).toEqual({ url: server.url('/ubuntu/noble.img'), sha256: sha256(ubuntu), format: 'raw' });
     // The image itself was not downloaded: a SHA-256 needs no download.
@@ -211,7 +215,7 @@ describe('egress-desk images add', () => {
   it('Debian (SHA512SUMS only): downloads once, checks the SHA-512, stores the SHA-256; the image is then cached', async () => {
     const r = await cli('images', 'add', 'deb', server.url('/debian/disk.qcow2'), '--yes');
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`${server.url('/debian/SHA512SUMS')} lists disk.qcow2 with sha512 ${sha512(debian)}\n${UNSIGNED}`);
+    expect(r.stderr).toContain(`${server.url('/debian/SHA512SUMS')} lists disk.qcow2 with sha512 ${sha512(debian)}\n${unsigned('SHA512SUMS')}`);
     expect(r.stderr).toContain(`deb: 92.8 KiB downloaded; sha512 matches the publisher's; its sha256 is ${sha256(debian)}\n`);
     expect(r.stdout).toMatch(new RegExp(`^added image deb in \\S+ \\(sha256 ${sha256(debian)}\\); it is in the image cache already\n$`));
     expect(readConfig().kvm.images!.deb).toEqual({ url: server.url('/debian/disk.qcow2'), sha256: sha256(debian) });
@@ -325,6 +329,99 @@ describe('egress-desk images add', () => {
     expect(r.code).toBe(0);
     const config = parse(readFileSync(join(fresh, 'config.yaml'), 'utf8')) as unknown;
     expect(validateProviderConfig(config).ok).toBe(true);
+  });
+});
+
+describe('egress-desk images add: the checksum file\'s signature (real gpg and gpgv)', () => {
+  let missing: string | undefined;
+  let publisher: TestSigningKey | undefined;
+  let stranger: TestSigningKey | undefined;
+  beforeAll(async () => {
+    missing = await gpgMissing();
+    if (missing) return;
+    [publisher, stranger] = await Promise.all([TestSigningKey.generate('CLI Test Publisher <publisher@example.invalid>'), TestSigningKey.generate('Someone Else <else@example.invalid>')]);
+  }, 60_000);
+  afterAll(async () => {
+    await publisher?.close();
+    await stranger?.close();
+  });
+  const keys = (ctx: TestContext) => {
+    if (missing || !publisher || !stranger) skipBecause(ctx, missing ?? 'no test key was made');
+    return { pub: publisher, other: stranger };
+  };
+  /** The publisher's key in the app's keyring directory, `<data dir>/keyrings`. */
+  const trust = async (key: TestSigningKey) => {
+    mkdirSync(join(home, 'keyrings'), { recursive: true });
+    await key.exportKeyring(join(home, 'keyrings', 'publisher.gpg'));
+  };
+  const signUbuntu = async (key: TestSigningKey) => {
+    const sums = Buffer.from(`${sha256(ubuntu)} *noble.img\n`);
+    server.files.set('/ubuntu/SHA256SUMS', bufferFile(sums));
+    server.files.set('/ubuntu/SHA256SUMS.gpg', bufferFile(await key.detachSign(sums, false)));
+  };
+
+  it('verified with the key in <data dir>/keyrings: said on stderr and in --json, and the digest stored', async (ctx) => {
+    const { pub } = keys(ctx);
+    await signUbuntu(pub);
+    await trust(pub);
+    const r = await cli('images', 'add', 'noble-2', server.url('/ubuntu/noble.img'), '--yes', '--json');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `${server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\nsignature verified: ${server.url('/ubuntu/SHA256SUMS.gpg')} is a good signature by key ${pub.fingerprint} (CLI Test Publisher <publisher@example.invalid>)\n`,
+    );
+    expect(JSON.parse(r.stdout)).toEqual({
+      name: 'noble-2',
+      file: configFile(),
+      replaced: false,
+      image: { url: server.url('/ubuntu/noble.img'), sha256: sha256(ubuntu) },
+      cached: false,
+      published: {
+        algorithm: 'sha256',
+        digest: sha256(ubuntu),
+        sumsUrl: server.url('/ubuntu/SHA256SUMS'),
+        listedName: 'noble.img',
+        signature: { state: 'verified', signatureUrl: server.url('/ubuntu/SHA256SUMS.gpg'), fingerprint: pub.fingerprint, signer: 'CLI Test Publisher <publisher@example.invalid>' },
+      },
+    });
+    expect(readConfig().kvm.images!['noble-2']!.sha256).toBe(sha256(ubuntu));
+  });
+
+  it('no keyring, or a key not in it: said plainly, and the digest is still offered', async (ctx) => {
+    const { pub, other } = keys(ctx);
+    await signUbuntu(other);
+    const none = await cli('images', 'add', 'noble-2', server.url('/ubuntu/noble.img'), '--yes');
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain(
+      `note: signature not verified: no keyring for this publisher on this machine (put its key in ${join(home, 'keyrings')}); the signature is by key ${other.fingerprint.slice(-16)}; `,
+    );
+    await trust(pub);
+    const unknown = await cli('images', 'add', 'noble-3', server.url('/ubuntu/noble.img'), '--yes', '--json');
+    expect(unknown.code).toBe(0);
+    expect(unknown.stderr).toContain(`note: signature not verified: signed by a key not in your keyrings (${other.fingerprint.slice(-16)}); if you trust it, put the publisher's key in ${join(home, 'keyrings')}; `);
+    expect((JSON.parse(unknown.stdout) as { published: { signature: unknown } }).published.signature).toEqual({
+      state: 'unknown-key',
+      signatureUrl: server.url('/ubuntu/SHA256SUMS.gpg'),
+      keyId: other.fingerprint.slice(-16),
+      keyringDir: join(home, 'keyrings'),
+    });
+  });
+
+  it('a checksum file changed after signing: BAD, exit 1, nothing downloaded, nothing saved', async (ctx) => {
+    const { pub } = keys(ctx);
+    await trust(pub);
+    // Debian's layout: the SHA-512 would need a download; a BAD signature stops before it.
+    const signedSums = Buffer.from(`${sha512(debian)}  disk.qcow2\n`);
+    server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${sha512(other)}  disk.qcow2\n`)));
+    server.files.set('/debian/SHA512SUMS.sign', bufferFile(await pub.detachSign(signedSums, true)));
+    const before = readFileSync(configFile(), 'utf8');
+    const r = await cli('images', 'add', 'deb', server.url('/debian/disk.qcow2'), '--yes', '--json');
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toBe(
+      `egress-desk: BAD signature: the checksum file was changed after it was signed (${server.url('/debian/SHA512SUMS')}, signature ${server.url('/debian/SHA512SUMS.sign')}, key ${pub.fingerprint.slice(-16)}); its digest is not used, nothing was saved\n`,
+    );
+    expect(readFileSync(configFile(), 'utf8')).toBe(before);
+    expect(server.requestsFor('/debian/disk.qcow2')).toEqual([]);
+    expect(existsSync(cacheDir()) ? readdirSync(cacheDir()) : []).toEqual([]);
   });
 });
 

@@ -3,9 +3,11 @@
  * service, image cache), against an HTTP server on 127.0.0.1 in the test.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { gpgMissing, TestSigningKey } from '../../support/gpg.js';
+import { skipBecause } from '../../support/skip.js';
 import { bufferFile, sha256, TestServer } from '../images/server.js';
 import { type AppFixture, appFixture } from './app-fixture.js';
 
@@ -33,6 +35,7 @@ describe('channels: images:lookup', () => {
       digest: sha256(disk),
       sumsUrl: server.url('/ubuntu/SHA256SUMS'),
       listedName: 'noble.img',
+      signature: { state: 'unsigned', tried: ['SHA256SUMS.gpg', 'SHA256SUMS.sign'] },
     });
     expect(await app.call('images:lookup', { url: server.url('/debian/disk.qcow2') })).toMatchObject({ algorithm: 'sha512', digest: sha512(disk) });
     expect(await app.call('images:lookup', { url: server.url('/x/noble.img'), checksumsUrl: server.url('/ubuntu/SHA256SUMS') })).toMatchObject({ digest: sha256(disk) });
@@ -46,6 +49,35 @@ describe('channels: images:lookup', () => {
     });
     await expect(app.call('images:lookup', { url: 'ftp://example.invalid/x.img' })).rejects.toThrow();
     expect(server.requests.filter((r) => !r.path.startsWith('/none/'))).toEqual([]);
+  });
+});
+
+describe('channels: images:lookup checks the signature with the keyrings in the app\'s data directory', () => {
+  let missing: string | undefined;
+  let key: TestSigningKey | undefined;
+  beforeAll(async () => {
+    missing = await gpgMissing();
+    if (!missing) key = await TestSigningKey.generate('Channel Test <channel@example.invalid>');
+  }, 60_000);
+  afterAll(() => key?.close());
+
+  it('verified with <data dir>/keyrings; a changed file is a BadSignatureError, with no digest', async (ctx) => {
+    if (missing || !key) skipBecause(ctx, missing ?? 'no test key was made');
+    app = appFixture();
+    const sums = Buffer.from(`${sha256(disk)} *noble.img\n`);
+    server.files.set('/ubuntu/SHA256SUMS', bufferFile(sums));
+    server.files.set('/ubuntu/SHA256SUMS.gpg', bufferFile(await key.detachSign(sums, false)));
+    mkdirSync(join(app.dataDir, 'keyrings'));
+    await key.exportKeyring(join(app.dataDir, 'keyrings', 'ubuntu.gpg'));
+    expect(await app.call('images:lookup', { url: server.url('/ubuntu/noble.img') })).toMatchObject({
+      digest: sha256(disk),
+      signature: { state: 'verified', signatureUrl: server.url('/ubuntu/SHA256SUMS.gpg'), fingerprint: key.fingerprint, signer: 'Channel Test <channel@example.invalid>' },
+    });
+    server.files.set('/ubuntu/SHA256SUMS', bufferFile(Buffer.from(`${sha256('another')} *noble.img\n`)));
+    await expect(app.call('images:lookup', { url: server.url('/ubuntu/noble.img') })).rejects.toMatchObject({
+      name: 'BadSignatureError',
+      message: expect.stringMatching(/^BAD signature: the checksum file was changed after it was signed \(/),
+    });
   });
 });
 
