@@ -24,6 +24,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
 import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
+import { framesOver, inRefreshes, refreshPeriodMs } from './refresh.js';
 import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
 import { type ServeProcess, startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
@@ -49,6 +50,33 @@ export function median(values: readonly number[]): number {
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+/** The frame figures both scroll benches report, in whole display refreshes (bench/refresh.ts) and raw. */
+export interface FrameFigures {
+  /** Median over the rounds of each round's longest frame, in whole refreshes, ms. */
+  longestFrameMs: number;
+  /** The same from the raw timestamps, ms. */
+  rawLongestFrameMs: number;
+  /** The refresh period the frames show, ms. */
+  refreshMs: number;
+  frames: number;
+  /** Frames longer than 50 ms in whole refreshes (a three-refresh frame at 60 Hz is 50 ms). */
+  framesOver50: number;
+  /** Frames whose raw interval is over 50 ms (three-refresh frames of 50.1 ms among them). */
+  rawFramesOver50: number;
+}
+
+function frameFigures(frames: readonly number[], longestPerRound: readonly number[]): FrameFigures {
+  const refreshMs = refreshPeriodMs(frames);
+  return {
+    longestFrameMs: median(longestPerRound.map((f) => inRefreshes(f, refreshMs))),
+    rawLongestFrameMs: median([...longestPerRound]),
+    refreshMs,
+    frames: frames.length,
+    framesOver50: framesOver(frames, 50, refreshMs),
+    rawFramesOver50: frames.filter((f) => f > 50).length,
+  };
 }
 
 async function times(page: Page): Promise<PageTimes> {
@@ -148,7 +176,7 @@ async function timedPage(context: BrowserContext, errors: string[], proxies?: Re
   return { page, cpuMs, answerCpuMs: () => answerCpu };
 }
 
-export interface FirstRenderFigures {
+export interface FirstRenderFigures extends FrameFigures {
   /** Medians, ms: 1,000 rows and 10 rows. */
   thousandMs: number;
   tenMs: number;
@@ -160,11 +188,7 @@ export interface FirstRenderFigures {
   scrollCpuPerFrameMs: number;
   /** The 1-minute load average at the start and the end (2 cores here: above 2 means queueing for CPU). */
   load: [number, number];
-  /** Per scroll round: the longest frame interval, ms; the median of those is the figure. */
-  longestFrameMs: number;
-  /** Over every scroll round. */
-  frames: number;
-  framesOver50: number;
+  /** Over every scroll round; the longest frame is the median of each round's longest (FrameFigures). */
   longAnimationFrames: number;
   p95FrameMs: number;
   scrollMs: number;
@@ -240,9 +264,7 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
     thousandCpuMs: median(runs.thousandCpu),
     scrollCpuPerFrameMs: median(runs.scrollCpu),
     load: [loadStart, loadavg()[0]!],
-    longestFrameMs: median(runs.longest),
-    frames: runs.frames.length,
-    framesOver50: runs.frames.filter((f) => f > 50).length,
+    ...frameFigures(runs.frames, runs.longest),
     longAnimationFrames: runs.long.length,
     p95FrameMs: percentile(runs.frames, 95),
     scrollMs: median(runs.scrollMs),
@@ -251,11 +273,7 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
   };
 }
 
-export interface UpdatingScrollFigures {
-  /** Median over the rounds of each round's longest frame interval, ms. */
-  longestFrameMs: number;
-  frames: number;
-  framesOver50: number;
+export interface UpdatingScrollFigures extends FrameFigures {
   longAnimationFrames: number;
   p95FrameMs: number;
   /** Figures pushed during the scrolls: proxy:stats (1,000 rows each) and proxy:health. */
@@ -330,9 +348,7 @@ export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOp
     await serve.stop();
   }
   return {
-    longestFrameMs: median(runs.longest),
-    frames: runs.frames.length,
-    framesOver50: runs.frames.filter((f) => f > 50).length,
+    ...frameFigures(runs.frames, runs.longest),
     longAnimationFrames: runs.long.length,
     p95FrameMs: percentile(runs.frames, 95),
     statsPushed,

@@ -1,0 +1,32 @@
+/**
+ * Frame intervals in display refreshes. The scroll benches time frames by the timestamps
+ * Chromium gives requestAnimationFrame callbacks, which are the starts of display refreshes:
+ * every interval is a whole number of refreshes plus a little jitter (at 60 Hz: 16.7, 33.4,
+ * 50.0 or 50.1, 66.7 ms). A frame that took three refreshes took 50 ms, which is inside "no
+ * frame over 50 ms"; compared raw, the jitter (50.1 > 50) would count it as over. So each
+ * interval is rounded to whole refreshes before it is compared with the budget, and the raw
+ * figures are reported beside it.
+ */
+
+/** The refresh period, ms: the median of the intervals shorter than 1.5 of a 60 Hz refresh (one refresh each); 1000/60 when there are none. */
+export function refreshPeriodMs(frames: readonly number[]): number {
+  const single = frames.filter((f) => f > 0 && f < 25).sort((a, b) => a - b);
+  return single.length ? single[Math.floor(single.length / 2)]! : 1000 / 60;
+}
+
+/** How much longer than a whole number of refreshes an interval may be and still count as that number: timestamp jitter. */
+export const JITTER_MS = 1;
+
+/**
+ * An interval as whole refreshes, in ms (at least one refresh): rounded down only when it is
+ * within {@link JITTER_MS} of a whole number of them, else up, so a long frame never rounds
+ * down to the budget.
+ */
+export function inRefreshes(frameMs: number, periodMs: number): number {
+  return Math.max(1, Math.ceil((frameMs - JITTER_MS) / periodMs)) * periodMs;
+}
+
+/** How many intervals, in whole refreshes, are longer than `budgetMs` (half a millisecond allowed for the period's own rounding). */
+export function framesOver(frames: readonly number[], budgetMs: number, periodMs = refreshPeriodMs(frames)): number {
+  return frames.filter((f) => inRefreshes(f, periodMs) > budgetMs + 0.5).length;
+}
