@@ -257,7 +257,11 @@ export function HostsView() {
   for (const p of Object.values(proxies)) counts.set(p.host, (counts.get(p.host) ?? 0) + 1);
   const byHost = useMemo(() => {
     const out = new Map<string, HostProxy[]>();
-    for (const p of Object.values(proxies)) out.set(p.host, [...(out.get(p.host) ?? []), { key: proxyKey(p), name: p.name }]);
+    for (const p of Object.values(proxies)) {
+      const list = out.get(p.host);
+      if (list) list.push({ key: proxyKey(p), name: p.name });
+      else out.set(p.host, [{ key: proxyKey(p), name: p.name }]);
+    }
     for (const list of out.values()) list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
     return out;
   }, [proxies]);

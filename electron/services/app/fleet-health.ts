@@ -122,7 +122,12 @@ export class FleetHealthMonitor {
       const why = !connected.has(p.host) ? `host ${p.host} is not connected` : p.state !== 'running' ? 'not running' : !p.addresses[0] ? 'no address yet' : undefined;
       if (broken) this.observe(p, { failing: broken });
       else if (why) this.observe(p, { unknown: why });
-      else if (!this.probing.has(k)) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p]);
+      else if (!this.probing.has(k)) {
+        // Appended in place: copying the host's list for each proxy was quadratic in the fleet.
+        const list = byHost.get(p.host);
+        if (list) list.push(p);
+        else byHost.set(p.host, [p]);
+      }
     }
     for (const k of this.health.keys()) if (!known.has(k)) this.health.delete(k);
     for (const k of this.latency.keys()) if (!known.has(k)) this.latency.delete(k);

@@ -44,14 +44,16 @@ class Ring {
 }
 
 export class RateHistory {
-  private readonly fine = new Ring(FINE_POINTS);
-  private readonly coarse = new Ring(COARSE_POINTS);
+  // Made at the first point: a proxy that never runs (a stopped fleet of 1,000) holds no
+  // 28 KB of empty rings, and a sample does not spend its time allocating them.
+  private fine: Ring | undefined;
+  private coarse: Ring | undefined;
   /** The coarse bucket being filled: its start, the time it covers so far and the time-weighted sums. */
   private bucket: { start: number; weight: number; sums: number[] } | undefined;
 
   /** Adds the rates of the `spanMs` ending at `at` (`spanMs` weighs them in the coarse average). */
   add(at: number, rates: Rates, spanMs: number): void {
-    this.fine.push(at, rates);
+    (this.fine ??= new Ring(FINE_POINTS)).push(at, rates);
     const start = Math.floor(at / COARSE_BUCKET_MS) * COARSE_BUCKET_MS;
     if (this.bucket && this.bucket.start !== start) this.closeBucket();
     this.bucket ??= { start, weight: 0, sums: RATE_FIELDS.map(() => 0) };
@@ -62,13 +64,13 @@ export class RateHistory {
 
   /** The last hour before `now`, point by point; with `limit`, only its newest `limit` points. */
   recent(now: number, limit?: number): RatePoint[] {
-    return this.fine.points(now - FINE_SPAN_MS, limit);
+    return this.fine?.points(now - FINE_SPAN_MS, limit) ?? [];
   }
 
   /** The day before `now`, one averaged point per 5 minutes (stamped at its bucket's end); the bucket being filled last. */
   daily(now: number): RatePoint[] {
     const since = now - COARSE_POINTS * COARSE_BUCKET_MS;
-    const out = this.coarse.points(since);
+    const out = this.coarse?.points(since) ?? [];
     if (this.bucket) out.push(this.average(this.bucket));
     return out;
   }
@@ -76,7 +78,7 @@ export class RateHistory {
   private closeBucket(): void {
     const b = this.bucket!;
     const p = this.average(b);
-    this.coarse.push(p.at, p);
+    (this.coarse ??= new Ring(COARSE_POINTS)).push(p.at, p);
     this.bucket = undefined;
   }
 

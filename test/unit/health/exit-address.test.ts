@@ -1,4 +1,5 @@
 /** The exit-address rules (pure), and the health monitor setting and clearing exitWarning from echo answers. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FleetHealthMonitor } from '../../../electron/services/app/fleet-health.js';
 import { exitWarning, exitWarnings } from '../../../electron/services/health/exit-address.js';
@@ -29,6 +30,30 @@ describe('exitWarning', () => {
       { key: 'b/1', host: 'edge-b', seen: { current: '203.0.113.50' } },
     ]);
     expect([...w.entries()].filter(([, v]) => v).map(([k]) => k)).toEqual(['a/3']);
+  });
+
+  it('says for every proxy what comparing it with each of its host\'s others says, in one pass', () => {
+    const address = fc.constantFrom(undefined, '198.51.100.1', '198.51.100.2', '203.0.113.9');
+    const entry = fc.record({ host: fc.constantFrom('edge-a', 'edge-b'), current: address, previous: address });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 30 }), (entries) => {
+        const list = entries.map((e, i) => ({ key: `k${i}`, host: e.host, seen: { ...(e.current ? { current: e.current } : {}), ...(e.previous ? { previous: e.previous } : {}) } }));
+        const fast = exitWarnings(list);
+        for (const p of list) {
+          const others = list.filter((o) => o !== p && o.host === p.host).map((o) => o.seen.current);
+          expect(fast.get(p.key)).toBe(exitWarning(p.host, p.seen, others));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('stays linear: 5,000 proxies on one host in well under a second', () => {
+    const list = Array.from({ length: 5000 }, (_, i) => ({ key: `k${i}`, host: 'edge-a', seen: { current: i % 100 === 0 ? '203.0.113.9' : '198.51.100.1' } }));
+    const started = performance.now();
+    const w = exitWarnings(list);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect([...w.values()].filter(Boolean)).toHaveLength(0); // 50 share 203.0.113.9, the rest 198.51.100.1: each matches a sibling
   });
 });
 
