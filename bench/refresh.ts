@@ -8,10 +8,15 @@
  * figures are reported beside it.
  */
 
-/** The refresh period, ms: the median of the intervals shorter than 1.5 of a 60 Hz refresh (one refresh each); 1000/60 when there are none. */
+/**
+ * The refresh period, ms: the mean of the intervals shorter than 1.5 of a 60 Hz refresh (one
+ * refresh each); 1000/60 when there are none. The mean, because each timestamp is rounded to
+ * 0.1 ms: single intervals read 16.6, 16.7 or 16.8, and a median of 16.7 would make three
+ * refreshes 50.1 ms.
+ */
 export function refreshPeriodMs(frames: readonly number[]): number {
-  const single = frames.filter((f) => f > 0 && f < 25).sort((a, b) => a - b);
-  return single.length ? single[Math.floor(single.length / 2)]! : 1000 / 60;
+  const single = frames.filter((f) => f > 10 && f < 25);
+  return single.length ? single.reduce((a, b) => a + b, 0) / single.length : 1000 / 60;
 }
 
 /** How much longer than a whole number of refreshes an interval may be and still count as that number: timestamp jitter. */
@@ -23,7 +28,8 @@ export const JITTER_MS = 1;
  * down to the budget.
  */
 export function inRefreshes(frameMs: number, periodMs: number): number {
-  return Math.max(1, Math.ceil((frameMs - JITTER_MS) / periodMs)) * periodMs;
+  // To 0.1 ms, the timestamps' own resolution: three refreshes of 16.667 ms are 50.0 ms.
+  return Math.round(Math.max(1, Math.ceil((frameMs - JITTER_MS) / periodMs)) * periodMs * 10) / 10;
 }
 
 /** How many intervals, in whole refreshes, are longer than `budgetMs` (half a millisecond allowed for the period's own rounding). */

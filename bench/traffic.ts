@@ -52,7 +52,10 @@ async function listeners(count: number): Promise<Server[]> {
 
 function backend(mode: string, ports: number[], windowMs: number): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', BACKEND, mode, ports.join(','), String(windowMs)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+    // EGRESS_BENCH_PROFILE_DIR: the measured backend writes a CPU profile there when it exits (node --cpu-prof), as (i)'s does.
+    const profile = process.env.EGRESS_BENCH_PROFILE_DIR;
+    const flags = ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=m-${mode}-${Date.now()}.cpuprofile`] : [])];
+    execFile(process.execPath, [...flags, BACKEND, mode, ports.join(','), String(windowMs)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${mode} backend failed: ${stderr || err.message}`));
       resolve(JSON.parse(stdout) as Record<string, number>);
     });
