@@ -9,6 +9,8 @@ import { readSettingsOrDefaults } from '../settings/settings-file.js';
 import { FleetHealthMonitor, type Probe } from './fleet-health.js';
 import { FleetStatsSampler, type StatsClock } from './fleet-stats.js';
 import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
+import { repeatsIdle } from '../stats/idle-repeat.js';
+import type { FleetStats } from '../../../shared/stats.js';
 
 /** A backend that is open, with its watcher. */
 export interface Live {
@@ -93,11 +95,17 @@ export class LiveBackend {
 
   private wire(backend: FleetBackend, inherited: SeenRecords | undefined): Live {
     const watch = new FleetWatch({ backend, emit: this.options.emit, reconcileIntervalMs: this.options.reconcileIntervalMs, ...(inherited ? { inherited } : {}) });
+    let sent: FleetStats | undefined;
     const stats = new FleetStatsSampler({
       hosts: () => backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name),
       apiFor: (host) => backend.apiFor(host),
       proxies: () => watch.seen.values(),
-      emit: (figures) => this.options.emit('proxy:stats', figures),
+      emit: (figures) => {
+        // A sample with no figures that changes nothing (a stopped fleet) is not sent again (stats/idle-repeat.ts).
+        if (repeatsIdle(sent, figures)) return;
+        sent = figures;
+        this.options.emit('proxy:stats', figures);
+      },
       ...(this.options.statsClock ? { clock: this.options.statsClock } : {}),
     });
     stats.start();
