@@ -1,6 +1,7 @@
 /** The fleet fields of the metadata element (labels, launchedBy, expiresAt): round trips, old elements still read, strict values. */
 import { describe, expect, it } from 'vitest';
 import { METADATA_NS, MetadataError, buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import { fleetMetadataOf } from '../../../electron/services/provider/kvm/fleet.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
 
 const fleet = {
@@ -50,5 +51,21 @@ describe('metadata fleet fields', () => {
     expect(() => parseInstanceMetadata(good.replace('key="env"', 'key="__proto__"'))).toThrow(MetadataError);
     expect(() => parseInstanceMetadata(good.replace('key="team.name"', 'key="env"'))).toThrow(/appears twice/);
     expect(() => parseInstanceMetadata(good.replace('user="alice"', 'user="al ice"'))).toThrow(MetadataError);
+  });
+});
+
+describe('a listed domain\'s element, parsed once', () => {
+  it('gives what parsing gives, the same object for the same text, and reads a changed element again', () => {
+    const element = buildInstanceMetadataXml(sampleMetadata(fleet));
+    const listed = (metadata: string) => ({ name: 'ep-web', state: 'shutoff' as const, metadata });
+    const first = fleetMetadataOf(listed(element));
+    expect(first).toEqual(parseInstanceMetadata(element, { element: true }));
+    expect(fleetMetadataOf(listed(element))).toBe(first);
+    const relabelled = buildInstanceMetadataXml(sampleMetadata({ ...fleet, labels: { env: 'dev' } }));
+    expect(fleetMetadataOf(listed(relabelled))?.labels).toEqual({ env: 'dev' });
+    // An unreadable element is an error each time it is met, never remembered as "not ours".
+    const broken = element.replace('version="1"', 'version="99"');
+    expect(() => fleetMetadataOf(listed(broken))).toThrow();
+    expect(() => fleetMetadataOf(listed(broken))).toThrow();
   });
 });
