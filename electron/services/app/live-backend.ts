@@ -10,6 +10,8 @@ import { FleetHealthMonitor, type Probe } from './fleet-health.js';
 import { FleetStatsSampler, type StatsClock } from './fleet-stats.js';
 import { type AppEventListener, FleetWatch, type SeenRecords } from './fleet-watch.js';
 import { repeatsIdle } from '../stats/idle-repeat.js';
+import { repeatsHealth } from '../health/health-repeat.js';
+import type { FleetHealth } from '../../../shared/health.js';
 import type { FleetStats } from '../../../shared/stats.js';
 
 /** A backend that is open, with its watcher. */
@@ -110,13 +112,19 @@ export class LiveBackend {
     });
     stats.start();
     const { settingsFile, probe, statsClock } = this.options;
+    let reported: FleetHealth | undefined;
     const health = new FleetHealthMonitor({
       proxies: () => watch.seen.values(),
       connected: () => new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name)),
       credentials: (name) => backend.credentials.get(name),
       ...(backend.tunnelFor ? { tunnelFor: (host: string) => backend.tunnelFor?.(host) } : {}),
       settings: async () => (settingsFile ? (await readSettingsOrDefaults(settingsFile)).health : {}),
-      emit: (figures) => this.options.emit('proxy:health', figures),
+      emit: (figures) => {
+        // A report that changes nothing (a stopped fleet's "unknown") is not sent again (health/health-repeat.ts).
+        if (repeatsHealth(reported, figures)) return;
+        reported = figures;
+        this.options.emit('proxy:health', figures);
+      },
       ...(probe ? { probe } : {}),
       ...(statsClock ? { clock: statsClock } : {}),
     });
