@@ -36,3 +36,35 @@ export function inRefreshes(frameMs: number, periodMs: number): number {
 export function framesOver(frames: readonly number[], budgetMs: number, periodMs = refreshPeriodMs(frames)): number {
   return frames.filter((f) => inRefreshes(f, periodMs) > budgetMs + 0.5).length;
 }
+
+/** The frame figures both scroll benches report, in whole display refreshes (bench/refresh.ts) and raw. */
+export interface FrameFigures {
+  /** Median over the rounds of each round's longest frame, in whole refreshes, ms. */
+  longestFrameMs: number;
+  /** The same from the raw timestamps, ms. */
+  rawLongestFrameMs: number;
+  /** The refresh period the frames show, ms. */
+  refreshMs: number;
+  frames: number;
+  /** Frames longer than 50 ms in whole refreshes (a three-refresh frame at 60 Hz is 50 ms). */
+  framesOver50: number;
+  /** Frames whose raw interval is over 50 ms (three-refresh frames of 50.1 ms among them). */
+  rawFramesOver50: number;
+}
+
+export function frameFigures(frames: readonly number[], longestPerRound: readonly number[]): FrameFigures {
+  const refreshMs = refreshPeriodMs(frames);
+  return {
+    longestFrameMs: middle(longestPerRound.map((f) => inRefreshes(f, refreshMs))),
+    rawLongestFrameMs: middle(longestPerRound),
+    refreshMs,
+    frames: frames.length,
+    framesOver50: framesOver(frames, 50, refreshMs),
+    rawFramesOver50: frames.filter((f) => f > 50).length,
+  };
+}
+
+/** The median (the upper one of an even count), as the benches take it. */
+function middle(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}

@@ -24,7 +24,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
 import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
-import { framesOver, inRefreshes, refreshPeriodMs } from './refresh.js';
+import { type FrameFigures, frameFigures } from './refresh.js';
 import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
 import { type ServeProcess, startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
@@ -50,33 +50,6 @@ export function median(values: readonly number[]): number {
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-}
-
-/** The frame figures both scroll benches report, in whole display refreshes (bench/refresh.ts) and raw. */
-export interface FrameFigures {
-  /** Median over the rounds of each round's longest frame, in whole refreshes, ms. */
-  longestFrameMs: number;
-  /** The same from the raw timestamps, ms. */
-  rawLongestFrameMs: number;
-  /** The refresh period the frames show, ms. */
-  refreshMs: number;
-  frames: number;
-  /** Frames longer than 50 ms in whole refreshes (a three-refresh frame at 60 Hz is 50 ms). */
-  framesOver50: number;
-  /** Frames whose raw interval is over 50 ms (three-refresh frames of 50.1 ms among them). */
-  rawFramesOver50: number;
-}
-
-function frameFigures(frames: readonly number[], longestPerRound: readonly number[]): FrameFigures {
-  const refreshMs = refreshPeriodMs(frames);
-  return {
-    longestFrameMs: median(longestPerRound.map((f) => inRefreshes(f, refreshMs))),
-    rawLongestFrameMs: median([...longestPerRound]),
-    refreshMs,
-    frames: frames.length,
-    framesOver50: framesOver(frames, 50, refreshMs),
-    rawFramesOver50: frames.filter((f) => f > 50).length,
-  };
 }
 
 async function times(page: Page): Promise<PageTimes> {
