@@ -89,9 +89,10 @@ export const PUBLISHER_KEYRINGS: readonly PublisherKeyrings[] = [
   {
     name: 'Debian',
     urlPrefixes: ['https://cloud.debian.org/'],
-    // Debian's CD signing keys are role keys in the package debian-keyring. Which key signed
-    // a file is gpgv's to say (VALIDSIG), never assumed from this list.
-    keyrings: ['/usr/share/keyrings/debian-role-keys.gpg', '/usr/share/keyrings/debian-keyring.gpg'],
+    // Debian's CD signing keys are role keys in the package debian-keyring. Only the role keys:
+    // debian-keyring.gpg beside them holds every developer's key, and a checksum file signed by
+    // any one developer is not what Debian published. Which key signed is gpgv's to say (VALIDSIG).
+    keyrings: ['/usr/share/keyrings/debian-role-keys.gpg'],
     package: 'debian-keyring',
   },
   {
