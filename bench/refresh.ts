@@ -9,14 +9,22 @@
  */
 
 /**
- * The refresh period, ms: the mean of the intervals shorter than 1.5 of a 60 Hz refresh (one
- * refresh each); 1000/60 when there are none. The mean, because each timestamp is rounded to
- * 0.1 ms: single intervals read 16.6, 16.7 or 16.8, and a median of 16.7 would make three
- * refreshes 50.1 ms.
+ * The refresh period, ms: all the intervals' time over the refreshes they span (each
+ * interval's count taken against 60 Hz). Each timestamp is rounded to 0.1 ms, so single
+ * intervals read 16.6, 16.7 or 16.8 and two-refresh ones 33.3 or 33.4; over a whole scroll
+ * the rounding cancels out, where one interval's (16.7) would make three refreshes 50.1 ms.
+ * 1000/60 with no intervals.
  */
 export function refreshPeriodMs(frames: readonly number[]): number {
-  const single = frames.filter((f) => f > 10 && f < 25);
-  return single.length ? single.reduce((a, b) => a + b, 0) / single.length : 1000 / 60;
+  const nominal = 1000 / 60;
+  let time = 0;
+  let refreshes = 0;
+  for (const f of frames) {
+    if (!(f > 0)) continue;
+    time += f;
+    refreshes += Math.max(1, Math.round(f / nominal));
+  }
+  return refreshes ? time / refreshes : nominal;
 }
 
 /** How much longer than a whole number of refreshes an interval may be and still count as that number: timestamp jitter. */

@@ -26,9 +26,9 @@ describe('UI benchmarks (one round each)', () => {
     // 1,000 rows of 36 px, one viewport (≈650 px at 1280×800) per frame: dozens of frames.
     expect(f.frames).toBeGreaterThan(30);
     expect(f.rawLongestFrameMs).toBeGreaterThanOrEqual(f.p95FrameMs);
-    // In whole refreshes (bench/refresh.ts): a positive multiple of the refresh period, within a refresh of the raw figure.
+    // In whole refreshes (bench/refresh.ts): a positive multiple of the refresh period (to the 0.1 ms it is given in), within a refresh of the raw figure.
     expect(f.refreshMs).toBeGreaterThan(0);
-    expect(Math.abs(f.longestFrameMs / f.refreshMs - Math.round(f.longestFrameMs / f.refreshMs))).toBeLessThan(1e-9);
+    expect(Math.abs(f.longestFrameMs - Math.round(f.longestFrameMs / f.refreshMs) * f.refreshMs)).toBeLessThanOrEqual(0.05 + 1e-9);
     expect(Math.abs(f.longestFrameMs - f.rawLongestFrameMs)).toBeLessThanOrEqual(f.refreshMs);
     expect(f.framesOver50).toBeLessThanOrEqual(f.rawFramesOver50);
     expect(f.scrollCpuPerFrameMs).toBeGreaterThan(0);
