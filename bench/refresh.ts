@@ -63,8 +63,8 @@ export interface FrameFigures {
 export function frameFigures(frames: readonly number[], longestPerRound: readonly number[]): FrameFigures {
   const refreshMs = refreshPeriodMs(frames);
   return {
-    longestFrameMs: middle(longestPerRound.map((f) => inRefreshes(f, refreshMs))),
-    rawLongestFrameMs: middle(longestPerRound),
+    longestFrameMs: median(longestPerRound.map((f) => inRefreshes(f, refreshMs))),
+    rawLongestFrameMs: median(longestPerRound),
     refreshMs,
     frames: frames.length,
     framesOver50: framesOver(frames, 50, refreshMs),
@@ -73,6 +73,6 @@ export function frameFigures(frames: readonly number[], longestPerRound: readonl
 }
 
 /** The median (the upper one of an even count), as the benches take it. */
-function middle(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }

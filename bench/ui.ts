@@ -24,7 +24,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
 import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
-import { type FrameFigures, frameFigures } from './refresh.js';
+import { type FrameFigures, frameFigures, median } from './refresh.js';
 import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
 import { type ServeProcess, startServeProcess } from './browser/serve.js';
 import type { BenchEnv } from './environment.js';
@@ -42,10 +42,6 @@ export interface UiBenchOptions {
 const BIN = fileURLToPath(new URL('../../bin/egress-desk.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((x, y) => x - y);
