@@ -13,6 +13,7 @@ import { SocksClient } from 'socks';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
 import type { ProxyCredentials, ProxyKind } from '../../../shared/proxy.js';
 import { messageOf } from '../../../shared/errors.js';
+import { plainRequest, readPlainAnswer } from './plain-probe.js';
 
 export interface ProbeTarget {
   address: string;
@@ -106,7 +107,8 @@ function bounded(options: ProbeOptions, now: () => number, start: (finish: Finis
     start(
       finish,
       () => (latencyMs = Math.max(1, Math.round(now() - started))),
-      (c) => cleanups.push(c),
+      // A stream that arrives after the end (a tunnel that opened late) is closed at once.
+      (c) => (settled ? c() : cleanups.push(c)),
     );
   });
 }
@@ -211,6 +213,7 @@ export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () =
   const headers: Record<string, string> = { host: url ? url.host : `${bracketHost(target.address)}:${target.port}`, 'user-agent': 'egress-desk-health', connection: 'close' };
   if (target.credentials) headers['proxy-authorization'] = `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
   if (url?.protocol === 'https:') return probeHttpsThroughConnect(target, url, headers, options, now);
+  if (!options.echo) return probePlain(target, url, headers, options, now);
   return bounded(options, now, (finish, answered, cleanup) => {
     const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false, ...(target.tunnel ? viaTunnel(target, finish) : direct(target)) }, (res) => {
       answered();
@@ -219,6 +222,22 @@ export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () =
     cleanup(() => req.destroy());
     req.on('error', (err) => finish({ ok: false, error: err.message }));
     req.end();
+  });
+}
+
+/** The proxy itself or an http:// check URL: the answer's head read on a bare socket (plain-probe.ts says why). */
+function probePlain(target: ProbeTarget, url: URL | undefined, headers: Record<string, string>, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
+  return bounded(options, now, (finish, answered, cleanup) => {
+    let text: string;
+    try {
+      text = plainRequest(url ? url.href : '/', headers);
+    } catch (err) {
+      return finish({ ok: false, error: messageOf(err) });
+    }
+    const read = (stream: Duplex) => readPlainAnswer(stream, text, url !== undefined, finish, answered, cleanup);
+    const { tunnel } = target;
+    if (!tunnel) return read(netConnect({ host: target.address, port: target.port }));
+    tunnel().then(read, (err: unknown) => finish({ ok: false, error: `through the host: ${messageOf(err)}` }));
   });
 }
 
