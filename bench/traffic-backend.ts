@@ -5,20 +5,25 @@
  * what needs a thousand guests: each host's answer to the one stats call (counters that
  * grow, read through the same countersFromStats as libvirt's records), and each proxy's
  * HTTP port (a loopback listener per proxy in the parent process, bench/traffic.ts, so the
- * probes are real TCP connections and HTTP requests). Every figure the sampler emits is
- * serialised once, as serve does for its page.
+ * probes are real TCP connections and HTTP requests). The proxies' credentials come from
+ * the app's own store over a real file of 1,000 entries, read for every probe as in the
+ * app. Every figure the sampler emits is serialised once, as serve does for its page.
  *
  * Modes (argv[2]): `watched` (a window watching: 5 s samples, health every 30 s, every
  * proxy running and probed), `idle` (the backend of bench (i): the 1,000 known but shut
  * off, samples every 60 s, health finding nothing to probe), `memory` (an hour of 5 s
  * samples driven by a clock, then the heap with and without that history). Prints JSON.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FleetHealth } from '../shared/health.js';
 import type { FleetStats } from '../shared/stats.js';
 import { FleetHealthMonitor } from '../electron/services/app/fleet-health.js';
 import { FleetStatsSampler, type StatsClock } from '../electron/services/app/fleet-stats.js';
 import type { ProxyRecord } from '../electron/services/provider/kvm/context.js';
+import { FileCredentialsStore } from '../electron/services/credentials/credentials-store.js';
 import { countersFromStats } from '../electron/services/provider/kvm/domain-counters.js';
 import type { DomainCounters, LibvirtApi } from '../electron/services/provider/kvm/libvirt-api.js';
 
@@ -83,8 +88,18 @@ function sampler(proxies: readonly ProxyRecord[], clock: StatsClock | undefined,
   });
 }
 
+/** The app's credentials file for the fleet (FileCredentialsStore's format), in a directory of its own. */
+function credentialsFile(proxies: readonly ProxyRecord[]): { store: FileCredentialsStore; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'egress-bench-m-'));
+  const file = join(dir, 'credentials.json');
+  const entries = Object.fromEntries(proxies.map((p, i) => [p.name, { username: 'egress', password: `bench-${i.toString(36)}-${'x'.repeat(20)}` }]));
+  writeFileSync(file, `${JSON.stringify({ version: 1, proxies: entries }, null, 2)}\n`, { mode: 0o600 });
+  return { store: new FileCredentialsStore(file), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs: number): Promise<Record<string, number>> {
   const proxies = fleet(ports, mode === 'watched');
+  const { store, remove } = credentialsFile(proxies);
   let bytes = 0;
   let samples = 0;
   let healthReports = 0;
@@ -96,7 +111,8 @@ async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs
   const health = new FleetHealthMonitor({
     proxies: () => proxies,
     connected: () => new Set(proxies.map((p) => p.host)),
-    credentials: async () => ({ username: 'egress', password: 'bench' }),
+    // The real store over a real file of 1,000 entries, as the app reads them for every probe.
+    credentials: (name) => store.get(name),
     settings: async () => ({}),
     emit: (h: FleetHealth) => {
       healthReports++;
@@ -116,6 +132,7 @@ async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs
   release();
   stats.close();
   health.close();
+  remove();
   const healthy = health.snapshot().proxies.filter((p) => p.state === 'healthy' || p.state === 'slow').length;
   return { cpuShare: (used.user + used.system) / 1000 / wall, samples, healthReports, bytes, healthy, proxies: proxies.length };
 }

@@ -55,6 +55,9 @@ export interface FleetHealthOptions {
 
 const key = (host: string, domain: string) => `${host}/${domain}`;
 
+/** How long a host's finished probes wait for other hosts' before their report goes out. */
+export const REPORT_GATHER_MS = 1_000;
+
 export class FleetHealthMonitor {
   private readonly health = new Map<string, ProxyHealth>();
   /** Each probed proxy's last hour of latencies (the inspector's chart), dropped with the proxy. */
@@ -65,6 +68,8 @@ export class FleetHealthMonitor {
   private readonly clock: StatsClock;
   private readonly probe: Probe;
   private cancelTimer: (() => void) | undefined;
+  /** A report waiting for more hosts' probes to end (reportSoon). */
+  private cancelReport: (() => void) | undefined;
   private closed = false;
   private at = 0;
 
@@ -98,6 +103,8 @@ export class FleetHealthMonitor {
   close(): void {
     this.closed = true;
     this.cancelTimer?.();
+    this.cancelReport?.();
+    this.cancelReport = undefined;
   }
 
   private schedule(): void {
@@ -135,10 +142,30 @@ export class FleetHealthMonitor {
     const target = settings.echoUrl ?? settings.checkUrl;
     const options: ProbeOptions = { timeoutMs: this.options.timeoutMs ?? 10_000, ...(target ? { url: target } : {}), ...(settings.echoUrl ? { echo: true } : {}) };
     const slowMs = settings.slowMs ?? DEFAULT_SLOW_MS;
-    // Each host's figures go out as soon as its probes end; the unknown ones at once.
+    // The unknown ones go out at once; probed hosts' figures as their probes end (see reportSoon).
     if (!byHost.size) return this.report();
-    await Promise.all([...byHost.values()].map((list) => this.probeHost(list, options, slowMs).then(() => this.report())));
+    let left = byHost.size;
+    await Promise.all([...byHost.values()].map((list) => this.probeHost(list, options, slowMs).then(() => this.reportSoon(--left === 0))));
     return this.snapshot();
+  }
+
+  /**
+   * A host's probes have ended: its figures go out within {@link REPORT_GATHER_MS}, with
+   * those of any other host that ends meanwhile, and at once when it was the round's last.
+   * Hosts of the same size end together: one report of the whole fleet then, not one per
+   * host (each is every proxy's health, serialised for every window).
+   */
+  private reportSoon(last: boolean): void {
+    if (last) {
+      this.cancelReport?.();
+      this.cancelReport = undefined;
+      this.report();
+      return;
+    }
+    this.cancelReport ??= this.clock.schedule(() => {
+      this.cancelReport = undefined;
+      this.report();
+    }, REPORT_GATHER_MS);
   }
 
   private report(): FleetHealth {

@@ -7,12 +7,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
+import { ParsedFileCache } from './parsed-file-cache.js';
 import { PrivateJsonFile } from './private-json-file.js';
 
 const FileSchema = z.object({
   version: z.literal(1),
   proxies: z.record(z.string(), ProxyCredentialsSchema),
 });
+
+/** A missing file: no credentials yet. */
+const emptyFile = (): z.infer<typeof FileSchema> => ({ version: 1, proxies: {} });
 
 /** What the provider needs of a credentials store (the tests keep one in memory: test/support/memory-credentials.ts). */
 export interface CredentialsStore {
@@ -31,9 +35,11 @@ export function credentialsPath(dataDir: string): string {
 /** A store in a JSON file; read-modify-write cycles of one process run one at a time. */
 export class FileCredentialsStore implements CredentialsStore {
   private readonly writer: PrivateJsonFile<z.infer<typeof FileSchema>, ProxyCredentials>;
+  private readonly cache: ParsedFileCache<z.infer<typeof FileSchema>>;
 
   constructor(readonly file: string) {
-    this.writer = new PrivateJsonFile(file, () => this.read(), { get: (d) => d.proxies, set: (d, proxies) => (d.proxies = proxies) });
+    this.cache = new ParsedFileCache(file, (text) => this.parse(text), emptyFile);
+    this.writer = new PrivateJsonFile(file, () => this.readFresh(), { get: (d) => d.proxies, set: (d, proxies) => (d.proxies = proxies) });
   }
 
   async get(proxy: string): Promise<ProxyCredentials | undefined> {
@@ -57,14 +63,24 @@ export class FileCredentialsStore implements CredentialsStore {
     return this.writer.update(change);
   }
 
-  private async read(): Promise<z.infer<typeof FileSchema>> {
+  /** The file as of now: parsed once per change (parsed-file-cache.ts), shared by every reader until the next. */
+  private read(): Promise<z.infer<typeof FileSchema>> {
+    return this.cache.read();
+  }
+
+  /** The file read from disk now, for a read-modify-write (the cached value is never changed). */
+  private async readFresh(): Promise<z.infer<typeof FileSchema>> {
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, proxies: {} };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyFile();
       throw err;
     }
+    return this.parse(text);
+  }
+
+  private parse(text: string): z.infer<typeof FileSchema> {
     const parsed = FileSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`${this.file} is not a valid credentials file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     return parsed.data;

@@ -12,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ParsedFileCache } from './parsed-file-cache.js';
 import { PrivateJsonFile } from './private-json-file.js';
 import { messageOf } from '../../../shared/errors.js';
 
@@ -89,11 +90,13 @@ export class FileSecretStore implements SecretStore {
   readonly description: string;
   private readonly codec: SecretCodec;
   private readonly writer: PrivateJsonFile<SecretsFile, string>;
+  private readonly cache: ParsedFileCache<SecretsFile>;
 
   constructor(readonly file: string, private readonly options: FileSecretStoreOptions = {}) {
     this.codec = options.codec ?? PLAIN;
     this.description = options.description ?? `in ${file}, readable only by you`;
-    this.writer = new PrivateJsonFile(file, () => this.read(), { get: (d) => d.secrets, set: (d, secrets) => (d.secrets = secrets) });
+    this.cache = new ParsedFileCache(file, (text) => this.parse(text), () => this.empty());
+    this.writer = new PrivateJsonFile(file, () => this.readFresh(), { get: (d) => d.secrets, set: (d, secrets) => (d.secrets = secrets) });
   }
 
   availability(): SecretStoreAvailability {
@@ -129,14 +132,28 @@ export class FileSecretStore implements SecretStore {
     return this.writer.update(change);
   }
 
-  private async read(): Promise<SecretsFile> {
+  /** The file as of now: parsed once per change (parsed-file-cache.ts), shared by every reader until the next. */
+  private read(): Promise<SecretsFile> {
+    return this.cache.read();
+  }
+
+  /** The file read from disk now, for a read-modify-write (the cached value is never changed). */
+  private async readFresh(): Promise<SecretsFile> {
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, encoding: this.codec.encoding, secrets: {} };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.empty();
       throw err;
     }
+    return this.parse(text);
+  }
+
+  private empty(): SecretsFile {
+    return { version: 1, encoding: this.codec.encoding, secrets: {} };
+  }
+
+  private parse(text: string): SecretsFile {
     const fix = `It was left as it is; move it away to start afresh (the passphrases in it will be asked again).`;
     let raw: unknown;
     try {

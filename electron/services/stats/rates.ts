@@ -43,10 +43,19 @@ export function ratesBetween(prev: Reading, next: Reading): Rates | undefined {
   };
   if (Object.values(d).some((v) => v < 0)) return undefined;
   return {
-    inBps: d.rxBytes / seconds,
-    outBps: d.txBytes / seconds,
-    inPps: d.rxPackets / seconds,
-    outPps: d.txPackets / seconds,
-    cpuPercent: d.cpu / 1e9 / seconds * 100,
+    inBps: Math.round(d.rxBytes / seconds),
+    outBps: Math.round(d.txBytes / seconds),
+    inPps: hundredths(d.rxPackets / seconds),
+    outPps: hundredths(d.txPackets / seconds),
+    cpuPercent: hundredths(d.cpu / 1e9 / seconds * 100),
   };
+}
+
+/**
+ * Rounded to what any view shows and more: whole bytes, hundredths of a packet or a percent.
+ * A sample's quotients are otherwise 17-digit fractions, which every sample of 1,000 proxies
+ * turns into text for each window (serve, IPC) and each page parses back (bench (m)).
+ */
+function hundredths(v: number): number {
+  return Math.round(v * 100) / 100;
 }

@@ -1,10 +1,10 @@
 /** The health monitor's scheduling and states, with a probe of the test's making and a clock it drives. */
 import { describe, expect, it } from 'vitest';
-import { FleetHealthMonitor, type Probe } from '../../../electron/services/app/fleet-health.js';
+import { FleetHealthMonitor, type Probe, REPORT_GATHER_MS } from '../../../electron/services/app/fleet-health.js';
 import type { ProbeResult } from '../../../electron/services/health/proxy-probe.js';
 import type { ProxyRecord } from '../../../electron/services/provider/kvm/context.js';
 import type { FleetHealth } from '../../../shared/health.js';
-import { ManualClock } from '../../support/manual-clock.js';
+import { ManualClock, settle } from '../../support/manual-clock.js';
 import { proxyRecord } from '../renderer/fake-bridge.js';
 
 function record(name: string, host: string, state: ProxyRecord['state'] = 'running', address = `192.0.2.${name.length}`): ProxyRecord {
@@ -149,6 +149,24 @@ describe('FleetHealthMonitor', () => {
     expect(started.filter((a) => a === '192.0.2.99')).toHaveLength(1); // b1 is asked once: its probe is still running
     expect(started.filter((a) => a === '192.0.2.15')).toHaveLength(4); // a5, every round
     expect(emitted.length).toBeGreaterThanOrEqual(4);
+    monitor.close();
+    expect(clock.pending()).toEqual([]);
+  });
+
+  it('hosts that end together make one report; a host whose probes hang does not hold up the others beyond REPORT_GATHER_MS', async () => {
+    const proxies = [record('a1', 'edge-a', 'running', '192.0.2.11'), record('b1', 'edge-b', 'running', '192.0.2.21')];
+    let hang = false;
+    const { monitor, clock, emitted } = setup({ proxies, probe: (t) => (hang && t.address === '192.0.2.21' ? new Promise<never>(() => undefined) : Promise.resolve(ok(3))) });
+    await monitor.check();
+    expect(emitted).toHaveLength(1);
+    expect(emitted[0]!.proxies.map((p) => p.state)).toEqual(['healthy', 'healthy']);
+    hang = true;
+    void monitor.check();
+    await settle();
+    expect(emitted).toHaveLength(1); // edge-a is done, edge-b is not: the report waits a moment for it
+    await clock.advance(REPORT_GATHER_MS);
+    expect(emitted).toHaveLength(2);
+    expect(emitted[1]!.proxies.find((p) => p.name === 'a1')!.checkedAt).toBe(clock.now() - REPORT_GATHER_MS);
     monitor.close();
     expect(clock.pending()).toEqual([]);
   });

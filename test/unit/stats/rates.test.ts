@@ -16,6 +16,12 @@ describe('ratesBetween', () => {
     expect(r).toEqual({ inBps: 10_000, outBps: 2_000, inPps: 10, outPps: 4, cpuPercent: 50 });
   });
 
+  it('rounds to whole bytes and hundredths of a packet and a percent (short text for 1,000 rows a sample)', () => {
+    const r = ratesBetween(reading(0, 3, { cpu: 0, rx: 0, tx: 0, rxp: 0, txp: 0 }), reading(3_001, 3, { cpu: 1e9, rx: 1_000_000, tx: 7, rxp: 100, txp: 1 }));
+    expect(r).toEqual({ inBps: 333_222, outBps: 2, inPps: 33.32, outPps: 0.33, cpuPercent: 33.32 });
+    expect(JSON.stringify(r).length).toBeLessThan(80);
+  });
+
   it('a guest busy on two vCPUs is 200 %, as top shows it', () => {
     expect(ratesBetween(reading(0, 1, { cpu: 0 }), reading(1000, 1, { cpu: 2e9 }))?.cpuPercent).toBe(200);
   });
