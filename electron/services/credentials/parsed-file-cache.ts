@@ -4,12 +4,25 @@
  * whole each time, 1,000 proxies cost 1,000 reads of a 1,000-entry file, about 2 s of CPU
  * every 30 s (docs/performance.md). A change is told by the file's identity, size and
  * times (nanoseconds; the stores replace the file by rename, so every write is a new
- * inode), one `stat` per read; another process's write is seen the same way.
+ * inode). Even a `stat` per read was a fifth of a health round's CPU, so a file checked
+ * less than {@link RECHECK_MS} ago is not checked again: a write in this process (any
+ * store, {@link noteWritten}) is seen at once, another process's within that time.
  */
 import { readFile, stat } from 'node:fs/promises';
 
+/** How long a file's check holds for reads in this process (another process's write is seen within it). */
+export const RECHECK_MS = 1_000;
+
+/** Per file path: how many times this process has written it (PrivateJsonFile says so after each write). */
+const writes = new Map<string, number>();
+
+/** Says that this process has just replaced `file`: every cache of it checks it again at its next read. */
+export function noteWritten(file: string): void {
+  writes.set(file, (writes.get(file) ?? 0) + 1);
+}
+
 export class ParsedFileCache<T> {
-  private cached: { stamp: string; value: T } | undefined;
+  private cached: { stamp: string; value: T; checkedAt: number; writes: number } | undefined;
   private pending: { stamp: string; value: Promise<T> } | undefined;
 
   constructor(
@@ -18,6 +31,8 @@ export class ParsedFileCache<T> {
     private readonly parse: (text: string) => T,
     /** What a missing file holds. */
     private readonly missing: () => T,
+    /** How long a check holds (tests shorten it). */
+    private readonly recheckMs = RECHECK_MS,
   ) {}
 
   /**
@@ -25,6 +40,10 @@ export class ParsedFileCache<T> {
    * read it, never change it (a read-modify-write reads the file itself).
    */
   async read(): Promise<T> {
+    const now = performance.now();
+    const written = writes.get(this.file) ?? 0;
+    const cached = this.cached;
+    if (cached && cached.writes === written && now - cached.checkedAt < this.recheckMs) return cached.value;
     let stamp: string;
     try {
       const s = await stat(this.file, { bigint: true });
@@ -34,10 +53,14 @@ export class ParsedFileCache<T> {
       this.cached = undefined;
       return this.missing();
     }
-    if (this.cached?.stamp === stamp) return this.cached.value;
+    if (this.cached?.stamp === stamp) {
+      this.cached.checkedAt = now;
+      this.cached.writes = written;
+      return this.cached.value;
+    }
     // Reads that find the same change wait for one read of it.
     if (this.pending?.stamp !== stamp) {
-      const value = this.load(stamp);
+      const value = this.load(stamp, now, written);
       this.pending = { stamp, value };
       void value.catch(() => undefined).finally(() => {
         if (this.pending?.value === value) this.pending = undefined;
@@ -46,7 +69,7 @@ export class ParsedFileCache<T> {
     return this.pending.value;
   }
 
-  private async load(stamp: string): Promise<T> {
+  private async load(stamp: string, checkedAt: number, written: number): Promise<T> {
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
@@ -56,7 +79,7 @@ export class ParsedFileCache<T> {
     }
     const value = this.parse(text);
     // Text read after the stat is as new as the stamp or newer: a newer one has a new stamp, and is read again then.
-    this.cached = { stamp, value };
+    this.cached = { stamp, value, checkedAt, writes: written };
     return value;
   }
 }

@@ -6,6 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../config/atomic-write.js';
+import { noteWritten } from './parsed-file-cache.js';
 
 export class PrivateJsonFile<Data extends object, Entry> {
   private queue: Promise<unknown> = Promise.resolve();
@@ -26,7 +27,12 @@ export class PrivateJsonFile<Data extends object, Entry> {
       change(all);
       this.entries.set(data, Object.fromEntries([...all].sort(([a], [b]) => a.localeCompare(b))));
       await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+      try {
+        await writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+      } finally {
+        // Even a failed write may have replaced it: the next read checks.
+        noteWritten(this.file);
+      }
     });
     this.queue = job.catch(() => undefined);
     return job;

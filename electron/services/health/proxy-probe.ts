@@ -13,7 +13,7 @@ import { SocksClient } from 'socks';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
 import type { ProxyCredentials, ProxyKind } from '../../../shared/proxy.js';
 import { messageOf } from '../../../shared/errors.js';
-import { plainRequest, readPlainAnswer } from './plain-probe.js';
+import { plainRequest, probePlainDirect, readPlainAnswer } from './plain-probe.js';
 
 export interface ProbeTarget {
   address: string;
@@ -234,10 +234,13 @@ function probePlain(target: ProbeTarget, url: URL | undefined, headers: Record<s
     } catch (err) {
       return finish({ ok: false, error: messageOf(err) });
     }
-    const read = (stream: Duplex) => readPlainAnswer(stream, text, url !== undefined, finish, answered, cleanup);
+    const hooks = { finish, answered, cleanup };
     const { tunnel } = target;
-    if (!tunnel) return read(netConnect({ host: target.address, port: target.port }));
-    tunnel().then(read, (err: unknown) => finish({ ok: false, error: `through the host: ${messageOf(err)}` }));
+    if (!tunnel) return probePlainDirect(target.address, target.port, text, url !== undefined, hooks);
+    tunnel().then(
+      (stream) => readPlainAnswer(stream, text, url !== undefined, hooks),
+      (err: unknown) => finish({ ok: false, error: `through the host: ${messageOf(err)}` }),
+    );
   });
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileCredentialsStore } from '../../../electron/services/credentials/credentials-store.js';
-import { ParsedFileCache } from '../../../electron/services/credentials/parsed-file-cache.js';
+import { ParsedFileCache, noteWritten } from '../../../electron/services/credentials/parsed-file-cache.js';
 import { FileSecretStore } from '../../../electron/services/credentials/secret-store.js';
 
 let dir: string;
@@ -18,16 +18,18 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function counting(file: string) {
+function counting(file: string, recheckMs = 0) {
   const parsed: string[] = [];
   const cache = new ParsedFileCache(file, (text) => {
     parsed.push(text);
     const value = JSON.parse(text) as { n: number };
     if (typeof value.n !== 'number') throw new Error('no n');
     return value;
-  }, () => ({ n: -1 }));
+  }, () => ({ n: -1 }), recheckMs);
   return { cache, parsed };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('ParsedFileCache', () => {
   it('parses once per change: concurrent and later reads share it; a replaced file (another process) is read again', async () => {
@@ -43,8 +45,23 @@ describe('ParsedFileCache', () => {
     await rename(join(dir, 'tmp'), file);
     expect(await cache.read()).toEqual({ n: 2 });
     // Written in place, the same size: its times say it changed.
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
     writeFileSync(file, '{"n":3}');
+    expect(await cache.read()).toEqual({ n: 3 });
+    expect(parsed).toHaveLength(3);
+  });
+
+  it("a check holds for recheckMs: another process's write is seen after it, a write noted by this process at once", async () => {
+    const file = join(dir, 'f.json');
+    writeFileSync(file, '{"n":1}');
+    const { cache, parsed } = counting(file, 200);
+    expect(await cache.read()).toEqual({ n: 1 });
+    writeFileSync(file, '{"n":2}'); // another process
+    expect(await cache.read()).toEqual({ n: 1 });
+    await sleep(250);
+    expect(await cache.read()).toEqual({ n: 2 });
+    writeFileSync(file, '{"n":3}');
+    noteWritten(file); // as PrivateJsonFile does after its writes
     expect(await cache.read()).toEqual({ n: 3 });
     expect(parsed).toHaveLength(3);
   });
@@ -83,7 +100,7 @@ describe('the stores on it', () => {
     expect((await store.names()).length).toBe(999);
   });
 
-  it('the secrets file: a value set by another instance (another front end) is read by this one', async () => {
+  it('the secrets file: a value set by another instance in this process is read by this one at once', async () => {
     const file = join(dir, 'secrets.json');
     const a = new FileSecretStore(file);
     const b = new FileSecretStore(file);

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { noteWritten } from '../../../electron/services/credentials/parsed-file-cache.js';
 import { FileSecretStore, SecretStoreCorruptError, SecretStoreUnavailableError, passphraseKey, secretsPath } from '../../../electron/services/credentials/secret-store.js';
 import { Passphrases } from '../../../electron/services/hosts/passphrases.js';
 
@@ -62,6 +63,7 @@ describe('FileSecretStore', () => {
     expect(readFileSync(file, 'utf8')).toContain('enc:secret-value');
     expect(await store.get('a')).toBe('secret-value');
     writeFileSync(file, JSON.stringify({ version: 1, encoding: 'rot', secrets: { a: 'garbage' } }));
+    noteWritten(file); // read at once, not after the RECHECK_MS another process's write may take (parsed-file-cache.ts)
     const err = await store.get('a').catch((e: unknown) => e as Error);
     expect(err).toBeInstanceOf(SecretStoreCorruptError);
     expect((err as Error).message).toContain('for a in');
