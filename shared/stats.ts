@@ -86,6 +86,12 @@ export const FleetStatsInputSchema = z.strictObject({
   /** With `history`: only each proxy's newest N points (the table's sparklines draw 60; an hour of 1,000 proxies is ~65 MB of JSON). */
   historyPoints: z.number().int().min(1).max(720).optional(),
   historyOf: ProxyRefSchema.optional(),
+  /**
+   * The `at` of the figures the caller holds: when no sample is newer, the answer has the
+   * same `at` and no proxies (a lease renewal then carries no rows; without `history` or
+   * `historyOf` only). Callers keep what they have for an answer that is not newer.
+   */
+  since: z.number().optional(),
 });
 
 /** How long one `watch: true` keeps the fast cadence. */

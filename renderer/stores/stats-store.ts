@@ -58,8 +58,9 @@ export const useStatsStore = create<StatsStore>((set) => ({
   },
   watch(api, options = {}) {
     const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
+    // A renewal says which sample the store has: the answer then carries rows only when a newer one exists.
     const ask = (history: boolean) =>
-      api.proxies.stats({ watch: true, history, ...(history ? { historyPoints: SPARK_POINTS } : {}) }).then(
+      api.proxies.stats({ watch: true, history, ...(history ? { historyPoints: SPARK_POINTS } : { since: useStatsStore.getState().at }) }).then(
         (stats) => useStatsStore.getState().apply(stats),
         () => undefined, // the next renewal asks again; the table shows dashes meanwhile
       );

@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { type Observation, nextHealth } from '../health/health-state.js';
+import { sameHealth } from '../health/health-repeat.js';
 import { exitWarnings } from '../health/exit-address.js';
 import { LatencyHistory } from '../health/latency-history.js';
 import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
@@ -199,11 +200,24 @@ export class FleetHealthMonitor {
 
   /** Sets or clears every proxy's exit warning from the exits seen now (services/health/exit-address.ts). */
   private markExits(): void {
+    // No exit address seen and no warning standing (no echo URL set): nothing to set or clear.
+    let any = this.exitBefore.size > 0;
+    if (!any) {
+      for (const h of this.health.values()) {
+        if (h.exitAddress || h.exitWarning) {
+          any = true;
+          break;
+        }
+      }
+    }
+    if (!any) return;
     const list = [...this.health.entries()].map(([k, h]) => ({ key: k, host: h.host, seen: { ...(h.exitAddress ? { current: h.exitAddress } : {}), ...(this.exitBefore.has(k) ? { previous: this.exitBefore.get(k)! } : {}) } }));
     for (const [k, warning] of exitWarnings(list)) {
       const h = this.health.get(k)!;
-      if (warning) h.exitWarning = warning;
-      else delete h.exitWarning;
+      if (h.exitWarning === warning) continue;
+      // A new record, not a change to the old one: a report already sent may hold the old one (health-repeat.ts compares by identity first).
+      const { exitWarning: _old, ...rest } = h;
+      this.health.set(k, warning ? { ...rest, exitWarning: warning } : rest);
     }
   }
 
@@ -215,8 +229,11 @@ export class FleetHealthMonitor {
     // A changed exit stays flagged until an answer shows the same address again.
     if (echoed && before && echoed !== before) this.exitBefore.set(k, before);
     else if (echoed) this.exitBefore.delete(k);
-    const next = nextHealth({ host: p.host, domain: p.id, name: p.name }, this.health.get(k), seen, now, slowMs);
-    this.health.set(k, next);
+    const prev = this.health.get(k);
+    const next = nextHealth({ host: p.host, domain: p.id, name: p.name }, prev, seen, now, slowMs);
+    // Unchanged (a stopped proxy, round after round): the same record stays, so the report's
+    // comparison with the last one sent (health-repeat.ts) ends at its identity.
+    if (!prev || !sameHealth(prev, next)) this.health.set(k, next);
     if ('probe' in seen) {
       let history = this.latency.get(k);
       if (!history) this.latency.set(k, (history = new LatencyHistory()));

@@ -194,7 +194,13 @@ export class ProxiesArea implements AreaService<'proxies'> {
   async stats(input: ChannelInput<'proxies:stats'>): Promise<ChannelOutput<'proxies:stats'>> {
     const { stats, health } = await this.open();
     if (input.watch) stats.renew(WATCH_LEASE_MS);
-    const { historyOf } = input;
+    const { historyOf, since } = input;
+    // A renewal from a window that has the latest sample: 1,000 rows it would discard are not serialised for it.
+    if (since !== undefined && !input.history && !historyOf) {
+      const latest = stats.snapshot();
+      if (latest.at <= since) return { ...latest, proxies: [] };
+      return latest;
+    }
     const figures = stats.snapshot({ history: input.history === true, ...(input.historyPoints ? { historyPoints: input.historyPoints } : {}), ...(historyOf ? { historyOf } : {}) });
     if (!historyOf) return figures;
     const latency = health.latencyHistory(historyOf.host, historyOf.domain);

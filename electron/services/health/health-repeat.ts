@@ -14,8 +14,14 @@ export function repeatsHealth(before: FleetHealth | undefined, now: FleetHealth)
   for (let i = 0; i < now.proxies.length; i++) {
     const a = before.proxies[i]!;
     const b = now.proxies[i]!;
-    if (a === b) continue;
-    for (const f of FIELDS) if (a[f] !== b[f]) return false;
+    if (!sameHealth(a, b)) return false;
   }
+  return true;
+}
+
+/** Whether two health records say the same in every field. */
+export function sameHealth(a: ProxyHealth, b: ProxyHealth): boolean {
+  if (a === b) return true;
+  for (const f of FIELDS) if (a[f] !== b[f]) return false;
   return true;
 }

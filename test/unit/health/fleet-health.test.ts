@@ -170,4 +170,21 @@ describe('FleetHealthMonitor', () => {
     monitor.close();
     expect(clock.pending()).toEqual([]);
   });
+
+  it('a stopped proxy keeps its record round after round; a new exit warning makes a new record and leaves the one sent before as it was', async () => {
+    const stopped = record('off', 'edge-a', 'shutoff', '');
+    const exits: Record<string, string> = { '192.0.2.11': '203.0.113.1', '192.0.2.12': '203.0.113.1' };
+    const proxies = [stopped, record('w1', 'edge-a', 'running', '192.0.2.11'), record('w2', 'edge-a', 'running', '192.0.2.12')];
+    const { monitor, emitted } = setup({ proxies, echoUrl: 'http://echo.invalid/', probe: async (t) => ok(5, { exitAddress: exits[t.address]! }) });
+    await monitor.check();
+    await monitor.check();
+    const first = (n: number, name: string) => emitted[n]!.proxies.find((p) => p.name === name)!;
+    expect(first(1, 'off')).toBe(first(0, 'off'));
+    const sent = first(1, 'w2');
+    expect(sent.exitWarning).toBeUndefined();
+    exits['192.0.2.12'] = '203.0.113.9';
+    await monitor.check();
+    expect(first(2, 'w2').exitWarning).toMatch(/203\.0\.113\.9/);
+    expect(sent.exitWarning).toBeUndefined();
+  });
 });

@@ -53,7 +53,7 @@ describe('the plain-HTTP probe on a bare socket', () => {
 
   it('a check URL is asked in absolute form; 4xx/5xx through the proxy fail, 407 names the credentials', async () => {
     const answers = ['HTTP/1.1 204 No Content\r\n\r\n', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', 'HTTP/1.1 407 Proxy Authentication Required\r\n\r\n'];
-    const port = await standIn((s) => s.end(answers[received.length - 1]));
+    const port = await standIn((s) => s.end(answers[received.length - 1]!));
     const url = 'http://check.invalid/ok?x=1';
     expect(await probeProxy({ address: '127.0.0.1', port }, { ...opts, url })).toMatchObject({ ok: true, status: 204 });
     expect(received[0]!.split('\r\n')[0]).toBe(`GET ${url} HTTP/1.1`);

@@ -39,6 +39,11 @@ describe('proxies:stats', () => {
     for (const e of events) expect(FleetStatsSchema.safeParse(e).success).toBe(true);
     expect(events[1]!.proxies.find((p) => p.name === 'web')).toMatchObject({ host: 'edge-a', domain: dom, rates: { inBps: 5000, outBps: 10_000, cpuPercent: 50 } });
 
+    // A renewal that holds the latest sample gets no rows; one that holds an older sample gets them.
+    const latest = events[1]!;
+    expect(await app.call('proxies:stats', { watch: true, since: latest.at })).toEqual({ ...latest, proxies: [] });
+    expect(((await app.call('proxies:stats', { watch: true, since: latest.at - 1 })) as FleetStats).proxies).toEqual(latest.proxies);
+
     const withHistory = (await app.call('proxies:stats', { history: true })) as FleetStats;
     expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([{ at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 }]);
   });

@@ -26,7 +26,7 @@ describe('stats store', () => {
     expect(useStatsStore.getState().spark['edge-a/ep-web']).toEqual([2, 4, 6]);
     expect(bridge.listeners('proxy:stats')).toBe(1);
     await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS / 2);
-    expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, history: false } });
+    expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, history: false, since: 100 } }); // the sample the store holds: no rows unless a newer one exists
     release();
     expect(bridge.listeners('proxy:stats')).toBe(0);
     const n = bridge.calls.length;
