@@ -3,7 +3,6 @@
  * 0600, replaced atomically. They never go into libvirt metadata (which any reader of
  * the host's libvirt can see); the guest gets them through its seed.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type ProxyCredentials, ProxyCredentialsSchema } from '../../../shared/proxy.js';
@@ -39,7 +38,7 @@ export class FileCredentialsStore implements CredentialsStore {
 
   constructor(readonly file: string) {
     this.cache = new ParsedFileCache(file, (text) => this.parse(text), emptyFile);
-    this.writer = new PrivateJsonFile(file, () => this.readFresh(), { get: (d) => d.proxies, set: (d, proxies) => (d.proxies = proxies) });
+    this.writer = new PrivateJsonFile(file, () => this.cache.readFresh(), { get: (d) => d.proxies, set: (d, proxies) => (d.proxies = proxies) });
   }
 
   async get(proxy: string): Promise<ProxyCredentials | undefined> {
@@ -66,18 +65,6 @@ export class FileCredentialsStore implements CredentialsStore {
   /** The file as of now: parsed once per change (parsed-file-cache.ts), shared by every reader until the next. */
   private read(): Promise<z.infer<typeof FileSchema>> {
     return this.cache.read();
-  }
-
-  /** The file read from disk now, for a read-modify-write (the cached value is never changed). */
-  private async readFresh(): Promise<z.infer<typeof FileSchema>> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyFile();
-      throw err;
-    }
-    return this.parse(text);
   }
 
   private parse(text: string): z.infer<typeof FileSchema> {

@@ -69,7 +69,8 @@ export class ParsedFileCache<T> {
     return this.pending.value;
   }
 
-  private async load(stamp: string, checkedAt: number, written: number): Promise<T> {
+  /** The file read and parsed from disk now, bypassing the cache: a read-modify-write's own copy, free to change. */
+  async readFresh(): Promise<T> {
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
@@ -77,7 +78,11 @@ export class ParsedFileCache<T> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.missing();
       throw err;
     }
-    const value = this.parse(text);
+    return this.parse(text);
+  }
+
+  private async load(stamp: string, checkedAt: number, written: number): Promise<T> {
+    const value = await this.readFresh();
     // Text read after the stat is as new as the stamp or newer: a newer one has a new stamp, and is read again then.
     this.cached = { stamp, value, checkedAt, writes: written };
     return value;

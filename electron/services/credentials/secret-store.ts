@@ -9,7 +9,6 @@
  * a {@link SecretStoreCorruptError} naming it, so nothing in it is lost by a later write.
  * Values never reach a message or a log; only keys (e.g. a key file's path) do.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ParsedFileCache } from './parsed-file-cache.js';
@@ -96,7 +95,7 @@ export class FileSecretStore implements SecretStore {
     this.codec = options.codec ?? PLAIN;
     this.description = options.description ?? `in ${file}, readable only by you`;
     this.cache = new ParsedFileCache(file, (text) => this.parse(text), () => this.empty());
-    this.writer = new PrivateJsonFile(file, () => this.readFresh(), { get: (d) => d.secrets, set: (d, secrets) => (d.secrets = secrets) });
+    this.writer = new PrivateJsonFile(file, () => this.cache.readFresh(), { get: (d) => d.secrets, set: (d, secrets) => (d.secrets = secrets) });
   }
 
   availability(): SecretStoreAvailability {
@@ -135,18 +134,6 @@ export class FileSecretStore implements SecretStore {
   /** The file as of now: parsed once per change (parsed-file-cache.ts), shared by every reader until the next. */
   private read(): Promise<SecretsFile> {
     return this.cache.read();
-  }
-
-  /** The file read from disk now, for a read-modify-write (the cached value is never changed). */
-  private async readFresh(): Promise<SecretsFile> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return this.empty();
-      throw err;
-    }
-    return this.parse(text);
   }
 
   private empty(): SecretsFile {
