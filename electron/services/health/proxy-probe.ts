@@ -13,7 +13,7 @@ import { SocksClient } from 'socks';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
 import type { ProxyCredentials, ProxyKind } from '../../../shared/proxy.js';
 import { messageOf } from '../../../shared/errors.js';
-import { plainRequest, probePlainDirect, readPlainAnswer } from './plain-probe.js';
+import { judgeStatus, plainRequest, probePlainDirect, readPlainAnswer } from './plain-probe.js';
 
 export interface ProbeTarget {
   address: string;
@@ -73,9 +73,8 @@ type Finish = (r: Omit<ProbeResult, 'latencyMs'>) => void;
 /** Reads an answer through the proxy: the status, and for an echo URL the address in the body. */
 function readAnswer(res: IncomingMessage, url: URL | undefined, options: ProbeOptions, finish: Finish): void {
   const status = res.statusCode ?? 0;
-  if (status === 407) return finish({ ok: false, status, error: 'the proxy refused the credentials (407)' });
-  if (url && status >= 400) return finish({ ok: false, status, error: `the check URL answered ${status} through the proxy` });
-  if (!options.echo) return finish({ ok: true, status });
+  const verdict = judgeStatus(status, url !== undefined);
+  if (!verdict.ok || !options.echo) return finish(verdict);
   let body = '';
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
