@@ -11,7 +11,7 @@ import { decodeAll } from './codec.js';
 import { AuthType, ConnectFlags, ConsoleFlags, Feature } from './constants.js';
 import { type KeepaliveOptions, RpcConnection } from './connection.js';
 import { ConnectionClosedError, ErrorCode, LibvirtError, ProtocolError } from './errors.js';
-import { type LifecycleListener, LifecycleEvents, type LifecycleEvent, type SubscribeOptions } from './events.js';
+import { DomainEvents, LIFECYCLE_EVENTS, type LifecycleEvent, type LifecycleListener, METADATA_CHANGE_EVENTS, type MetadataChangeEvent, type MetadataChangeListener, type SubscribeOptions } from './events.js';
 import { Program } from './packet.js';
 import { type CallArgs, type CallName, type Caller, type LibvirtApi, type ReplyOf, createApi, spec } from './procedures.js';
 import { type TransferOptions, downloadVolume, openConsole, uploadVolume } from './streams.js';
@@ -54,7 +54,8 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
   private readonly conn: RpcConnection;
   private readonly closeTimeoutMs: number;
   private readonly features = new Map<number, Promise<boolean>>();
-  private readonly lifecycle: LifecycleEvents;
+  private readonly lifecycle: DomainEvents<LifecycleEvent>;
+  private readonly metadataChanges: DomainEvents<MetadataChangeEvent>;
   private closePromise: Promise<void> | null = null;
 
   /** Dials, runs the handshake and returns an open client. On any failure the stream is destroyed. */
@@ -85,7 +86,8 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
     this.closeTimeoutMs = options.closeTimeoutMs ?? 2_000;
     this.conn.on('close', (reason) => this.emit('close', reason));
     this.api = createApi(this);
-    this.lifecycle = new LifecycleEvents(this, this.conn);
+    this.lifecycle = new DomainEvents(this, this.conn, LIFECYCLE_EVENTS);
+    this.metadataChanges = new DomainEvents(this, this.conn, METADATA_CHANGE_EVENTS);
   }
 
   /** True once the connection has ended. */
@@ -164,6 +166,14 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
    */
   onLifecycle(listener: LifecycleListener, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
     return this.lifecycle.subscribe(listener, options);
+  }
+
+  /**
+   * Subscribes to metadata changes (description, title or an element, set live or in the
+   * definition, by any client), registered and deregistered like {@link onLifecycle}.
+   */
+  onMetadataChange(listener: MetadataChangeListener, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
+    return this.metadataChanges.subscribe(listener, options);
   }
 
   /** Lifecycle events as an async iterator; ends when `signal` aborts or the loop breaks. */

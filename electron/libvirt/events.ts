@@ -1,8 +1,10 @@
 /**
- * Domain lifecycle events (defined, started, stopped, undefined…) through the callback
- * event API: CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY (316) once per connection for all
- * domains, filtering per subscriber here; DEREGISTER_ANY (317) when the last subscriber
- * leaves; the events themselves arrive as MESSAGE packets of procedure 318.
+ * Domain events through the callback event API: CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY
+ * (316) once per connection and event kind for all domains, filtering per subscriber here;
+ * DEREGISTER_ANY (317) when the kind's last subscriber leaves. Two kinds are used:
+ * lifecycle (defined, started, stopped, undefined…; MESSAGE packets of procedure 318) and
+ * metadata changes (DOMAIN_SET_METADATA by anyone, live or to the definition; procedure
+ * 379, seen on libvirt 9.0's qemu and test drivers by test/libvirt/events.test.ts).
  */
 import type { RpcConnection } from './connection.js';
 import { decodeAll } from './codec.js';
@@ -61,14 +63,31 @@ export interface SubscribeOptions {
   dom?: DomainRef;
 }
 
-/** What LifecycleEvents needs from the client. */
+/** A metadata change (`virDomainMetadataType`: 0 description, 1 title, 2 element). */
+export interface MetadataChangeEvent {
+  dom: DomainRef;
+  type: number;
+  /** The element's namespace URI (type 2), else null. */
+  nsuri: string | null;
+}
+
+export type MetadataChangeListener = (event: MetadataChangeEvent) => void;
+
+/** One kind of domain event: what to register, which MESSAGE procedure carries it, how to read one. */
+export interface DomainEventKind<E extends { dom: DomainRef }> {
+  eventID: number;
+  proc: number;
+  decode(payload: Buffer): { callbackID: number; event: E };
+}
+
+/** What DomainEvents needs from the client. */
 export interface EventHost {
   call<K extends CallName>(name: K, ...args: CallArgs<K>): Promise<ReplyOf<K>>;
   supportsFeature(feature: number): Promise<boolean>;
 }
 
-interface Subscriber {
-  listener: LifecycleListener;
+interface Subscriber<E> {
+  listener: (event: E) => void;
   uuid: string | null;
 }
 
@@ -80,9 +99,27 @@ export function decodeLifecycle(payload: Buffer): { callbackID: number; event: L
   return { callbackID: msg.callbackID, event: { dom: msg.dom, event: msg.event, eventName: known ?? 'UNKNOWN', detail: msg.detail, detailName } };
 }
 
-/** The lifecycle subscriptions of one client. */
-export class LifecycleEvents {
-  private readonly subscribers = new Set<Subscriber>();
+/** Decodes a metadata-change MESSAGE payload (procedure 379). */
+export function decodeMetadataChange(payload: Buffer): { callbackID: number; event: MetadataChangeEvent } {
+  const msg = decodeAll(procedures.DOMAIN_EVENT_CALLBACK_METADATA_CHANGE.args, payload);
+  return { callbackID: msg.callbackID, event: { dom: msg.dom, type: msg.type, nsuri: msg.nsuri } };
+}
+
+export const LIFECYCLE_EVENTS: DomainEventKind<LifecycleEvent> = {
+  eventID: DomainEventId.LIFECYCLE,
+  proc: procedures.DOMAIN_EVENT_CALLBACK_LIFECYCLE.proc,
+  decode: decodeLifecycle,
+};
+
+export const METADATA_CHANGE_EVENTS: DomainEventKind<MetadataChangeEvent> = {
+  eventID: DomainEventId.METADATA_CHANGE,
+  proc: procedures.DOMAIN_EVENT_CALLBACK_METADATA_CHANGE.proc,
+  decode: decodeMetadataChange,
+};
+
+/** One client's subscriptions to one kind of domain event. */
+export class DomainEvents<E extends { dom: DomainRef }> {
+  private readonly subscribers = new Set<Subscriber<E>>();
   private callbackId: number | null = null;
   /** Register/deregister run one at a time, in order, so they never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -91,8 +128,9 @@ export class LifecycleEvents {
   constructor(
     private readonly host: EventHost,
     conn: RpcConnection,
+    private readonly kind: DomainEventKind<E>,
   ) {
-    conn.onMessage(Program.REMOTE, procedures.DOMAIN_EVENT_CALLBACK_LIFECYCLE.proc, (_h, payload) => this.deliver(payload));
+    conn.onMessage(Program.REMOTE, kind.proc, (_h, payload) => this.deliver(payload));
     conn.on('close', (reason) => {
       this.callbackId = null;
       const err = conn.closedError ?? new ConnectionClosedError('the connection was closed', { cause: reason });
@@ -102,9 +140,9 @@ export class LifecycleEvents {
 
   private deliver(payload: Buffer): void {
     if (this.subscribers.size === 0) return;
-    const { callbackID, event } = decodeLifecycle(payload);
-    // Before REGISTER_ANY's reply arrives the id is unknown; this client registers once, so
-    // an event then can only be ours.
+    const { callbackID, event } = this.kind.decode(payload);
+    // Before REGISTER_ANY's reply arrives the id is unknown; this client registers each kind
+    // once (and each kind has its own procedure), so an event then can only be ours.
     if (this.callbackId !== null && callbackID !== this.callbackId) return;
     const uuid = event.dom.uuid.toString('hex');
     for (const sub of [...this.subscribers]) {
@@ -128,7 +166,7 @@ export class LifecycleEvents {
     if (!(await this.host.supportsFeature(Feature.REMOTE_EVENT_CALLBACK))) {
       throw LibvirtError.local(ErrorCode.NO_SUPPORT, 'this libvirtd does not support callback-based events (feature REMOTE_EVENT_CALLBACK)');
     }
-    this.callbackId = await this.host.call('CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY', { eventID: DomainEventId.LIFECYCLE, dom: null });
+    this.callbackId = await this.host.call('CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY', { eventID: this.kind.eventID, dom: null });
   }
 
   private async deregisterIfIdle(): Promise<void> {
@@ -144,8 +182,8 @@ export class LifecycleEvents {
   }
 
   /** Adds a subscriber; resolves to its unsubscribe function once the daemon is registered. */
-  async subscribe(listener: LifecycleListener, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
-    const sub: Subscriber = { listener, uuid: options.dom ? options.dom.uuid.toString('hex') : null };
+  async subscribe(listener: (event: E) => void, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
+    const sub: Subscriber<E> = { listener, uuid: options.dom ? options.dom.uuid.toString('hex') : null };
     this.subscribers.add(sub);
     try {
       await this.serialize(() => this.ensureRegistered());
@@ -163,8 +201,8 @@ export class LifecycleEvents {
   }
 
   /** Events as an async iterator. It ends on `signal`, on `return()` (a `break`), or with an error when the connection closes. */
-  iterate(options: SubscribeOptions & { signal?: AbortSignal } = {}): AsyncIterableIterator<LifecycleEvent> {
-    const buffered: LifecycleEvent[] = [];
+  iterate(options: SubscribeOptions & { signal?: AbortSignal } = {}): AsyncIterableIterator<E> {
+    const buffered: E[] = [];
     let wake: (() => void) | null = null;
     let finished = false;
     let failure: Error | null = null;
@@ -193,7 +231,7 @@ export class LifecycleEvents {
     };
     const onAbort = (): void => void stop();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    const iterator: AsyncIterableIterator<LifecycleEvent> = {
+    const iterator: AsyncIterableIterator<E> = {
       [Symbol.asyncIterator]: () => iterator,
       next: async () => {
         await subscribed;

@@ -51,6 +51,6 @@ export {
   type TypedParamValue,
 } from './types.js';
 export * from './constants.js';
-export { LifecycleEventType, type LifecycleEvent, type LifecycleEventName, type LifecycleListener, type SubscribeOptions } from './events.js';
+export { LifecycleEventType, type LifecycleEvent, type LifecycleEventName, type LifecycleListener, type MetadataChangeEvent, type MetadataChangeListener, type SubscribeOptions } from './events.js';
 export type { TransferOptions } from './streams.js';
 export * from './helpers.js';

@@ -190,6 +190,10 @@ export const procedures = {
     struct('remote_domain_interface_addresses_args', { dom: domain, source: uint, flags: uint }),
     array(domainInterface, Limits.DOMAIN_INTERFACE),
   ),
+  DOMAIN_EVENT_CALLBACK_METADATA_CHANGE: event(
+    379,
+    struct('remote_domain_event_callback_metadata_change_msg', { callbackID: int, dom: domain, type: int, nsuri: ostring }),
+  ),
 } as const;
 
 type Table = typeof procedures;

@@ -1,10 +1,11 @@
 /**
- * Lifecycle events from the real daemon (test driver): what arrives on the wire, per-domain
- * filtering, deregistration, and the async iterator.
+ * Domain events from the real daemon (test driver): lifecycle events on the wire, per-domain
+ * filtering, deregistration, the async iterator; metadata changes (procedure 379).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/client.js';
-import type { LifecycleEvent } from '../../electron/libvirt/events.js';
+import type { LifecycleEvent, MetadataChangeEvent } from '../../electron/libvirt/events.js';
+import { setMetadataElement } from '../../electron/libvirt/helpers.js';
 import { MessageType } from '../../electron/libvirt/packet.js';
 import { type Tap, bestEffort, connect, egtestName, testDomainXml, until } from './client-support.js';
 
@@ -90,5 +91,38 @@ describe('lifecycle events', () => {
     await client.call('DOMAIN_UNDEFINE_FLAGS', { dom, flags: 0 });
     await iterating;
     expect(got).toEqual(['DEFINED/ADDED', 'STARTED/BOOTED', 'STOPPED/DESTROYED', 'UNDEFINED/REMOVED']);
+  });
+});
+
+describe('metadata-change events', () => {
+  it('arrive as procedure 379 for an element set or removed, in the running domain or in the definition only', async () => {
+    const name = newName();
+    const dom = await client.call('DOMAIN_DEFINE_XML', { xml: testDomainXml(name) });
+    const seen: MetadataChangeEvent[] = [];
+    const lifecycle: LifecycleEvent[] = [];
+    const unsubscribe = await client.onMetadataChange((e) => seen.push(e), { dom });
+    const unsubscribeLifecycle = await client.onLifecycle((e) => lifecycle.push(e), { dom });
+    const uri = 'urn:egress-desk:test-events:v1';
+    // Defined, not running: the definition only (CONFIG, 2).
+    await setMetadataElement(client, dom, { uri, key: 'ev', xml: '<a/>', flags: 2 });
+    await until(() => seen.length >= 1);
+    const running = await (async () => {
+      await client.call('DOMAIN_CREATE', { dom });
+      return client.call('DOMAIN_LOOKUP_BY_NAME', { name });
+    })();
+    await setMetadataElement(client, running, { uri, key: 'ev', xml: '<b/>', flags: 1 | 2 });
+    await setMetadataElement(client, running, { uri, key: 'ev', xml: null, flags: 1 | 2 });
+    await until(() => seen.length >= 3);
+    expect(seen.map((e) => [e.dom.name, e.type, e.nsuri])).toEqual([
+      [name, 2, uri],
+      [name, 2, uri],
+      [name, 2, uri],
+    ]);
+    // The lifecycle subscription on the same connection is a separate registration and still sees its own events.
+    expect(lifecycle.map((e) => e.eventName)).toContain('STARTED');
+    const messages = taps[0]!.headers.filter((h) => h.type === MessageType.MESSAGE && h.proc === 379);
+    expect(messages.length).toBeGreaterThanOrEqual(3);
+    await unsubscribe();
+    await unsubscribeLifecycle();
   });
 });

@@ -137,6 +137,13 @@ describe('domains on the test driver', () => {
     expect(byUuid).toEqual(byName);
     expect(await test.call('DOMAIN_GET_XML_DESC', { dom: defined, flags: DomainXml.INACTIVE })).toContain(`<uuid>${formatUuid(defined.uuid)}</uuid>`);
     expect(await test.call('DOMAIN_GET_STATE', { dom: defined, flags: 0 })).toMatchObject({ state: DomainState.SHUTOFF });
+    // A metadata change arrives as its own event (procedure 379).
+    const changes: string[] = [];
+    const unsubscribeChanges = await test.onMetadataChange((e) => changes.push(`${e.dom.name} ${e.type} ${e.nsuri}`), { dom: defined });
+    await test.call('DOMAIN_SET_METADATA', { dom: defined, type: 2, metadata: '<p/>', key: 'p', uri: 'urn:egress-desk:test-procedures:v1', flags: 2 });
+    await until(() => changes.length > 0);
+    expect(changes).toEqual([`${name} 2 urn:egress-desk:test-procedures:v1`]);
+    await unsubscribeChanges();
 
     await test.call('DOMAIN_CREATE', { dom: defined });
     const running = await test.call('DOMAIN_LOOKUP_BY_NAME', { name });

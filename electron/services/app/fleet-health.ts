@@ -230,6 +230,8 @@ export class FleetHealthMonitor {
     if (echoed && before && echoed !== before) this.exitBefore.set(k, before);
     else if (echoed) this.exitBefore.delete(k);
     const prev = this.health.get(k);
+    // Still unknown for the same reason (a stopped proxy, round after round): nothing to work out or keep.
+    if ('unknown' in seen && prev?.state === 'unknown' && prev.lastError === seen.unknown && prev.name === p.name) return;
     const next = nextHealth({ host: p.host, domain: p.id, name: p.name }, prev, seen, now, slowMs);
     // Unchanged (a stopped proxy, round after round): the same record stays, so the report's
     // comparison with the last one sent (health-repeat.ts) ends at its identity.

@@ -56,6 +56,10 @@ interface Entry {
   /** Whether {@link last} was read in the latest sample (its counters are then the proxy's totals now). */
   fresh: boolean;
   history: RateHistory;
+  /** The row last reported: reported again, the same object, while it has no figures (a stopped proxy, sample after sample). */
+  row?: ProxyStats;
+  /** The sample that last met this proxy (one not met is gone). */
+  met: number;
 }
 
 const key = (host: string, domain: string) => `${host}/${domain}`;
@@ -71,6 +75,9 @@ export class FleetStatsSampler {
   private readonly idleIntervalMs: number;
   private readonly callTimeoutMs: number;
   private readonly entries = new Map<string, Entry>();
+  /** Entries by the record they were last met with: a proxy whose record did not change is found without building its key. */
+  private readonly byRecord = new WeakMap<ProxyRecord, Entry>();
+  private samples = 0;
   /** Hosts whose stats call has not answered yet. */
   private readonly inFlight = new Set<string>();
   private watchers = 0;
@@ -174,20 +181,27 @@ export class FleetStatsSampler {
       if (result instanceof Map) counters.set(host, result);
       else failedHosts.push({ host, error: result.error });
     }
-    const known = new Set<string>();
+    const met = ++this.samples;
     const proxies: ProxyStats[] = [];
     for (const p of this.options.proxies()) {
-      const k = key(p.host, p.id);
-      known.add(k);
-      let entry = this.entries.get(k);
-      if (!entry) this.entries.set(k, (entry = { host: p.host, domain: p.id, name: p.name, rates: null, fresh: false, history: new RateHistory() }));
+      let entry = this.byRecord.get(p);
+      if (!entry) {
+        const k = key(p.host, p.id);
+        entry = this.entries.get(k);
+        if (!entry) this.entries.set(k, (entry = { host: p.host, domain: p.id, name: p.name, rates: null, fresh: false, history: new RateHistory(), met }));
+        this.byRecord.set(p, entry);
+      }
+      entry.met = met;
       entry.name = p.name;
       this.update(entry, at, counters.get(p.host));
       const totals = entry.fresh && entry.last ? totalsOf(entry.last.counters) : undefined;
-      proxies.push({ host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates, ...(totals ? { totals } : {}) });
+      const row = entry.row;
+      // No figures now nor before, same name: the row sent last time says it all (and is not copied again).
+      if (!totals && entry.rates === null && row && row.rates === null && !row.totals && row.name === entry.name) proxies.push(row);
+      else proxies.push((entry.row = { host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates, ...(totals ? { totals } : {}) }));
     }
     // A proxy no longer known (deleted, its host removed) takes its history with it.
-    for (const k of this.entries.keys()) if (!known.has(k)) this.entries.delete(k);
+    for (const [k, entry] of this.entries) if (entry.met !== met) this.entries.delete(k);
     this.latest = { at, intervalMs: this.intervalMs, failedHosts, proxies };
     this.options.emit?.(this.latest);
     return this.latest;

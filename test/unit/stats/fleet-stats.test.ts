@@ -87,6 +87,28 @@ describe('FleetStatsSampler', () => {
     expect(ratesOf(await sampler.sample(), 'web')?.outBps).toBe(1000); // 10 kB over the 10 s since the last answer
   });
 
+  it("a stopped proxy's row is the same object sample after sample (nothing to copy), and a new one once it has figures or a new name", async () => {
+    const { fx, sampler, proxies, dom, clock } = await setup();
+    const api = dom('api');
+    await fx.b.destroyDomain(api);
+    const row = async () => (await sampler.sample()).proxies.find((p) => p.domain === api)!;
+    const first = await row();
+    await clock.advance(5000);
+    expect(await row()).toBe(first);
+    // A renamed record (a new object for the same domain) with the same figures: a new row with the new name.
+    const i = proxies.findIndex((p) => p.name === 'api');
+    proxies[i] = { ...proxies[i]!, name: 'api-renamed' };
+    await clock.advance(5000);
+    const renamed = await row();
+    expect(renamed).not.toBe(first);
+    expect(renamed).toMatchObject({ name: 'api-renamed', rates: null });
+    await fx.b.startDomain(api);
+    await clock.advance(5000);
+    const running = await row();
+    expect(running).not.toBe(renamed);
+    expect(running.totals).toBeDefined();
+  });
+
   it('a proxy no longer known is dropped with its history; a domain that is not ours is never reported', async () => {
     const { fx, sampler, proxies, clock } = await setup();
     await sampler.sample();

@@ -34,6 +34,7 @@ import {
 } from '../../../libvirt/index.js';
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
 import { countersFromStats } from './domain-counters.js';
+import { FleetReadCache } from './fleet-read-cache.js';
 import { retryWhilePoolBusy } from './pool-busy.js';
 import { buildStagingPoolXml } from './staging-xml.js';
 import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainCounters, type DomainEvent, type DomainInfo, type DomainStateName, type FleetDomain, type GuestAddress, type LibvirtApi, mayHoldAddress, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
@@ -58,8 +59,16 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
 export class ClientApi implements LibvirtApi {
   private readonly pools = new Map<string, Promise<StoragePoolRef>>();
   private uuid: Promise<string> | undefined;
+  /** What the last fleet listing read of each domain, while events say it is unchanged. */
+  private readonly fleetReads: FleetReadCache;
 
-  constructor(readonly client: LibvirtClient) {}
+  constructor(readonly client: LibvirtClient) {
+    this.fleetReads = new FleetReadCache(async (onChange) => {
+      const changed = (e: { dom: DomainRef }) => onChange(formatUuid(e.dom.uuid));
+      await Promise.all([client.onLifecycle(changed), client.onMetadataChange(changed)]);
+    });
+    client.once('close', () => this.fleetReads.stop());
+  }
 
   async listDomains(): Promise<DomainInfo[]> {
     const doms = await listAllDomains(this.client);
@@ -80,22 +89,27 @@ export class ClientApi implements LibvirtApi {
 
   async listFleetDomains(uri: string): Promise<FleetDomain[]> {
     // The stats call alone names every domain with its state: no list call before it.
-    const stats = await getAllDomainStats(this.client, { stats: DomainStatsType.STATE });
+    const [stats] = await Promise.all([getAllDomainStats(this.client, { stats: DomainStatsType.STATE }), this.fleetReads.ready()]);
+    const uuids = new Set<string>();
     const read = await Promise.all(
       stats.map(async ({ dom, stats: fields }): Promise<FleetDomain | null> => {
         const state = stateName(StateStatsSchema.parse(fields)['state.state']);
+        const uuid = formatUuid(dom.uuid);
+        uuids.add(uuid);
+        // Unchanged since the last listing (no event said otherwise): no call at all (fleet-read-cache.ts).
         if (mayHoldAddress(state)) {
-          const xml = await orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 }));
+          const xml = await this.fleetReads.read(uuid, 'xml', () => orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })));
           return xml === null ? null : { name: dom.name, state, xml };
         }
         try {
-          return { name: dom.name, state, metadata: await getMetadataElement(this.client, dom, uri) };
+          return { name: dom.name, state, metadata: await this.fleetReads.read(uuid, `element ${uri}`, () => getMetadataElement(this.client, dom, uri)) };
         } catch (err) {
           if (isNotFound(err)) return null; // gone since the stats call
           throw err;
         }
       }),
     );
+    this.fleetReads.retain(uuids);
     return read.filter((d): d is FleetDomain => d !== null);
   }
 

@@ -63,9 +63,33 @@ function parseElementOnce(element: string): InstanceMetadata | undefined {
   return parsed;
 }
 
+/**
+ * Whole XMLs already read, by their text, for the same reason as {@link parsedElements}: a
+ * running proxy's XML comes back unchanged from every re-listing (the same string, when
+ * the connection kept it: fleet-read-cache.ts), and parsing 1,000 of them a minute, twice
+ * (metadata and NIC), was most of a re-listing of a running fleet.
+ */
+let parsedXmls = new Map<string, { meta: InstanceMetadata | undefined; nic: Nic }>();
+/** The XMLs met since the last prune: a listing keeps only these (a whole XML is kilobytes; a started domain's is new). */
+let metXmls = new Map<string, { meta: InstanceMetadata | undefined; nic: Nic }>();
+
+function parseXmlOnce(xml: string): { meta: InstanceMetadata | undefined; nic: Nic } {
+  let parsed = metXmls.get(xml) ?? parsedXmls.get(xml);
+  // Unreadable metadata throws, and is not kept.
+  parsed ??= { meta: parseInstanceMetadata(xml), nic: nicOf({ xml }) };
+  metXmls.set(xml, parsed);
+  return parsed;
+}
+
+/** After a listing: forget the XMLs it did not meet (bounded by the fleet, not by its history). */
+function pruneParsedXmls(): void {
+  parsedXmls = metXmls;
+  metXmls = new Map();
+}
+
 /** Our metadata of a listed domain: from its element alone, or from its whole XML; undefined for domains that are not ours. */
 export function fleetMetadataOf(domain: FleetDomain): InstanceMetadata | undefined {
-  if (domain.xml !== undefined) return parseInstanceMetadata(domain.xml);
+  if (domain.xml !== undefined) return parseXmlOnce(domain.xml).meta;
   return domain.metadata ? parseElementOnce(domain.metadata) : undefined;
 }
 
@@ -73,7 +97,7 @@ export function fleetMetadataOf(domain: FleetDomain): InstanceMetadata | undefin
 const NO_NIC: Nic = { mac: '00:00:00:00:00:00' };
 
 /** The NIC addresses are looked up by: the first interface of the domain's XML (the builders make one). */
-export function nicOf(domain: DomainInfo): Nic {
+export function nicOf(domain: Pick<DomainInfo, 'xml'>): Nic {
   let facts: DomainFacts | undefined;
   try {
     facts = domainFacts(domain.xml);
@@ -93,7 +117,7 @@ async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[];
     try {
       const meta = fleetMetadataOf(domain);
       // A domain listed without its XML holds no address: no NIC to look one up by.
-      if (meta) ours.push({ domain, meta, nic: domain.xml === undefined ? NO_NIC : nicOf({ ...domain, xml: domain.xml }) });
+      if (meta) ours.push({ domain, meta, nic: domain.xml === undefined ? NO_NIC : parseXmlOnce(domain.xml).nic });
     } catch (err) {
       unreadable.push({ domain: domain.name, error: messageOf(err) });
     }
@@ -150,6 +174,7 @@ export async function listFleet(ctx: ProviderContext): Promise<FleetListing> {
       }
     }),
   );
+  pruneParsedXmls();
   return {
     proxies: proxies.sort((a, b) => a.name.localeCompare(b.name) || a.host.localeCompare(b.host)),
     hosts: ctx.config.hosts.map((h) => listings.get(h.name)!),
