@@ -13,6 +13,7 @@ import type { DomainEvent, LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { parseInstanceMetadata } from '../provider/kvm/metadata.js';
 import { instanceId } from '../provider/kvm/names.js';
 import type { FleetBackend } from './fleet-backend.js';
+import { sameJson } from './same-json.js';
 
 /** Any event of the contract, as one subscriber sees it. */
 export type AppEventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
@@ -168,7 +169,7 @@ export class FleetWatch {
       const skip = changedMeanwhile(k);
       before.delete(k);
       if (skip) continue;
-      if (!old || JSON.stringify(old) !== JSON.stringify(proxy)) this.changed(proxy, 'RECONCILED');
+      if (!old || !sameJson(old, proxy)) this.changed(proxy, 'RECONCILED');
     }
     for (const [k, gone] of before) {
       if (!reachable.has(gone.host) || changedMeanwhile(k)) continue; // unknown, not gone; or an event said otherwise
