@@ -201,7 +201,10 @@ export class FleetStatsSampler {
       else proxies.push((entry.row = { host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates, ...(totals ? { totals } : {}) }));
     }
     // A proxy no longer known (deleted, its host removed) takes its history with it.
-    for (const [k, entry] of this.entries) if (entry.met !== met) this.entries.delete(k);
+    // forEach: a for-of over the map made a [key, entry] pair per proxy, every sample.
+    this.entries.forEach((entry, k) => {
+      if (entry.met !== met) this.entries.delete(k);
+    });
     this.latest = { at, intervalMs: this.intervalMs, failedHosts, proxies };
     this.options.emit?.(this.latest);
     return this.latest;

@@ -22,6 +22,12 @@ export interface Live {
   stats: FleetStatsSampler;
   /** Health through each ready proxy, every 30 s. */
   health: FleetHealthMonitor;
+  /**
+   * When the last sample that said something new was taken (the last one sent to the
+   * windows; the samples since repeat it: stats/idle-repeat.ts). A window holding a sample
+   * at least that recent has what the latest says.
+   */
+  statsNewsAt: () => number;
 }
 
 export interface LiveBackendOptions {
@@ -98,6 +104,7 @@ export class LiveBackend {
   private wire(backend: FleetBackend, inherited: SeenRecords | undefined): Live {
     const watch = new FleetWatch({ backend, emit: this.options.emit, reconcileIntervalMs: this.options.reconcileIntervalMs, ...(inherited ? { inherited } : {}) });
     let sent: FleetStats | undefined;
+    let newsAt = 0;
     const stats = new FleetStatsSampler({
       hosts: () => backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name),
       apiFor: (host) => backend.apiFor(host),
@@ -106,6 +113,7 @@ export class LiveBackend {
         // A sample with no figures that changes nothing (a stopped fleet) is not sent again (stats/idle-repeat.ts).
         if (repeatsIdle(sent, figures)) return;
         sent = figures;
+        newsAt = figures.at;
         this.options.emit('proxy:stats', figures);
       },
       ...(this.options.statsClock ? { clock: this.options.statsClock } : {}),
@@ -129,7 +137,7 @@ export class LiveBackend {
       ...(statsClock ? { clock: statsClock } : {}),
     });
     health.start();
-    this.current = { backend, watch, stats, health };
+    this.current = { backend, watch, stats, health, statsNewsAt: () => newsAt };
     return this.current;
   }
 }

@@ -192,13 +192,14 @@ export class ProxiesArea implements AreaService<'proxies'> {
    * 30 s; `historyOf` adds that proxy's last hour, latency from the health probes included.
    */
   async stats(input: ChannelInput<'proxies:stats'>): Promise<ChannelOutput<'proxies:stats'>> {
-    const { stats, health } = await this.open();
+    const { stats, health, statsNewsAt } = await this.open();
     if (input.watch) stats.renew(WATCH_LEASE_MS);
     const { historyOf, since } = input;
-    // A renewal from a window that has the latest sample: 1,000 rows it would discard are not serialised for it.
+    // A renewal from a window that has the latest sample, or one the samples since only repeat
+    // (a stopped fleet's): 1,000 rows it would discard are not validated and serialised for it.
     if (since !== undefined && !input.history && !historyOf) {
       const latest = stats.snapshot();
-      if (latest.at <= since) return { ...latest, proxies: [] };
+      if (latest.at <= since || statsNewsAt() <= since) return { ...latest, proxies: [] };
       return latest;
     }
     const figures = stats.snapshot({ history: input.history === true, ...(input.historyPoints ? { historyPoints: input.historyPoints } : {}), ...(historyOf ? { historyOf } : {}) });

@@ -48,6 +48,31 @@ describe('proxies:stats', () => {
     expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([{ at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 }]);
   });
 
+  it('a renewal holding the last sample sent gets no rows while the samples since only repeat it (a stopped fleet), and rows once one says something new', async () => {
+    const clock = new ManualClock();
+    app = appFixture({ statsClock: clock });
+    const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
+    expect((await app.finished(taskId)).state).toBe('succeeded');
+    const dom = ((await app.call('proxies:list')) as FleetListingView).proxies.find((p) => p.name === 'web')!.id;
+    await app.fx.a.destroyDomain(dom);
+    await app.call('proxies:stats', { watch: true });
+    await clock.advance(0);
+    const sent = app.eventsOf('proxy:stats');
+    expect(sent).toHaveLength(1);
+    const held = sent[0]!;
+    await clock.advance(5000);
+    await clock.advance(5000);
+    // Two more samples, neither sent (nothing new): the window's sample is older than the latest, yet says the same.
+    expect(app.eventsOf('proxy:stats')).toHaveLength(1);
+    const renewal = (await app.call('proxies:stats', { watch: true, since: held.at })) as FleetStats;
+    expect(renewal.at).toBeGreaterThan(held.at);
+    expect(renewal.proxies).toEqual([]);
+    await app.fx.a.startDomain(dom);
+    await clock.advance(5000);
+    expect(app.eventsOf('proxy:stats')).toHaveLength(2);
+    expect(((await app.call('proxies:stats', { watch: true, since: held.at })) as FleetStats).proxies.map((p) => p.name)).toEqual(['web']);
+  });
+
   it('proxies:health and proxy:health: every 30 s each running proxy is probed at its address with its credentials', async () => {
     const clock = new ManualClock();
     const probed: string[] = [];
