@@ -195,12 +195,12 @@ export class ProxiesArea implements AreaService<'proxies'> {
     const { stats, health, statsNewsAt } = await this.open();
     if (input.watch) stats.renew(WATCH_LEASE_MS);
     const { historyOf, since } = input;
-    // A renewal from a window that has the latest sample, or one the samples since only repeat
-    // (a stopped fleet's): 1,000 rows it would discard are not validated and serialised for it.
+    // A renewal from a window that has the last sample sent (the latest, or one the samples
+    // since only repeat: a stopped fleet's; the last sent is never newer than the latest):
+    // 1,000 rows it would discard are not validated and serialised for it.
     if (since !== undefined && !input.history && !historyOf) {
       const latest = stats.snapshot();
-      if (latest.at <= since || statsNewsAt() <= since) return { ...latest, proxies: [] };
-      return latest;
+      return statsNewsAt() <= since ? { ...latest, proxies: [] } : latest;
     }
     const figures = stats.snapshot({ history: input.history === true, ...(input.historyPoints ? { historyPoints: input.historyPoints } : {}), ...(historyOf ? { historyOf } : {}) });
     if (!historyOf) return figures;

@@ -21,6 +21,15 @@ function source() {
   };
 }
 
+/** A cache whose subscriptions are confirmed, with its change source. */
+async function activeCache() {
+  const s = source();
+  const cache = new FleetReadCache(s.changes);
+  s.confirm();
+  await cache.ready();
+  return { s, cache };
+}
+
 function counted(value: string | null) {
   const fetch = async () => {
     fetch.calls++;
@@ -53,10 +62,7 @@ describe('FleetReadCache', () => {
   });
 
   it('reads a domain again after its change, and per kind (a started domain needs its XML)', async () => {
-    const s = source();
-    const cache = new FleetReadCache(s.changes);
-    s.confirm();
-    await cache.ready();
+    const { s, cache } = await activeCache();
     const fetch = counted('<e/>');
     await cache.read('u1', 'element x', fetch);
     s.change('u1');
@@ -69,10 +75,7 @@ describe('FleetReadCache', () => {
   });
 
   it('does not keep an answer that a change overtook', async () => {
-    const s = source();
-    const cache = new FleetReadCache(s.changes);
-    s.confirm();
-    await cache.ready();
+    const { s, cache } = await activeCache();
     let release!: () => void;
     const slow = async () => {
       await new Promise<void>((r) => (release = r));
