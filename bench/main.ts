@@ -262,7 +262,7 @@ const benches: Record<string, Bench> = {
     ];
   },
   async m(log) {
-    log(`(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i) and the watched one (stats every 5 s, health every 30 s), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each; an hour of history; then the table scrolled while figures arrive`);
+    log(`(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i), the watched one (stats every 5 s, health every 30 s) and a minimal prober at the same pace (its floor), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each; an hour of history; then the table scrolled while figures arrive`);
     const b = await trafficFigures(2, log);
     const r = await updatingScrollFigures();
     const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
@@ -274,7 +274,7 @@ const benches: Record<string, Bench> = {
         unit: '% of a core',
         lowerIsBetter: true,
         target: 1.0,
-        note: `watched ${pct(b.watchedCpu)}, idle (the (i) backend: the ${TRAFFIC_PROXIES} known, shut off, 60 s samples) ${pct(b.idleCpu)}; medians of ${b.rounds} alternating rounds; the last watched window emitted ${b.samples} samples and ${b.healthReports} health reports, ${b.healthy} of ${TRAFFIC_PROXIES} proxies probed healthy through real loopback HTTP ports; the hosts' stats answers are simulated (no XDR decode)`,
+        note: `watched ${pct(b.watchedCpu)}, idle (the (i) backend: the ${TRAFFIC_PROXIES} known, shut off, 60 s samples) ${pct(b.idleCpu)}; medians of ${b.rounds} alternating rounds; the health probes' floor on this machine (a minimal prober: bare sockets, the same 1,000 every 30 s, ${b.floorAnswered} answered in its window) ${pct(b.floorCpu)}, so the app adds ${pct(b.watchedCpu - b.idleCpu - b.floorCpu)} (the stats sampler and all around a probe); the last watched window emitted ${b.samples} samples and ${b.healthReports} health reports, ${b.healthy} of ${TRAFFIC_PROXIES} proxies probed healthy through real loopback HTTP ports; the hosts' stats answers are simulated (no XDR decode)`,
       }),
       result({
         name: '(m) memory of an hour of history, 1,000 proxies, vs 50 MB',

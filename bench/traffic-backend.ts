@@ -12,9 +12,11 @@
  * Modes (argv[2]): `watched` (a window watching: 5 s samples, health every 30 s, every
  * proxy running and probed), `idle` (the backend of bench (i): the 1,000 known but shut
  * off, samples every 60 s, health finding nothing to probe), `memory` (an hour of 5 s
- * samples driven by a clock, then the heap with and without that history). Prints JSON.
+ * samples driven by a clock, then the heap with and without that history), `floor` (the
+ * watched backend's health probes' peer: a minimal prober, see measureFloor). Prints JSON.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -137,6 +139,51 @@ async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs
   return { cpuShare: (used.user + used.system) / 1000 / wall, samples, healthReports, bytes, healthy, proxies: proxies.length };
 }
 
+/** Probes in flight at once in the floor: FleetHealthMonitor's default of 4 per host, over the 4 hosts. */
+const FLOOR_IN_FLIGHT = 4 * HOSTS;
+
+/**
+ * The peer of the watched backend's health probes, in the same run: the least a round of
+ * 1,000 proxies every 30 s can cost in Node. Each probe is a bare socket (connect, write a
+ * request as long as the monitor's, read to the end, close), {@link FLOOR_IN_FLIGHT} at a
+ * time, with no timeout, credentials, state or report. What the watched window costs above
+ * idle, less this, is the stats sampler and everything the app does around a probe.
+ */
+async function measureFloor(ports: number[], windowMs: number): Promise<Record<string, number>> {
+  const request = `GET / HTTP/1.1\r\nhost: 127.0.0.1:1\r\nuser-agent: egress-desk-health\r\nconnection: close\r\nproxy-authorization: Basic ${Buffer.from(`egress:bench-0-${'x'.repeat(20)}`).toString('base64')}\r\n\r\n`;
+  let answered = 0;
+  const probe = (port: number) =>
+    new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.on('data', () => undefined);
+      socket.on('end', () => {
+        answered++;
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', () => resolve());
+      socket.write(request);
+    });
+  const round = async () => {
+    const queue = [...ports];
+    await Promise.all(Array.from({ length: FLOOR_IN_FLIGHT }, async () => {
+      for (let port = queue.shift(); port; port = queue.shift()) await probe(port);
+    }));
+  };
+  // The same pace as the monitor: a round now, then one every 30 s; the window opens after the first, as the watched one's does.
+  void round();
+  const timer = setInterval(() => void round(), 30_000);
+  await sleep(31_000);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  answered = 0;
+  await sleep(windowMs);
+  const used = process.cpuUsage(cpu0);
+  const wall = performance.now() - t0;
+  clearInterval(timer);
+  return { cpuShare: (used.user + used.system) / 1000 / wall, answered };
+}
+
 /** An hour of 5 s samples through a driven clock: the heap (after a full GC) with that history, against before it. */
 async function measureMemory(ports: number[]): Promise<Record<string, number>> {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -175,7 +222,8 @@ async function main(): Promise<void> {
   const [mode, portsArg, windowArg] = process.argv.slice(2);
   const ports = (portsArg ?? '').split(',').map(Number);
   if (ports.length !== HOSTS * PER_HOST || ports.some((p) => !Number.isInteger(p) || p <= 0)) throw new Error(`expected ${HOSTS * PER_HOST} ports`);
-  const out = mode === 'memory' ? await measureMemory(ports) : await measureWindow(mode === 'watched' ? 'watched' : 'idle', ports, Number(windowArg ?? 65_000));
+  const windowMs = Number(windowArg ?? 65_000);
+  const out = mode === 'memory' ? await measureMemory(ports) : mode === 'floor' ? await measureFloor(ports, windowMs) : await measureWindow(mode === 'watched' ? 'watched' : 'idle', ports, windowMs);
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

@@ -4,7 +4,8 @@
  * loopback (one listener each, answering any request as tinyproxy answers `GET /`), then
  * runs the measured backend in a child process of its own: the idle backend of bench (i)
  * (the fleet known, shut off, 60 s samples) and the watched one (5 s samples, health every
- * 30 s through every proxy), alternating, and an hour of history for its memory.
+ * 30 s through every proxy), alternating, with the health probes' peer (a minimal prober
+ * at the same pace), and an hour of history for its memory.
  */
 import { execFile } from 'node:child_process';
 import { type Server, createServer } from 'node:http';
@@ -20,6 +21,9 @@ export interface TrafficFigures {
   /** CPU share of a core, medians over the rounds. */
   idleCpu: number;
   watchedCpu: number;
+  /** The health probes' peer: a minimal prober at the same pace (traffic-backend.ts, measureFloor), and the probes it saw answered in its window. */
+  floorCpu: number;
+  floorAnswered: number;
   /** Of the last watched round: samples and health reports emitted, and proxies healthy at its end. */
   samples: number;
   healthReports: number;
@@ -70,20 +74,25 @@ export async function trafficFigures(rounds: number, log: (line: string) => void
     const ports = servers.map((s) => (s.address() as AddressInfo).port);
     const idle: number[] = [];
     const watched: number[] = [];
+    const floor: number[] = [];
     let last: Record<string, number> = {};
+    let floorAnswered = 0;
     for (let round = 0; round < rounds; round++) {
-      for (const mode of round % 2 ? ['watched', 'idle'] : ['idle', 'watched']) {
-        log(`(m) round ${round + 1}: the ${mode} backend, ${TRAFFIC_WINDOW_MS / 1000} s`);
+      for (const mode of round % 2 ? ['floor', 'watched', 'idle'] : ['idle', 'watched', 'floor']) {
+        log(`(m) round ${round + 1}: the ${mode === 'floor' ? 'minimal prober' : `${mode} backend`}, ${TRAFFIC_WINDOW_MS / 1000} s`);
         const r = await backend(mode, ports, TRAFFIC_WINDOW_MS);
         if (mode === 'idle') idle.push(r.cpuShare!);
-        else {
+        else if (mode === 'floor') {
+          floor.push(r.cpuShare!);
+          floorAnswered = r.answered!;
+        } else {
           watched.push(r.cpuShare!);
           last = r;
         }
       }
     }
     const memory = await backend('memory', ports, 0);
-    return { idleCpu: median(idle), watchedCpu: median(watched), samples: last.samples!, healthReports: last.healthReports!, healthy: last.healthy!, historyBytes: memory.historyBytes!, points: memory.points!, answerBytes: memory.answerBytes!, answerRssBytes: memory.answerRssBytes!, hourBytes: memory.hourBytes!, rounds };
+    return { idleCpu: median(idle), watchedCpu: median(watched), floorCpu: median(floor), floorAnswered, samples: last.samples!, healthReports: last.healthReports!, healthy: last.healthy!, historyBytes: memory.historyBytes!, points: memory.points!, answerBytes: memory.answerBytes!, answerRssBytes: memory.answerRssBytes!, hourBytes: memory.hourBytes!, rounds };
   } finally {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
