@@ -122,6 +122,10 @@ export function ProxyWindow({ items, selected, you, now, actions, columns, onScr
   const onFocus = (e: React.FocusEvent<HTMLDivElement>) => {
     const row = e.target instanceof HTMLElement ? e.target.closest<HTMLElement>('[role=row][data-key]') : null;
     focusPlace.current = row?.dataset.key === undefined ? undefined : { key: row.dataset.key, control: row === e.target ? -1 : controlsOf(row).indexOf(e.target as HTMLElement) };
+    // Focusing a row in the overscan scrolled the body already (focus() scrolls at once; the
+    // scroll event waits for the next frame): the window follows now, within the key press,
+    // so the next arrow key finds a neighbour even when presses come faster than frames.
+    follow(e.currentTarget);
   };
   useLayoutEffect(() => {
     const place = focusPlace.current;

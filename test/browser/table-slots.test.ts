@@ -97,6 +97,22 @@ describe('the Proxies table\'s row slots', () => {
     expect((await focused()).rowIndex).toBe(at.rowIndex! - 10);
   });
 
+  it('walks on when arrow keys come faster than frames (a held key on a busy machine)', async () => {
+    await toTop();
+    await table().locator('[role=row][data-key]').first().focus();
+    const before = await focused();
+    // Forty presses (past the rows first rendered) with no frame between them: each a task of its own, as real key events are
+    // (the awaits let React finish each one), but the body's scroll event waits for a frame.
+    const rowIndex = await page.evaluate(async () => {
+      for (let i = 0; i < 40; i++) {
+        document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, cancelable: true }));
+        await null;
+      }
+      return Number(document.activeElement!.closest('[role=row][data-key]')?.getAttribute('aria-rowindex'));
+    });
+    expect(rowIndex).toBe(before.rowIndex! + 40);
+  });
+
   it('keeps the focus on its proxy when its slot shows another, and Enter opens that proxy', async () => {
     await toTop();
     await scrollBy(3);
