@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FleetHealth } from '../shared/health.js';
 import type { FleetStats } from '../shared/stats.js';
-import { FleetHealthMonitor } from '../electron/services/app/fleet-health.js';
+import { DEFAULT_PROBES_PER_HOST, FleetHealthMonitor } from '../electron/services/app/fleet-health.js';
+import { plainRequest } from '../electron/services/health/plain-probe.js';
 import { FleetStatsSampler, type StatsClock } from '../electron/services/app/fleet-stats.js';
 import type { ProxyRecord } from '../electron/services/provider/kvm/context.js';
 import { FileCredentialsStore } from '../electron/services/credentials/credentials-store.js';
@@ -139,8 +140,8 @@ async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs
   return { cpuShare: (used.user + used.system) / 1000 / wall, samples, healthReports, bytes, healthy, proxies: proxies.length };
 }
 
-/** Probes in flight at once in the floor: FleetHealthMonitor's default of 4 per host, over the 4 hosts. */
-const FLOOR_IN_FLIGHT = 4 * HOSTS;
+/** Probes in flight at once in the floor: FleetHealthMonitor's default per host, over the 4 hosts. */
+const FLOOR_IN_FLIGHT = DEFAULT_PROBES_PER_HOST * HOSTS;
 
 /**
  * The peer of the watched backend's health probes, in the same run: the least a round of
@@ -150,7 +151,8 @@ const FLOOR_IN_FLIGHT = 4 * HOSTS;
  * idle, less this, is the stats sampler and everything the app does around a probe.
  */
 async function measureFloor(ports: number[], windowMs: number): Promise<Record<string, number>> {
-  const request = `GET / HTTP/1.1\r\nhost: 127.0.0.1:1\r\nuser-agent: egress-desk-health\r\nconnection: close\r\nproxy-authorization: Basic ${Buffer.from(`egress:bench-0-${'x'.repeat(20)}`).toString('base64')}\r\n\r\n`;
+  // The monitor's own request text (plain-probe.ts), with the first proxy's credentials of credentialsFile.
+  const request = plainRequest('/', { host: `127.0.0.1:${ports[0]}`, 'user-agent': 'egress-desk-health', connection: 'close', 'proxy-authorization': `Basic ${Buffer.from(`egress:bench-0-${'x'.repeat(20)}`).toString('base64')}` });
   let answered = 0;
   const probe = (port: number) =>
     new Promise<void>((resolve) => {

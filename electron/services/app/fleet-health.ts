@@ -50,9 +50,12 @@ export interface FleetHealthOptions {
   intervalMs?: number;
   /** Default 10 s. */
   timeoutMs?: number;
-  /** Probes in flight per host at most (default 4). */
+  /** Probes in flight per host at most (default {@link DEFAULT_PROBES_PER_HOST}). */
   perHost?: number;
 }
+
+/** Probes in flight per host at most, unless `perHost` says otherwise. */
+export const DEFAULT_PROBES_PER_HOST = 4;
 
 const key = (host: string, domain: string) => `${host}/${domain}`;
 
@@ -195,7 +198,7 @@ export class FleetHealthMonitor {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.perHost ?? 4, queue.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.options.perHost ?? DEFAULT_PROBES_PER_HOST, queue.length) }, worker));
   }
 
   /** Sets or clears every proxy's exit warning from the exits seen now (services/health/exit-address.ts). */
