@@ -18,7 +18,7 @@ import { FLEET_SIZE, defineFleet, oursListMs, oursWholeXmlListMs, pythonListMs, 
 import { IDLE_WINDOW_MS, idleFigures } from './idle.js';
 import { UPDATING_SCROLL_MS, firstRenderFigures, launchClickFigures, updatingScrollFigures } from './ui.js';
 import { transferFigures } from './transfer.js';
-import { TRAFFIC_PROXIES, TRAFFIC_WINDOW_MS, trafficFigures } from './traffic.js';
+import { TRAFFIC_PROXIES, TRAFFIC_WARM_UP_MS, TRAFFIC_WINDOW_MS, trafficFigures } from './traffic.js';
 import { readinessFigures } from './readiness.js';
 import { bakedFigures } from './baked.js';
 
@@ -262,7 +262,7 @@ const benches: Record<string, Bench> = {
     ];
   },
   async m(log) {
-    log(`(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i), the watched one (stats every 5 s, health every 30 s) and a minimal prober at the same pace (its floor), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each; an hour of history; then the table scrolled while figures arrive`);
+    log(`(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i), the watched one (stats every 5 s, health every 30 s) and a minimal prober at the same pace (its floor), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each after ${TRAFFIC_WARM_UP_MS / 1000} s of warm-up; an hour of history; then the table scrolled while figures arrive`);
     const b = await trafficFigures(2, log);
     const r = await updatingScrollFigures();
     const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
@@ -274,7 +274,7 @@ const benches: Record<string, Bench> = {
         unit: '% of a core',
         lowerIsBetter: true,
         target: 1.0,
-        note: `watched ${pct(b.watchedCpu)}, idle (the (i) backend: the ${TRAFFIC_PROXIES} known, shut off, 60 s samples) ${pct(b.idleCpu)}; medians of ${b.rounds} alternating rounds; the health probes' floor on this machine (a minimal prober: bare sockets, the same 1,000 every 30 s, ${b.floorAnswered} answered in its window) ${pct(b.floorCpu)}, so the app adds ${pct(b.watchedCpu - b.idleCpu - b.floorCpu)} (the stats sampler and all around a probe); the last watched window emitted ${b.samples} samples and ${b.healthReports} health reports, ${b.healthy} of ${TRAFFIC_PROXIES} proxies probed healthy through real loopback HTTP ports; the hosts' stats answers are simulated (no XDR decode)`,
+        note: `watched ${pct(b.watchedCpu)}, idle (the (i) backend: the ${TRAFFIC_PROXIES} known, shut off, 60 s samples) ${pct(b.idleCpu)}; medians of ${b.rounds} alternating rounds, each window after ${TRAFFIC_WARM_UP_MS / 1000} s of warm-up (the monitor's first two rounds; idle after 5 s); the health probes' floor on this machine (a minimal prober: bare sockets, the same 1,000 every 30 s, ${b.floorAnswered} answered in its window) ${pct(b.floorCpu)}, so the app adds ${pct(b.watchedCpu - b.idleCpu - b.floorCpu)} (the stats sampler and all around a probe); the last watched window emitted ${b.samples} samples and ${b.healthReports} health reports, ${b.healthy} of ${TRAFFIC_PROXIES} proxies probed healthy through real loopback HTTP ports; the hosts' stats answers are simulated (no XDR decode)`,
       }),
       result({
         name: '(m) memory of an hour of history, 1,000 proxies, vs 50 MB',

@@ -29,6 +29,7 @@ import type { ProxyRecord } from '../electron/services/provider/kvm/context.js';
 import { FileCredentialsStore } from '../electron/services/credentials/credentials-store.js';
 import { countersFromStats } from '../electron/services/provider/kvm/domain-counters.js';
 import type { DomainCounters, LibvirtApi } from '../electron/services/provider/kvm/libvirt-api.js';
+import { TRAFFIC_WARM_UP_MS } from './traffic.js';
 
 const HOSTS = 4;
 const PER_HOST = 250;
@@ -125,8 +126,8 @@ async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs
   stats.start();
   health.start();
   const release = mode === 'watched' ? stats.watch() : () => undefined;
-  // The first sample and the first round before the window: start-up is not the steady state.
-  await sleep(mode === 'watched' ? 31_000 : 5_000);
+  // Start-up and the first rounds before the window: they are not the steady state (TRAFFIC_WARM_UP_MS).
+  await sleep(mode === 'watched' ? TRAFFIC_WARM_UP_MS : 5_000);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await sleep(windowMs);
@@ -172,10 +173,10 @@ async function measureFloor(ports: number[], windowMs: number): Promise<Record<s
       for (let port = queue.shift(); port; port = queue.shift()) await probe(port);
     }));
   };
-  // The same pace as the monitor: a round now, then one every 30 s; the window opens after the first, as the watched one's does.
+  // The same pace as the monitor: a round now, then one every 30 s; the window opens after the same warm-up as the watched one's.
   void round();
   const timer = setInterval(() => void round(), 30_000);
-  await sleep(31_000);
+  await sleep(TRAFFIC_WARM_UP_MS);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   answered = 0;

@@ -16,6 +16,14 @@ const BACKEND = fileURLToPath(new URL('./traffic-backend.js', import.meta.url));
 export const TRAFFIC_PROXIES = 1000;
 /** As long as bench (i)'s window: two health rounds and thirteen 5 s samples fall inside it. */
 export const TRAFFIC_WINDOW_MS = 65_000;
+/**
+ * How long the watched backend and the floor run before their window opens: the monitor's
+ * first two rounds (at 30 and 60 s) and a dozen samples. The window is the steady state of a
+ * backend that runs for hours; a monitor's second round cost 1.4-2x its third (a process
+ * still warming up), and a 31 s warm-up put it inside the window
+ * (docs/performance.md, "2026-12-06 (morning)").
+ */
+export const TRAFFIC_WARM_UP_MS = 61_000;
 
 export interface TrafficFigures {
   /** CPU share of a core, medians over the rounds. */
