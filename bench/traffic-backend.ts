@@ -92,11 +92,16 @@ function sampler(proxies: readonly ProxyRecord[], clock: StatsClock | undefined,
   });
 }
 
+/** Proxy i's credentials in the bench: what credentialsFile stores, and what the floor sends as the first proxy's. */
+function benchCredentials(i: number): { username: string; password: string } {
+  return { username: 'egress', password: `bench-${i.toString(36)}-${'x'.repeat(20)}` };
+}
+
 /** The app's credentials file for the fleet (FileCredentialsStore's format), in a directory of its own. */
 function credentialsFile(proxies: readonly ProxyRecord[]): { store: FileCredentialsStore; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'egress-bench-m-'));
   const file = join(dir, 'credentials.json');
-  const entries = Object.fromEntries(proxies.map((p, i) => [p.name, { username: 'egress', password: `bench-${i.toString(36)}-${'x'.repeat(20)}` }]));
+  const entries = Object.fromEntries(proxies.map((p, i) => [p.name, benchCredentials(i)]));
   writeFileSync(file, `${JSON.stringify({ version: 1, proxies: entries }, null, 2)}\n`, { mode: 0o600 });
   return { store: new FileCredentialsStore(file), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -152,8 +157,9 @@ const FLOOR_IN_FLIGHT = DEFAULT_PROBES_PER_HOST * HOSTS;
  * idle, less this, is the stats sampler and everything the app does around a probe.
  */
 async function measureFloor(ports: number[], windowMs: number): Promise<Record<string, number>> {
-  // The monitor's own request text (plain-probe.ts), with the first proxy's credentials of credentialsFile.
-  const request = plainRequest('/', { host: `127.0.0.1:${ports[0]}`, 'user-agent': 'egress-desk-health', connection: 'close', 'proxy-authorization': `Basic ${Buffer.from(`egress:bench-0-${'x'.repeat(20)}`).toString('base64')}` });
+  // The monitor's own request text (plain-probe.ts), with the first proxy's credentials.
+  const { username, password } = benchCredentials(0);
+  const request = plainRequest('/', { host: `127.0.0.1:${ports[0]}`, 'user-agent': 'egress-desk-health', connection: 'close', 'proxy-authorization': `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
   let answered = 0;
   const probe = (port: number) =>
     new Promise<void>((resolve) => {
