@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
 import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
+import { startWsRelay } from './browser/ws-relay.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
 import { type FrameFigures, frameFigures, median } from './refresh.js';
 import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
@@ -127,7 +128,7 @@ interface TimedPage {
 }
 
 /** A page with the timing script, errors collected (a page error fails the benchmark: the figure would not be the app's). */
-async function timedPage(context: BrowserContext, errors: string[], proxies?: ReturnType<typeof fakeProxies>, onOpen?: (push: (event: string, payload: unknown) => void) => void): Promise<TimedPage> {
+async function timedPage(context: BrowserContext, errors: string[], proxies?: ReturnType<typeof fakeProxies>): Promise<TimedPage> {
   const page = await context.newPage();
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => {
@@ -140,7 +141,7 @@ async function timedPage(context: BrowserContext, errors: string[], proxies?: Re
   let answerCpu: number | null = null;
   // The route first: the timing script must wrap the WebSocket the page really gets. The
   // listing's answer is the one timed; traffic and health fill every row's cells.
-  if (proxies) await routeAnswers(page, fleetAnswers(proxies), async (channel) => void (channel === 'proxies:list' && (answerCpu ??= await cpuMs())), onOpen);
+  if (proxies) await routeAnswers(page, fleetAnswers(proxies), async (channel) => void (channel === 'proxies:list' && (answerCpu ??= await cpuMs())));
   await page.addInitScript(TIMING_INIT_SCRIPT);
   return { page, cpuMs, answerCpuMs: () => answerCpu };
 }
@@ -270,6 +271,8 @@ export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOp
   const browser = await launchChromium();
   const errors: string[] = [];
   const proxies = fakeProxies(1000);
+  // Pushes on a real socket, as serve's: see ws-relay.ts for why not Playwright's routing.
+  const relay = await startWsRelay(serve.origin, fleetAnswers(proxies));
   const runs = { longest: [] as number[], frames: [] as number[], long: [] as number[], cpu: [] as number[] };
   let statsPushed = 0;
   let healthPushed = 0;
@@ -277,19 +280,18 @@ export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOp
   try {
     const context = await loggedIn(browser, serve);
     for (let round = 0; round < rounds; round++) {
-      let push: ((event: string, payload: unknown) => void) | undefined;
-      const { page, cpuMs } = await timedPage(context, errors, proxies, (p) => (push = p));
-      await page.goto(`${serve.origin}/`);
+      const { page, cpuMs } = await timedPage(context, errors);
+      await page.goto(`${relay.origin}/`);
       await waitForTime(page, 'rowsPaintedAt');
       await filled(page);
       let sample = 1;
       const statsTimer = setInterval(() => {
-        push?.('proxy:stats', fakeStats(proxies, sample++, Date.now()));
+        relay.push('proxy:stats', fakeStats(proxies, sample++, Date.now()));
         statsPushed++;
       }, 5_000);
       // Health a first time mid-way (each round sees one), then every 30 s.
       const pushHealth = () => {
-        push?.('proxy:health', fakeHealth(proxies, sample, Date.now()));
+        relay.push('proxy:health', fakeHealth(proxies, sample, Date.now()));
         healthPushed++;
       };
       const healthFirst = setTimeout(pushHealth, 12_500);
@@ -314,6 +316,7 @@ export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOp
     if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
   } finally {
     await browser.close();
+    await relay.close();
     await serve.stop();
   }
   return {

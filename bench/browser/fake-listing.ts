@@ -46,31 +46,49 @@ export function fakeInspection(proxy: ProxyRecordView): ProxyInspectionView {
 export type FakeAnswers = Record<string, (input: unknown) => unknown>;
 
 /**
- * Routes the page's `/ws` to the real serve, answering the calls of the channels named in
- * `answers` with their value instead of the backend's (the call still goes to the backend,
- * so the order of messages is the real one). `beforeAnswer` runs just before each fake
- * answer is sent (benchmark (g) reads Chromium's CPU counters there); other messages are
- * not held. `onOpen` gets, for each socket the page opens, a function that sends the page
- * an event as serve would (benchmark (m) pushes figures with it).
+ * The faking of one socket's answers, whatever carries it (Playwright's routing here, a real
+ * socket in ws-relay.ts): `fromPage` notes the calls of the channels named in `answers` (the
+ * call still goes to the backend, so the order of messages is the real one); `fromServer`
+ * gives the text to send the page for a message of the backend, and the faked channel when it
+ * replaced an answer.
  */
-export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswer?: (channel: string) => Promise<void>, onOpen?: (push: (event: string, payload: unknown) => void) => void): Promise<void> {
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    const server = ws.connectToServer();
-    onOpen?.((event, payload) => ws.send(JSON.stringify({ event, payload })));
-    const faked = new Map<number, { channel: string; value: unknown }>();
-    ws.onMessage((m) => {
-      const request = JSON.parse(String(m)) as { id: number; channel: string; input?: unknown };
+export function answerFaker(answers: FakeAnswers): { fromPage(message: string): void; fromServer(message: string): { text: string; channel?: string } } {
+  const faked = new Map<number, { channel: string; value: unknown }>();
+  return {
+    fromPage(message) {
+      const request = JSON.parse(message) as { id: number; channel: string; input?: unknown };
       const value = answers[request.channel]?.(request.input);
       if (value !== undefined) faked.set(request.id, { channel: request.channel, value });
+    },
+    fromServer(message) {
+      const response = JSON.parse(message) as { id?: number; envelope?: unknown };
+      const fake = response.id === undefined ? undefined : faked.get(response.id);
+      if (!fake) return { text: message };
+      faked.delete(response.id!);
+      return { text: JSON.stringify({ id: response.id, envelope: { ok: true, value: fake.value } }), channel: fake.channel };
+    },
+  };
+}
+
+/**
+ * Routes the page's `/ws` to the real serve, answering the calls of the channels named in
+ * `answers` with their value instead of the backend's ({@link answerFaker}). `beforeAnswer`
+ * runs just before each fake answer is sent (benchmark (g) reads Chromium's CPU counters
+ * there); other messages are not held. Playwright delivers each message to the page
+ * through a DevTools call, which costs the page's main thread far more than a socket's frame
+ * for a large message: a benchmark that pushes large events uses ws-relay.ts.
+ */
+export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswer?: (channel: string) => Promise<void>): Promise<void> {
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    const faker = answerFaker(answers);
+    ws.onMessage((m) => {
+      faker.fromPage(String(m));
       server.send(m);
     });
     server.onMessage((m) => {
-      const response = JSON.parse(String(m)) as { id?: number; envelope?: unknown };
-      const fake = response.id === undefined ? undefined : faked.get(response.id);
-      if (!fake) return void ws.send(m);
-      const text = JSON.stringify({ id: response.id, envelope: { ok: true, value: fake.value } });
-      faked.delete(response.id!);
-      if (beforeAnswer) void beforeAnswer(fake.channel).then(() => ws.send(text));
+      const { text, channel } = faker.fromServer(String(m));
+      if (channel && beforeAnswer) void beforeAnswer(channel).then(() => ws.send(text));
       else ws.send(text);
     });
   });
