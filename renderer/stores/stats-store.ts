@@ -7,6 +7,7 @@
 import { create } from 'zustand';
 import type { EgressApi } from '../../shared/ipc.js';
 import { type FleetStats, type ProxyRates, type RatePoint, WATCH_LEASE_MS } from '../../shared/stats.js';
+import { SparkRing } from '../sparkline.js';
 
 /** Points a sparkline keeps: five minutes at 5 s. */
 export const SPARK_POINTS = 60;
@@ -14,8 +15,12 @@ export const SPARK_POINTS = 60;
 export interface StatsStore {
   /** By host/domain: the latest rates, null while there is none (see ProxyStats.rates). */
   rates: Record<string, ProxyRates | null>;
-  /** By host/domain: total bytes a second (in + out), oldest first, at most {@link SPARK_POINTS}. */
-  spark: Record<string, number[]>;
+  /**
+   * By host/domain: total bytes a second (in + out), the last {@link SPARK_POINTS} samples. A
+   * proxy keeps its ring from sample to sample (a sample is added to it in place); the record
+   * is new with each sample and holds only the proxies of the latest.
+   */
+  spark: Record<string, SparkRing>;
   /** When the figures applied last were sampled. */
   at: number;
   apply(stats: FleetStats): void;
@@ -40,17 +45,11 @@ export const useStatsStore = create<StatsStore>((set) => ({
       for (const p of stats.proxies) {
         const key = `${p.host}/${p.domain}`;
         rates[key] = p.rates;
-        if (p.history) spark[key] = p.history.slice(-SPARK_POINTS).map(total);
+        if (p.history) spark[key] = SparkRing.of(p.history.map(total), SPARK_POINTS);
         else {
-          const before = s.spark[key];
-          // One new array per row and sample (a row's sparkline must see a new identity), not a copy and then a slice of it:
-          // at 1,000 rows every 5 s the garbage of the second copy showed as collector pauses in the scroll frames of bench (m).
-          if (!p.rates) spark[key] = before ?? [];
-          else {
-            const next = before ? before.slice(Math.max(0, before.length - SPARK_POINTS + 1)) : [];
-            next.push(total(p.rates));
-            spark[key] = next;
-          }
+          const ring = s.spark[key] ?? new SparkRing(SPARK_POINTS);
+          if (p.rates) ring.add(total(p.rates));
+          spark[key] = ring;
         }
       }
       return { rates, spark, at: stats.at };

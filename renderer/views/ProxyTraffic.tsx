@@ -4,7 +4,7 @@
  * sparkline is a plain SVG polyline (no chart library, nothing the CSP refuses).
  */
 import { formatRate } from '../../shared/bytes.js';
-import { SPARK_HEIGHT as H, SPARK_WIDTH as W, sparkPointsOnce } from '../sparkline.js';
+import { SPARK_HEIGHT as H, SPARK_WIDTH as W } from '../sparkline.js';
 import { useHealthStore } from '../stores/health-store.js';
 import { useStatsStore } from '../stores/stats-store.js';
 
@@ -12,7 +12,7 @@ export function TrafficCell({ statsKey, name }: { statsKey: string; name: string
   const rates = useStatsStore((s) => s.rates[statsKey]);
   const spark = useStatsStore((s) => s.spark[statsKey]);
   if (!rates) return <span className="meta" title="no figures yet: not running, just started, or its host did not answer">—</span>;
-  const points = spark ? sparkPointsOnce(spark) : '';
+  const points = spark ? spark.points() : '';
   return (
     <span className="traffic" title={`in ${formatRate(rates.inBps)} (${rates.inPps.toFixed(1)} packets/s), out ${formatRate(rates.outBps)} (${rates.outPps.toFixed(1)} packets/s)`}>
       {points && (

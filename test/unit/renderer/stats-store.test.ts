@@ -1,7 +1,7 @@
 /** The traffic figures in the renderer: the watch lease, events, sparklines (renderer/stores/stats-store.ts, views/ProxyTraffic.tsx). */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SPARK_POINTS, useStatsStore } from '../../../renderer/stores/stats-store.js';
-import { sparkPoints, sparkPointsOnce } from '../../../renderer/sparkline.js';
+import { SparkRing, sparkPoints } from '../../../renderer/sparkline.js';
 import { type FleetStats, WATCH_LEASE_MS } from '../../../shared/stats.js';
 import { fakeBridge } from './fake-bridge.js';
 
@@ -23,7 +23,7 @@ describe('stats store', () => {
     const release = useStatsStore.getState().watch(bridge.api);
     await vi.advanceTimersByTimeAsync(0);
     expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, history: true, historyPoints: SPARK_POINTS } }]);
-    expect(useStatsStore.getState().spark['edge-a/ep-web']).toEqual([2, 4, 6]);
+    expect(useStatsStore.getState().spark['edge-a/ep-web']!.toArray()).toEqual([2, 4, 6]);
     expect(bridge.listeners('proxy:stats')).toBe(1);
     await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS / 2);
     expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, history: false, since: 100 } }); // the sample the store holds: no rows unless a newer one exists
@@ -39,12 +39,26 @@ describe('stats store', () => {
     for (let i = 1; i <= SPARK_POINTS + 5; i++) apply(stats(i, i));
     const spark = useStatsStore.getState().spark['edge-a/ep-web']!;
     expect(spark).toHaveLength(SPARK_POINTS);
-    expect(spark.at(-1)).toBe(2 * (SPARK_POINTS + 5));
+    expect(spark.toArray()).toEqual(Array.from({ length: SPARK_POINTS }, (_, i) => 2 * (i + 6)));
+    const version = spark.version;
     apply(stats(1000, null));
     expect(useStatsStore.getState().rates['edge-a/ep-web']).toBeNull();
-    expect(useStatsStore.getState().spark['edge-a/ep-web']).toHaveLength(SPARK_POINTS);
+    expect(useStatsStore.getState().spark['edge-a/ep-web']).toBe(spark);
+    expect(spark.version).toBe(version);
     apply(stats(999, 5));
     expect(useStatsStore.getState().at).toBe(1000);
+    expect(spark.version).toBe(version);
+  });
+
+  it('keeps a sparkline only for the proxies of the latest sample, and seeds it anew from history', () => {
+    const { apply } = useStatsStore.getState();
+    apply(stats(1, 1));
+    const ring = useStatsStore.getState().spark['edge-a/ep-web']!;
+    apply(stats(2, 2, [7, 8]));
+    expect(useStatsStore.getState().spark['edge-a/ep-web']).not.toBe(ring);
+    expect(useStatsStore.getState().spark['edge-a/ep-web']!.toArray()).toEqual([14, 16]);
+    apply({ at: 3, intervalMs: 5000, failedHosts: [], proxies: [] });
+    expect(useStatsStore.getState().spark).toEqual({});
   });
 
   it('a sparkline scales to its maximum, is flat at the bottom when all zero, and needs two points', () => {
@@ -53,13 +67,16 @@ describe('stats store', () => {
     expect(sparkPoints([7])).toBe('');
   });
 
-  it('makes a sample\'s points once: the same array gives the points it gave first, a new array its own', () => {
-    const values = [1, 2, 3];
-    const first = sparkPointsOnce(values);
-    expect(first).toBe(sparkPoints(values));
-    // The store never changes an array it handed out; changed here, it shows that the first answer is kept.
-    values.push(100);
-    expect(sparkPointsOnce(values)).toBe(first);
-    expect(sparkPointsOnce([...values])).toBe(sparkPoints(values));
+  it('a ring keeps its newest values in order and makes its points once per sample', () => {
+    const ring = SparkRing.of([1, 2, 3, 4, 5], 3);
+    expect(ring.toArray()).toEqual([3, 4, 5]);
+    expect(new SparkRing(3).toArray()).toEqual([]);
+    expect(new SparkRing(3).points()).toBe('');
+    const first = ring.points();
+    expect(first).toBe(sparkPoints([3, 4, 5]));
+    expect(ring.points()).toBe(first); // the same string: not made again
+    ring.add(100);
+    expect(ring.toArray()).toEqual([4, 5, 100]);
+    expect(ring.points()).toBe(sparkPoints([4, 5, 100]));
   });
 });
