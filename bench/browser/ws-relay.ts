@@ -48,8 +48,9 @@ export async function startWsRelay(serveOrigin: string, answers: FakeAnswers): P
         const faker = answerFaker(answers);
         pages.add(page);
         page.on('message', (m) => {
-          faker.fromPage(String(m));
-          upstream.send(String(m));
+          const text = String(m);
+          faker.fromPage(text);
+          upstream.send(text);
         });
         upstream.on('message', (m) => page.send(faker.fromServer(String(m)).text));
         page.on('close', () => {
