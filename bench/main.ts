@@ -283,7 +283,7 @@ const benches: Record<string, Bench> = {
         unit: 'MB',
         lowerIsBetter: true,
         target: 1.0,
-        note: `heap + array buffers after a full GC, before and after 720 samples 5 s apart (${b.points} points kept); the table's first proxies:stats (each proxy's newest 60 points) is ${(b.answerBytes / MIB).toFixed(1)} MB of JSON and grew the process by ${(b.answerRssBytes / MIB).toFixed(0)} MB while it was built (the whole hour would be ${(b.hourBytes / MIB).toFixed(1)} MB)`,
+        note: `heap + array buffers after a full GC, before and after 720 samples 5 s apart (${b.points} points kept); the table's first proxies:stats (each proxy's newest 60 totals) is ${(b.answerBytes / MIB).toFixed(2)} MB of JSON and grew the process by ${(b.answerRssBytes / MIB).toFixed(0)} MB while it was built (as 60 whole points it would be ${(b.pointsBytes / MIB).toFixed(1)} MB, the whole hour ${(b.hourBytes / MIB).toFixed(1)} MB)`,
       }),
       result({
         name: '(m) longest frame scrolling 1,000 rows while their figures update every 5 s, vs 50 ms',

@@ -34,7 +34,7 @@ import { TRAFFIC_WARM_UP_MS } from './traffic.js';
 const HOSTS = 4;
 const PER_HOST = 250;
 /** The table's first ask: its sparklines' points (SPARK_POINTS in renderer/stores/stats-store.ts). */
-const TABLE_HISTORY_POINTS = 60;
+const TABLE_SPARK_POINTS = 60;
 
 /** The fleet: `ports[i]` is proxy i's listener on 127.0.0.1 (its "guest address"). */
 function fleet(ports: readonly number[], running: boolean): ProxyRecord[] {
@@ -216,15 +216,16 @@ async function measureMemory(ports: number[]): Promise<Record<string, number>> {
   const after = held();
   const points = stats.snapshot({ history: true }).proxies.reduce((n, p) => n + (p.history?.length ?? 0), 0);
   gc();
-  // The table's first ask (renderer/stores/stats-store.ts, SPARK_POINTS): each proxy's newest 60 points, built and serialised at once.
+  // The table's first ask (renderer/stores/stats-store.ts, SPARK_POINTS): each proxy's newest 60 totals, built and serialised at once.
   const rss0 = process.memoryUsage().rss;
-  const answer = stats.snapshot({ history: true, historyPoints: TABLE_HISTORY_POINTS });
+  const answer = stats.snapshot({ sparkPoints: TABLE_SPARK_POINTS });
   const answerBytes = JSON.stringify(answer).length;
   const answerRssBytes = process.memoryUsage().rss - rss0;
-  // For scale: the whole hour, as the first ask was before historyPoints.
+  // For scale: the same 60 as whole points (the first ask before sparkPoints), and the whole hour (before historyPoints).
+  const pointsBytes = JSON.stringify(stats.snapshot({ history: true, historyPoints: TABLE_SPARK_POINTS })).length;
   const hourBytes = JSON.stringify(stats.snapshot({ history: true })).length;
   stats.close();
-  return { historyBytes: after - before, points, answerBytes, answerRssBytes, hourBytes };
+  return { historyBytes: after - before, points, answerBytes, answerRssBytes, pointsBytes, hourBytes };
 }
 
 async function main(): Promise<void> {

@@ -39,10 +39,11 @@ export interface TrafficFigures {
   /** Heap held by an hour of 5 s history for the 1,000 (after a full GC), and how many points it is. */
   historyBytes: number;
   points: number;
-  /** The table's first proxies:stats (historyPoints 60): its JSON length, and how much the process grew building it. */
+  /** The table's first proxies:stats (sparkPoints 60): its JSON length, and how much the process grew building it. */
   answerBytes: number;
   answerRssBytes: number;
-  /** The same answer with the whole hour (the first ask before historyPoints), for scale. */
+  /** For scale: the same 60 as whole points (`historyPoints` 60, the first ask before sparkPoints), and the whole hour (before historyPoints). */
+  pointsBytes: number;
   hourBytes: number;
   rounds: number;
 }
@@ -100,7 +101,7 @@ export async function trafficFigures(rounds: number, log: (line: string) => void
       }
     }
     const memory = await backend('memory', ports, 0);
-    return { idleCpu: median(idle), watchedCpu: median(watched), floorCpu: median(floor), floorAnswered, samples: last.samples!, healthReports: last.healthReports!, healthy: last.healthy!, historyBytes: memory.historyBytes!, points: memory.points!, answerBytes: memory.answerBytes!, answerRssBytes: memory.answerRssBytes!, hourBytes: memory.hourBytes!, rounds };
+    return { idleCpu: median(idle), watchedCpu: median(watched), floorCpu: median(floor), floorAnswered, samples: last.samples!, healthReports: last.healthReports!, healthy: last.healthy!, historyBytes: memory.historyBytes!, points: memory.points!, answerBytes: memory.answerBytes!, answerRssBytes: memory.answerRssBytes!, pointsBytes: memory.pointsBytes!, hourBytes: memory.hourBytes!, rounds };
   } finally {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }

@@ -6,8 +6,9 @@
  * reaching the page to the end of the first painted frame with rows — beside the same
  * page with 10 proxies; then scrolling the 1,000 from top to bottom, one viewport per
  * frame, with every frame interval and Chromium's long animation frames recorded, beside
- * the same number of frames on the idle page. The listing is replaced on the wire
- * (browser/fake-listing.ts); the backend behind serve has one unreachable host, so no real
+ * the same number of frames on the idle page. The listing and the rows' figures are
+ * replaced on the wire (browser/fake-listing.ts's faking, on a real socket through
+ * browser/ws-relay.ts); the backend behind serve has one unreachable host, so no real
  * fleet's events disturb the figures.
  *
  * (h) Clicking the Launch dialog's submit to the end of the first painted frame showing a
@@ -22,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { VIEWPORT, launchChromium } from './browser/chromium.js';
-import { type FakeAnswers, fakeProxies, routeAnswers } from './browser/fake-listing.js';
+import { type FakeAnswers, fakeProxies } from './browser/fake-listing.js';
 import { startWsRelay } from './browser/ws-relay.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
 import { type FrameFigures, frameFigures, median } from './refresh.js';
@@ -82,7 +83,7 @@ async function loggedIn(browser: Browser, serve: ServeProcess): Promise<BrowserC
 function fleetAnswers(proxies: ReturnType<typeof fakeProxies>): FakeAnswers {
   return {
     'proxies:list': () => ({ proxies, hosts: [] }),
-    'proxies:stats': (input) => fakeStats(proxies, 0, Date.now(), (input as { history?: boolean } | undefined)?.history === true),
+    'proxies:stats': (input) => fakeStats(proxies, 0, Date.now(), (input as { sparkPoints?: number } | undefined)?.sparkPoints ?? 0),
     'proxies:health': () => fakeHealth(proxies, 0, Date.now()),
   };
 }
@@ -123,12 +124,10 @@ interface TimedPage {
   page: Page;
   /** Chromium's ThreadTime for the page's main thread, ms: CPU spent, whatever else the machine is doing. */
   cpuMs: () => Promise<number>;
-  /** The CPU time read just before the fake proxies:list answer was sent (null without one). */
-  answerCpuMs: () => number | null;
 }
 
 /** A page with the timing script, errors collected (a page error fails the benchmark: the figure would not be the app's). */
-async function timedPage(context: BrowserContext, errors: string[], proxies?: ReturnType<typeof fakeProxies>): Promise<TimedPage> {
+async function timedPage(context: BrowserContext, errors: string[]): Promise<TimedPage> {
   const page = await context.newPage();
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => {
@@ -138,12 +137,8 @@ async function timedPage(context: BrowserContext, errors: string[], proxies?: Re
   await cdp.send('Performance.enable');
   profiles.set(page, cdp);
   const cpuMs = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) * 1000;
-  let answerCpu: number | null = null;
-  // The route first: the timing script must wrap the WebSocket the page really gets. The
-  // listing's answer is the one timed; traffic and health fill every row's cells.
-  if (proxies) await routeAnswers(page, fleetAnswers(proxies), async (channel) => void (channel === 'proxies:list' && (answerCpu ??= await cpuMs())));
   await page.addInitScript(TIMING_INIT_SCRIPT);
-  return { page, cpuMs, answerCpuMs: () => answerCpu };
+  return { page, cpuMs };
 }
 
 export interface FirstRenderFigures extends FrameFigures {
@@ -180,15 +175,26 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
   const errors: string[] = [];
   const thousand = fakeProxies(1000);
   const ten = fakeProxies(10);
+  // The answers arrive on a real socket, as serve's do (see ws-relay.ts for why not
+  // Playwright's routing); one relay a fleet. The page's CPU time is read just before its
+  // listing is sent: `onListing` is the page being measured (one at a time).
+  let onListing: () => Promise<void> = async () => undefined;
+  const beforeAnswer = (channel: string) => (channel === 'proxies:list' ? onListing() : Promise.resolve());
+  const relays = new Map([
+    [thousand, await startWsRelay(serve.origin, fleetAnswers(thousand), { beforeAnswer })],
+    [ten, await startWsRelay(serve.origin, fleetAnswers(ten), { beforeAnswer })],
+  ]);
   const runs = { thousand: [] as number[], thousandScript: [] as number[], thousandCpu: [] as number[], ten: [] as number[], longest: [] as number[], idle: [] as number[], frames: [] as number[], long: [] as number[], scrollMs: [] as number[], scrollCpu: [] as number[] };
   const loadStart = loadavg()[0]!;
   try {
     const context = await loggedIn(browser, serve);
     const render = async (proxies: typeof thousand): Promise<TimedPage & { ms: number; scriptMs: number; cpu: number }> => {
-      const timed = await timedPage(context, errors, proxies);
-      await timed.page.goto(`${serve.origin}/`);
+      const timed = await timedPage(context, errors);
+      let answerCpu: number | undefined;
+      onListing = async () => void (answerCpu ??= await timed.cpuMs());
+      await timed.page.goto(`${relays.get(proxies)!.origin}/`);
       const t = await waitForTime(timed.page, 'rowsPaintedAt');
-      const cpu = (await timed.cpuMs()) - timed.answerCpuMs()!;
+      const cpu = (await timed.cpuMs()) - answerCpu!;
       return { ...timed, ms: t.rowsPaintedAt! - t.answerAt!, scriptMs: t.rowsAt! - t.answerAt!, cpu };
     };
     // One page of each first, not counted: the browser's caches and the JIT warm up.
@@ -225,6 +231,7 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
     if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
   } finally {
     await browser.close();
+    for (const relay of relays.values()) await relay.close();
     await serve.stop();
   }
   return {

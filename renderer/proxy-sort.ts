@@ -3,6 +3,7 @@ import type { ProxyRecordView } from '../shared/proxies.js';
 import type { LaunchedBy } from '../shared/fleet-meta.js';
 import type { Sort, SortKey } from './stores/ui-store.js';
 import { passesFilter } from './proxy-fleet.js';
+import { byNumericText, byText } from './collate.js';
 
 function firstAddress(p: ProxyRecordView): string {
   return p.addresses[0]?.address ?? '';
@@ -16,11 +17,11 @@ function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
       // Oldest first when ascending by age.
       return b.createdAt.localeCompare(a.createdAt);
     case 'address':
-      return firstAddress(a).localeCompare(firstAddress(b), undefined, { numeric: true });
+      return byNumericText(firstAddress(a), firstAddress(b));
     case 'image':
-      return a.image.name.localeCompare(b.image.name);
+      return byText(a.image.name, b.image.name);
     default:
-      return String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true });
+      return byNumericText(String(a[key]), String(b[key]));
   }
 }
 
@@ -28,5 +29,5 @@ function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
 export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort, you?: LaunchedBy, mineOnly = false): ProxyRecordView[] {
   const shown = filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
   const sign = sort.dir === 'asc' ? 1 : -1;
-  return shown.sort((a, b) => sign * compare(a, b, sort.key) || a.name.localeCompare(b.name) || a.host.localeCompare(b.host));
+  return shown.sort((a, b) => sign * compare(a, b, sort.key) || byText(a.name, b.name) || byText(a.host, b.host));
 }

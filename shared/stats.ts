@@ -53,6 +53,11 @@ export const ProxyStatsSchema = z.object({
   totals: ProxyTotalsSchema.optional(),
   /** The last hour, point by point (oldest first); only when `proxies:stats` was asked for it (`history`, or `historyOf` this proxy). */
   history: z.array(RatePointSchema).optional(),
+  /**
+   * The total rate (in + out bytes a second) of the newest points of the last hour, oldest
+   * first: what the table's sparkline draws; only when `proxies:stats` was asked with `sparkPoints`.
+   */
+  spark: z.array(z.number()).optional(),
   /** The last hour of health probes' latency (oldest first); only for the proxy `historyOf` names. */
   latency: z.array(LatencyPointSchema).optional(),
 });
@@ -77,8 +82,9 @@ export type ProxyRef = z.infer<typeof ProxyRefSchema>;
 /**
  * `proxies:stats`: `watch` asks for the fast cadence for the next {@link WATCH_LEASE_MS}
  * (a window showing the figures renews it; one that closes simply stops), `history` for
- * each proxy's last hour, `historyOf` for one proxy's last hour of traffic, CPU and
- * latency (the inspector's Traffic tab: only the watched proxy's history crosses the bridge).
+ * each proxy's last hour, `sparkPoints` for each proxy's recent total rate (a table's
+ * sparklines), `historyOf` for one proxy's last hour of traffic, CPU and latency (the
+ * inspector's Traffic tab: only the watched proxy's history crosses the bridge).
  */
 export const FleetStatsInputSchema = z.strictObject({
   watch: z.boolean().optional(),
@@ -86,6 +92,11 @@ export const FleetStatsInputSchema = z.strictObject({
   /** With `history`: only each proxy's newest N points (the table's sparklines draw 60; an hour of 1,000 proxies is ~65 MB of JSON). */
   historyPoints: z.number().int().min(1).max(720).optional(),
   historyOf: ProxyRefSchema.optional(),
+  /**
+   * Each proxy's `spark` of its newest N points: a table seeds its sparklines from it (60
+   * numbers a proxy; `history` with `historyPoints` 60 would be 60 points of 6 fields).
+   */
+  sparkPoints: z.number().int().min(1).max(720).optional(),
   /**
    * The `at` of the figures the caller holds: when no sample is newer, the answer has the
    * same `at` and no proxies (a lease renewal then carries no rows; without `history` or

@@ -7,10 +7,8 @@
  */
 import type { FleetHealth, HealthState } from '../../shared/health.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
-import type { FleetStats, ProxyRates, RatePoint } from '../../shared/stats.js';
+import type { FleetStats, ProxyRates } from '../../shared/stats.js';
 
-/** Points of history sent with the first answer: what a sparkline shows (five minutes at 5 s). */
-export const HISTORY_POINTS = 60;
 const STATS_INTERVAL_MS = 5_000;
 
 /** A rate that varies with the proxy and the sample, never all zero. */
@@ -19,18 +17,24 @@ function rates(i: number, sample: number): ProxyRates {
   return { inBps: Math.round(2_000 + 40_000 * wave), outBps: Math.round(1_000 + 90_000 * wave), inPps: 3 + wave * 20, outPps: 2 + wave * 30, cpuPercent: 0.5 + wave * 6 };
 }
 
-/** The fleet's stats at sample number `sample` (taken `at`); with `history`, the points before it too. */
-export function fakeStats(proxies: readonly ProxyRecordView[], sample: number, at: number, history = false): FleetStats {
+/**
+ * The fleet's stats at sample number `sample` (taken `at`); with `sparkPoints`, each running
+ * proxy's total rate of the samples before it too, as the table's first ask is answered.
+ */
+export function fakeStats(proxies: readonly ProxyRecordView[], sample: number, at: number, sparkPoints = 0): FleetStats {
   return {
     at,
     intervalMs: STATS_INTERVAL_MS,
     failedHosts: [],
     proxies: proxies.map((p, i) => {
       const running = p.state === 'running';
-      const points: RatePoint[] | undefined = history && running
-        ? Array.from({ length: HISTORY_POINTS }, (_, k) => ({ ...rates(i, sample - HISTORY_POINTS + k), at: at - (HISTORY_POINTS - k) * STATS_INTERVAL_MS }))
+      const spark = sparkPoints > 0 && running
+        ? Array.from({ length: sparkPoints }, (_, k) => {
+            const r = rates(i, sample - sparkPoints + k);
+            return r.inBps + r.outBps;
+          })
         : undefined;
-      return { host: p.host, domain: p.id, name: p.name, rates: running ? rates(i, sample) : null, ...(points ? { history: points } : {}) };
+      return { host: p.host, domain: p.id, name: p.name, rates: running ? rates(i, sample) : null, ...(spark ? { spark } : {}) };
     }),
   };
 }

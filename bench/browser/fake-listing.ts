@@ -2,7 +2,8 @@
  * A large fleet without a large host: the proxies:list answer replaced on the wire by
  * Playwright's WebSocket routing, so the renderer under test is the product build,
  * unchanged, and the product has no test path. Used by the browser lane (the 1,000-row
- * test in views.test.ts, navigation.test.ts, a11y.test.ts) and by benchmark (g) (bench/ui.ts).
+ * test in views.test.ts, navigation.test.ts, a11y.test.ts); benchmarks (g) and (m) use the
+ * same faking on a real socket (ws-relay.ts).
  */
 import type { Page } from 'playwright-core';
 import { MASK, type ProxyInspectionView, type ProxyRecordView } from '../../shared/proxies.js';
@@ -72,13 +73,12 @@ export function answerFaker(answers: FakeAnswers): { fromPage(message: string): 
 
 /**
  * Routes the page's `/ws` to the real serve, answering the calls of the channels named in
- * `answers` with their value instead of the backend's ({@link answerFaker}). `beforeAnswer`
- * runs just before each fake answer is sent (benchmark (g) reads Chromium's CPU counters
- * there); other messages are not held. Playwright delivers each message to the page
- * through a DevTools call, which costs the page's main thread far more than a socket's frame
- * for a large message: a benchmark that pushes large events uses ws-relay.ts.
+ * `answers` with their value instead of the backend's ({@link answerFaker}). Playwright
+ * delivers each message to the page through a DevTools call, which costs the page's main
+ * thread far more than a socket's frame for a large message: the benchmarks, which time
+ * the page, use ws-relay.ts.
  */
-export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswer?: (channel: string) => Promise<void>): Promise<void> {
+export async function routeAnswers(page: Page, answers: FakeAnswers): Promise<void> {
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
     const faker = answerFaker(answers);
@@ -86,15 +86,11 @@ export async function routeAnswers(page: Page, answers: FakeAnswers, beforeAnswe
       faker.fromPage(String(m));
       server.send(m);
     });
-    server.onMessage((m) => {
-      const { text, channel } = faker.fromServer(String(m));
-      if (channel && beforeAnswer) void beforeAnswer(channel).then(() => ws.send(text));
-      else ws.send(text);
-    });
+    server.onMessage((m) => ws.send(faker.fromServer(String(m)).text));
   });
 }
 
 /** {@link routeAnswers} for `proxies:list` alone: every listing is `proxies`, on no host. */
-export function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[], beforeAnswer?: () => Promise<void>): Promise<void> {
-  return routeAnswers(page, { 'proxies:list': () => ({ proxies, hosts: [] }) }, beforeAnswer);
+export function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[]): Promise<void> {
+  return routeAnswers(page, { 'proxies:list': () => ({ proxies, hosts: [] }) });
 }

@@ -6,12 +6,14 @@
  * "Painted" means: the first animation frame whose rAF callback sees the element, and
  * the moment that frame's rendering (style, layout, paint on the main thread) is done,
  * taken by a MessageChannel message posted from that rAF callback (it runs right after
- * the frame's rendering update). Times are `performance.now()` in the page.
+ * the frame's rendering update). Times are `performance.now()` in the page; the listing's
+ * arrival and its rows' painting are also marked in the page's User Timing (`bench:answer`,
+ * `bench:rows-painted`), so that a trace of the page shows the span measured.
  */
 
 /** What the init script records (null until seen). */
 export interface PageTimes {
-  /** The proxies:list answer reached the page's WebSocket (before the app's own listener ran). */
+  /** The proxies:list answer (told by its call's id) reached the page's WebSocket (before the app's own listener ran). */
   answerAt: number | null;
   /** The first frame with rows in the proxies table: its rAF time, and when it was painted. */
   rowsAt: number | null;
@@ -42,14 +44,28 @@ export const TIMING_INIT_SCRIPT = `(() => {
     requestAnimationFrame(frame);
   };
   const Native = window.WebSocket;
+  // The listing's answer is told by the id of its call: the traffic and health answers hold
+  // "proxies" too, and may arrive first (serve answers each call as soon as it has the value).
+  const listIds = new Set();
   window.WebSocket = class extends Native {
+    send(data) {
+      if (typeof data === 'string' && data.includes('"channel":"proxies:list"')) listIds.add(JSON.parse(data).id);
+      return super.send(data);
+    }
     constructor(...args) {
       super(...args);
       // Added before the app's listener, so it runs first: the clock starts on arrival.
       this.addEventListener('message', (e) => {
-        if (b.answerAt !== null || typeof e.data !== 'string' || !e.data.includes('"proxies":[')) return;
+        if (b.answerAt !== null || typeof e.data !== 'string') return;
+        const id = /^\\{"id":(\\d+),/.exec(e.data.slice(0, 32));
+        if (!id || !listIds.has(Number(id[1]))) return;
         b.answerAt = performance.now();
-        whenPainted(() => document.querySelector('.grid-body [role=row]'), (at, painted) => { b.rowsAt = at; b.rowsPaintedAt = painted; });
+        performance.mark('bench:answer');
+        whenPainted(() => document.querySelector('.grid-body [role=row]'), (at, painted) => {
+          b.rowsAt = at;
+          b.rowsPaintedAt = painted;
+          performance.mark('bench:rows-painted');
+        });
       });
     }
   };

@@ -1,5 +1,5 @@
 /**
- * A relay in front of `egress-desk serve` for benchmark (m): the page loads the app from the
+ * A relay in front of `egress-desk serve` for benchmarks (g) and (m): the page loads the app from the
  * relay's origin and opens its socket to the relay, which forwards everything to serve and
  * back, fakes the answers named in `answers` (fake-listing.ts's {@link answerFaker}) and
  * pushes events on the page's socket as serve would.
@@ -8,8 +8,10 @@
  * hands each message to the page through a DevTools call, and for a push of 1,000 rows'
  * figures (about 200 KB) that call cost the page's main thread 15-20 ms more than the
  * message itself (a trace of (m) without scrolling: 24-38 ms a push, of which the app's own
- * work was 6-21 ms). A real socket delivers the frame as serve does, so (m) measures the app
- * and not the harness. Written here on `ws` (a dependency already: serve's own socket).
+ * work was 6-21 ms). In (g), the traffic and health answers that follow the listing made its
+ * first render 494 ms through the routing against 186 ms through this relay (same build,
+ * back to back). A real socket delivers the frame as serve does, so the benchmarks measure
+ * the app and not the harness. Written here on `ws` (a dependency already: serve's own socket).
  */
 import { type IncomingMessage, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,8 +26,16 @@ export interface WsRelay {
   close(): Promise<void>;
 }
 
+export interface WsRelayOptions {
+  /**
+   * Runs just before each fake answer is sent to the page (benchmark (g) reads Chromium's CPU
+   * counters there); the page's messages after it wait for it, so their order is kept.
+   */
+  beforeAnswer?: (channel: string) => Promise<void>;
+}
+
 /** Starts a relay to serve at `serveOrigin` on a free port of 127.0.0.1. */
-export async function startWsRelay(serveOrigin: string, answers: FakeAnswers): Promise<WsRelay> {
+export async function startWsRelay(serveOrigin: string, answers: FakeAnswers, { beforeAnswer }: WsRelayOptions = {}): Promise<WsRelay> {
   const target = new URL(serveOrigin);
   // serve accepts only its own Host and, on the socket, its own Origin: the relay speaks for the page.
   const towardServe = (req: IncomingMessage) => ({ ...req.headers, host: target.host, ...(req.headers.origin ? { origin: target.origin } : {}) });
@@ -52,7 +62,15 @@ export async function startWsRelay(serveOrigin: string, answers: FakeAnswers): P
           faker.fromPage(text);
           upstream.send(text);
         });
-        upstream.on('message', (m) => page.send(faker.fromServer(String(m)).text));
+        let sent = Promise.resolve();
+        upstream.on('message', (m) => {
+          const { text, channel } = faker.fromServer(String(m));
+          if (!beforeAnswer) return page.send(text);
+          sent = sent.then(async () => {
+            if (channel) await beforeAnswer(channel).catch(() => undefined);
+            page.send(text);
+          });
+        });
         page.on('close', () => {
           pages.delete(page);
           upstream.close();

@@ -6,7 +6,7 @@
  */
 import { create } from 'zustand';
 import type { EgressApi } from '../../shared/ipc.js';
-import { type FleetStats, type ProxyRates, type RatePoint, WATCH_LEASE_MS } from '../../shared/stats.js';
+import { type FleetStats, type ProxyRates, WATCH_LEASE_MS } from '../../shared/stats.js';
 import { SparkRing } from '../sparkline.js';
 
 /** Points a sparkline keeps: five minutes at 5 s. */
@@ -26,12 +26,12 @@ export interface StatsStore {
   apply(stats: FleetStats): void;
   /**
    * Watches while the returned function is not called: the lease is renewed at half its
-   * length. `seed: false` skips the first ask's history (the Hosts view needs no sparklines).
+   * length. `seed: false` skips the first ask's sparkline points (the Hosts view draws none).
    */
   watch(api: EgressApi, options?: { seed?: boolean }): () => void;
 }
 
-const total = (r: ProxyRates | RatePoint) => r.inBps + r.outBps;
+const total = (r: ProxyRates) => r.inBps + r.outBps;
 
 export const useStatsStore = create<StatsStore>((set) => ({
   rates: {},
@@ -45,7 +45,7 @@ export const useStatsStore = create<StatsStore>((set) => ({
       for (const p of stats.proxies) {
         const key = `${p.host}/${p.domain}`;
         rates[key] = p.rates;
-        if (p.history) spark[key] = SparkRing.of(p.history.map(total), SPARK_POINTS);
+        if (p.spark) spark[key] = SparkRing.of(p.spark, SPARK_POINTS);
         else {
           const ring = s.spark[key] ?? new SparkRing(SPARK_POINTS);
           if (p.rates) ring.add(total(p.rates));
@@ -58,8 +58,8 @@ export const useStatsStore = create<StatsStore>((set) => ({
   watch(api, options = {}) {
     const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
     // A renewal says which sample the store has: the answer then carries rows only when a newer one exists.
-    const ask = (history: boolean) =>
-      api.proxies.stats({ watch: true, history, ...(history ? { historyPoints: SPARK_POINTS } : { since: useStatsStore.getState().at }) }).then(
+    const ask = (seed: boolean) =>
+      api.proxies.stats({ watch: true, ...(seed ? { sparkPoints: SPARK_POINTS } : { since: useStatsStore.getState().at }) }).then(
         (stats) => useStatsStore.getState().apply(stats),
         () => undefined, // the next renewal asks again; the table shows dashes meanwhile
       );

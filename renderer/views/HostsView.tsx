@@ -18,6 +18,7 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 import { HostDialog } from './HostDialog.js';
 import { ImageTransferSection } from './ImageTransfer.js';
 import { SshSettingsSection } from './SshSettings.js';
+import { byNumericText } from '../collate.js';
 
 const STATE_TEXT: Record<HostStatus['state'], string> = {
   connecting: 'connecting',
@@ -262,7 +263,7 @@ export function HostsView() {
       if (list) list.push({ key: proxyKey(p), name: p.name });
       else out.set(p.host, [{ key: proxyKey(p), name: p.name }]);
     }
-    for (const list of out.values()) list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    for (const list of out.values()) list.sort((a, b) => byNumericText(a.name, b.name));
     return out;
   }, [proxies]);
   // While the view is shown the backend samples every 5 s (the CPU meters); no history is needed here.

@@ -70,6 +70,21 @@ describe('traffic, health and load in pictures, against the real libvirtd', () =
     await button(other).click();
     await row().waitFor();
     expect(await violations()).toEqual([]);
+
+    // A page opened later (a second window) draws the sparkline at once from the backend's
+    // recent points (sparkPoints): built from new samples alone, it would need 5 s for its
+    // second point, and could show no more than 2 within 4 s of opening.
+    const samples = async (p: Page) => Number(/last (\d+) samples/.exec((await p.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) }).getByRole('img', { name: /^traffic of / }).getAttribute('aria-label')) ?? '')?.[1] ?? 0);
+    await expect.poll(() => samples(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    const before = await samples(page);
+    const second = await page.context().newPage();
+    try {
+      await second.goto(page.url());
+      await second.getByRole('img', { name: new RegExp(`^traffic of ${NAME}, last \\d+ samples$`) }).waitFor({ timeout: 4_000 });
+      expect(await samples(second)).toBeGreaterThanOrEqual(before);
+    } finally {
+      await second.close();
+    }
   }, 180_000);
 
   it('the inspector\'s Traffic tab draws the last hour (traffic, CPU, latency) with uPlot, under the CSP', async () => {

@@ -128,18 +128,24 @@ export class FleetStatsSampler {
 
   /**
    * The figures of the last sample; with `history`, each proxy's last hour too (its newest
-   * `historyPoints` only, when given: a table's sparklines need minutes, not the hour);
-   * with `historyOf`, that one proxy's whole hour.
+   * `historyPoints` only, when given); with `sparkPoints`, each proxy's total rate of its
+   * newest points (a table's sparklines need one number a point, for minutes, not the
+   * hour); with `historyOf`, that one proxy's whole hour.
    */
-  snapshot(options: { history?: boolean; historyPoints?: number; historyOf?: ProxyRef } = {}): FleetStats {
-    const { history, historyOf, historyPoints } = options;
-    if (!history && !historyOf) return { ...this.latest, intervalMs: this.intervalMs };
+  snapshot(options: { history?: boolean; historyPoints?: number; sparkPoints?: number; historyOf?: ProxyRef } = {}): FleetStats {
+    const { history, historyOf, historyPoints, sparkPoints } = options;
+    if (!history && !historyOf && !sparkPoints) return { ...this.latest, intervalMs: this.intervalMs };
     const now = this.clock.now();
     const isOf = (p: ProxyStats) => p.host === historyOf?.host && p.domain === historyOf.domain;
     const proxies = this.latest.proxies.map((p) => {
-      if (!history && !isOf(p)) return p;
-      const limit = isOf(p) ? undefined : historyPoints;
-      return { ...p, history: this.entries.get(key(p.host, p.domain))?.history.recent(now, limit) ?? [] };
+      const of = isOf(p);
+      if (!history && !of && !sparkPoints) return p;
+      const kept = this.entries.get(key(p.host, p.domain))?.history;
+      return {
+        ...p,
+        ...(history || of ? { history: kept?.recent(now, of ? undefined : historyPoints) ?? [] } : {}),
+        ...(sparkPoints ? { spark: kept?.recentTotals(now, sparkPoints) ?? [] } : {}),
+      };
     });
     return { ...this.latest, intervalMs: this.intervalMs, proxies };
   }

@@ -198,11 +198,12 @@ export class ProxiesArea implements AreaService<'proxies'> {
     // A renewal from a window that has the last sample sent (the latest, or one the samples
     // since only repeat: a stopped fleet's; the last sent is never newer than the latest):
     // 1,000 rows it would discard are not validated and serialised for it.
-    if (since !== undefined && !input.history && !historyOf) {
+    if (since !== undefined && !input.history && !input.sparkPoints && !historyOf) {
       const latest = stats.snapshot();
       return statsNewsAt() <= since ? { ...latest, proxies: [] } : latest;
     }
-    const figures = stats.snapshot({ history: input.history === true, ...(input.historyPoints ? { historyPoints: input.historyPoints } : {}), ...(historyOf ? { historyOf } : {}) });
+    const { historyPoints, sparkPoints } = input;
+    const figures = stats.snapshot({ history: input.history === true, ...(historyPoints ? { historyPoints } : {}), ...(sparkPoints ? { sparkPoints } : {}), ...(historyOf ? { historyOf } : {}) });
     if (!historyOf) return figures;
     const latency = health.latencyHistory(historyOf.host, historyOf.domain);
     return { ...figures, proxies: figures.proxies.map((p) => (p.host === historyOf.host && p.domain === historyOf.domain ? { ...p, latency } : p)) };

@@ -46,6 +46,10 @@ describe('proxies:stats', () => {
 
     const withHistory = (await app.call('proxies:stats', { history: true })) as FleetStats;
     expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([{ at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 }]);
+    // The table's seed: each proxy's recent in + out alone, even with `since` (a seed is never a renewal).
+    const seed = (await app.call('proxies:stats', { watch: true, sparkPoints: 60, since: latest.at })) as FleetStats;
+    expect(seed.proxies.find((p) => p.name === 'web')).toMatchObject({ spark: [15_000] });
+    expect(seed.proxies.find((p) => p.name === 'web')!.history).toBeUndefined();
   });
 
   it('a renewal holding the last sample sent gets no rows while the samples since only repeat it (a stopped fleet), and rows once one says something new', async () => {

@@ -6,27 +6,27 @@ import { type FleetStats, WATCH_LEASE_MS } from '../../../shared/stats.js';
 import { fakeBridge } from './fake-bridge.js';
 
 const rates = (inBps: number) => ({ inBps, outBps: inBps, inPps: 1, outPps: 1, cpuPercent: 3 });
-const stats = (at: number, inBps: number | null, history?: number[]): FleetStats => ({
+const stats = (at: number, inBps: number | null, spark?: number[]): FleetStats => ({
   at,
   intervalMs: 5000,
   failedHosts: [],
-  proxies: [{ host: 'edge-a', domain: 'ep-web', name: 'web', rates: inBps === null ? null : rates(inBps), ...(history ? { history: history.map((v, i) => ({ at: i, ...rates(v) })) } : {}) }],
+  proxies: [{ host: 'edge-a', domain: 'ep-web', name: 'web', rates: inBps === null ? null : rates(inBps), ...(spark ? { spark } : {}) }],
 });
 
 beforeEach(() => useStatsStore.setState({ rates: {}, spark: {}, at: 0 }));
 afterEach(() => vi.useRealTimers());
 
 describe('stats store', () => {
-  it('asks with watch and history at once, renews the lease before it runs out, and stops on release', async () => {
+  it('asks with watch and the sparklines\' points at once, renews the lease before it runs out, and stops on release', async () => {
     vi.useFakeTimers();
-    const bridge = fakeBridge({ 'proxies:stats': () => stats(100, 10, [1, 2, 3]) });
+    const bridge = fakeBridge({ 'proxies:stats': () => stats(100, 10, [2, 4, 6]) });
     const release = useStatsStore.getState().watch(bridge.api);
     await vi.advanceTimersByTimeAsync(0);
-    expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, history: true, historyPoints: SPARK_POINTS } }]);
+    expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, sparkPoints: SPARK_POINTS } }]);
     expect(useStatsStore.getState().spark['edge-a/ep-web']!.toArray()).toEqual([2, 4, 6]);
     expect(bridge.listeners('proxy:stats')).toBe(1);
     await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS / 2);
-    expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, history: false, since: 100 } }); // the sample the store holds: no rows unless a newer one exists
+    expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, since: 100 } }); // the sample the store holds: no rows unless a newer one exists
     release();
     expect(bridge.listeners('proxy:stats')).toBe(0);
     const n = bridge.calls.length;
@@ -50,11 +50,11 @@ describe('stats store', () => {
     expect(spark.version).toBe(version);
   });
 
-  it('keeps a sparkline only for the proxies of the latest sample, and seeds it anew from history', () => {
+  it('keeps a sparkline only for the proxies of the latest sample, and seeds it anew from an answer\'s points', () => {
     const { apply } = useStatsStore.getState();
     apply(stats(1, 1));
     const ring = useStatsStore.getState().spark['edge-a/ep-web']!;
-    apply(stats(2, 2, [7, 8]));
+    apply(stats(2, 2, [14, 16]));
     expect(useStatsStore.getState().spark['edge-a/ep-web']).not.toBe(ring);
     expect(useStatsStore.getState().spark['edge-a/ep-web']!.toArray()).toEqual([14, 16]);
     apply({ at: 3, intervalMs: 5000, failedHosts: [], proxies: [] });

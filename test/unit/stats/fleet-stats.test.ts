@@ -202,6 +202,11 @@ describe('FleetStatsSampler', () => {
     // historyPoints: the newest N only (the table's sparklines), oldest first.
     const last2 = sampler.snapshot({ history: true, historyPoints: 2 }).proxies.find((p) => p.name === 'web')!;
     expect(last2.history!.map((p) => p.inBps)).toEqual([2000, 3000]);
+    // sparkPoints: the newest N points' in + out alone (the table's sparklines), oldest first; no history with it.
+    const spark = sampler.snapshot({ sparkPoints: 2 }).proxies.find((p) => p.name === 'web')!;
+    expect(spark.spark).toEqual(last2.history!.map((p) => p.inBps + p.outBps));
+    expect(spark.history).toBeUndefined();
+    expect(sampler.snapshot({ sparkPoints: 10 }).proxies.find((p) => p.name === 'web')!.spark).toHaveLength(3);
     // historyOf: that proxy's history alone (the inspector's watched proxy), the others' rates without it.
     const one = sampler.snapshot({ historyOf: { host: web.host, domain: web.domain } }).proxies;
     expect(one.find((p) => p.name === 'web')!.history!.map((p) => p.inBps)).toEqual([1000, 2000, 3000]);
