@@ -15,6 +15,11 @@ import { type UploadFigures, uploadFigures } from './upload.js';
 import { downloadFigures } from './download.js';
 import { launchFigures } from './launch.js';
 import { FLEET_SIZE, defineFleet, oursListMs, oursWholeXmlListMs, pythonListMs, undefineFleet } from './fleet.js';
+import { transferFigures } from './transfer.js';
+import { TRAFFIC_PROXIES, TRAFFIC_WARM_UP_MS, TRAFFIC_WINDOW_MS, trafficFigures } from './traffic.js';
+import { readinessFigures } from './readiness.js';
+import { bakedFigures } from './baked.js';
+
 // ui.js and idle.js (they start Chromium through playwright-core) are imported where (g),
 // (h), (i) and (m) run, not here: each benchmark runs in a child of its own, and (c) and (f)
 // report their child's peak RSS against the app's 200 MB budget. Imported here, they added
@@ -22,10 +27,6 @@ import { FLEET_SIZE, defineFleet, oursListMs, oursWholeXmlListMs, pythonListMs, 
 // bench), none of it the app's.
 const ui = () => import('./ui.js');
 const idle = () => import('./idle.js');
-import { transferFigures } from './transfer.js';
-import { TRAFFIC_PROXIES, TRAFFIC_WARM_UP_MS, TRAFFIC_WINDOW_MS, trafficFigures } from './traffic.js';
-import { readinessFigures } from './readiness.js';
-import { bakedFigures } from './baked.js';
 
 const CALLS = 20_000;
 const WINDOW = 64;

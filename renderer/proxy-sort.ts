@@ -3,7 +3,7 @@ import type { ProxyRecordView } from '../shared/proxies.js';
 import type { LaunchedBy } from '../shared/fleet-meta.js';
 import type { Sort, SortKey } from './stores/ui-store.js';
 import { passesFilter } from './proxy-fleet.js';
-import { byNumericText, byText } from './collate.js';
+import { byNumericText, byText } from '../shared/collate.js';
 
 function firstAddress(p: ProxyRecordView): string {
   return p.addresses[0]?.address ?? '';

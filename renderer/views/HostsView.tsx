@@ -18,7 +18,7 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 import { HostDialog } from './HostDialog.js';
 import { ImageTransferSection } from './ImageTransfer.js';
 import { SshSettingsSection } from './SshSettings.js';
-import { byNumericText } from '../collate.js';
+import { byNumericText } from '../../shared/collate.js';
 
 const STATE_TEXT: Record<HostStatus['state'], string> = {
   connecting: 'connecting',

@@ -18,6 +18,7 @@ import { instanceIds } from './names.js';
 import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './readiness.js';
 import { messageOf } from '../../../../shared/errors.js';
 import type { LaunchedBy } from '../../../../shared/fleet-meta.js';
+import { byText } from '../../../../shared/collate.js';
 
 /** How listing one host went. */
 export interface HostListing {
@@ -38,9 +39,6 @@ export interface FleetListing {
   /** Who is asking (this OS user on this workstation): what "mine" means for `launchedBy`. */
   you: LaunchedBy;
 }
-
-/** localeCompare's order, from one collator (localeCompare sets one up per call: a thousandth of a listing each). */
-const byText = new Intl.Collator().compare;
 
 /** Our metadata in a domain's XML; undefined for domains that are not ours. */
 export function metadataOf(domain: DomainInfo): InstanceMetadata | undefined {
