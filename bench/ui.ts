@@ -188,12 +188,16 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
   const loadStart = loadavg()[0]!;
   try {
     const context = await loggedIn(browser, serve);
+    let pages = 0;
     const render = async (proxies: typeof thousand): Promise<TimedPage & { ms: number; scriptMs: number; cpu: number }> => {
       const timed = await timedPage(context, errors);
       let answerCpu: number | undefined;
       onListing = async () => void (answerCpu ??= await timed.cpuMs());
+      // The page's load, answer and first frame (the span is marked in its User Timing: page-timing.ts).
+      const stopProfile = await profileIfAsked(timed.page, `g-render-${proxies.length}-${++pages}`);
       await timed.page.goto(`${relays.get(proxies)!.origin}/`);
       const t = await waitForTime(timed.page, 'rowsPaintedAt');
+      await stopProfile();
       const cpu = (await timed.cpuMs()) - answerCpu!;
       return { ...timed, ms: t.rowsPaintedAt! - t.answerAt!, scriptMs: t.rowsAt! - t.answerAt!, cpu };
     };

@@ -94,3 +94,39 @@ export async function routeAnswers(page: Page, answers: FakeAnswers): Promise<vo
 export function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[]): Promise<void> {
   return routeAnswers(page, { 'proxies:list': () => ({ proxies, hosts: [] }) });
 }
+
+/**
+ * {@link routeAnswers}, but the page's first call on `held` gets its answer (faked or not)
+ * only when the returned function is called, and every message after that answer waits
+ * behind it, in order: the page as it is while the backend is still at work (the Proxies
+ * table before its listing arrives).
+ */
+export async function routeHeldAnswer(page: Page, held: string, answers: FakeAnswers = {}): Promise<() => void> {
+  let released = false;
+  let heldId: number | undefined;
+  const queue: string[] = [];
+  let flush = (): void => undefined;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    const faker = answerFaker(answers);
+    flush = () => {
+      for (const text of queue.splice(0)) ws.send(text);
+    };
+    ws.onMessage((m) => {
+      const request = JSON.parse(String(m)) as { id: number; channel: string };
+      if (request.channel === held) heldId ??= request.id;
+      faker.fromPage(String(m));
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      const text = faker.fromServer(String(m)).text;
+      const id = (JSON.parse(String(m)) as { id?: number }).id;
+      if (!released && (queue.length > 0 || (id !== undefined && id === heldId))) queue.push(text);
+      else ws.send(text);
+    });
+  });
+  return () => {
+    released = true;
+    flush();
+  };
+}

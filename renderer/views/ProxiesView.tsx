@@ -188,7 +188,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           Cannot list the proxies: {error}. Check the Hosts view for the host that fails, then reload the window.
         </p>
       )}
-      {loaded && all.length > 0 && <FleetSummary keys={keys} filter={healthFilter} onFilter={setHealthFilter} />}
+      {(!loaded || all.length > 0) && <FleetSummary keys={keys} filter={healthFilter} onFilter={setHealthFilter} waiting={!loaded} />}
       {loaded && !error && all.length === 0 ? (
         <div className="empty-state">
           <h3>Launch your first proxy</h3>
@@ -197,7 +197,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <p className="meta">Shortcut: N, or Ctrl+N (⌘N on macOS) in the app window.</p>
         </div>
       ) : (
-        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={items.length + 1}>
+        <div role="table" className="grid" aria-label="Proxies" aria-rowcount={items.length + 1} aria-busy={!loaded}>
           <div role="rowgroup" className="grid-head" ref={head}>
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
@@ -223,6 +223,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
             }}
             returnTo={returnTo}
             hidden={hidden}
+            placeholder={!loaded}
             after={
               loaded && rows.length === 0 && all.length > 0 ? (
                 <p className="empty">

@@ -32,21 +32,28 @@ export interface ProxyRowProps {
   you: LaunchedBy | undefined;
   now: number;
   actions: RowActions;
+  /**
+   * A stand-in row while the listing is on its way (PLACEHOLDER_PROXY, ProxyWindow.tsx): drawn
+   * as grey bars, out of the accessibility tree and the tab order, not a row to any query.
+   */
+  placeholder?: boolean;
 }
 
 function StateBadge({ state }: { state: string }) {
   return <span className={`badge state-${state}`}>{state}</span>;
 }
 
-export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowIndex, selected, you, now, actions }: ProxyRowProps) {
+export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowIndex, selected, you, now, actions, placeholder = false }: ProxyRowProps) {
   return (
     <div
-      role="row"
-      data-key={key}
-      className={`grid-row${selected ? ' selected' : ''}`}
-      aria-rowindex={rowIndex}
-      aria-selected={selected}
-      tabIndex={0}
+      role={placeholder ? undefined : 'row'}
+      data-key={placeholder ? undefined : key}
+      className={`grid-row${selected ? ' selected' : ''}${placeholder ? ' placeholder' : ''}`}
+      aria-rowindex={placeholder ? undefined : rowIndex}
+      aria-selected={placeholder ? undefined : selected}
+      aria-hidden={placeholder || undefined}
+      inert={placeholder}
+      tabIndex={placeholder ? -1 : 0}
       onKeyDown={(e) => rowKeys(e, p.name)}
       onDoubleClick={(e) => {
         if (!(e.target instanceof HTMLElement && e.target.closest('input, button'))) actions.inspect(p.name);

@@ -17,6 +17,7 @@ import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from 're
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
 import type { GroupedRow } from '../proxy-fleet.js';
 import { proxyKey } from '../stores/proxies-store.js';
+import { placeholderRows } from '../placeholder-rows.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { type RowActions, ProxyRow } from './ProxyRow.js';
 import { GroupRow } from './ProxyRows.js';
@@ -46,6 +47,8 @@ export interface ProxyWindowProps {
   hidden: boolean;
   /** Shown under the rows (the "no proxy matches" note). */
   after?: ReactNode;
+  /** The listing has not arrived: a screenful of stand-in rows instead of `items` (placeholder-rows.ts). */
+  placeholder?: boolean;
 }
 
 /** The focusable things of a row: the row itself (-1), then its checkbox and buttons in order. */
@@ -59,10 +62,12 @@ interface FocusPlace {
   control: number;
 }
 
-export function ProxyWindow({ items, selected, you, now, actions, columns, onScrollLeft, returnTo, hidden, after }: ProxyWindowProps) {
+export function ProxyWindow({ items: listed, selected, you, now, actions, columns, onScrollLeft, returnTo, hidden, after, placeholder = false }: ProxyWindowProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
+  // As many stand-ins as a long fleet's first window has rows, so that each of its slots is there already.
+  const items = placeholder ? placeholderRows(Math.ceil(height / ROW_HEIGHT) + OVERSCAN) : listed;
   const win = rowWindow({ count: items.length, rowHeight: ROW_HEIGHT, scrollTop: top, height, overscan: OVERSCAN });
 
   useEffect(() => {
@@ -140,7 +145,7 @@ export function ProxyWindow({ items, selected, you, now, actions, columns, onScr
   });
 
   return (
-    <div role="rowgroup" className="grid-body" ref={scroller} onScroll={onScroll} onFocus={onFocus}>
+    <div role="rowgroup" className={`grid-body${placeholder ? ' waiting' : ''}`} ref={scroller} onScroll={onScroll} onFocus={onFocus}>
       {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
       <div className="grid-spacer" style={{ height: win.total }}>
         <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>
@@ -150,7 +155,7 @@ export function ProxyWindow({ items, selected, you, now, actions, columns, onScr
             const slot = `slot-${i}`;
             if (item.kind === 'group') return <GroupRow key={slot} item={item} rowIndex={index + 2} columns={columns} />;
             const key = proxyKey(item.proxy);
-            return <ProxyRow key={slot} proxy={item.proxy} statsKey={key} rowIndex={index + 2} selected={selected.has(key)} you={you} now={now} actions={actions} />;
+            return <ProxyRow key={slot} proxy={item.proxy} statsKey={key} rowIndex={index + 2} selected={!placeholder && selected.has(key)} you={you} now={now} actions={actions} placeholder={placeholder} />;
           })}
         </div>
       </div>

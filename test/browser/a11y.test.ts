@@ -9,13 +9,13 @@
  * Replace, the Launch dialog for one proxy and for several). The fleet
  * summary, the inspector's Traffic tab (uPlot charts) and the hosts' meters are on the tour.
  */
-import axe from 'axe-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeInspection, fakeProxies, routeAnswers } from '../../bench/browser/fake-listing.js';
 import { tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig, watchPage } from './app-page.js';
+import { type Finding, audit } from './axe-audit.js';
 import { VIEWPORT } from './chromium.js';
 
 const env = testEnv();
@@ -23,32 +23,6 @@ const proxies = fakeProxies(3);
 
 let app: AppPage;
 let browser: Browser;
-
-/** One finding per rule, with the elements it names: what a person fixing it needs. */
-interface Finding {
-  rule: string;
-  impact: string;
-  help: string;
-  targets: string[];
-}
-
-/**
- * Runs axe over the page as it is now. Its source goes in through page.evaluate (the
- * DevTools protocol, which the page's CSP does not govern): page.addScriptTag({ content })
- * would add an inline <script>, which the app's `script-src 'self'` (shared/csp.ts)
- * refuses and reports as a console error.
- */
-async function audit(page: Page): Promise<Finding[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
-  return page.evaluate(async () => {
-    const engine = (window as unknown as { axe: typeof axe }).axe;
-    const result = await engine.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      rules: { 'label-content-name-mismatch': { enabled: true } },
-    });
-    return result.violations.map((v) => ({ rule: v.id, impact: v.impact ?? '', help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-}
 
 /** Every place of the app a person can reach, with how to get there from a page on the Proxies table. */
 async function tour(page: Page, theme: string): Promise<Record<string, Finding[]>> {
