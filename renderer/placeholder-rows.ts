@@ -12,9 +12,12 @@
 import type { ProxyRecordView } from '../shared/proxies.js';
 import type { GroupedRow } from './proxy-fleet.js';
 
-/** A proxy's typical text, never shown as text (the row is drawn as bars) and never sent anywhere. */
+/**
+ * A proxy's typical text, never shown as text (the row is drawn as bars) and never sent
+ * anywhere. Its name is not a DNS label, so no proxy can have it.
+ */
 export const PLACEHOLDER_PROXY: ProxyRecordView = {
-  name: 'proxy-placeholder',
+  name: 'Placeholder proxy',
   id: 'placeholder',
   host: 'host',
   state: 'running',

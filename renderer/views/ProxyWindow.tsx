@@ -13,7 +13,7 @@
  * same as creating them. The one thing a slot must not keep is the focus: it follows its
  * proxy to the slot that shows it now (see the layout effect below).
  */
-import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
 import type { GroupedRow } from '../proxy-fleet.js';
 import { proxyKey } from '../stores/proxies-store.js';
@@ -67,7 +67,8 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
   // As many stand-ins as a long fleet's first window has rows, so that each of its slots is there already.
-  const items = placeholder ? placeholderRows(Math.ceil(height / ROW_HEIGHT) + OVERSCAN) : listed;
+  const standIns = placeholder ? Math.ceil(height / ROW_HEIGHT) + OVERSCAN : 0;
+  const items = useMemo(() => (standIns ? placeholderRows(standIns) : listed), [standIns, listed]);
   const win = rowWindow({ count: items.length, rowHeight: ROW_HEIGHT, scrollTop: top, height, overscan: OVERSCAN });
 
   useEffect(() => {
@@ -97,8 +98,8 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
     const el = scroller.current;
     if (!returnTo) returned.current = undefined;
     if (!returnTo || hidden || !el || returned.current === returnTo) return;
-    const index = items.findIndex((it) => it.kind === 'proxy' && it.proxy.name === returnTo);
     // Not listed yet (a reload: the list arrives after the view): tried again when the rows change.
+    const index = placeholder ? -1 : items.findIndex((it) => it.kind === 'proxy' && it.proxy.name === returnTo);
     if (index < 0) return;
     returned.current = returnTo;
     pendingFocus.current = { name: returnTo, until: Date.now() + 2000 };
@@ -107,7 +108,7 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
       el.scrollTop = to;
       setTop(to);
     }
-  }, [returnTo, hidden, items]);
+  }, [returnTo, hidden, items, placeholder]);
   useEffect(() => {
     const pending = pendingFocus.current;
     if (!pending) return;
