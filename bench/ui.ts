@@ -44,7 +44,6 @@ export interface UiBenchOptions {
 const BIN = fileURLToPath(new URL('../../bin/egress-desk.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
 
-
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
@@ -193,11 +192,9 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
       const timed = await timedPage(context, errors);
       let answerCpu: number | undefined;
       onListing = async () => void (answerCpu ??= await timed.cpuMs());
-      // The page's load, answer and first frame (the span is marked in its User Timing: page-timing.ts).
       const stopProfile = await profileIfAsked(timed.page, `g-render-${proxies.length}-${++pages}`);
       await timed.page.goto(`${relays.get(proxies)!.origin}/`);
-      const t = await waitForTime(timed.page, 'rowsPaintedAt');
-      await stopProfile();
+      const t = await waitForTime(timed.page, 'rowsPaintedAt').finally(stopProfile);
       const cpu = (await timed.cpuMs()) - answerCpu!;
       return { ...timed, ms: t.rowsPaintedAt! - t.answerAt!, scriptMs: t.rowsAt! - t.answerAt!, cpu };
     };
