@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchEnv, benchEnv, testEnvMissing } from './environment.js';
 import { minimalClientRate } from './minimal-client.js';
 import { pythonLibVersionRate } from './peers.js';
-import { type BenchResult, formatTable, result } from './results.js';
+import { type BenchResult, formatLine, formatTable, result } from './results.js';
 import { oursPipelinedRate, oursSequentialRate } from './rpc.js';
 import { type UploadFigures, uploadFigures } from './upload.js';
 import { downloadFigures } from './download.js';
@@ -330,7 +330,9 @@ async function main(): Promise<void> {
     const bench = benches[name];
     if (!bench) throw new Error(`unknown benchmark ${JSON.stringify(name)} (known: ${Object.keys(benches).join(', ')})`);
     if (!args.includes('--child')) {
-      results.push(...runIsolated(name, log));
+      const got = runIsolated(name, log);
+      for (const r of got) log(formatLine(r));
+      results.push(...got);
       continue;
     }
     try {

@@ -29,6 +29,11 @@ export function formatTable(results: readonly BenchResult[]): string {
   return [line(head), ...rows.map(line), ...(notes.length ? ['', 'notes:', ...notes] : [])].join('\n');
 }
 
+/** One figure on a line: printed as each benchmark ends, so a long run's figures outlive its interruption. */
+export function formatLine(r: BenchResult): string {
+  return `= ${r.name}: ${fmt(r.ours)} vs ${fmt(r.peer)} ${r.unit}, ${r.ratio.toFixed(2)}× (≥ ${r.target}×: ${r.met ? 'met' : 'NOT MET'})${r.note ? `; ${r.note}` : ''}`;
+}
+
 function fmt(n: number): string {
   return n >= 100 ? Math.round(n).toString() : n.toFixed(n >= 10 ? 1 : 2);
 }
