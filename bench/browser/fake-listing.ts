@@ -77,32 +77,14 @@ export function answerFaker(answers: FakeAnswers): { fromPage(message: string): 
  * delivers each message to the page through a DevTools call, which costs the page's main
  * thread far more than a socket's frame for a large message: the benchmarks, which time
  * the page, use ws-relay.ts.
+ *
+ * With `hold`, the page's first call on that channel gets its answer (faked or not) only when
+ * the returned function is called, and every message after that answer waits behind it, in
+ * order: the page as it is while the backend is still at work (the Proxies table before its
+ * listing arrives). Without it the returned function does nothing.
  */
-export async function routeAnswers(page: Page, answers: FakeAnswers): Promise<void> {
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    const server = ws.connectToServer();
-    const faker = answerFaker(answers);
-    ws.onMessage((m) => {
-      faker.fromPage(String(m));
-      server.send(m);
-    });
-    server.onMessage((m) => ws.send(faker.fromServer(String(m)).text));
-  });
-}
-
-/** {@link routeAnswers} for `proxies:list` alone: every listing is `proxies`, on no host. */
-export function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[]): Promise<void> {
-  return routeAnswers(page, { 'proxies:list': () => ({ proxies, hosts: [] }) });
-}
-
-/**
- * {@link routeAnswers}, but the page's first call on `held` gets its answer (faked or not)
- * only when the returned function is called, and every message after that answer waits
- * behind it, in order: the page as it is while the backend is still at work (the Proxies
- * table before its listing arrives).
- */
-export async function routeHeldAnswer(page: Page, held: string, answers: FakeAnswers = {}): Promise<() => void> {
-  let released = false;
+export async function routeAnswers(page: Page, answers: FakeAnswers, { hold }: { hold?: string } = {}): Promise<() => void> {
+  let released = hold === undefined;
   let heldId: number | undefined;
   const queue: string[] = [];
   let flush = (): void => undefined;
@@ -113,15 +95,18 @@ export async function routeHeldAnswer(page: Page, held: string, answers: FakeAns
       for (const text of queue.splice(0)) ws.send(text);
     };
     ws.onMessage((m) => {
-      const request = JSON.parse(String(m)) as { id: number; channel: string };
-      if (request.channel === held) heldId ??= request.id;
+      if (!released && heldId === undefined) {
+        const request = JSON.parse(String(m)) as { id: number; channel: string };
+        if (request.channel === hold) heldId = request.id;
+      }
       faker.fromPage(String(m));
       server.send(m);
     });
     server.onMessage((m) => {
       const text = faker.fromServer(String(m)).text;
+      if (released) return ws.send(text);
       const id = (JSON.parse(String(m)) as { id?: number }).id;
-      if (!released && (queue.length > 0 || (id !== undefined && id === heldId))) queue.push(text);
+      if (queue.length > 0 || (id !== undefined && id === heldId)) queue.push(text);
       else ws.send(text);
     });
   });
@@ -129,4 +114,9 @@ export async function routeHeldAnswer(page: Page, held: string, answers: FakeAns
     released = true;
     flush();
   };
+}
+
+/** {@link routeAnswers} for `proxies:list` alone: every listing is `proxies`, on no host. */
+export async function routeProxiesList(page: Page, proxies: readonly ProxyRecordView[]): Promise<void> {
+  await routeAnswers(page, { 'proxies:list': () => ({ proxies, hosts: [] }) });
 }

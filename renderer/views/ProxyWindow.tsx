@@ -99,7 +99,7 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
     if (!returnTo) returned.current = undefined;
     if (!returnTo || hidden || !el || returned.current === returnTo) return;
     // Not listed yet (a reload: the list arrives after the view): tried again when the rows change.
-    const index = placeholder ? -1 : items.findIndex((it) => it.kind === 'proxy' && it.proxy.name === returnTo);
+    const index = listed.findIndex((it) => it.kind === 'proxy' && it.proxy.name === returnTo);
     if (index < 0) return;
     returned.current = returnTo;
     pendingFocus.current = { name: returnTo, until: Date.now() + 2000 };
@@ -108,7 +108,7 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
       el.scrollTop = to;
       setTop(to);
     }
-  }, [returnTo, hidden, items, placeholder]);
+  }, [returnTo, hidden, listed]);
   useEffect(() => {
     const pending = pendingFocus.current;
     if (!pending) return;
@@ -146,7 +146,7 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
   });
 
   return (
-    <div role="rowgroup" className={`grid-body${placeholder ? ' waiting' : ''}`} ref={scroller} onScroll={onScroll} onFocus={onFocus}>
+    <div role="rowgroup" className="grid-body" ref={scroller} onScroll={onScroll} onFocus={onFocus}>
       {/* The spacer gives the full scroll height; only rows start…end are in the DOM. */}
       <div className="grid-spacer" style={{ height: win.total }}>
         <div className="grid-window" style={{ transform: `translateY(${win.offset}px)` }}>

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeProxies, routeHeldAnswer } from '../../bench/browser/fake-listing.js';
+import { fakeProxies, routeAnswers } from '../../bench/browser/fake-listing.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
 import { audit } from './axe-audit.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   app = await openApp({ prefix: 'egress-waiting-', config: () => testConfig(env) });
   // A page of its own, in the logged-in context: its first listing is held until the test releases it.
   page = watchPage(await app.context.newPage(), app.errors);
-  release = await routeHeldAnswer(page, 'proxies:list', { 'proxies:list': () => ({ proxies: fakeProxies(300), hosts: [] }) });
+  release = await routeAnswers(page, { 'proxies:list': () => ({ proxies: fakeProxies(300), hosts: [] }) }, { hold: 'proxies:list' });
   await page.goto(`${app.serve.origin}/`);
 });
 
