@@ -64,3 +64,44 @@ describe('test-summary.mjs', () => {
     });
   });
 });
+
+/**
+ * The real thing: vitest itself runs two tiny files (globals on, so they import nothing
+ * from a temp dir that has no node_modules) with the JSON reporter, as test/run.sh does.
+ */
+function vitestSummary(files: Record<string, string>): { code: number | null; lines: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'egress-summary-vitest-'));
+  writeFileSync(join(dir, 'vitest.config.mjs'), 'export default { test: { globals: true } };\n');
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const vitest = join(repoRoot, 'node_modules/vitest/vitest.mjs');
+  const report = join(dir, 'vitest.json');
+  // A clean environment: the outer run's VITEST_* variables would make the inner one a worker.
+  const env = { PATH: process.env.PATH ?? '', HOME: dir };
+  spawnSync(process.execPath, [vitest, 'run', '--root', dir, '--reporter=json', `--outputFile.json=${report}`], { cwd: dir, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), report], { cwd: dir, env, encoding: 'utf8' });
+  return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
+}
+
+describe('test-summary.mjs on a real vitest report', () => {
+  it('counts the tests of a suite whose beforeAll threw as failed, not skipped', () => {
+    const r = vitestSummary({
+      'hook.test.ts': "describe('suite', () => {\n  beforeAll(() => { throw new Error('boom'); });\n  it('one', () => {});\n  it('two', () => {});\n});\n",
+      'top.test.ts': "beforeAll(() => { throw new Error('top-level boom'); });\nit('three', () => {});\n",
+      'ok.test.ts': "it('passes', () => {});\nit('skips', (ctx) => { ctx.task.meta.skipReason = 'not here'; ctx.skip(); });\n",
+    });
+    expect(r.lines).toEqual([
+      'Tests: 1 passed, 3 failed, 1 skipped (3 not run because their file or a beforeAll failed)',
+      '  failed (not run, its file or a beforeAll failed): hook.test.ts > suite > one: see the log above',
+      '  failed (not run, its file or a beforeAll failed): hook.test.ts > suite > two: see the log above',
+      '  failed (not run, its file or a beforeAll failed): top.test.ts > three: top-level boom',
+      '  skipped: ok.test.ts > skips: not here',
+    ]);
+    expect(r.code).toBe(1);
+  });
+
+  it('counts a file whose afterAll threw as one failure', () => {
+    const r = vitestSummary({ 'after.test.ts': "afterAll(() => { throw new Error('after boom'); });\nit('runs', () => {});\n" });
+    expect(r.lines).toEqual(['Tests: 1 passed, 1 failed, 0 skipped (1 test file failed outside any test)', '  failed: after.test.ts: after boom']);
+    expect(r.code).toBe(1);
+  });
+});
