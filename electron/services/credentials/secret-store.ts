@@ -31,12 +31,19 @@ export interface SecretStore {
   keys(): Promise<string[]>;
 }
 
-/** How values are written: `plain` as given, or through an encrypting codec. */
+/**
+ * How values are written: `plain` as given, or through an encrypting codec. Either
+ * direction may answer with a promise (Electron's safeStorage only encrypts
+ * asynchronously without deprecated calls); a throw or a rejection means the value was
+ * not written, or cannot be read.
+ */
 export interface SecretCodec {
   /** Recorded in the file, so that a file written one way is never read another. */
   encoding: string;
-  encode(value: string): string;
-  decode(stored: string): string;
+  /** The value as stored in the file. */
+  encode(value: string): string | Promise<string>;
+  /** The value back from what {@link encode} stored. */
+  decode(stored: string): string | Promise<string>;
 }
 
 /** The store cannot keep secrets here (no keyring): nothing was stored. */
@@ -90,6 +97,8 @@ export class FileSecretStore implements SecretStore {
   private readonly codec: SecretCodec;
   private readonly writer: PrivateJsonFile<SecretsFile, string>;
   private readonly cache: ParsedFileCache<SecretsFile>;
+  /** The last set or delete: each waits for the one before, see {@link inOrder}. */
+  private last: Promise<unknown> = Promise.resolve();
 
   constructor(readonly file: string, private readonly options: FileSecretStoreOptions = {}) {
     this.codec = options.codec ?? PLAIN;
@@ -106,7 +115,8 @@ export class FileSecretStore implements SecretStore {
     const stored = (await this.read()).secrets[key];
     if (stored === undefined) return undefined;
     try {
-      return this.codec.decode(stored);
+      // Awaited here, so that a codec's rejection is reported like its throw.
+      return await this.codec.decode(stored);
     } catch (err) {
       throw new SecretStoreCorruptError(`the remembered value for ${key} in ${this.file} cannot be decrypted (${messageOf(err)}): enter it again`);
     }
@@ -115,12 +125,17 @@ export class FileSecretStore implements SecretStore {
   set(key: string, value: string): Promise<void> {
     const availability = this.availability();
     if (!availability.available) return Promise.reject(new SecretStoreUnavailableError(`not remembered: ${availability.reason}`));
-    const encoded = this.codec.encode(value);
-    return this.update((all) => all.set(key, encoded));
+    // Encoding starts now; the write waits its turn. A codec that fails writes nothing.
+    const encoded = (async () => this.codec.encode(value))();
+    encoded.catch(() => undefined); // reported by the job below, not as an unhandled rejection meanwhile
+    return this.inOrder(async () => {
+      const stored = await encoded;
+      await this.update((all) => all.set(key, stored));
+    });
   }
 
   delete(key: string): Promise<void> {
-    return this.update((all) => all.delete(key));
+    return this.inOrder(() => this.update((all) => all.delete(key)));
   }
 
   async keys(): Promise<string[]> {
@@ -129,6 +144,17 @@ export class FileSecretStore implements SecretStore {
 
   private update(change: (all: Map<string, string>) => void): Promise<void> {
     return this.writer.update(change);
+  }
+
+  /**
+   * Runs `job` after the previous set or delete has finished. An asynchronous codec would
+   * otherwise let a `delete(k)` called after `set(k, v)` reach the file first and leave
+   * `k` set: changes land in the order they were asked for, as with a synchronous codec.
+   */
+  private inOrder(job: () => Promise<void>): Promise<void> {
+    const run = this.last.then(job);
+    this.last = run.catch(() => undefined);
+    return run;
   }
 
   /** The file as of now: parsed once per change (parsed-file-cache.ts), shared by every reader until the next. */

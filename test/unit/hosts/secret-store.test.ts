@@ -69,6 +69,26 @@ describe('FileSecretStore', () => {
     expect((err as Error).message).toContain('for a in');
     expect((err as Error).message).not.toContain('garbage');
   });
+
+  it('takes an asynchronous codec: its rejections are errors like its throws, and changes land in the order asked', async () => {
+    const file = join(dir(), 'secrets.json');
+    const later = <T>(value: () => T, ms: number) => new Promise<T>((resolve, reject) => setTimeout(() => { try { resolve(value()); } catch (err) { reject(err as Error); } }, ms));
+    const codec = {
+      encoding: 'slow',
+      // The first value encodes slowest: a store that wrote as soon as encoding ended would reorder.
+      encode: (v: string) => later(() => { if (v === 'refused') throw new Error('no'); return `enc:${v}`; }, v === 'first' ? 30 : 1),
+      decode: (v: string) => later(() => { if (!v.startsWith('enc:')) throw new Error('bad'); return v.slice(4); }, 1),
+    };
+    const store = new FileSecretStore(file, { codec });
+    await Promise.all([store.set('a', 'first'), store.set('a', 'second'), store.set('b', 'first'), store.delete('b')]);
+    expect(await store.get('a')).toBe('second');
+    expect(await store.get('b')).toBeUndefined();
+    await expect(store.set('c', 'refused')).rejects.toThrow('no');
+    expect(await store.keys()).toEqual(['a']);
+    writeFileSync(file, JSON.stringify({ version: 1, encoding: 'slow', secrets: { a: 'garbage' } }));
+    noteWritten(file);
+    await expect(store.get('a')).rejects.toThrow(SecretStoreCorruptError);
+  });
 });
 
 describe('Passphrases', () => {
