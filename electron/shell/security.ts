@@ -1,9 +1,11 @@
 /**
  * The window's security posture, in one place: sandboxed renderer with context isolation,
- * a strict CSP, no new windows, no navigation, no permissions, only our own content.
+ * a strict CSP, no new windows, no navigation, one permission (writing to the clipboard,
+ * for the app's own origin), only our own content.
  */
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
+import { APP_ORIGIN } from './renderer-protocol.js';
 
 export { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 
@@ -21,10 +23,37 @@ export function secureWebPreferences(preload: string): NonNullable<BrowserWindow
   };
 }
 
-/** Denies every permission request and adds the CSP header to every response. */
+/**
+ * The one permission the window has: `clipboard-sanitized-write`, which
+ * `navigator.clipboard.writeText` asks for (every Copy button), and only for the app's own
+ * origin. Everything else, and anything from another origin, is denied.
+ */
+export const ALLOWED_PERMISSIONS: ReadonlySet<string> = new Set(['clipboard-sanitized-write']);
+
+/** The origin of a URL or origin string, or undefined when it has none. */
+function originOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    // Standard custom schemes ("app:") have an opaque URL.origin in Node: build it from its parts.
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `permission`, asked by a page of `origin` (a URL or an origin), is granted. */
+export function permissionAllowed(permission: string, origin: string | undefined): boolean {
+  return ALLOWED_PERMISSIONS.has(permission) && originOf(origin) === APP_ORIGIN;
+}
+
+/**
+ * Grants {@link permissionAllowed} and nothing else, and adds the CSP header to every
+ * response (the app scheme's handler sets it as well: webRequest does not see every scheme).
+ */
 export function hardenSession(session: Session): void {
-  session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl)));
+  session.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin));
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
   });
