@@ -112,6 +112,7 @@ export function startShell(): void {
           openLogs: () => void shell.openPath(logDir(dir)),
           openDataFolder: () => void shell.openPath(dir),
           defaultDir: app.getPath('documents'),
+          packaged: app.isPackaged,
         }),
       ),
     );

@@ -24,6 +24,12 @@ export interface MenuDeps {
   openDataFolder(): void;
   /** The directory dialogs start in. */
   defaultDir: string;
+  /**
+   * `app.isPackaged`: a packaged build offers no DevTools (no menu item, so no
+   * Ctrl+Shift+I either). They would let anyone at the keyboard run code with the
+   * window's access to the backend, and a person using the app has no need for them.
+   */
+  packaged: boolean;
 }
 
 const EXPORTS: Array<{ format: ExportFormat; label: string; filters: { name: string; extensions: string[] }[] }> = [
@@ -78,6 +84,27 @@ export async function exportConfig(deps: MenuDeps, format: ExportFormat): Promis
   deps.command({ command: 'notify', kind: 'info', text: `Exported to ${chosen.filePath}` });
 }
 
+/**
+ * The View menu, spelled out rather than Electron's `viewMenu` role, whose Toggle
+ * Developer Tools cannot be left out: the same items, DevTools only when not packaged.
+ */
+function viewMenu(packaged: boolean): MenuItemConstructorOptions {
+  return {
+    label: '&View',
+    submenu: [
+      { role: 'reload' },
+      { role: 'forceReload' },
+      ...(packaged ? [] : [{ role: 'toggleDevTools' } as const]),
+      { type: 'separator' },
+      { role: 'resetZoom' },
+      { role: 'zoomIn' },
+      { role: 'zoomOut' },
+      { type: 'separator' },
+      { role: 'togglefullscreen' },
+    ],
+  };
+}
+
 /** The menu template; `isMac` adds the application menu macOS expects. */
 export function menuTemplate(deps: MenuDeps, isMac = process.platform === 'darwin'): MenuItemConstructorOptions[] {
   const file: MenuItemConstructorOptions = {
@@ -97,7 +124,7 @@ export function menuTemplate(deps: MenuDeps, isMac = process.platform === 'darwi
     ...(isMac ? [{ role: 'appMenu' } as MenuItemConstructorOptions] : []),
     file,
     { role: 'editMenu' },
-    { role: 'viewMenu' },
+    viewMenu(deps.packaged),
     { role: 'windowMenu' },
     {
       role: 'help',

@@ -22,6 +22,7 @@ function deps(over: Partial<MenuDeps> = {}): MenuDeps & { commands: AppCommand[]
     openLogs: vi.fn(),
     openDataFolder: vi.fn(),
     defaultDir: tmpdir(),
+    packaged: false,
     ...over,
   };
 }
@@ -41,7 +42,7 @@ describe('native menu', () => {
       ['Export', undefined],
     ]);
     expect(sub(file.find((i) => i.label === 'Export')).map((i) => i.label)).toEqual(['Operator YAML…', 'JSON…', 'Proxy List…', 'PAC File…']);
-    expect(template.map((i) => i.role ?? i.label)).toEqual(['&File', 'editMenu', 'viewMenu', 'windowMenu', 'help']);
+    expect(template.map((i) => i.role ?? i.label)).toEqual(['&File', 'editMenu', '&View', 'windowMenu', 'help']);
     const help = sub(template[4]);
     click(help[0]);
     click(help[1]);
@@ -108,5 +109,19 @@ describe('native menu', () => {
     await exportConfig(cancelled, 'json');
     expect(write).not.toHaveBeenCalled();
     expect(cancelled.commands).toEqual([]);
+  });
+
+  it('offers DevTools only when not packaged; the View menu is otherwise what Electron\'s viewMenu role gives', () => {
+    /** Every role anywhere in the template, submenus included. */
+    const roles = (items: MenuItemConstructorOptions[]): string[] => items.flatMap((i) => [...(i.role ? [i.role] : []), ...roles(sub(i))]);
+    const view = (packaged: boolean) => sub(menuTemplate(deps({ packaged }), false).find((i) => i.label === '&View')).map((i) => i.role ?? i.type);
+    expect(view(false)).toEqual(['reload', 'forceReload', 'toggleDevTools', 'separator', 'resetZoom', 'zoomIn', 'zoomOut', 'separator', 'togglefullscreen']);
+    expect(view(true)).toEqual(['reload', 'forceReload', 'separator', 'resetZoom', 'zoomIn', 'zoomOut', 'separator', 'togglefullscreen']);
+    for (const isMac of [false, true]) {
+      // Nor a role that brings its own DevTools item.
+      expect(roles(menuTemplate(deps({ packaged: true }), isMac))).not.toEqual(expect.arrayContaining(['toggleDevTools']));
+      expect(roles(menuTemplate(deps({ packaged: true }), isMac))).not.toEqual(expect.arrayContaining(['viewMenu']));
+      expect(roles(menuTemplate(deps({ packaged: false }), isMac))).toContain('toggleDevTools');
+    }
   });
 });
