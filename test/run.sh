@@ -30,6 +30,8 @@ esac
 export EGRESS_TEST_FRESH="$fresh"
 if [ "$fresh" = 0 ] && env_is_up; then
   step "test environment: already up ($state)"
+  # Another checkout may have brought it up: the non-root lanes need a view of this one.
+  if [ "$(id -u)" = 0 ]; then bash test/env/checkout.sh; fi
 else
   if [ "$fresh" = 1 ]; then step "test environment: starting from nothing (CI)"; else step "test environment: starting"; fi
   if [ "$(id -u)" != 0 ]; then

@@ -18,7 +18,8 @@ export interface ServeProcess {
 /**
  * Starts `bin serve --no-open` (bin: the path of bin/egress-desk.js, which differs between
  * the sources and dist/) and waits for its link (rejects with its stderr if it exits first).
- * With `as` (root only), serve runs as that user with its groups (setpriv --init-groups);
+ * With `as` (root only), serve runs as that user with its groups (setpriv --init-groups),
+ * in its HOME (this process's directory, the checkout, may be closed to that user);
  * `nodeArgs` go to node before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
  * With `netns` (root only), serve runs inside that network namespace (`ip netns exec`): its
  * backend then probes guests on a network that lives there, as a workstation with a route
@@ -28,8 +29,10 @@ export function startServeProcess(bin: string, env: Record<string, string>, args
   const argv = [...nodeArgs, bin, 'serve', '--no-open', ...args];
   const [user, userArgs] = as ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, ...argv]] : [process.execPath, argv];
   const [command, commandArgs] = netns ? ['ip', ['netns', 'exec', netns, user, ...userArgs]] : [user, userArgs];
+  const home = env.HOME ?? process.env.HOME ?? '/';
   const child = spawn(command, commandArgs, {
-    env: { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
+    cwd: as ? home : undefined,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

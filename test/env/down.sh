@@ -104,5 +104,12 @@ if [[ -e "$RUN_DIR/created-netns" ]]; then
   fi
 fi
 
+# ---------------------------------------------------------------------------
+# 5. The read-only views of checkouts (checkout.sh), stale ones of a crashed run too
+# ---------------------------------------------------------------------------
+# shellcheck source=checkout.sh
+source "$HERE/checkout.sh"
+unshare_checkouts
+
 rm -f "$STATE/env.sh" "$STATE/env.json"
 log "down (state kept: $STATE)"

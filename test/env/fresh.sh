@@ -58,6 +58,11 @@ start_from_nothing() {
     ip netns del "$NETNS"
   fi
 
+  # down.sh unmounted the checkout views; never empty $STATE with anything still mounted
+  # in it (the rm would reach into the mounted directory).
+  local mounted
+  mounted="$(findmnt -rn -o TARGET | awk -v p="$STATE/" 'index($0, p) == 1 { print; exit }')"
+  [[ -z "$mounted" ]] || die "$mounted is still mounted inside $STATE: unmount it and run again"
   log "emptying $STATE"
   # .lock is held by the caller; logs/apt.log already holds this run's package install.
   find "$STATE" -mindepth 1 -maxdepth 1 ! -name .lock ! -name logs -exec rm -rf -- {} +

@@ -22,6 +22,7 @@ POOL_DIR="$STATE/pool"
 SSH_DIR="$STATE/ssh"
 RUN_DIR="$STATE/run"      # markers: what up.sh started/created (read by down.sh)
 LOG_DIR="$STATE/logs"
+CHECKOUTS_DIR="$STATE/checkouts" # read-only bind mounts of checkouts for the test users (checkout.sh)
 
 SSHD_CONFIG="$SSH_DIR/sshd_config"
 SSHD_PIDFILE="$SSH_DIR/sshd.pid"

@@ -407,13 +407,20 @@ fi
 # shellcheck source=users.sh
 source "$HERE/users.sh"
 
+# The checkout, read-only under $STATE, for the non-root lanes: the users may not be able
+# to enter the directory it is in (checkout.sh).
+# shellcheck source=checkout.sh
+source "$HERE/checkout.sh"
+share_checkout "$HERE/../.."
+check_checkout_readable "$MEMBER_USER" "$HERE/../.."
+
 # ---------------------------------------------------------------------------
 # 7. env.sh / env.json
 # ---------------------------------------------------------------------------
 ENV_KEYS=(EGRESS_TEST_STATE EGRESS_TEST_NETNS EGRESS_TEST_SOCKET EGRESS_TEST_SSH_PORT EGRESS_TEST_SSH_KEY
   EGRESS_TEST_SSH_KEY_ENCRYPTED EGRESS_TEST_SSH_PASSPHRASE EGRESS_TEST_KNOWN_HOSTS
   EGRESS_TEST_KNOWN_HOSTS_MISMATCH EGRESS_TEST_HOST_KEY_SHA256 EGRESS_TEST_HOST_KEY_PUB EGRESS_TEST_POOL EGRESS_TEST_POOL_DIR
-  EGRESS_TEST_NETWORK EGRESS_TEST_BRIDGE_IP "${USERS_ENV_KEYS[@]}")
+  EGRESS_TEST_NETWORK EGRESS_TEST_BRIDGE_IP EGRESS_TEST_CHECKOUTS "${USERS_ENV_KEYS[@]}")
 declare -A ENV_VALUES=(
   [EGRESS_TEST_STATE]="$STATE"
   [EGRESS_TEST_NETNS]="$NETNS"
@@ -430,6 +437,7 @@ declare -A ENV_VALUES=(
   [EGRESS_TEST_POOL_DIR]="$POOL_DIR"
   [EGRESS_TEST_NETWORK]="$NET_NAME"
   [EGRESS_TEST_BRIDGE_IP]="$NET_IP"
+  [EGRESS_TEST_CHECKOUTS]="$CHECKOUTS_DIR"
 )
 for k in "${USERS_ENV_KEYS[@]}"; do ENV_VALUES[$k]="${USERS_ENV_VALUES[$k]}"; done
 json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }

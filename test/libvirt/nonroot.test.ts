@@ -10,8 +10,8 @@
  *   each get one message that says what to do, exit 1, and no stack trace.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostStatus } from '../../shared/hosts.js';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
@@ -20,6 +20,8 @@ import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js'
 import { hypervisorState, providerHome, tinyImage } from '../support/provider.js';
 import { type CliResult, type RunAs, runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { cliBin, repoRoot } from '../support/dist.js';
+import { checkoutView, cliBinFor } from '../support/user-checkout.js';
 import { foreignOrOpenEntries, giveTo, testUsers, userHome } from '../support/users.js';
 
 const env = testEnv();
@@ -89,6 +91,23 @@ afterAll(async () => {
   await removeProxy(client, REMOTE);
   await removeVolumes(client, [...bases]);
   await client.close();
+});
+
+describe('the build the users run', () => {
+  // A checkout inside a directory only root may enter (/root, `mktemp -d`) is closed to the
+  // users: they run it through a read-only view under the state directory (test/env/checkout.sh).
+  it("is this checkout's, through a read-only view under the state directory that every user can reach", () => {
+    const view = checkoutView();
+    expect(dirname(view)).toBe(env.EGRESS_TEST_CHECKOUTS);
+    const bin = cliBinFor(member);
+    expect(bin).toBe(join(view, relative(repoRoot, cliBin)));
+    expect(bin).not.toBe(cliBin);
+    expect(statSync(bin).ino).toBe(statSync(cliBin).ino);
+    expect(cliBinFor(outsider)).toBe(bin);
+    expect(() => writeFileSync(join(view, '.egtest-probe'), '')).toThrow(/EROFS/);
+    // Every directory on the way is open to others, whatever the checkout's own parents are.
+    for (let d = dirname(view); d !== dirname(d); d = dirname(d)) expect(statSync(d).mode & 0o001, d).toBe(0o001);
+  });
 });
 
 describe('a member of the libvirt group (polkit)', () => {

@@ -1,6 +1,7 @@
 /** Runs the real `egress-desk` binary as a child process, as this process's user or as another one. */
 import { spawn } from 'node:child_process';
 import { cliBin } from './dist.js';
+import { cliBinFor } from './user-checkout.js';
 
 export interface CliResult {
   code: number | null;
@@ -15,13 +16,19 @@ export interface RunAs {
   gid: number;
 }
 
-export function runCliProcess(args: string[], env: Record<string, string>, cwd?: string, as?: RunAs): Promise<CliResult> {
+/**
+ * Runs the built CLI. With `as` (root only) it runs as that user, from the checkout's view
+ * that user can reach (test/support/user-checkout.ts: it fails at once, saying why, when the
+ * user cannot), in its home unless `cwd` says otherwise: the checkout itself may be closed
+ * to the user.
+ */
+export async function runCliProcess(args: string[], env: Record<string, string>, cwd?: string, as?: RunAs): Promise<CliResult> {
+  const home = env.HOME ?? process.env.HOME ?? '/';
+  if (!as) return collect(process.execPath, [cliBin, ...args], { PATH: process.env.PATH ?? '', HOME: home, ...env }, cwd);
   // setpriv --init-groups gives the child the user's supplementary groups (libvirt, say), as a
   // login does; node's own uid/gid options would drop them all.
-  const [command, argv] = as
-    ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, cliBin, ...args]]
-    : [process.execPath, [cliBin, ...args]];
-  return collect(command, argv, { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...(as ? { USER: as.name, LOGNAME: as.name } : {}), ...env }, cwd);
+  const argv = [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, cliBinFor(as), ...args];
+  return collect('setpriv', argv, { PATH: process.env.PATH ?? '', HOME: home, USER: as.name, LOGNAME: as.name, ...env }, cwd ?? home);
 }
 
 /** Runs `command`, resolving with its exit code and everything it printed. */

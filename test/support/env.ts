@@ -39,6 +39,8 @@ const TestEnvSchema = z.object({
   EGRESS_TEST_OUTSIDER_GID: z.string(),
   EGRESS_TEST_OUTSIDER_SSH_KEY: z.string(),
   EGRESS_TEST_LIBVIRT_GROUP: z.string(),
+  /** Where up.sh bind-mounts checkouts, read-only, for the non-root users (test/env/checkout.sh, test/support/user-checkout.ts). */
+  EGRESS_TEST_CHECKOUTS: z.string(),
 });
 
 /** env.json as test/env/up.sh writes it (test/env/README.md lists the keys). */
