@@ -11,6 +11,9 @@ import { join, relative } from 'node:path';
 import { cliBin, repoRoot } from './dist.js';
 import { testEnv } from './env.js';
 
+/** The checkout's own path, as people write it (repoRoot ends with a slash). */
+const root = repoRoot.replace(/\/$/, '');
+
 /** The part of a test user this needs (cli.ts's RunAs, which imports this file). */
 interface User {
   name: string;
@@ -38,7 +41,7 @@ export function checkoutView(): string {
   }
   const view = names.map((n) => join(dir, n)).find((p) => !p.endsWith('.source') && same(p, repoRoot));
   if (!view) {
-    throw new Error(`The non-root lanes run the build as the test users from a read-only view of this checkout under ${dir}, and there is none for ${repoRoot}: run \`bash test/env/checkout.sh\` (or \`bash test/env/up.sh\`) from this checkout as root (npm test does).`);
+    throw new Error(`The non-root lanes run the build as the test users from a read-only view of this checkout under ${dir}, and there is none for ${root}: run \`bash test/env/checkout.sh\` (or \`bash test/env/up.sh\`) from this checkout as root (npm test does).`);
   }
   return view;
 }
@@ -76,5 +79,5 @@ function probe(user: User): string | Error {
   });
   if (r.status === 0) return bin;
   const why = (r.error?.message ?? r.stderr).split('\n').find((l) => /denied|EACCES|ENOENT|failed/i.test(l)) ?? `exit ${r.status}`;
-  return new Error(`${user.name} cannot run ${process.execPath} ${bin} (${why.trim()}): node and this checkout's files must be readable by others (the view shows the checkout's own permissions; \`chmod -R o+rX ${repoRoot}\`, and a node outside /root).`);
+  return new Error(`${user.name} cannot run ${process.execPath} ${bin} (${why.trim()}): node and this checkout's files must be readable by others (the view shows the checkout's own permissions; \`chmod -R o+rX ${root}\`, and a node outside /root).`);
 }
