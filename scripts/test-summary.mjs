@@ -25,41 +25,40 @@ try {
 const isSkip = (t) => t.status === 'skipped' || t.status === 'pending' || t.status === 'todo';
 let passed = 0;
 let failed = 0;
-let skipped = 0;
-/** Tests that never ran because their file or a beforeAll failed: counted as failed. */
-const notRun = [];
-/** Files that failed with no test failing or left unrun: a failed import, an afterAll. */
-const failedFiles = [];
+let notRun = 0;
+let failedFiles = 0;
+/** What failed without a test failing (listed first), then what was skipped and why. */
+const failures = [];
 const skips = [];
 
 for (const f of report.testResults ?? []) {
   const tests = f.assertionResults ?? [];
-  const where = (t) => [relative(process.cwd(), f.name), ...(t.ancestorTitles ?? []), t.title].join(' > ');
+  const file = relative(process.cwd(), f.name);
+  const where = (t) => [file, ...(t.ancestorTitles ?? []), t.title].join(' > ');
   const fileFailed = f.status === 'failed';
-  let failedHere = 0;
+  const unrun = tests.filter((t) => fileFailed && isSkip(t) && t.status !== 'todo' && !t.meta?.skipReason);
   for (const t of tests) {
     if (t.status === 'passed') passed++;
-    else if (t.status === 'failed') failedHere++;
-    else if (fileFailed && isSkip(t) && t.status !== 'todo' && !t.meta?.skipReason) notRun.push(`${where(t)}: ${f.message || 'see the log above'}`);
-    else {
-      skipped++;
-      const reason = t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given');
-      skips.push(`  skipped: ${where(t)}: ${reason}`);
-    }
+    else if (t.status === 'failed') failed++;
+    else if (!unrun.includes(t)) skips.push(`  skipped: ${where(t)}: ${t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given')}`);
   }
-  failed += failedHere;
-  if (fileFailed && failedHere === 0 && !tests.some((t) => isSkip(t) && !t.meta?.skipReason && t.status !== 'todo')) {
-    failedFiles.push(`  failed: ${relative(process.cwd(), f.name)}: ${f.message || 'outside any test (see the log above)'}`);
+  for (const t of unrun) failures.push(`  failed (not run, its file or a beforeAll failed): ${where(t)}`);
+  // The file's own error (a top-level beforeAll's, a failed import's, an afterAll's), once;
+  // a describe's beforeAll error is only in the log above.
+  if (unrun.length && f.message) failures.push(`    ${file}: ${f.message}`);
+  notRun += unrun.length;
+  if (fileFailed && !unrun.length && !tests.some((t) => t.status === 'failed')) {
+    failedFiles++;
+    failures.push(`  failed: ${file}: ${f.message || 'outside any test (see the log above)'}`);
   }
 }
-failed += notRun.length + failedFiles.length;
+failed += notRun + failedFiles;
+const skipped = skips.length;
 
 const notes = [];
-if (notRun.length) notes.push(`${notRun.length} not run because their file or a beforeAll failed`);
-if (failedFiles.length) notes.push(`${failedFiles.length} test file${failedFiles.length === 1 ? '' : 's'} failed outside any test`);
+if (notRun) notes.push(`${notRun} not run because their file or a beforeAll failed`);
+if (failedFiles) notes.push(`${failedFiles} test file${failedFiles === 1 ? '' : 's'} failed outside any test`);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped${notes.length ? ` (${notes.join('; ')})` : ''}`);
-for (const what of notRun) console.log(`  failed (not run, its file or a beforeAll failed): ${what}`);
-for (const line of failedFiles) console.log(line);
-for (const line of skips) console.log(line);
+for (const line of [...failures, ...skips]) console.log(line);
 if (passed === 0 && failed === 0) console.log('  no test passed: a run in which nothing ran counts as failed');
 process.exit(passed === 0 || failed > 0 || !report.success ? 1 : 0);

@@ -91,9 +91,10 @@ describe('test-summary.mjs on a real vitest report', () => {
     });
     expect(r.lines).toEqual([
       'Tests: 1 passed, 3 failed, 1 skipped (3 not run because their file or a beforeAll failed)',
-      '  failed (not run, its file or a beforeAll failed): hook.test.ts > suite > one: see the log above',
-      '  failed (not run, its file or a beforeAll failed): hook.test.ts > suite > two: see the log above',
-      '  failed (not run, its file or a beforeAll failed): top.test.ts > three: top-level boom',
+      '  failed (not run, its file or a beforeAll failed): hook.test.ts > suite > one',
+      '  failed (not run, its file or a beforeAll failed): hook.test.ts > suite > two',
+      '  failed (not run, its file or a beforeAll failed): top.test.ts > three',
+      '    top.test.ts: top-level boom',
       '  skipped: ok.test.ts > skips: not here',
     ]);
     expect(r.code).toBe(1);
