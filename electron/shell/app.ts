@@ -117,7 +117,7 @@ export function startShell(): void {
       ),
     );
     const restored = await restoredWindowOptions(dir);
-    window = new BrowserWindow({ ...restored.options, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript) });
+    window = new BrowserWindow({ ...restored.options, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript, app.isPackaged) });
     rememberWindowState(window, dir, log);
     // maximize() also shows the window: only once it has something to show.
     window.once('ready-to-show', () => (restored.maximized ? window?.maximize() : window?.show()));

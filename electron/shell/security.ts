@@ -9,9 +9,11 @@ import { APP_ORIGIN } from './renderer-protocol.js';
 
 export { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 
-export function secureWebPreferences(preload: string): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
+/** `packaged`: Developer Tools cannot be opened at all (the menu offers them only unpackaged as well). */
+export function secureWebPreferences(preload: string, packaged: boolean): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
   return {
     preload,
+    devTools: !packaged,
     contextIsolation: true,
     sandbox: true,
     nodeIntegration: false,

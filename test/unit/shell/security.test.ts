@@ -1,7 +1,7 @@
 /** The window's permissions (electron/shell/security.ts): the clipboard for the app's own origin, nothing else. */
 import { describe, expect, it } from 'vitest';
 import { APP_INDEX_URL, APP_ORIGIN } from '../../../electron/shell/renderer-protocol.js';
-import { permissionAllowed } from '../../../electron/shell/security.js';
+import { permissionAllowed, secureWebPreferences } from '../../../electron/shell/security.js';
 
 describe('window permissions', () => {
   it('grant clipboard-sanitized-write to the app origin, as an origin or a page URL', () => {
@@ -19,5 +19,13 @@ describe('window permissions', () => {
     for (const permission of ['clipboard-read', 'media', 'geolocation', 'notifications', 'openExternal', 'fullscreen', 'hid', 'usb', 'serial', 'unknown']) {
       expect(permissionAllowed(permission, APP_ORIGIN), permission).toBe(false);
     }
+  });
+});
+
+describe('window preferences', () => {
+  it('are sandboxed and isolated, with Developer Tools only when not packaged', () => {
+    const unpackaged = secureWebPreferences('/p.cjs', false);
+    expect(unpackaged).toMatchObject({ preload: '/p.cjs', contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, devTools: true });
+    expect(secureWebPreferences('/p.cjs', true).devTools).toBe(false);
   });
 });
