@@ -10,6 +10,14 @@
 // error in the file's `message`): only the file's status, "failed", tells. So in a failed
 // file a skipped test without a skipReason (every deliberate skip here has one) counts as
 // failed: it did not run because its file or a hook of its suite failed.
+//
+// Under CI (CI=true, 1 or yes) a skip is a failure unless its file may be skipped there:
+// only the Electron lane, which needs a binary these machines cannot download. Anything
+// else that could not run in CI is a broken environment, not a pass.
+//
+// Before the counts, one line with each lane's wall time (test/<lane>/: from its first
+// test's start to its last test's end, so a lane's first beforeAll is not in it), so that
+// a lane that grows shows in every run.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -22,11 +30,18 @@ try {
   process.exit(1);
 }
 
+/** The files whose tests may be skipped under CI (relative to the repository). */
+const CI_MAY_SKIP = new Set(['test/browser/electron.test.ts']);
+const underCi = /^(true|1|yes)$/i.test(process.env.CI ?? '');
+
 const isSkip = (t) => t.status === 'skipped' || t.status === 'pending' || t.status === 'todo';
 let passed = 0;
 let failed = 0;
 let notRun = 0;
 let failedFiles = 0;
+let skippedInCi = 0;
+/** lane → [first start, last end] in ms. */
+const lanes = new Map();
 /** What failed without a test failing (listed first), then what was skipped and why. */
 const failures = [];
 const skips = [];
@@ -37,10 +52,21 @@ for (const f of report.testResults ?? []) {
   const where = (t) => [file, ...(t.ancestorTitles ?? []), t.title].join(' > ');
   const fileFailed = f.status === 'failed';
   const unrun = tests.filter((t) => fileFailed && isSkip(t) && t.status !== 'todo' && !t.meta?.skipReason);
+  const lane = /^test\/([^/]+)\//.exec(file)?.[1];
+  if (lane && Number.isFinite(f.startTime) && Number.isFinite(f.endTime) && tests.length) {
+    const [start, end] = lanes.get(lane) ?? [Infinity, -Infinity];
+    lanes.set(lane, [Math.min(start, f.startTime), Math.max(end, f.endTime)]);
+  }
   for (const t of tests) {
     if (t.status === 'passed') passed++;
     else if (t.status === 'failed') failed++;
-    else if (!unrun.includes(t)) skips.push(`  skipped: ${where(t)}: ${t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given')}`);
+    else if (!unrun.includes(t)) {
+      const reason = t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given');
+      if (underCi && !CI_MAY_SKIP.has(file)) {
+        skippedInCi++;
+        failures.push(`  failed (skipped under CI, where only ${[...CI_MAY_SKIP].join(', ')} may be): ${where(t)}: ${reason}`);
+      } else skips.push(`  skipped: ${where(t)}: ${reason}`);
+    }
   }
   for (const t of unrun) failures.push(`  failed (not run, its file or a beforeAll failed): ${where(t)}`);
   // The file's own error (a top-level beforeAll's, a failed import's, an afterAll's), once;
@@ -52,12 +78,15 @@ for (const f of report.testResults ?? []) {
     failures.push(`  failed: ${file}: ${f.message || 'outside any test (see the log above)'}`);
   }
 }
-failed += notRun + failedFiles;
+failed += notRun + failedFiles + skippedInCi;
 const skipped = skips.length;
 
 const notes = [];
 if (notRun) notes.push(`${notRun} not run because their file or a beforeAll failed`);
+if (skippedInCi) notes.push(`${skippedInCi} skipped under CI`);
 if (failedFiles) notes.push(`${failedFiles} test file${failedFiles === 1 ? '' : 's'} failed outside any test`);
+const minutes = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+if (lanes.size) console.log(`Lanes (wall time): ${[...lanes].map(([lane, [start, end]]) => `${lane} ${minutes(end - start)}`).join(', ')}`);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped${notes.length ? ` (${notes.join('; ')})` : ''}`);
 for (const line of [...failures, ...skips]) console.log(line);
 if (passed === 0 && failed === 0) console.log('  no test passed: a run in which nothing ran counts as failed');

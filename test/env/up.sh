@@ -14,7 +14,7 @@ T0=$SECONDS
 PACKAGES=(
   libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
   openssh-server openssh-client dnsmasq-base iptables genisoimage mmdebstrap
-  e2fsprogs fdisk extlinux syslinux-common python3-libvirt curl iproute2 chromium fuseiso libxml2-utils
+  e2fsprogs fdisk extlinux syslinux-common python3-libvirt curl wget iproute2 chromium fuseiso libxml2-utils
   busybox polkitd dbus virtinst gnupg
 )
 

@@ -1,11 +1,12 @@
 /**
  * Fetch-on-host's pure half: quoting, the verdicts read from the host's output, and the
  * choice between fetch and upload. The scripts themselves run here under `sh` against a
- * loopback HTTP server, with the machine's own curl or wget (skipped, saying so, without either).
+ * loopback HTTP server, with curl and with wget (each skipped, saying so, where it is missing;
+ * test/env/up.sh installs both).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -92,22 +93,40 @@ describe('staging directory', () => {
   });
 });
 
+/**
+ * A PATH on which `hidden` is not found (a folder of links to every other program of this
+ * PATH): the probe takes curl when it has it, and this is how its wget branch runs here too.
+ */
+function pathWithout(hidden: string, into: string): string {
+  const bin = join(into, `bin-without-${hidden}`);
+  mkdirSync(bin, { recursive: true });
+  const seen = new Set<string>([hidden]);
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  return bin;
+}
+
 describe('the scripts, run by sh against a loopback server', () => {
   let server: Server;
   let base: string;
   let dir: string;
   const body = Buffer.concat([Buffer.from('514649fb00000003', 'hex'), Buffer.alloc(5000, 7)]);
-  const tools = ['curl', 'wget'].filter((t) => {
-    try {
-      execFileSync('sh', ['-c', `command -v ${t}`], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  const run = (command: string) =>
+  const TOOLS = ['curl', 'wget'] as const;
+  const installed = (t: string) => spawnSync('sh', ['-c', `command -v ${t}`], { stdio: 'ignore' }).status === 0;
+  const run = (command: string, env: NodeJS.ProcessEnv = process.env) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile('sh', ['-c', command], (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+      execFile('sh', ['-c', command], { env }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
     });
 
   beforeAll(async () => {
@@ -125,11 +144,14 @@ describe('the scripts, run by sh against a loopback server', () => {
     await new Promise((r) => server.close(r));
   });
 
-  it('the probe finds the size and header; a missing file is unreachable, with the status', async (ctx) => {
-    if (tools.length === 0) skipBecause(ctx, 'neither curl nor wget on this machine');
-    const probe = parseProbe(await run(probeCommand(`${base}/i.qcow2`)));
-    expect(probe).toMatchObject({ ok: true, size: body.length, header: body.subarray(0, 32) });
-    const missing = parseProbe(await run(probeCommand(`${base}/nothing`)));
+  // test/env/up.sh installs both, so that both branches run wherever the suite does.
+  it.each(TOOLS)('the probe through %s finds the size and header; a missing file is unreachable, with the status', async (tool, ctx) => {
+    if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
+    const other = TOOLS.find((t) => t !== tool)!;
+    const env = { ...process.env, PATH: pathWithout(other, dir) };
+    const probe = parseProbe(await run(probeCommand(`${base}/i.qcow2`), env));
+    expect(probe).toMatchObject({ ok: true, tool, size: body.length, header: body.subarray(0, 32) });
+    const missing = parseProbe(await run(probeCommand(`${base}/nothing`), env));
     expect(missing).toMatchObject({ ok: false, reason: expect.stringMatching(/^the image URL does not answer from the host \(.*404/) });
   });
 
@@ -144,18 +166,16 @@ describe('the scripts, run by sh against a loopback server', () => {
     expect(existsSync(stage)).toBe(false);
   });
 
-  it('the download checks the digest: the right one keeps the file, a wrong one says what it got', async (ctx) => {
-    if (tools.length === 0) skipBecause(ctx, 'neither curl nor wget on this machine');
+  it.each(TOOLS)('the download through %s checks the digest: the right one keeps the file, a wrong one says what it got', async (tool, ctx) => {
+    if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
     const sha = createHash('sha256').update(body).digest('hex');
-    for (const tool of tools as Array<'curl' | 'wget'>) {
-      const file = join(dir, `${tool}.img`);
-      writeFileSync(file, '');
-      const pid = join(dir, `${tool}.pid`);
-      expect(parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, sha, pid)), base, sha)).toEqual({ ok: true, size: body.length });
-      expect(readFileSync(file).equals(body)).toBe(true);
-      expect(existsSync(pid)).toBe(false);
-      const wrong = parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, 'c'.repeat(64), pid)), base, 'c'.repeat(64));
-      expect(wrong).toMatchObject({ ok: false, message: expect.stringContaining(`has SHA-256 ${sha}`) });
-    }
+    const file = join(dir, `${tool}.img`);
+    writeFileSync(file, '');
+    const pid = join(dir, `${tool}.pid`);
+    expect(parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, sha, pid)), base, sha)).toEqual({ ok: true, size: body.length });
+    expect(readFileSync(file).equals(body)).toBe(true);
+    expect(existsSync(pid)).toBe(false);
+    const wrong = parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, 'c'.repeat(64), pid)), base, 'c'.repeat(64));
+    expect(wrong).toMatchObject({ ok: false, message: expect.stringContaining(`has SHA-256 ${sha}`) });
   });
 });

@@ -16,7 +16,8 @@ interface Result {
   meta?: { skipReason?: string };
 }
 
-function summary(results: Result[], extra: Record<string, unknown> = {}): { code: number | null; lines: string[] } {
+/** `file`: where the results are (relative); `env`: the summary's environment (never the outer run's CI). */
+function summary(results: Result[], extra: Record<string, unknown> = {}, o: { file?: string; env?: Record<string, string>; times?: { startTime: number; endTime: number } } = {}): { code: number | null; lines: string[] } {
   const count = (s: Result['status']) => results.filter((r) => r.status === s).length;
   const report = {
     numPassedTests: count('passed'),
@@ -26,7 +27,8 @@ function summary(results: Result[], extra: Record<string, unknown> = {}): { code
     success: count('failed') === 0,
     testResults: [
       {
-        name: join(repoRoot, 'test/browser/x.test.ts'),
+        name: join(repoRoot, o.file ?? 'test/browser/x.test.ts'),
+        ...o.times,
         status: count('failed') ? 'failed' : 'passed',
         assertionResults: results.map((r) => ({ ancestorTitles: ['suite'], meta: {}, ...r })),
       },
@@ -35,11 +37,37 @@ function summary(results: Result[], extra: Record<string, unknown> = {}): { code
   };
   const file = join(mkdtempSync(join(tmpdir(), 'egress-summary-')), 'vitest.json');
   writeFileSync(file, JSON.stringify(report));
-  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), file], { cwd: repoRoot, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), file], { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...o.env } });
   return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
 }
 
 describe('test-summary.mjs', () => {
+  it('under CI, fails a skip anywhere but the Electron lane, with its reason', () => {
+    const skip: Result[] = [
+      { title: 'runs', status: 'passed' },
+      { title: 'no wget', status: 'skipped', meta: { skipReason: 'wget is not installed' } },
+    ];
+    expect(summary(skip, {}, { env: { CI: 'true' } })).toEqual({
+      code: 1,
+      lines: [
+        'Tests: 1 passed, 1 failed, 0 skipped (1 skipped under CI)',
+        '  failed (skipped under CI, where only test/browser/electron.test.ts may be): test/browser/x.test.ts > suite > no wget: wget is not installed',
+      ],
+    });
+    // Outside CI the same run passes, the skip listed with its reason.
+    expect(summary(skip).code).toBe(0);
+    // The Electron lane may be skipped under CI.
+    expect(summary(skip, {}, { env: { CI: '1' }, file: 'test/browser/electron.test.ts' })).toEqual({
+      code: 0,
+      lines: ['Tests: 1 passed, 0 failed, 1 skipped', '  skipped: test/browser/electron.test.ts > suite > no wget: wget is not installed'],
+    });
+  });
+
+  it("prints each lane's wall time before the counts", () => {
+    const r = summary([{ title: 'a', status: 'passed' }], {}, { file: 'test/guest/x.test.ts', times: { startTime: 1_000, endTime: 1_000 + 12 * 60_000 + 5_400 } });
+    expect(r.lines).toEqual(['Lanes (wall time): guest 12m05s', 'Tests: 1 passed, 0 failed, 0 skipped']);
+  });
+
   it('counts skipped tests and lists each with its reason after the summary line', () => {
     const r = summary([
       { title: 'runs', status: 'passed' },
