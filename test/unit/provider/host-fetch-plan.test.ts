@@ -102,7 +102,7 @@ function pathWithout(hidden: string, into: string): string {
   mkdirSync(bin, { recursive: true });
   const seen = new Set<string>([hidden]);
   for (const dir of (process.env.PATH ?? '').split(':')) {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(dir);
     } catch {
@@ -145,7 +145,7 @@ describe('the scripts, run by sh against a loopback server', () => {
   });
 
   // test/env/up.sh installs both, so that both branches run wherever the suite does.
-  it.each(TOOLS)('the probe through %s finds the size and header; a missing file is unreachable, with the status', async (tool, ctx) => {
+  it.for(TOOLS)('the probe through %s finds the size and header; a missing file is unreachable, with the status', async (tool, ctx) => {
     if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
     const other = TOOLS.find((t) => t !== tool)!;
     const env = { ...process.env, PATH: pathWithout(other, dir) };
@@ -166,7 +166,7 @@ describe('the scripts, run by sh against a loopback server', () => {
     expect(existsSync(stage)).toBe(false);
   });
 
-  it.each(TOOLS)('the download through %s checks the digest: the right one keeps the file, a wrong one says what it got', async (tool, ctx) => {
+  it.for(TOOLS)('the download through %s checks the digest: the right one keeps the file, a wrong one says what it got', async (tool, ctx) => {
     if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
     const sha = createHash('sha256').update(body).digest('hex');
     const file = join(dir, `${tool}.img`);
