@@ -1,11 +1,12 @@
-/** Health per proxy (shared/health.ts), keyed host/domain: `proxies:health` once, then `proxy:health` events. */
+/** Health per proxy (shared/health.ts), by proxy key (shared/proxy-key.ts): `proxies:health` once, then `proxy:health` events. */
 import { create } from 'zustand';
 import type { FleetHealth, ProxyHealth } from '../../shared/health.js';
 import type { EgressApi } from '../../shared/ipc.js';
+import { type ProxyKey, proxyKey } from '../../shared/proxy-key.js';
 import { syncStore } from './sync.js';
 
 export interface HealthStore {
-  health: Record<string, ProxyHealth>;
+  health: Record<ProxyKey, ProxyHealth>;
   at: number;
   apply(figures: FleetHealth): void;
   start(api: EgressApi): () => void;
@@ -17,7 +18,7 @@ export const useHealthStore = create<HealthStore>((set, get) => ({
   apply(figures) {
     // Each host's probes report as they end: an answer older than what is shown changes nothing.
     if (figures.at < get().at) return;
-    set({ at: figures.at, health: Object.fromEntries(figures.proxies.map((p) => [`${p.host}/${p.domain}`, p])) });
+    set({ at: figures.at, health: Object.fromEntries(figures.proxies.map((p) => [proxyKey(p.host, p.domain), p])) });
   },
   start(api) {
     return syncStore<FleetHealth>({

@@ -2,14 +2,13 @@
 import { create } from 'zustand';
 import type { EgressApi } from '../../shared/ipc.js';
 import type { FleetListingView, ProxyChanged, ProxyRecordView } from '../../shared/proxies.js';
+import { type ProxyKey, proxyKey, recordKey } from '../../shared/proxy-key.js';
 import { errorMessage } from '../format.js';
 import { syncStore } from './sync.js';
 
-export const proxyKey = (p: { host: string; id: string }): string => `${p.host}/${p.id}`;
-
 export interface ProxiesStore {
-  /** By proxyKey. */
-  proxies: Record<string, ProxyRecordView>;
+  /** By proxy key (shared/proxy-key.ts). */
+  proxies: Record<ProxyKey, ProxyRecordView>;
   hosts: FleetListingView['hosts'];
   /** This backend's user and workstation: whose proxies are "mine". */
   you?: FleetListingView['you'];
@@ -24,7 +23,7 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
   hosts: [],
   loaded: false,
   apply(change) {
-    const key = `${change.host}/${change.domain}`;
+    const key = proxyKey(change.host, change.domain);
     set((s) => {
       if (change.removed) {
         // By its domain; by its name on that host only when no row has that domain: a removal
@@ -44,7 +43,7 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
       subscribe: (apply) => [api.on('proxy:changed', apply)],
       load: async () => {
         const listing = await api.proxies.list();
-        set({ proxies: Object.fromEntries(listing.proxies.map((p) => [proxyKey(p), p])), hosts: listing.hosts, ...(listing.you ? { you: listing.you } : {}), loaded: true, error: undefined });
+        set({ proxies: Object.fromEntries(listing.proxies.map((p) => [recordKey(p), p])), hosts: listing.hosts, ...(listing.you ? { you: listing.you } : {}), loaded: true, error: undefined });
       },
       apply: (c) => get().apply(c),
       fail: (err) => set({ loaded: true, error: errorMessage(err) }),

@@ -7,20 +7,21 @@
 import { create } from 'zustand';
 import type { EgressApi } from '../../shared/ipc.js';
 import { type FleetStats, type ProxyRates, WATCH_LEASE_MS } from '../../shared/stats.js';
+import { type ProxyKey, proxyKey } from '../../shared/proxy-key.js';
 import { SparkRing } from '../sparkline.js';
 
 /** Points a sparkline keeps: five minutes at 5 s. */
 export const SPARK_POINTS = 60;
 
 export interface StatsStore {
-  /** By host/domain: the latest rates, null while there is none (see ProxyStats.rates). */
-  rates: Record<string, ProxyRates | null>;
+  /** By proxy key: the latest rates, null while there is none (see ProxyStats.rates). */
+  rates: Record<ProxyKey, ProxyRates | null>;
   /**
-   * By host/domain: total bytes a second (in + out), the last {@link SPARK_POINTS} samples. A
+   * By proxy key: total bytes a second (in + out), the last {@link SPARK_POINTS} samples. A
    * proxy keeps its ring from sample to sample (a sample is added to it in place); the record
    * is new with each sample and holds only the proxies of the latest.
    */
-  spark: Record<string, SparkRing>;
+  spark: Record<ProxyKey, SparkRing>;
   /** When the figures applied last were sampled. */
   at: number;
   apply(stats: FleetStats): void;
@@ -43,7 +44,7 @@ export const useStatsStore = create<StatsStore>((set) => ({
       const rates: StatsStore['rates'] = {};
       const spark: StatsStore['spark'] = {};
       for (const p of stats.proxies) {
-        const key = `${p.host}/${p.domain}`;
+        const key = proxyKey(p.host, p.domain);
         rates[key] = p.rates;
         if (p.spark) spark[key] = SparkRing.of(p.spark, SPARK_POINTS);
         else {

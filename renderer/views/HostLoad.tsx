@@ -8,6 +8,7 @@
  */
 import { useId } from 'react';
 import type { HostInfo, HostLoad as HostLoadFigures } from '../../shared/hosts.js';
+import type { ProxyKey } from '../../shared/proxy-key.js';
 import { formatBytes } from '../format.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { HealthDot } from './ProxyTraffic.js';
@@ -27,7 +28,7 @@ function Meter({ label, value, max, text }: { label: string; value: number; max:
 const pct = (value: number, max: number) => (max > 0 ? `${Math.round((value / max) * 100)} %` : '—');
 
 export interface HostProxy {
-  key: string;
+  key: ProxyKey;
   name: string;
 }
 

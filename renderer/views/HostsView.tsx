@@ -11,7 +11,8 @@ import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
-import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
+import { useProxiesStore } from '../stores/proxies-store.js';
+import { recordKey } from '../../shared/proxy-key.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { type HostProxy, HostLoad } from './HostLoad.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -260,8 +261,8 @@ export function HostsView() {
     const out = new Map<string, HostProxy[]>();
     for (const p of Object.values(proxies)) {
       const list = out.get(p.host);
-      if (list) list.push({ key: proxyKey(p), name: p.name });
-      else out.set(p.host, [{ key: proxyKey(p), name: p.name }]);
+      if (list) list.push({ key: recordKey(p), name: p.name });
+      else out.set(p.host, [{ key: recordKey(p), name: p.name }]);
     }
     for (const list of out.values()) list.sort((a, b) => byNumericText(a.name, b.name));
     return out;

@@ -17,6 +17,7 @@ import { TrafficPanel } from './inspector/TrafficPanel.js';
 import { XmlPanel } from './inspector/XmlPanel.js';
 import { useHealthStore } from '../stores/health-store.js';
 import type { ProxyInspectionView } from '../../shared/proxies.js';
+import { type ProxyKey, recordKey } from '../../shared/proxy-key.js';
 
 interface PanelProps {
   inspection: ProxyInspectionView;
@@ -27,7 +28,7 @@ interface PanelProps {
 const TABS: ReadonlyArray<{ id: string; label: string; Panel: (p: PanelProps) => React.ReactNode }> = [
   { id: 'overview', label: 'Overview', Panel: OverviewPanel },
   // Rendered only while selected: leaving the tab ends its watch and its history.
-  { id: 'traffic', label: 'Traffic', Panel: (p) => <TrafficPanel key={`${p.inspection.proxy.host}/${p.inspection.proxy.id}`} {...p} /> },
+  { id: 'traffic', label: 'Traffic', Panel: (p) => <TrafficPanel key={recordKey(p.inspection.proxy)} {...p} /> },
   { id: 'xml', label: 'Domain XML', Panel: XmlPanel },
   { id: 'seed', label: 'Seed', Panel: SeedPanel },
   // Rendered only while selected: leaving the tab closes the console session.
@@ -35,7 +36,7 @@ const TABS: ReadonlyArray<{ id: string; label: string; Panel: (p: PanelProps) =>
 ];
 
 /** The backend's warning about the exit address, above every tab: the person should see it wherever they look. */
-function ExitNotice({ statsKey, name }: { statsKey: string; name: string }) {
+function ExitNotice({ statsKey, name }: { statsKey: ProxyKey; name: string }) {
   const health = useHealthStore((s) => s.health[statsKey]);
   if (!health?.exitWarning) return null;
   return (
@@ -108,7 +109,7 @@ export function InspectorView() {
           <button type="button" className="small" onClick={() => void refresh(backend())}>try again</button>
         </div>
       )}
-      {inspection && !gone && <ExitNotice statsKey={`${inspection.proxy.host}/${inspection.proxy.id}`} name={target.name} />}
+      {inspection && !gone && <ExitNotice statsKey={recordKey(inspection.proxy)} name={target.name} />}
       {!inspection && !gone && !error && <p className="meta">Loading {target.name}…</p>}
       {inspection && <Tabs tabs={tabs} selected={target.tab} onSelect={setTab} label={`Sections of ${target.name}`} idPrefix="inspector" />}
     </section>

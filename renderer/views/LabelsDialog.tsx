@@ -6,6 +6,7 @@
  */
 import { type FormEvent, useId, useState } from 'react';
 import type { ProxyRecordView } from '../../shared/proxies.js';
+import { recordKey } from '../../shared/proxy-key.js';
 import { labelsError, parseLabels } from '../../shared/launch-form.js';
 import { backend } from '../backend.js';
 import { errorMessage } from '../format.js';
@@ -35,7 +36,7 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
     try {
       const answer = await backend().proxies.label({ name: proxy.name, ...(Object.keys(set).length ? { set } : {}), ...(remove.length ? { remove } : {}) });
       // The answer is the labels as stored: the row shows them now, not only when the event arrives.
-      const live = useProxiesStore.getState().proxies[`${proxy.host}/${proxy.id}`];
+      const live = useProxiesStore.getState().proxies[recordKey(proxy)];
       if (live && answer.host === proxy.host) useProxiesStore.getState().apply({ host: proxy.host, domain: proxy.id, name: proxy.name, event: 'LABELS_SAVED', removed: false, proxy: { ...live, labels: answer.labels } });
       useUiStore.getState().toast(`Labels of ${proxy.name} saved`);
       onClose();

@@ -6,7 +6,8 @@ import type { ProxyRecordView } from '../../shared/proxies.js';
 import { backend } from '../backend.js';
 import { ClientSettingsDialog } from './ClientSettingsDialog.js';
 import { errorMessage } from '../format.js';
-import { proxyKey, useProxiesStore } from '../stores/proxies-store.js';
+import { useProxiesStore } from '../stores/proxies-store.js';
+import { type ProxyKey, recordKey } from '../../shared/proxy-key.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
 import { type SortKey, useUiStore } from '../stores/ui-store.js';
 import { useStatsStore } from '../stores/stats-store.js';
@@ -72,12 +73,12 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   /** A count of the fleet summary, pressed: only the proxies in that health state are shown. */
   const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
   const health = useHealthStore((s) => (healthFilter ? s.health : NO_HEALTH));
-  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [selected, setSelected] = useState<ReadonlySet<ProxyKey>>(new Set());
   const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
   const [confirming, setConfirming] = useState<string[] | undefined>();
   const [replacing, setReplacing] = useState<ProxyRecordView[] | undefined>();
   /** The proxy whose labels are being edited, by key (the dialog reads the live row). */
-  const [labelling, setLabelling] = useState<string | undefined>();
+  const [labelling, setLabelling] = useState<ProxyKey | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
   useEffect(() => {
@@ -89,10 +90,10 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     }
   }, [hidden]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
-  const keys = useMemo(() => all.map(proxyKey), [all]);
+  const keys = useMemo(() => all.map(recordKey), [all]);
   const rows = useMemo(() => {
     const sorted = sortAndFilter(all, filter, sort, you, mineOnly);
-    return healthFilter ? sorted.filter((p) => healthStateOf(health[proxyKey(p)]) === healthFilter) : sorted;
+    return healthFilter ? sorted.filter((p) => healthStateOf(health[recordKey(p)]) === healthFilter) : sorted;
   }, [all, filter, sort, you, mineOnly, healthFilter, health]);
 
   // Grouped by a label key the fleet has; a remembered key no proxy has now groups nothing (and comes back with the label).
@@ -101,7 +102,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const items = useMemo(() => groupRows(rows, grouping), [rows, grouping]);
 
   // Selection only holds proxies that still exist.
-  const selection = useMemo(() => all.filter((p) => selected.has(proxyKey(p))), [all, selected]);
+  const selection = useMemo(() => all.filter((p) => selected.has(recordKey(p))), [all, selected]);
 
   const head = useRef<HTMLDivElement>(null);
 
@@ -122,8 +123,8 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
     }),
     [openInspector],
   );
-  const allShownSelected = rows.length > 0 && rows.every((p) => selected.has(proxyKey(p)));
-  const toggleAll = () => setSelected(allShownSelected ? new Set() : new Set(rows.map(proxyKey)));
+  const allShownSelected = rows.length > 0 && rows.every((p) => selected.has(recordKey(p)));
+  const toggleAll = () => setSelected(allShownSelected ? new Set() : new Set(rows.map(recordKey)));
 
   /** `force`: the person agreed to act on someone else's proxies, named in the dialog. */
   async function act(action: 'start' | 'stop' | 'delete', names: string[], force = false) {
@@ -178,7 +179,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
           <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
           <button type="button" disabled={!names.length} onClick={() => setReplacing(selection)}>Replace</button>
-          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setLabelling(proxyKey(selection[0]))}>Labels</button>
+          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setLabelling(recordKey(selection[0]))}>Labels</button>
           <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>

@@ -7,6 +7,7 @@
 import { memo } from 'react';
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
+import type { ProxyKey } from '../../shared/proxy-key.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { formatAge } from '../format.js';
 import { FleetTags } from './FleetTags.js';
@@ -15,9 +16,9 @@ import { CpuCell, HealthCell, TrafficCell } from './ProxyTraffic.js';
 
 /** What a row's buttons and checkbox do: one stable object for every row, so that rows stay memoised. */
 export interface RowActions {
-  toggle(key: string): void;
+  toggle(key: ProxyKey): void;
   inspect(name: string): void;
-  labels(key: string): void;
+  labels(key: ProxyKey): void;
   replace(proxy: ProxyRecordView): void;
   settings(name: string): void;
 }
@@ -25,7 +26,7 @@ export interface RowActions {
 export interface ProxyRowProps {
   proxy: ProxyRecordView;
   /** host/domain: the stats and health stores' key. */
-  statsKey: string;
+  statsKey: ProxyKey;
   /** aria-rowindex: the head is row 1. */
   rowIndex: number;
   selected: boolean;

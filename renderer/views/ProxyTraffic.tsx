@@ -4,11 +4,12 @@
  * sparkline is a plain SVG polyline (no chart library, nothing the CSP refuses).
  */
 import { formatRate } from '../../shared/bytes.js';
+import type { ProxyKey } from '../../shared/proxy-key.js';
 import { SPARK_HEIGHT as H, SPARK_WIDTH as W } from '../sparkline.js';
 import { useHealthStore } from '../stores/health-store.js';
 import { useStatsStore } from '../stores/stats-store.js';
 
-export function TrafficCell({ statsKey, name }: { statsKey: string; name: string }) {
+export function TrafficCell({ statsKey, name }: { statsKey: ProxyKey; name: string }) {
   const rates = useStatsStore((s) => s.rates[statsKey]);
   const spark = useStatsStore((s) => s.spark[statsKey]);
   if (!rates) return <span className="meta" title="no figures yet: not running, just started, or its host did not answer">—</span>;
@@ -25,7 +26,7 @@ export function TrafficCell({ statsKey, name }: { statsKey: string; name: string
   );
 }
 
-export function CpuCell({ statsKey }: { statsKey: string }) {
+export function CpuCell({ statsKey }: { statsKey: ProxyKey }) {
   const rates = useStatsStore((s) => s.rates[statsKey]);
   return rates ? <>{rates.cpuPercent.toFixed(rates.cpuPercent < 10 ? 1 : 0)}%</> : <span className="meta">—</span>;
 }
@@ -37,7 +38,7 @@ export function CpuCell({ statsKey }: { statsKey: string }) {
 const TIME = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
 
 /** A dot and a word for the proxy's health, the latency beside it; the title says since when and why. */
-export function HealthCell({ statsKey }: { statsKey: string }) {
+export function HealthCell({ statsKey }: { statsKey: ProxyKey }) {
   const h = useHealthStore((s) => s.health[statsKey]);
   if (!h) return <span className="meta">—</span>;
   const title = [
@@ -65,7 +66,7 @@ export function ExitWarning({ text, name }: { text: string; name?: string }) {
 }
 
 /** A proxy's health as a coloured dot with its state in words (the Hosts view's lists). */
-export function HealthDot({ statsKey }: { statsKey: string }) {
+export function HealthDot({ statsKey }: { statsKey: ProxyKey }) {
   const state = useHealthStore((s) => s.health[statsKey]?.state) ?? 'unknown';
   return (
     <span className={`health health-${state}`} title={state}>

@@ -16,7 +16,7 @@
 import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
 import type { GroupedRow } from '../proxy-fleet.js';
-import { proxyKey } from '../stores/proxies-store.js';
+import { type ProxyKey, recordKey } from '../../shared/proxy-key.js';
 import { placeholderRows } from '../placeholder-rows.js';
 import { rowWindow, scrollToRow } from '../windowing.js';
 import { type RowActions, ProxyRow } from './ProxyRow.js';
@@ -33,7 +33,7 @@ const OVERSCAN = 2;
 
 export interface ProxyWindowProps {
   items: readonly GroupedRow[];
-  selected: ReadonlySet<string>;
+  selected: ReadonlySet<ProxyKey>;
   you: LaunchedBy | undefined;
   now: number;
   actions: RowActions;
@@ -155,7 +155,7 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
             // Keyed by slot, not by proxy: see slotOf.
             const slot = `slot-${i}`;
             if (item.kind === 'group') return <GroupRow key={slot} item={item} rowIndex={index + 2} columns={columns} />;
-            const key = proxyKey(item.proxy);
+            const key = recordKey(item.proxy);
             return <ProxyRow key={slot} proxy={item.proxy} statsKey={key} rowIndex={index + 2} selected={!placeholder && selected.has(key)} you={you} now={now} actions={actions} placeholder={placeholder} />;
           })}
         </div>

@@ -9,6 +9,7 @@
  */
 import { AutoReplaceSettingsSchema, type AutoReplaceSettings } from '../../../shared/app-settings.js';
 import { isMine } from '../../../shared/fleet-meta.js';
+import { proxyKey, recordKey } from '../../../shared/proxy-key.js';
 import { AutoReplacePolicy } from '../health/auto-replace-policy.js';
 import { readSettingsOrDefaults } from '../settings/settings-file.js';
 import type { TaskService } from '../tasks/task-service.js';
@@ -53,9 +54,9 @@ export class AutoReplaceWatch {
       const settings = await this.settings();
       if (!settings.enabled) return [];
       const you = live.backend.provider.identity;
-      const records = new Map([...live.watch.seen.values()].map((p) => [`${p.host}/${p.id}`, p]));
+      const records = new Map([...live.watch.seen.values()].map((p) => [recordKey(p), p]));
       const facts = live.health.snapshot().proxies.flatMap((h) => {
-        const p = records.get(`${h.host}/${h.domain}`);
+        const p = records.get(proxyKey(h.host, h.domain));
         return p && !p.replacing && p.launchedBy && isMine(p.launchedBy, you) ? [{ name: h.name, state: h.state, since: h.since, lastError: h.lastError }] : [];
       });
       const decision = this.policy.decide(settings, facts);

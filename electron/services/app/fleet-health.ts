@@ -12,6 +12,7 @@
 import type { Duplex } from 'node:stream';
 import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
+import { type ProxyKey, proxyKey as key } from '../../../shared/proxy-key.js';
 import { type Observation, nextHealth } from '../health/health-state.js';
 import { sameHealth } from '../health/health-repeat.js';
 import { exitWarnings } from '../health/exit-address.js';
@@ -57,18 +58,17 @@ export interface FleetHealthOptions {
 /** Probes in flight per host at most, unless `perHost` says otherwise. */
 export const DEFAULT_PROBES_PER_HOST = 4;
 
-const key = (host: string, domain: string) => `${host}/${domain}`;
 
 /** How long a host's finished probes wait for other hosts' before their report goes out. */
 export const REPORT_GATHER_MS = 1_000;
 
 export class FleetHealthMonitor {
-  private readonly health = new Map<string, ProxyHealth>();
+  private readonly health = new Map<ProxyKey, ProxyHealth>();
   /** Each probed proxy's last hour of latencies (the inspector's chart), dropped with the proxy. */
-  private readonly latency = new Map<string, LatencyHistory>();
-  private readonly probing = new Set<string>();
+  private readonly latency = new Map<ProxyKey, LatencyHistory>();
+  private readonly probing = new Set<ProxyKey>();
   /** The exit address before the latest echo answer, for each proxy whose latest answer changed it. */
-  private readonly exitBefore = new Map<string, string>();
+  private readonly exitBefore = new Map<ProxyKey, string>();
   private readonly clock: StatsClock;
   private readonly probe: Probe;
   private cancelTimer: (() => void) | undefined;
@@ -123,7 +123,7 @@ export class FleetHealthMonitor {
   private async runRound(): Promise<FleetHealth> {
     const settings = await this.options.settings();
     const connected = this.options.connected();
-    const known = new Set<string>();
+    const known = new Set<ProxyKey>();
     const byHost = new Map<string, ProxyRecord[]>();
     for (const p of this.options.proxies()) {
       const k = key(p.host, p.id);

@@ -8,6 +8,7 @@
  */
 import type { FleetStats, ProxyRef, ProxyStats, ProxyTotals } from '../../../shared/stats.js';
 import { messageOf } from '../../../shared/errors.js';
+import { type ProxyKey, proxyKey as key } from '../../../shared/proxy-key.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import type { DomainCounters, LibvirtApi } from '../provider/kvm/libvirt-api.js';
 import { RateHistory } from '../stats/rate-history.js';
@@ -62,7 +63,6 @@ interface Entry {
   met: number;
 }
 
-const key = (host: string, domain: string) => `${host}/${domain}`;
 
 /** A reading's counters as totals: in is into the VM (rx as the domain sees it). */
 function totalsOf(c: DomainCounters): ProxyTotals {
@@ -74,7 +74,7 @@ export class FleetStatsSampler {
   private readonly watchIntervalMs: number;
   private readonly idleIntervalMs: number;
   private readonly callTimeoutMs: number;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<ProxyKey, Entry>();
   /** Entries by the record they were last met with: a proxy whose record did not change is found without building its key. */
   private readonly byRecord = new WeakMap<ProxyRecord, Entry>();
   private samples = 0;

@@ -7,6 +7,7 @@
  */
 import type { EventName, EventPayload } from '../../../shared/ipc.js';
 import type { ProxyChanged } from '../../../shared/proxies.js';
+import { type ProxyKey, proxyKey as key } from '../../../shared/proxy-key.js';
 import { type ProxyRecord, toRecord } from '../provider/kvm/context.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
 import type { DomainEvent, LibvirtApi } from '../provider/kvm/libvirt-api.js';
@@ -18,8 +19,8 @@ import { sameJson } from './same-json.js';
 /** Any event of the contract, as one subscriber sees it. */
 export type AppEventListener = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 
-/** `host/domain`: a proxy's key in the records seen. */
-export type SeenRecords = Map<string, ProxyRecord>;
+/** The records seen, by proxy key (shared/proxy-key.ts). */
+export type SeenRecords = Map<ProxyKey, ProxyRecord>;
 
 export interface FleetWatchOptions {
   backend: FleetBackend;
@@ -33,10 +34,8 @@ export interface FleetWatchOptions {
   reconcileIntervalMs: number;
 }
 
-const key = (host: string, domain: string) => `${host}/${domain}`;
-
 export class FleetWatch {
-  /** `host/domain` → the record last seen (background re-listing compares against it). */
+  /** Proxy key → the record last seen (background re-listing compares against it). */
   readonly seen: SeenRecords = new Map();
   private readonly backend: FleetBackend;
   private readonly emit: AppEventListener;
@@ -161,7 +160,7 @@ export class FleetWatch {
     } catch {
       return;
     }
-    const changedMeanwhile = (k: string) => this.seen.get(k) !== before.get(k);
+    const changedMeanwhile = (k: ProxyKey) => this.seen.get(k) !== before.get(k);
     const reachable = new Set(listing.hosts.filter((h) => h.ok).map((h) => h.host));
     for (const proxy of listing.proxies) {
       const k = key(proxy.host, proxy.id);

@@ -31,14 +31,14 @@ export function exitWarning(host: string, seen: ExitSeen, others: ReadonlyArray<
  * with every sibling (1,000 on a host: a million comparisons) showed in the idle backend's
  * CPU profile (bench (i)).
  */
-export function exitWarnings<T extends { host: string; key: string; seen: ExitSeen }>(list: readonly T[]): Map<string, string | undefined> {
+export function exitWarnings<K extends string>(list: readonly { host: string; key: K; seen: ExitSeen }[]): Map<K, string | undefined> {
   const exits = new Map<string, Map<string, number>>();
   for (const p of list) {
     let counts = exits.get(p.host);
     if (!counts) exits.set(p.host, (counts = new Map()));
     if (p.seen.current) counts.set(p.seen.current, (counts.get(p.seen.current) ?? 0) + 1);
   }
-  const out = new Map<string, string | undefined>();
+  const out = new Map<K, string | undefined>();
   for (const p of list) {
     if (!p.seen.current) {
       out.set(p.key, undefined);

@@ -1,6 +1,7 @@
 /** How the Proxies table's store is filled by `proxies:list` and applies `proxy:changed` (renderer/stores/proxies-store.ts). */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { proxyKey, useProxiesStore } from '../../../renderer/stores/proxies-store.js';
+import { useProxiesStore } from '../../../renderer/stores/proxies-store.js';
+import { proxyKey, recordKey } from '../../../shared/proxy-key.js';
 import type { FleetListingView } from '../../../shared/proxies.js';
 import { deferred, fakeBridge, proxyRecord } from './fake-bridge.js';
 
@@ -9,7 +10,7 @@ const rows = () => Object.keys(useProxiesStore.getState().proxies).sort();
 
 beforeEach(() => {
   const proxies = [record('web-1', 'edge-a'), record('web-1', 'edge-b'), record('web-2', 'edge-a')];
-  useProxiesStore.setState({ proxies: Object.fromEntries(proxies.map((p) => [proxyKey(p), p])), loaded: true });
+  useProxiesStore.setState({ proxies: Object.fromEntries(proxies.map((p) => [recordKey(p), p])), loaded: true });
 });
 
 describe('proxies store: removals', () => {
@@ -43,7 +44,7 @@ describe('proxies store: filling', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(useProxiesStore.getState().loaded).toBe(true);
     expect(rows()).toEqual(['edge-a/ep-web-1-abcdef', 'edge-a/ep-web-2-abcdef']);
-    expect(useProxiesStore.getState().proxies['edge-a/ep-web-1-abcdef']?.state).toBe('running');
+    expect(useProxiesStore.getState().proxies[proxyKey('edge-a', 'ep-web-1-abcdef')]?.state).toBe('running');
     stop();
     expect(b.listeners('proxy:changed')).toBe(0);
   });

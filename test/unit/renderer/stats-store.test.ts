@@ -3,8 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SPARK_POINTS, useStatsStore } from '../../../renderer/stores/stats-store.js';
 import { SparkRing, sparkPoints } from '../../../renderer/sparkline.js';
 import { type FleetStats, WATCH_LEASE_MS } from '../../../shared/stats.js';
+import { proxyKey } from '../../../shared/proxy-key.js';
 import { fakeBridge } from './fake-bridge.js';
 
+const WEB = proxyKey('edge-a', 'ep-web');
 const rates = (inBps: number) => ({ inBps, outBps: inBps, inPps: 1, outPps: 1, cpuPercent: 3 });
 const stats = (at: number, inBps: number | null, spark?: number[]): FleetStats => ({
   at,
@@ -23,7 +25,7 @@ describe('stats store', () => {
     const release = useStatsStore.getState().watch(bridge.api);
     await vi.advanceTimersByTimeAsync(0);
     expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, sparkPoints: SPARK_POINTS } }]);
-    expect(useStatsStore.getState().spark['edge-a/ep-web']!.toArray()).toEqual([2, 4, 6]);
+    expect(useStatsStore.getState().spark[WEB]!.toArray()).toEqual([2, 4, 6]);
     expect(bridge.listeners('proxy:stats')).toBe(1);
     await vi.advanceTimersByTimeAsync(WATCH_LEASE_MS / 2);
     expect(bridge.calls.at(-1)).toEqual({ channel: 'proxies:stats', input: { watch: true, since: 100 } }); // the sample the store holds: no rows unless a newer one exists
@@ -37,13 +39,13 @@ describe('stats store', () => {
   it('each event adds a point (bounded); no figure shows as null and adds none; an older answer is ignored', () => {
     const { apply } = useStatsStore.getState();
     for (let i = 1; i <= SPARK_POINTS + 5; i++) apply(stats(i, i));
-    const spark = useStatsStore.getState().spark['edge-a/ep-web']!;
+    const spark = useStatsStore.getState().spark[WEB]!;
     expect(spark).toHaveLength(SPARK_POINTS);
     expect(spark.toArray()).toEqual(Array.from({ length: SPARK_POINTS }, (_, i) => 2 * (i + 6)));
     const version = spark.version;
     apply(stats(1000, null));
-    expect(useStatsStore.getState().rates['edge-a/ep-web']).toBeNull();
-    expect(useStatsStore.getState().spark['edge-a/ep-web']).toBe(spark);
+    expect(useStatsStore.getState().rates[WEB]).toBeNull();
+    expect(useStatsStore.getState().spark[WEB]).toBe(spark);
     expect(spark.version).toBe(version);
     apply(stats(999, 5));
     expect(useStatsStore.getState().at).toBe(1000);
@@ -53,10 +55,10 @@ describe('stats store', () => {
   it('keeps a sparkline only for the proxies of the latest sample, and seeds it anew from an answer\'s points', () => {
     const { apply } = useStatsStore.getState();
     apply(stats(1, 1));
-    const ring = useStatsStore.getState().spark['edge-a/ep-web']!;
+    const ring = useStatsStore.getState().spark[WEB]!;
     apply(stats(2, 2, [14, 16]));
-    expect(useStatsStore.getState().spark['edge-a/ep-web']).not.toBe(ring);
-    expect(useStatsStore.getState().spark['edge-a/ep-web']!.toArray()).toEqual([14, 16]);
+    expect(useStatsStore.getState().spark[WEB]).not.toBe(ring);
+    expect(useStatsStore.getState().spark[WEB]!.toArray()).toEqual([14, 16]);
     apply({ at: 3, intervalMs: 5000, failedHosts: [], proxies: [] });
     expect(useStatsStore.getState().spark).toEqual({});
   });
