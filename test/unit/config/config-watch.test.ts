@@ -30,8 +30,14 @@ describe('ConfigWatch', () => {
     expect(calls).toBe(2);
   });
 
-  it('a directory that does not exist yet is not an error', () => {
-    const watch = new ConfigWatch({ file: join(tmpdir(), 'egress-no-such-dir', 'config.yaml'), onChange: () => undefined });
-    watch.close();
+  it('a directory that does not exist yet is not an error: nothing is called, and close still works', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'egress-watch-')), 'no-such-dir');
+    let calls = 0;
+    let watch: ConfigWatch | undefined;
+    expect(() => (watch = new ConfigWatch({ file: join(missing, 'config.yaml'), onChange: () => calls++, quietMs: 50 }))).not.toThrow();
+    await pause(200);
+    expect(calls).toBe(0);
+    expect(() => watch!.close()).not.toThrow();
+    expect(() => watch!.close()).not.toThrow();
   });
 });

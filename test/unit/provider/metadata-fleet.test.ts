@@ -1,7 +1,10 @@
 /** The fleet fields of the metadata element (labels, launchedBy, expiresAt): round trips, old elements still read, strict values. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { METADATA_NS, MetadataError, buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { fleetMetadataOf } from '../../../electron/services/provider/kvm/fleet.js';
+import { repoRoot } from '../../support/dist.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
 
 const fleet = {
@@ -17,8 +20,11 @@ describe('metadata fleet fields', () => {
   });
 
   it('an element written before them (0.1) is still read, with none of them set', () => {
-    const parsed = parseInstanceMetadata(buildInstanceMetadataXml(sampleMetadata()));
-    expect(parsed).toBeDefined();
+    // Captured from 0.1's builder (metadata.ts before the fleet fields, commit 56696c1^), fed
+    // sampleMetadata(): today's builder cannot stand in for it.
+    const old = readFileSync(join(repoRoot, 'test/fixtures/metadata/instance-0.1.xml'), 'utf8');
+    const parsed = parseInstanceMetadata(old);
+    expect(parsed).toEqual({ ...sampleMetadata(), extra: [] });
     expect(parsed!.labels).toBeUndefined();
     expect(parsed!.launchedBy).toBeUndefined();
     expect(parsed!.expiresAt).toBeUndefined();

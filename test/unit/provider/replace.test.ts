@@ -124,10 +124,12 @@ describe('proxies replace', () => {
   it('delete of a name removes a replacement left half-way too', async () => {
     const f = fixture();
     await f.provider.launch({ name: 'half', host: 'edge-a' }, { wait: true });
-    await f.provider.replace('half', { launcher: async (ctx, spec, options) => {
-      const r = await launch(ctx, spec, options);
-      throw Object.assign(new Error('crashed after the new one was ready'), { r });
-    } }).catch(() => undefined);
+    await expect(
+      f.provider.replace('half', { launcher: async (ctx, spec, options) => {
+        const r = await launch(ctx, spec, options);
+        throw Object.assign(new Error('crashed after the new one was ready'), { r });
+      } }),
+    ).rejects.toThrow('crashed after the new one was ready');
     expect(Object.keys(f.a.snapshot().domains).sort()).toEqual([instanceId('half'), alternateInstanceId('half')].sort());
     const d = await f.provider.delete('half');
     expect(d.removed.filter((r) => r.startsWith('domain'))).toHaveLength(2);
