@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { EntryNameSchema } from './catalog-edit.js';
 import { DISK_FORMATS, KVMImageSchema } from './config.js';
 import { SignatureCheckSchema } from './signature.js';
+import type { TaskKind } from './tasks.js';
 
 /** `images:lookup`: the image's URL, and the checksum file to read when not the one beside it. */
 export const ImageLookupSchema = z.strictObject({
@@ -37,7 +38,7 @@ export const ImageVerifySchema = z.strictObject({
 });
 
 /** The task kind of `images:verifySha512`; its result is {@link ImageVerifiedSchema}. */
-export const IMAGE_VERIFY_KIND = 'images:verify';
+export const IMAGE_VERIFY_KIND = 'images:verify' satisfies TaskKind;
 
 export const ImageVerifiedSchema = z.object({ name: z.string(), sha256: z.string(), sizeBytes: z.number() });
 export type ImageVerified = z.infer<typeof ImageVerifiedSchema>;

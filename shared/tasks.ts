@@ -8,6 +8,26 @@ import { z } from 'zod';
 export const TASK_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
+/**
+ * What kind of operation a task is: the channel that starts it, or what the backend runs on
+ * its own under that name (expiry deletes, auto-replace, auto-bake). The renderer groups and
+ * links tasks by it, so a kind nobody listed is refused at the bridge rather than shown as
+ * nothing.
+ */
+export const TASK_KINDS = [
+  'proxies:launch',
+  'proxies:launchMany',
+  'proxies:replace',
+  'proxies:start',
+  'proxies:stop',
+  'proxies:delete',
+  'images:pull',
+  'images:verify',
+  'images:bake',
+] as const;
+export const TaskKindSchema = z.enum(TASK_KINDS);
+export type TaskKind = z.infer<typeof TaskKindSchema>;
+
 /** A failure as it crosses the bridge (the same shape as the router's error envelope). */
 export const TaskErrorSchema = z.object({
   name: z.string(),
@@ -26,8 +46,8 @@ export const TaskStepSchema = z.object({
 export const TaskSchema = z.object({
   id: z.string(),
   title: z.string(),
-  /** What kind of operation: `proxies:launch`, `images:pull`…; the renderer groups and links by it. */
-  kind: z.string(),
+  /** What kind of operation (TASK_KINDS); the renderer groups and links by it. */
+  kind: TaskKindSchema,
   /** The object it acts on (a proxy or image name), when there is one. */
   target: z.string().optional(),
   state: z.enum(TASK_STATES),

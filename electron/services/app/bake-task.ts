@@ -6,6 +6,7 @@
  */
 import type { AppSettings } from '../../../shared/app-settings.js';
 import type { TaskService } from '../tasks/task-service.js';
+import type { TaskKind } from '../../../shared/tasks.js';
 import type { FleetBackend } from './fleet-backend.js';
 import { UnknownEntryError } from './errors.js';
 
@@ -13,7 +14,7 @@ import { UnknownEntryError } from './errors.js';
 export type BakeBackend = { config: Pick<FleetBackend['config'], 'images' | 'hosts'>; provider: Pick<FleetBackend['provider'], 'bake'> };
 
 /** The task kind of a bake; its target is `image@host`. */
-export const BAKE_TASK_KIND = 'images:bake';
+export const BAKE_TASK_KIND = 'images:bake' satisfies TaskKind;
 
 export function bakeTarget(image: string, host: string): string {
   return `${image}@${host}`;

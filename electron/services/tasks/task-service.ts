@@ -8,7 +8,7 @@
  * `progressIntervalMs` (100 ms: ≤ 10/s) per task, with the latest value sent last, so a fast
  * download never floods the bridge and the bar still ends where the bytes did.
  */
-import type { Task } from '../../../shared/tasks.js';
+import type { Task, TaskKind } from '../../../shared/tasks.js';
 
 /** What a task's function gets. */
 export interface TaskContext {
@@ -30,8 +30,8 @@ export interface TaskContext {
 }
 
 export interface RunOptions {
-  /** `proxies:launch`, `images:pull`…: what kind of task this is. */
-  kind: string;
+  /** What kind of task this is (shared/tasks.ts). */
+  kind: TaskKind;
   target?: string;
   /** Whether it can be cancelled at all (default true). */
   cancellable?: boolean;

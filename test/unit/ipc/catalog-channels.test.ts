@@ -102,7 +102,7 @@ describe('channels: catalog edits', () => {
   it('every edit is refused while a task runs, and accepted once it is done', async () => {
     app = appFixture();
     let release!: () => void;
-    const blocker = app.services.app.tasks.run('Blocker', () => new Promise<void>((resolve) => (release = resolve)), { kind: 'test' });
+    const blocker = app.services.app.tasks.run('Blocker', () => new Promise<void>((resolve) => (release = resolve)), { kind: 'images:pull' });
     const before = readFileSync(app.configFile, 'utf8');
     for (const [channel, input] of [
       ['machineTypes:save', { name: 'medium', vcpus: 2, memoryMiB: 2048, diskGiB: 20 }],

@@ -37,10 +37,10 @@ describe('TaskService', () => {
       ctx.stepDone('found x');
       ctx.step('two');
       return { answer: 42 };
-    }, { kind: 'test', target: 'x' });
+    }, { kind: 'images:pull', target: 'x' });
     expect(tasks.get(id)!.state).toBe('queued');
     const task = await tasks.wait(id);
-    expect(task).toMatchObject({ id, title: 'Do it', kind: 'test', target: 'x', state: 'succeeded', result: { answer: 42 }, cancellable: false });
+    expect(task).toMatchObject({ id, title: 'Do it', kind: 'images:pull', target: 'x', state: 'succeeded', result: { answer: 42 }, cancellable: false });
     expect(task.steps).toEqual([
       { name: 'one', state: 'done', message: 'found x' },
       { name: 'two', state: 'done' },
@@ -61,7 +61,7 @@ describe('TaskService', () => {
         if (i % 100 === 0) time.advance(30); // 1000 reports over 300 ms
       }
       await gate;
-    }, { kind: 'test' });
+    }, { kind: 'images:pull' });
     await Promise.resolve();
     await Promise.resolve();
     const before = updates.length;
@@ -78,7 +78,7 @@ describe('TaskService', () => {
 
   it('cancel aborts the signal and ends the task cancelled', async () => {
     const { tasks } = service();
-    const id = tasks.run('Wait', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { kind: 'test' });
+    const id = tasks.run('Wait', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { kind: 'images:pull' });
     await Promise.resolve();
     expect(tasks.cancel(id)).toBe(true);
     const task = await tasks.wait(id);
@@ -91,14 +91,14 @@ describe('TaskService', () => {
     const id = tasks.run('Stubborn', async () => {
       await new Promise((r) => setTimeout(r, 5));
       return 'done anyway';
-    }, { kind: 'test' });
+    }, { kind: 'images:pull' });
     tasks.cancel(id);
     expect((await tasks.wait(id)).state).toBe('cancelled');
   });
 
   it('refuses to cancel a task that is not cancellable', async () => {
     const { tasks } = service();
-    const id = tasks.run('Delete', async () => 'ok', { kind: 'test', cancellable: false });
+    const id = tasks.run('Delete', async () => 'ok', { kind: 'images:pull', cancellable: false });
     expect(tasks.cancel(id)).toBe(false);
     expect((await tasks.wait(id)).state).toBe('succeeded');
   });
@@ -107,21 +107,21 @@ describe('TaskService', () => {
     const { tasks } = service();
     const id = tasks.run('Fail', async () => {
       throw Object.assign(new Error('no room'), { name: 'PlacementError', step: 'place' });
-    }, { kind: 'test' });
+    }, { kind: 'images:pull' });
     expect(await tasks.wait(id)).toMatchObject({ state: 'failed', error: { name: 'PlacementError', message: 'no room', step: 'place' } });
   });
 
   it('keeps a bounded history of finished tasks', async () => {
     const { tasks } = service(manualTime(), 3);
     const ids = [];
-    for (let i = 0; i < 5; i++) ids.push(tasks.run(`t${i}`, async () => i, { kind: 'test' }));
+    for (let i = 0; i < 5; i++) ids.push(tasks.run(`t${i}`, async () => i, { kind: 'images:pull' }));
     await Promise.all(ids.map((id) => tasks.wait(id)));
     expect(tasks.list().map((t) => t.title)).toEqual(['t2', 't3', 't4']);
   });
 
   it('close cancels what is still running', async () => {
     const { tasks } = service();
-    const id = tasks.run('Long', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { kind: 'test' });
+    const id = tasks.run('Long', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { kind: 'images:pull' });
     await Promise.resolve();
     await tasks.close();
     expect(tasks.get(id)!.state).toBe('cancelled');
