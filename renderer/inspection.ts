@@ -1,9 +1,10 @@
 /** Pure questions about one proxy's inspection, for the inspector's store and panels (unit-tested in test/unit/renderer/). */
-import type { ProxyChanged, ProxyInspectionView } from '../shared/proxies.js';
+import type { ProxyChanged } from '../shared/proxy-changed.js';
+import type { ProxyInspectionView } from '../shared/proxies.js';
 
 /** True when `change` is about the proxy `name` (the event names it, or its domain is the inspected one). */
 export function concerns(change: ProxyChanged, name: string, inspection: ProxyInspectionView | undefined): boolean {
-  if (change.name === name || change.proxy?.name === name) return true;
+  if (change.name === name || (!change.removed && change.proxy.name === name)) return true;
   return inspection !== undefined && change.host === inspection.proxy.host && change.domain === inspection.proxy.id;
 }
 

@@ -18,7 +18,8 @@ import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './i
 import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
 import { LAUNCH_MANY_MAX, StrategySchema } from './launch-many.js';
-import { FleetListingSchema, ProxyChangedSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyReplaceSchema, ProxyStopSchema } from './proxies.js';
+import { ProxyChangedSchema } from './proxy-changed.js';
+import { FleetListingSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyReplaceSchema, ProxyStopSchema } from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
 import { FleetHealthSchema } from './health.js';

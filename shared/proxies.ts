@@ -126,19 +126,6 @@ export const ProxyInspectionSchema = z.object({
 });
 export type ProxyInspectionView = z.infer<typeof ProxyInspectionSchema>;
 
-/** `proxy:changed`: a lifecycle event of a proxy's domain, with the proxy as it is now (absent once it is gone). */
-export const ProxyChangedSchema = z.object({
-  host: z.string(),
-  /** The libvirt domain name. */
-  domain: z.string(),
-  name: z.string().optional(),
-  /** `STARTED`, `STOPPED`, `UNDEFINED`…, or `RECONCILED` for a change the background listing found. */
-  event: z.string(),
-  removed: z.boolean(),
-  proxy: ProxyRecordSchema.optional(),
-});
-export type ProxyChanged = z.infer<typeof ProxyChangedSchema>;
-
 export const ProxyNameSchema = z.strictObject({ name: ProxySpecSchema.shape.name });
 export const ProxyDeleteSchema = z.strictObject({
   name: ProxySpecSchema.shape.name,

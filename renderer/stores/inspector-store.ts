@@ -7,7 +7,8 @@
 import { create } from 'zustand';
 import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
 import type { EgressApi } from '../../shared/ipc.js';
-import type { ProxyChanged, ProxyInspectionView } from '../../shared/proxies.js';
+import type { ProxyChanged } from '../../shared/proxy-changed.js';
+import type { ProxyInspectionView } from '../../shared/proxies.js';
 import { errorMessage } from '../format.js';
 import { concerns } from '../inspection.js';
 import { useUiStore } from './ui-store.js';

@@ -1,7 +1,8 @@
 /** Proxies: filled by `proxies:list`, kept fresh by `proxy:changed`. Keyed by host and domain. */
 import { create } from 'zustand';
 import type { EgressApi } from '../../shared/ipc.js';
-import type { FleetListingView, ProxyChanged, ProxyRecordView } from '../../shared/proxies.js';
+import type { ProxyChanged } from '../../shared/proxy-changed.js';
+import type { FleetListingView, ProxyRecordView } from '../../shared/proxies.js';
 import { type ProxyKey, proxyKey, recordKey } from '../../shared/proxy-key.js';
 import { errorMessage } from '../format.js';
 import { syncStore } from './sync.js';
@@ -34,7 +35,6 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
         const rest = Object.fromEntries(Object.entries(s.proxies).filter(([k, p]) => !gone(k, p)));
         return Object.keys(rest).length === Object.keys(s.proxies).length ? {} : { proxies: rest };
       }
-      if (!change.proxy) return {};
       return { proxies: { ...s.proxies, [key]: change.proxy } };
     });
   },

@@ -37,7 +37,7 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
       const answer = await backend().proxies.label({ name: proxy.name, ...(Object.keys(set).length ? { set } : {}), ...(remove.length ? { remove } : {}) });
       // The answer is the labels as stored: the row shows them now, not only when the event arrives.
       const live = useProxiesStore.getState().proxies[recordKey(proxy)];
-      if (live && answer.host === proxy.host) useProxiesStore.getState().apply({ host: proxy.host, domain: proxy.id, name: proxy.name, event: 'LABELS_SAVED', removed: false, proxy: { ...live, labels: answer.labels } });
+      if (live && answer.host === proxy.host) useProxiesStore.getState().apply({ host: proxy.host, domain: proxy.id, name: proxy.name, event: 'LABELLED', removed: false, proxy: { ...live, labels: answer.labels } });
       useUiStore.getState().toast(`Labels of ${proxy.name} saved`);
       onClose();
     } catch (err) {

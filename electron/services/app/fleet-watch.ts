@@ -6,7 +6,7 @@
  * proxy and a re-listing reports only what changed.
  */
 import type { EventName, EventPayload } from '../../../shared/ipc.js';
-import type { ProxyChanged } from '../../../shared/proxies.js';
+import { type ProxyChanged, type ProxyEvent, LifecycleEventSchema } from '../../../shared/proxy-changed.js';
 import { type ProxyKey, proxyKey as key } from '../../../shared/proxy-key.js';
 import { type ProxyRecord, toRecord } from '../provider/kvm/context.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
@@ -32,6 +32,11 @@ export interface FleetWatchOptions {
   inherited?: SeenRecords;
   /** How often the fleet is listed again in the background (0 turns it off). */
   reconcileIntervalMs: number;
+}
+
+/** A lifecycle event's name as the contract has it: the client names a value newer than its table UNKNOWN, and so does this. */
+function lifecycleEvent(name: string): ProxyEvent {
+  return LifecycleEventSchema.safeParse(name).data ?? 'UNKNOWN';
 }
 
 export class FleetWatch {
@@ -78,7 +83,7 @@ export class FleetWatch {
   }
 
   /** Records a proxy as it is now and reports it (`event`: the lifecycle event, or what the app did). */
-  changed(proxy: ProxyRecord, event: string): void {
+  changed(proxy: ProxyRecord, event: ProxyEvent): void {
     this.seen.set(key(proxy.host, proxy.id), proxy);
     const payload: ProxyChanged = { host: proxy.host, domain: proxy.id, name: proxy.name, event, removed: false, proxy };
     this.emit('proxy:changed', payload);
@@ -140,10 +145,10 @@ export class FleetWatch {
       const where = this.backend.provider.reportingEntry(host, metadata.host);
       if (!where) return;
       const mine = where.host === host ? known : this.seen.get(key(where.host, event.domain));
-      this.changed(toRecord(where.host, domain, metadata, mine?.addresses ?? [], where.unknownHost), event.event);
+      this.changed(toRecord(where.host, domain, metadata, mine?.addresses ?? [], where.unknownHost), lifecycleEvent(event.event));
     } else {
       this.seen.delete(key(host, event.domain));
-      this.emit('proxy:changed', { host, domain: event.domain, ...(known ? { name: known.name } : {}), event: event.event, removed: true });
+      this.emit('proxy:changed', { host, domain: event.domain, ...(known ? { name: known.name } : {}), event: lifecycleEvent(event.event), removed: true });
     }
   }
 

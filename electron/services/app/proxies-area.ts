@@ -15,6 +15,10 @@ import type { FleetBackend } from './fleet-backend.js';
 import type { Live } from './live-backend.js';
 import { seedView } from './seed-view.js';
 import { messageOf } from '../../../shared/errors.js';
+import type { ProxyEvent } from '../../../shared/proxy-changed.js';
+
+/** The `proxy:changed` event after a start, stop or delete task that still finds the proxy listed. */
+const DID = { start: 'START', stop: 'STOP', delete: 'DELETE' } as const satisfies Record<string, ProxyEvent>;
 
 export class ProxiesArea implements AreaService<'proxies'> {
   constructor(
@@ -223,7 +227,7 @@ export class ProxiesArea implements AreaService<'proxies'> {
         const result = await fn(backend);
         ctx.stepDone();
         const now = await backend.provider.get(name).catch(() => undefined);
-        if (now) watch.changed(now, verb.toUpperCase());
+        if (now) watch.changed(now, DID[verb]);
         else if (verb === 'delete') watch.deleted(name, 'host' in result && typeof result.host === 'string' ? result.host : undefined);
         return result;
       },

@@ -75,7 +75,7 @@ describe('channels: proxies', () => {
     const seen = [...new Set(updates.map((t) => t.step).filter(Boolean))];
     expect(seen).toEqual([...LAUNCH_STEPS]);
     // And the fleet changed: libvirt's lifecycle events came through as proxy:changed.
-    expect(app.eventsOf('proxy:changed').some((e) => e.name === 'p1' && e.event === 'STARTED' && e.proxy?.state === 'running')).toBe(true);
+    expect(app.eventsOf('proxy:changed').some((e) => e.name === 'p1' && e.event === 'STARTED' && !e.removed && e.proxy.state === 'running')).toBe(true);
   });
 
   it('proxies:list lists the fleet with per-host status', async () => {

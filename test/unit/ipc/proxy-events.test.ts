@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { instanceId } from '../../../electron/services/provider/kvm/names.js';
-import type { ProxyChanged } from '../../../shared/proxies.js';
+import type { ProxyChanged } from '../../../shared/proxy-changed.js';
 import type { Task } from '../../../shared/tasks.js';
 import { type AppFixture, appFixture } from './app-fixture.js';
 

@@ -82,13 +82,13 @@ describe('inspector store', () => {
     const s = useInspectorStore.getState();
     ui().inspect('web-1');
     await s.refresh(b.api);
-    const change = { host: 'edge-a', domain: web1.proxy.id, name: 'web-1', removed: false };
+    const change = { host: 'edge-a', domain: web1.proxy.id, name: 'web-1', removed: false, proxy: web1.proxy } as const;
     s.changed(b.api, { ...change, event: 'STARTED' });
     s.changed(b.api, { ...change, event: 'RESUMED' });
-    s.changed(b.api, { host: 'edge-a', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'STARTED', removed: false });
+    s.changed(b.api, { host: 'edge-a', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'STARTED', removed: false, proxy: proxyRecord({ name: 'web-2', id: 'ep-web-2-abcdef' }) });
     await vi.runAllTimersAsync();
     expect(b.calls.length).toBe(2);
-    s.changed(b.api, { ...change, event: 'UNDEFINED', removed: true });
+    s.changed(b.api, { host: change.host, domain: change.domain, name: change.name, event: 'UNDEFINED', removed: true });
     expect(useInspectorStore.getState()).toMatchObject({ gone: true, inspection: web1 });
   });
 });

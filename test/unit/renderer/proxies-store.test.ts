@@ -39,7 +39,7 @@ describe('proxies store: filling', () => {
     const b = fakeBridge({ 'proxies:list': () => listing.promise });
     const stop = useProxiesStore.getState().start(b.api);
     const started = { ...record('web-1', 'edge-a'), state: 'running' as const };
-    b.emit('proxy:changed', { host: 'edge-a', domain: started.id, event: 'STARTED', removed: false, proxy: started });
+    b.emit('proxy:changed', { host: 'edge-a', domain: started.id, name: started.name, event: 'STARTED', removed: false, proxy: started });
     listing.resolve({ proxies: [record('web-1', 'edge-a'), record('web-2', 'edge-a')], hosts: [] });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(useProxiesStore.getState().loaded).toBe(true);

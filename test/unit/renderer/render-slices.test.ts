@@ -56,7 +56,7 @@ describe('the Proxies table and the frame above it', () => {
   });
 
   it('re-render when a row or the sort changes', () => {
-    expect(renders(useProxiesStore, tableProxies, () => useProxiesStore.getState().apply({ host: 'edge-a', domain: proxy.id, event: 'STARTED', removed: false, proxy }))).toBe(1);
+    expect(renders(useProxiesStore, tableProxies, () => useProxiesStore.getState().apply({ host: 'edge-a', domain: proxy.id, name: proxy.name, event: 'STARTED', removed: false, proxy }))).toBe(1);
     expect(renders(useUiStore, tableUi, () => useUiStore.getState().setSort({ key: 'age', dir: 'desc' }))).toBe(1);
   });
 
