@@ -17,6 +17,7 @@ import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig, watchPage } from './app-page.js';
 import { type Finding, audit } from './axe-audit.js';
 import { VIEWPORT } from './chromium.js';
+import { nav, proxiesTable } from './page-objects.js';
 
 const env = testEnv();
 const proxies = fakeProxies(3);
@@ -31,7 +32,6 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
     const findings = await audit(page);
     if (findings.length) found[`${theme}: ${what}`] = findings;
   };
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
   const dialog = (name: string | RegExp) => page.getByRole('dialog', { name });
   const heading = (name: string) => page.getByRole('heading', { name, exact: true, level: 2 });
   /** Opens a dialog or form, checks it, and closes it with Escape (nothing is ever confirmed). */
@@ -44,8 +44,8 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   };
 
   // Proxies: the table, a row selected, the delete confirmation, the Launch dialog.
-  await nav('Proxies').click();
-  const table = page.getByRole('table', { name: 'Proxies' });
+  await nav(page, 'Proxies').click();
+  const table = proxiesTable(page);
   await table.getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
   await check('Proxies');
   await table.getByRole('checkbox', { name: 'Select bulk-0001' }).check();
@@ -91,7 +91,7 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await check('Inspector, proxy gone');
 
   // Hosts: the local host connected, its add, edit and remove dialogs.
-  await nav('Hosts').click();
+  await nav(page, 'Hosts').click();
   await page.getByRole('article', { name: 'local' }).getByText(/libvirt \d/).waitFor({ timeout: 60_000 });
   await check('Hosts');
   await visit(page.getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }), dialog(/host/i), 'Add host dialog');
@@ -99,7 +99,7 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await visit(page.getByRole('button', { name: 'Remove local', exact: true }), dialog(/local/), 'Remove host dialog');
 
   // Images & machine types: the tables, the add forms, the remove dialog.
-  await nav('Images & machine types').click();
+  await nav(page, 'Images & machine types').click();
   await heading('Images & machine types').waitFor();
   const types = page.getByRole('region', { name: 'Machine types' });
   await types.getByRole('row', { name: /medium/ }).waitFor({ timeout: 30_000 });
@@ -118,7 +118,7 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await visit(types.getByRole('button', { name: 'Remove medium', exact: true }), dialog(/medium/), 'Remove machine type dialog');
 
   // Config: the export shown, an import previewed.
-  await nav('Config').click();
+  await nav(page, 'Config').click();
   await heading('Config').waitFor();
   await page.getByRole('button', { name: 'Show export' }).click();
   await page.getByRole('textbox', { name: 'Exported config' }).waitFor({ timeout: 30_000 });
@@ -138,12 +138,12 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await dialog('Replace the config?').getByRole('button', { name: 'Cancel' }).click();
 
   // Tasks.
-  await nav('Tasks').click();
+  await nav(page, 'Tasks').click();
   await heading('Tasks').waitFor();
   await check('Tasks');
 
   // Settings: the form, then with a field refused inline (nothing is saved: the form is discarded).
-  await nav('Settings').click();
+  await nav(page, 'Settings').click();
   const settings = page.getByRole('form', { name: 'Settings' });
   await settings.waitFor();
   await check('Settings');

@@ -21,6 +21,7 @@ import { tinyImage } from '../support/provider.js';
 import { giveTree, userHome } from '../support/users.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
+import { nav, proxiesTable } from './page-objects.js';
 
 /** Where every run's screenshots go, and where `npm run screenshots` publishes the README's. */
 export const SHOTS = join(repoRoot, 'test-results', 'screenshots');
@@ -130,7 +131,7 @@ export async function openApp(options: OpenAppOptions): Promise<AppPage> {
       context,
       page,
       errors,
-      nav: (name) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true }),
+      nav: (name) => nav(page, name),
       close: async () => {
         await b.close();
         await serve.stop();
@@ -163,7 +164,7 @@ export async function openTinyApp(env: TestEnv, prefix: string): Promise<{ app: 
 
 /** Waits until the Proxies view has loaded: its table, or the empty state (other test files' proxies may be on the same libvirtd). */
 export async function proxiesLoaded(page: Page): Promise<void> {
-  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(page.getByRole('table', { name: 'Proxies' })).waitFor({ timeout: 60_000 });
+  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(proxiesTable(page)).waitFor({ timeout: 60_000 });
 }
 
 /** What {@link useTinyApp} opens, filled in before the file's tests run. */

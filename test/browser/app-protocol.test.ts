@@ -26,6 +26,7 @@ import { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 import { repoRoot } from '../support/dist.js';
 import { testEnv } from '../support/env.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
+import { nav } from './page-objects.js';
 
 const rendererDir = join(repoRoot, 'dist', 'renderer');
 const env = testEnv();
@@ -119,11 +120,10 @@ describe('the desktop window\'s renderer, as the app scheme serves it', () => {
       const response = await page.goto(`${origin}/index.html`);
       // The CSP travels as a header as well as the page's meta tag.
       expect(response?.headers()['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
-      const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
-      await expect(nav('Proxies').getAttribute('aria-current', { timeout: 30_000 })).resolves.toBe('page');
+      await expect(nav(page, 'Proxies').getAttribute('aria-current', { timeout: 30_000 })).resolves.toBe('page');
       await page.getByRole('heading', { name: 'Proxies', exact: true, level: 2 }).waitFor({ timeout: 30_000 });
       // A round trip through the bridge to the real backend: the config's host, connected.
-      await nav('Hosts').click();
+      await nav(page, 'Hosts').click();
       await page.getByRole('region', { name: 'Hosts' }).getByRole('row', { name: /^local\b/ }).waitFor({ timeout: 60_000 });
       expect(problems).toEqual([]);
     } finally {

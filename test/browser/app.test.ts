@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/dist.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
+import { nav } from './page-objects.js';
 
 const shots = join(repoRoot, 'test-results', 'screenshots');
 const committed = join(repoRoot, 'docs', 'screenshots', 'app-config.png');
@@ -60,7 +61,7 @@ function watch(p: Page): Page {
 
 /** Opens the Config view (the app remembers the last view) and waits for its Hosts table, drawn once config:get has answered. */
 async function ready(p: Page): Promise<void> {
-  await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Config' }).click({ timeout: 30_000 });
+  await nav(p, 'Config').click({ timeout: 30_000 });
   await p.getByRole('heading', { name: 'Hosts' }).waitFor({ timeout: 30_000 });
 }
 

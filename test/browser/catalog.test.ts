@@ -22,6 +22,7 @@ import { type AppPage, DOCS_SHOTS, SHOTS, localHost, openApp, testConfig, watchP
 import { VIEWPORT } from './chromium.js';
 import { publishScreenshot } from './screenshots.js';
 import type { ServeProcess } from './serve-process.js';
+import { nav } from './page-objects.js';
 
 const env = testEnv();
 const shots = SHOTS;
@@ -36,7 +37,6 @@ let serve: ServeProcess;
 let browser: Browser;
 let page: Page;
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
 const types = () => page.getByRole('region', { name: 'Machine types' });
 const images = () => page.getByRole('region', { name: 'Images' });
 const onDisk = (): ProviderConfig => parseConfigText(readFileSync(join(home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
@@ -65,7 +65,7 @@ beforeAll(async () => {
     },
   });
   ({ home, page, browser, serve } = app);
-  await nav('Images & machine types').click({ timeout: 30_000 });
+  await nav(page, 'Images & machine types').click({ timeout: 30_000 });
   await types().getByRole('row', { name: /^tiny\b/ }).waitFor();
 });
 
@@ -239,7 +239,7 @@ describe('browser: an image, added, pulled and verified', () => {
     const darkPage = await dark.newPage();
     watchPage(darkPage, app.errors);
     await darkPage.goto(`${serve.origin}/`);
-    await darkPage.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
+    await nav(darkPage, 'Images & machine types').click({ timeout: 30_000 });
     await darkPage.getByRole('region', { name: 'Images' }).getByRole('row', { name: /^egtest-img\b/ }).waitFor();
     await expect(darkPage.evaluate('getComputedStyle(document.body).backgroundColor')).resolves.not.toBe('rgb(255, 255, 255)');
     await darkPage.screenshot({ path: join(shots, 'catalog-dark.png') });

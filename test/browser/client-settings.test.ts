@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import { useTinyApp } from './app-page.js';
+import { proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-client-s';
@@ -24,7 +25,7 @@ beforeAll(() => {
 describe('Client settings from the table, against the real backend', () => {
   it('opens from the row, picks formats, and says why a proxy without an address has none', async () => {
     await lane.cli('launch', NAME, '--host', 'local');
-    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) });
+    const row = proxyRow(page, NAME);
     await row.getByRole('button', { name: `Client settings of ${NAME}` }).click({ timeout: 60_000 });
     const dialog = page.getByRole('dialog', { name: `Client settings for ${NAME}` });
     await dialog.getByRole('alert').getByText(new RegExp(`${NAME}: not running with a known address yet`)).waitFor();

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppPage, openApp } from './app-page.js';
 import { VIEWPORT } from './chromium.js';
 import type { ServeProcess } from './serve-process.js';
+import { nav as navTo } from './page-objects.js';
 
 const HOST = 'cfgtest-host';
 const SHA = 'a'.repeat(64);
@@ -129,7 +130,7 @@ describe('browser: the Config view exports and imports', () => {
       push = (payload) => ws.send(JSON.stringify({ event: 'app:command', payload }));
     });
     await p.goto(`${serve.origin}/`);
-    await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Proxies', exact: true }).click();
+    await navTo(p, 'Proxies').click();
     await expect.poll(() => push !== undefined).toBe(true);
     push!({ command: 'import', fileName: '/home/me/edge.json', text: JSON.stringify({ type: 'kvm', kvm: { hosts: [{ name: 'edge-z', address: '192.0.2.7' }] } }), syntax: 'json' });
     const importPanel = p.getByRole('region', { name: 'Import' });

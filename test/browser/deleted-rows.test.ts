@@ -13,6 +13,7 @@ import { findDomainByName } from '../../electron/libvirt/index.js';
 import { instanceId } from '../../electron/services/provider/kvm/names.js';
 import { testEnv } from '../support/env.js';
 import { useTinyApp } from './app-page.js';
+import { nav, proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-rows-1';
@@ -23,9 +24,6 @@ beforeAll(() => {
   ({ page } = lane);
 });
 const cli = (...args: string[]): Promise<string> => lane.cli(...args);
-const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
-const table = () => page.getByRole('table', { name: 'Proxies' });
-const row = () => table().getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) });
 
 describe('deleted rows: against the real libvirtd', () => {
   it('shows a proxy launched and stopped outside the app as stopped', async () => {
@@ -33,12 +31,12 @@ describe('deleted rows: against the real libvirtd', () => {
     // No guest answers the power button: a zero timeout forces it off at once.
     await cli('stop', NAME, '--timeout', '0');
     await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await row().getByText('shutoff', { exact: true }).waitFor({ timeout: 60_000 });
+    await proxyRow(page, NAME).getByText('shutoff', { exact: true }).waitFor({ timeout: 60_000 });
   }, 180_000);
 
   it('drops the row of a stopped proxy deleted after a config edit, without a reload', async () => {
     // The edit: a machine type saved in the catalog view, which rebuilds the backend.
-    await nav('Images & machine types').click();
+    await nav(page, 'Images & machine types').click();
     const types = page.getByRole('region', { name: 'Machine types' });
     await types.getByRole('button', { name: 'Add machine type' }).click();
     const form = types.getByRole('group', { name: 'New machine type' });
@@ -49,16 +47,16 @@ describe('deleted rows: against the real libvirtd', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     await types.getByRole('row', { name: /^egtest-rows\b/ }).waitFor();
 
-    await nav('Proxies').click();
+    await nav(page, 'Proxies').click();
     await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await table().getByRole('checkbox', { name: `Select ${NAME}` }).check();
+    await proxiesTable(page).getByRole('checkbox', { name: `Select ${NAME}` }).check();
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('dialog', { name: `Delete ${NAME}?` });
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await confirm.waitFor({ state: 'detached' });
     // Gone on the host first, so that a row still shown is the renderer's, not libvirt's.
     await expect.poll(async () => findDomainByName(lane.client, instanceId(NAME)), { timeout: 60_000 }).toBeNull();
-    await expect.poll(() => row().count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => proxyRow(page, NAME).count(), { timeout: 15_000 }).toBe(0);
   }, 120_000);
 
   it('logs no CSP violation or page error', () => {

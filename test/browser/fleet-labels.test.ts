@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import { useTinyApp } from './app-page.js';
+import { proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const PROD = 'egtest-fleet-p';
@@ -20,8 +21,6 @@ beforeAll(() => {
   ({ page } = lane);
 });
 const cli = (...args: string[]): Promise<string> => lane.cli(...args);
-const table = () => page.getByRole('table', { name: 'Proxies' });
-const row = (name: string) => table().getByRole('row', { name: new RegExp(`\\b${name}\\b`) });
 
 describe('labels and expiry in the table, against the real libvirtd', () => {
   it('filters by env=…, shows the labels and the countdown', async () => {
@@ -29,18 +28,18 @@ describe('labels and expiry in the table, against the real libvirtd', () => {
     await cli('launch', DEV, '--host', 'local', '--label', 'env=dev');
     const filter = page.getByRole('searchbox', { name: 'Filter proxies' });
     await filter.fill('env=prod');
-    await row(PROD).getByText('env=prod', { exact: true }).waitFor({ timeout: 60_000 });
-    await row(PROD).getByText(/⏱ 7h 5\dm left/).waitFor();
-    await row(DEV).waitFor({ state: 'detached' });
+    await proxyRow(page, PROD).getByText('env=prod', { exact: true }).waitFor({ timeout: 60_000 });
+    await proxyRow(page, PROD).getByText(/⏱ 7h 5\dm left/).waitFor();
+    await proxyRow(page, DEV).waitFor({ state: 'detached' });
     await filter.fill('env=dev');
-    await row(DEV).getByText('env=dev', { exact: true }).waitFor();
-    await row(PROD).waitFor({ state: 'detached' });
+    await proxyRow(page, DEV).getByText('env=dev', { exact: true }).waitFor();
+    await proxyRow(page, PROD).waitFor({ state: 'detached' });
   }, 180_000);
 
   it('edits a label in the app (no restart), and the filter and the grouping follow it', async () => {
     const filter = page.getByRole('searchbox', { name: 'Filter proxies' });
     await filter.fill('');
-    await table().getByRole('checkbox', { name: `Select ${DEV}` }).check({ timeout: 60_000 });
+    await proxiesTable(page).getByRole('checkbox', { name: `Select ${DEV}` }).check({ timeout: 60_000 });
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Labels' }).click();
     const dialog = page.getByRole('dialog', { name: `Labels of ${DEV}` });
     const field = dialog.getByRole('textbox', { name: 'Labels' });
@@ -53,14 +52,14 @@ describe('labels and expiry in the table, against the real libvirtd', () => {
     await dialog.waitFor({ state: 'detached', timeout: 60_000 });
     expect(await lane.cli('list', '-l', 'tier=edge')).toContain(DEV);
     await filter.fill('env=prod');
-    await row(DEV).getByText('tier=edge', { exact: true }).waitFor({ timeout: 30_000 });
-    await row(PROD).waitFor();
+    await proxyRow(page, DEV).getByText('tier=edge', { exact: true }).waitFor({ timeout: 30_000 });
+    await proxyRow(page, PROD).waitFor();
     await filter.fill('');
     await page.getByRole('combobox', { name: /Group by/ }).selectOption('tier');
-    await table().getByRole('row', { name: /tier=edge\s*1 proxy/ }).waitFor();
-    await table().getByRole('row', { name: /no tier\s*1 proxy/ }).waitFor();
+    await proxiesTable(page).getByRole('row', { name: /tier=edge\s*1 proxy/ }).waitFor();
+    await proxiesTable(page).getByRole('row', { name: /no tier\s*1 proxy/ }).waitFor();
     await page.getByRole('combobox', { name: /Group by/ }).selectOption('');
-    await table().getByRole('row', { name: /no tier/ }).waitFor({ state: 'detached' });
+    await proxiesTable(page).getByRole('row', { name: /no tier/ }).waitFor({ state: 'detached' });
     expect(lane.app.errors).toEqual([]);
   }, 180_000);
 });

@@ -14,6 +14,7 @@ import { findDomainByName } from '../../electron/libvirt/index.js';
 import { alternateInstanceId, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { testEnv } from '../support/env.js';
 import { useTinyApp } from './app-page.js';
+import { proxiesTable } from './page-objects.js';
 
 const env = testEnv();
 const PATTERN = 'egtest-many-{n}';
@@ -61,7 +62,7 @@ describe('launch many and replace, against the real backend', () => {
   it('Replace from the table: the replacement appears beside the old one; cancelled in Tasks, it goes and the old one runs on', async () => {
     await lane.cli('launch', OLD, '--host', 'local');
     const oldId = (await findDomainByName(lane.client, instanceId(OLD)))!.id;
-    const table = page.getByRole('table', { name: 'Proxies' });
+    const table = proxiesTable(page);
     // The row's own ↻ sits in the Actions column, beyond the table's edge at the lane's 1280 px
     // (as are Copy URL and Inspect): the selection's Replace in the toolbar is what a person sees there.
     await table.getByRole('checkbox', { name: `Select ${OLD}` }).check({ timeout: 60_000 });

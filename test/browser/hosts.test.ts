@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
+import { nav } from './page-objects.js';
 
 const env = testEnv();
 const SSH_HOST = 'egtest-hosts-ssh';
@@ -28,7 +29,6 @@ let page: Page;
 const realKnownHosts = join(homedir(), '.ssh', 'known_hosts');
 const realBefore = existsSync(realKnownHosts) ? readFileSync(realKnownHosts, 'utf8') : undefined;
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
 const hostsRegion = () => page.getByRole('region', { name: 'Hosts' });
 const card = (name: string) => hostsRegion().getByRole('article', { name });
 
@@ -63,7 +63,7 @@ afterAll(async () => {
 
 describe('browser: the Hosts view against the real sshd', () => {
   it('starts with the local host only, connected', async () => {
-    await nav('Hosts').click();
+    await nav(page, 'Hosts').click();
     await card('local').getByText('connected', { exact: true }).waitFor({ timeout: 60_000 });
     await expect(hostsRegion().getByRole('article').count()).resolves.toBe(1);
   });

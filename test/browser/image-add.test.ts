@@ -25,6 +25,7 @@ import { bufferFile, sha256, TestServer } from '../unit/images/server.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
+import { nav } from './page-objects.js';
 
 const env = testEnv();
 const disk = Buffer.from('a debian genericcloud stand-in\n'.repeat(200_000));
@@ -56,7 +57,7 @@ beforeAll(async () => {
   server.files.set('/bad/SHA512SUMS', bufferFile(Buffer.from(`${sha512(Buffer.from('another file'))}  disk.qcow2\n`)));
   app = await openApp({ prefix: 'egress-image-add-', config: () => testConfig(env) });
   page = app.page;
-  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
+  await nav(page, 'Images & machine types').click({ timeout: 30_000 });
   await images().waitFor();
 });
 
@@ -91,7 +92,7 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
       backend.onMessage((m) => ws.send(String(m).replaceAll(local, published)));
     });
     await p.goto(`${app.serve.origin}/`);
-    await p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Images & machine types', exact: true }).click({ timeout: 30_000 });
+    await nav(p, 'Images & machine types').click({ timeout: 30_000 });
     const region = p.getByRole('region', { name: 'Images', exact: true });
     // Click one: Debian 12's quick-add button opens Add image with it chosen and its checksum file read.
     const quick = region.getByRole('group', { name: 'Add a well-known image' });

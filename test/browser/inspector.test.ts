@@ -23,6 +23,7 @@ import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from 
 import { VIEWPORT } from './chromium.js';
 import { publishScreenshot } from './screenshots.js';
 import type { ServeProcess } from './serve-process.js';
+import { proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const shots = SHOTS;
@@ -43,7 +44,6 @@ let client: LibvirtClient | undefined;
 /** Another page of this test (dark theme): its errors count with the first page's. */
 const watch = (p: Page): Page => watchPage(p, app.errors);
 
-const table = (p: Page) => p.getByRole('table', { name: 'Proxies' });
 /**
  * Filters the table down to this file's proxy: other test files' proxies may share the
  * libvirtd, and the table renders only a window of its rows.
@@ -91,7 +91,7 @@ beforeAll(async () => {
   client ??= await systemClient();
   ownBase = (await findVolume(client, await testPool(client), baseVolumeName(sha256, 'qcow2'))) === null;
   // Loaded: the table, or the empty state (other test files' proxies may be on the same libvirtd).
-  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table(page)).waitFor({ timeout: 60_000 });
+  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(proxiesTable(page)).waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -105,13 +105,13 @@ describe('the inspector: against the real libvirtd', () => {
     const launched = (await page.evaluate(`window.egress.invoke('proxies:launch', ${JSON.stringify({ name: NAME, host: 'local' })})`)) as { ok: boolean };
     expect(launched.ok).toBe(true);
     await showOnly(page);
-    const row = table(page).getByRole('row', { name: new RegExp(NAME) });
+    const row = proxyRow(page, NAME);
     await row.waitFor({ timeout: 120_000 });
     await row.getByText('running', { exact: true }).waitFor({ timeout: 60_000 });
   }, 240_000);
 
   it('opens by its Inspect button, with the metadata fields libvirt has', async () => {
-    await table(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
     const view = inspector(page);
     await view.waitFor();
     await expect(tab(page, 'Overview').getAttribute('aria-selected')).resolves.toBe('true');
@@ -237,21 +237,21 @@ describe('the inspector: against the real libvirtd', () => {
     // After the reload the filter is empty: the row is brought into view however many proxies there are.
     await page.keyboard.press('Escape');
     await inspector(page).waitFor({ state: 'detached' });
-    const inspect = table(page).getByRole('button', { name: `Inspect ${NAME}` });
+    const inspect = proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` });
     await inspect.waitFor({ timeout: 30_000 });
     await expect.poll(() => inspect.evaluate((el) => el === document.activeElement)).toBe(true);
   });
 
   it('keeps the table’s filter while the inspector is open', async () => {
     await showOnly(page);
-    await table(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
     await inspector(page).waitFor();
     await page.keyboard.press('Escape');
     await expect(page.getByRole('searchbox', { name: 'Filter proxies' }).inputValue()).resolves.toBe(NAME);
   });
 
   it('opens by keyboard (Enter on the focused row) and by double-click, and closes with its buttons', async () => {
-    const row = table(page).getByRole('row', { name: new RegExp(NAME) });
+    const row = proxyRow(page, NAME);
     await row.focus();
     await page.keyboard.press('Enter');
     await inspector(page).waitFor();
@@ -264,11 +264,11 @@ describe('the inspector: against the real libvirtd', () => {
     await row.getByRole('cell').filter({ hasText: /^local$/ }).dblclick();
     await inspector(page).waitFor();
     await inspector(page).getByRole('button', { name: 'Close inspector' }).click();
-    await table(page).waitFor();
+    await proxiesTable(page).waitFor();
   });
 
   it('is the same in dark, and opens where it was left', async () => {
-    await table(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
     await tab(page, 'Domain XML').click();
     const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
     const p = watch(await context.newPage());
@@ -294,7 +294,7 @@ describe('the inspector: against the real libvirtd', () => {
     await expect(inspector(page).getByRole('tabpanel', { name: 'Overview' }).getByRole('button', { name: 'Copy URL' }).isDisabled()).resolves.toBe(true);
     await inspector(page).getByRole('alert').getByRole('button', { name: 'Back to proxies' }).click();
     await inspector(page).waitFor({ state: 'detached' });
-    await page.getByRole('heading', { name: 'Launch your first proxy' }).or(table(page)).waitFor();
+    await page.getByRole('heading', { name: 'Launch your first proxy' }).or(proxiesTable(page)).waitFor();
     await expect.poll(() => page.getByRole('row', { name: new RegExp(NAME) }).count(), { timeout: 60_000 }).toBe(0);
     client ??= await systemClient();
     expect(await findDomainByName(client, instanceId(NAME))).toBeNull();

@@ -10,19 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
+import { proxiesTable } from './page-objects.js';
 
 const env = testEnv();
 let app: AppPage;
 let page: Page;
 
-const table = () => page.getByRole('table', { name: 'Proxies' });
 const inspector = () => page.getByRole('region', { name: /^Inspector for / });
 
 /** Opens the inspector from the table (closing one a failed test left open, so each test stands alone). */
 async function inspect(name: string): Promise<void> {
   const back = inspector().getByRole('button', { name: 'Back to proxies' }).first();
   if (await back.count()) await back.click();
-  await table().getByRole('button', { name: `Inspect ${name}`, exact: true }).click();
+  await proxiesTable(page).getByRole('button', { name: `Inspect ${name}`, exact: true }).click();
   await inspector().waitFor();
 }
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   page = app.page;
   await routeProxiesList(page, fakeProxies(3));
   await page.reload();
-  await table().getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
+  await proxiesTable(page).getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -42,7 +42,7 @@ describe('navigation: one owner', () => {
   it('the sidebar\'s Proxies closes the inspector and shows the table', async () => {
     await inspect('bulk-0001');
     await app.nav('Proxies').click();
-    await table().waitFor({ timeout: 5000 });
+    await proxiesTable(page).waitFor({ timeout: 5000 });
     await expect(inspector().count()).resolves.toBe(0);
     await expect(app.nav('Proxies').getAttribute('aria-current')).resolves.toBe('page');
   });
@@ -52,11 +52,11 @@ describe('navigation: one owner', () => {
     await app.nav('Hosts').click();
     await page.getByRole('heading', { name: 'Hosts', exact: true, level: 2 }).waitFor();
     await app.nav('Proxies').click();
-    await table().waitFor({ timeout: 5000 });
+    await proxiesTable(page).waitFor({ timeout: 5000 });
     await expect(inspector().count()).resolves.toBe(0);
     // And it stays closed over a reload (the remembered place is the table).
     await page.reload();
-    await table().getByRole('row', { name: /bulk-0002/ }).waitFor({ timeout: 30_000 });
+    await proxiesTable(page).getByRole('row', { name: /bulk-0002/ }).waitFor({ timeout: 30_000 });
     await expect(inspector().count()).resolves.toBe(0);
   });
 
@@ -64,7 +64,7 @@ describe('navigation: one owner', () => {
     await inspect('bulk-0000');
     // The head's Back (a gone proxy's notice has one too).
     await inspector().getByRole('button', { name: 'Back to proxies' }).first().click();
-    await table().waitFor();
+    await proxiesTable(page).waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Inspect bulk-0000');
   });
 

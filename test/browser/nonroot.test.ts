@@ -17,6 +17,7 @@ import { hypervisorState, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { foreignOrOpenEntries, testUsers } from '../support/users.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
+import { nav, proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const { member } = testUsers(env);
@@ -30,9 +31,6 @@ let base: string;
 
 const hostsRegion = () => page.getByRole('region', { name: 'Hosts' });
 const card = (name: string) => hostsRegion().getByRole('article', { name });
-const nav = (name: string) => page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
-const table = () => page.getByRole('table', { name: 'Proxies' });
-const row = () => table().getByRole('row', { name: new RegExp(NAME) });
 
 async function fill(dialog: Locator, fields: Record<string, string>): Promise<void> {
   for (const [label, value] of Object.entries(fields)) await dialog.getByRole('textbox', { name: label, exact: true }).fill(value);
@@ -65,7 +63,7 @@ afterAll(async () => {
 
 describe('browser: serve as a member of the libvirt group', () => {
   it('connects to the local host through polkit', async () => {
-    await nav('Hosts').click();
+    await nav(page, 'Hosts').click();
     await card('local').getByText('connected', { exact: true }).waitFor({ timeout: 60_000 });
     await card('local').getByText(/libvirt \d+\.\d+/).waitFor({ timeout: 30_000 });
   });
@@ -95,7 +93,7 @@ describe('browser: serve as a member of the libvirt group', () => {
   });
 
   it('launches a proxy by clicking; it boots on qemu:///system', async () => {
-    await nav('Proxies').click();
+    await nav(page, 'Proxies').click();
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click({ timeout: 60_000 });
     const form = page.getByRole('dialog', { name: 'Launch a proxy' });
     await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
@@ -112,7 +110,7 @@ describe('browser: serve as a member of the libvirt group', () => {
 
   it('opens the serial console of the proxy', async () => {
     await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await table().getByRole('button', { name: `Inspect ${NAME}` }).click({ timeout: 60_000 });
+    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click({ timeout: 60_000 });
     const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
     await inspector.getByRole('tablist').getByRole('tab', { name: 'Console', exact: true }).click();
     const panel = inspector.getByRole('region', { name: `Serial console of ${NAME}` });
@@ -126,10 +124,10 @@ describe('browser: serve as a member of the libvirt group', () => {
 
   it('deletes it through the confirmation', async () => {
     await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await table().getByRole('checkbox', { name: `Select ${NAME}` }).check();
+    await proxiesTable(page).getByRole('checkbox', { name: `Select ${NAME}` }).check();
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog', { name: `Delete ${NAME}?` }).getByRole('button', { name: 'Delete' }).click();
-    await row().waitFor({ state: 'detached', timeout: 2 * 60_000 });
+    await proxyRow(page, NAME).waitFor({ state: 'detached', timeout: 2 * 60_000 });
     expect((await hypervisorState(client)).domains).not.toContain(instanceId(NAME));
   }, 3 * 60_000);
 

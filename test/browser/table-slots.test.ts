@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
+import { proxiesTable } from './page-objects.js';
 
 const env = testEnv();
 let app: AppPage;
 let page: Page;
 
-const table = () => page.getByRole('table', { name: 'Proxies' });
 const ROW_HEIGHT = 36; // .grid-row in renderer/styles.css
 
 /** What has the focus: the proxy of the row it is in (data-key), its aria-rowindex, and the element's own name. */
@@ -50,7 +50,7 @@ beforeAll(async () => {
   page = app.page;
   await routeProxiesList(page, fakeProxies(300));
   await page.reload();
-  await table().getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
+  await proxiesTable(page).getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -78,7 +78,7 @@ describe('the Proxies table\'s row slots', () => {
 
   it('walks row by row with the arrow keys, far past the rows first rendered', async () => {
     await toTop();
-    const first = table().locator('[role=row][data-key]').first();
+    const first = proxiesTable(page).locator('[role=row][data-key]').first();
     await first.focus();
     const seen = new Set<string>();
     let at = await focused();
@@ -99,7 +99,7 @@ describe('the Proxies table\'s row slots', () => {
 
   it('walks on when arrow keys come faster than frames (a held key on a busy machine)', async () => {
     await toTop();
-    await table().locator('[role=row][data-key]').first().focus();
+    await proxiesTable(page).locator('[role=row][data-key]').first().focus();
     const before = await focused();
     // Forty presses (past the rows first rendered) with no frame between them: each a task of its own, as real key events are
     // (the awaits let React finish each one), but the body's scroll event waits for a frame.
@@ -116,8 +116,8 @@ describe('the Proxies table\'s row slots', () => {
   it('keeps the focus on its proxy when its slot shows another, and Enter opens that proxy', async () => {
     await toTop();
     await scrollBy(3);
-    const name = await table().locator('[role=row][data-key]').nth(8).locator('.col-name').evaluate((el) => el.firstChild?.textContent ?? '');
-    const inspect = table().getByRole('button', { name: `Inspect ${name}`, exact: true });
+    const name = await proxiesTable(page).locator('[role=row][data-key]').nth(8).locator('.col-name').evaluate((el) => el.firstChild?.textContent ?? '');
+    const inspect = proxiesTable(page).getByRole('button', { name: `Inspect ${name}`, exact: true });
     await inspect.focus();
     const before = await focused();
     // Two rows down: every slot now shows another proxy; this one's row is two slots higher.
@@ -128,12 +128,12 @@ describe('the Proxies table\'s row slots', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('region', { name: `Inspector for ${name}` }).waitFor({ timeout: 10_000 });
     await page.keyboard.press('Escape');
-    await table().waitFor();
+    await proxiesTable(page).waitFor();
   });
 
   it('lets go of the focus when its proxy scrolls out of the window, so Enter acts on nothing', async () => {
     await toTop();
-    const row = table().locator('[role=row][data-key]').nth(2);
+    const row = proxiesTable(page).locator('[role=row][data-key]').nth(2);
     await row.focus();
     await scrollBy(120);
     const at = await focused();

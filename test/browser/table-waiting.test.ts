@@ -14,6 +14,7 @@ import { fakeProxies, routeAnswers } from '../../bench/browser/fake-listing.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
 import { audit } from './axe-audit.js';
+import { proxiesTable } from './page-objects.js';
 
 const env = testEnv();
 let app: AppPage;
@@ -22,7 +23,6 @@ let release: () => void;
 /** Where the table's body was while waiting. */
 let waitingTop = Number.NaN;
 
-const table = () => page.getByRole('table', { name: 'Proxies' });
 const summary = () => page.getByRole('group', { name: 'Fleet summary' });
 
 beforeAll(async () => {
@@ -58,8 +58,8 @@ describe('the Proxies table before its listing arrives', () => {
     expect(state.filled).toBe(true);
     expect(state.hidden).toBe(true);
     expect(state.rows).toBe(0);
-    await expect(table().getAttribute('aria-busy')).resolves.toBe('true');
-    await expect(table().getByRole('row').count()).resolves.toBe(1); // the head's
+    await expect(proxiesTable(page).getAttribute('aria-busy')).resolves.toBe('true');
+    await expect(proxiesTable(page).getByRole('row').count()).resolves.toBe(1); // the head's
     await expect(summary().getByRole('button', { name: /healthy/ }).isDisabled()).resolves.toBe(true);
     await expect(summary().textContent()).resolves.toMatch(/– healthy.*listing the proxies/);
     await page.screenshot({ path: join(SHOTS, 'proxies-waiting.png') });
@@ -75,7 +75,7 @@ describe('the Proxies table before its listing arrives', () => {
 
   it('gives the stand-ins\' elements to the listing\'s rows, and the table stays where it was', async () => {
     release();
-    await table().getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
+    await proxiesTable(page).getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
     const after = await page.evaluate(() => {
       const probe = document.querySelector<HTMLElement>('.grid-body [data-probe=stand-in]');
       return {
@@ -87,7 +87,7 @@ describe('the Proxies table before its listing arrives', () => {
     expect(after.probe, 'the first stand-in\'s element is a row now').toEqual({ role: 'row', key: expect.stringMatching(/^local\/ep-bulk-\d+$/), hidden: null, inert: false });
     expect(after.placeholders).toBe(0);
     expect(after.top).toBe(waitingTop);
-    await expect(table().getAttribute('aria-busy')).resolves.toBe('false');
+    await expect(proxiesTable(page).getAttribute('aria-busy')).resolves.toBe('false');
     await expect(summary().getByRole('button', { name: /healthy/ }).isDisabled()).resolves.toBe(false);
     await expect(summary().textContent()).resolves.toMatch(/of 300 measured/);
     expect(await audit(page)).toEqual([]);

@@ -15,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import { DOCS_SHOTS, SHOTS, useTinyApp } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
+import { proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-traffic';
@@ -31,8 +32,6 @@ beforeAll(async () => {
   });
 });
 
-const table = () => page.getByRole('table', { name: 'Proxies' });
-const row = () => table().getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) });
 const summary = () => page.getByRole('group', { name: 'Fleet summary' });
 const violations = () => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 
@@ -40,9 +39,9 @@ describe('traffic, health and load in pictures, against the real libvirtd', () =
   it('the row gets the host\'s real figures and a sparkline; the summary counts the fleet and filters the table', async () => {
     await lane.cli('launch', NAME, '--host', 'local');
     // Rates need two samples of the running domain (5 s apart while the table is shown); the sparkline two rates.
-    await row().getByRole('img', { name: new RegExp(`^traffic of ${NAME}, last \\d+ samples$`) }).waitFor({ timeout: 90_000 });
-    expect(await row().locator('.rate').innerText()).toMatch(/^↓.+\/s ↑.+\/s$/);
-    expect(await row().locator('.col-cpu').innerText()).toMatch(/^\d+(\.\d)?%$/);
+    await proxyRow(page, NAME).getByRole('img', { name: new RegExp(`^traffic of ${NAME}, last \\d+ samples$`) }).waitFor({ timeout: 90_000 });
+    expect(await proxyRow(page, NAME).locator('.rate').innerText()).toMatch(/^↓.+\/s ↑.+\/s$/);
+    expect(await proxyRow(page, NAME).locator('.col-cpu').innerText()).toMatch(/^\d+(\.\d)?%$/);
 
     // The summary: one count per state, summing to the proxies listed, and the traffic now.
     await summary().waitFor();
@@ -58,23 +57,23 @@ describe('traffic, health and load in pictures, against the real libvirtd', () =
     publishScreenshot(join(SHOTS, 'fleet-summary-light.png'), join(DOCS_SHOTS, 'fleet-summary.png'));
 
     // Pressing the count of our proxy's state keeps it; pressing another state's hides it; pressing again shows all.
-    const ours = /(healthy|slow|failing|unknown)/.exec(await row().locator('.col-health').innerText())?.[1] ?? 'unknown';
+    const ours = /(healthy|slow|failing|unknown)/.exec(await proxyRow(page, NAME).locator('.col-health').innerText())?.[1] ?? 'unknown';
     const other = ['healthy', 'slow', 'failing', 'unknown'].find((s) => s !== ours)!;
     const button = (state: string) => summary().getByRole('button', { name: new RegExp(`^\\d+ ${state}$`) });
     await button(ours).click();
     expect(await button(ours).getAttribute('aria-pressed')).toBe('true');
-    await row().waitFor();
+    await proxyRow(page, NAME).waitFor();
     await button(other).click();
-    await row().waitFor({ state: 'detached' });
-    expect(await table().getByRole('row').count()).toBe(1 + counts[other]!);
+    await proxyRow(page, NAME).waitFor({ state: 'detached' });
+    expect(await proxiesTable(page).getByRole('row').count()).toBe(1 + counts[other]!);
     await button(other).click();
-    await row().waitFor();
+    await proxyRow(page, NAME).waitFor();
     expect(await violations()).toEqual([]);
 
     // A page opened later (a second window) draws the sparkline at once from the backend's
     // recent points (sparkPoints): built from new samples alone, it would need 5 s for its
     // second point, and could show no more than 2 within 4 s of opening.
-    const samples = async (p: Page) => Number(/last (\d+) samples/.exec((await p.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) }).getByRole('img', { name: /^traffic of / }).getAttribute('aria-label')) ?? '')?.[1] ?? 0);
+    const samples = async (p: Page) => Number(/last (\d+) samples/.exec((await proxyRow(p, NAME).getByRole('img', { name: /^traffic of / }).getAttribute('aria-label')) ?? '')?.[1] ?? 0);
     await expect.poll(() => samples(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
     const before = await samples(page);
     const second = await page.context().newPage();
@@ -88,7 +87,7 @@ describe('traffic, health and load in pictures, against the real libvirtd', () =
   }, 180_000);
 
   it('the inspector\'s Traffic tab draws the last hour (traffic, CPU, latency) with uPlot, under the CSP', async () => {
-    await row().getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxyRow(page, NAME).getByRole('button', { name: `Inspect ${NAME}` }).click();
     const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
     await inspector.getByRole('tab', { name: 'Traffic', exact: true }).click();
     const panel = inspector.getByRole('tabpanel', { name: 'Traffic' });

@@ -21,6 +21,7 @@ import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
 import { VIEWPORT } from './chromium.js';
 import type { ServeProcess } from './serve-process.js';
+import { nav, proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const shots = SHOTS;
@@ -38,7 +39,6 @@ let client: LibvirtClient | undefined;
 /** Another page of this test: its errors count with the first page's. */
 const watch = (p: Page): Page => watchPage(p, app.errors);
 
-const nav = (p: Page, name: string) => p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true });
 
 async function cleanUp(): Promise<void> {
   client ??= await systemClient();
@@ -166,8 +166,7 @@ describe('browser views: against the real libvirtd', () => {
   });
 
   it('shows the proxy in the table', async () => {
-    const table = page.getByRole('table', { name: 'Proxies' });
-    const row = table.getByRole('row', { name: new RegExp(NAME) });
+    const row = proxyRow(page, NAME);
     await row.waitFor({ timeout: 60_000 });
     expect(await row.innerText()).toMatch(/running[\s\S]*local[\s\S]*tiny/);
     await page.screenshot({ path: join(shots, 'proxies-light.png') });
@@ -189,7 +188,7 @@ describe('browser views: against the real libvirtd', () => {
 
   it('deletes it through the confirmation dialog, and it is gone', async () => {
     await nav(page, 'Proxies').click();
-    const table = page.getByRole('table', { name: 'Proxies' });
+    const table = proxiesTable(page);
     await table.getByRole('checkbox', { name: `Select ${NAME}` }).check();
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('dialog', { name: `Delete ${NAME}?` });
@@ -197,7 +196,7 @@ describe('browser views: against the real libvirtd', () => {
     // Cancel has the focus: Escape closes without deleting.
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached' });
-    await expect(table.getByRole('row', { name: new RegExp(NAME) }).count()).resolves.toBe(1);
+    await expect(proxyRow(page, NAME).count()).resolves.toBe(1);
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
     await page.screenshot({ path: join(shots, 'delete-confirm-light.png') });
     await confirm.getByRole('button', { name: 'Delete' }).click();
@@ -224,7 +223,7 @@ describe('browser views: against the real libvirtd', () => {
     await routeProxiesList(p, fakeProxies(1000, sha256));
     await p.goto(`${serve.origin}/`);
     await nav(p, 'Proxies').click();
-    const table = p.getByRole('table', { name: 'Proxies' });
+    const table = proxiesTable(p);
     await table.getByRole('row', { name: /bulk-0000/ }).waitFor({ timeout: 30_000 });
     await expect(table.getAttribute('aria-rowcount')).resolves.toBe('1001');
     const rendered = await table.locator('.grid-body [role=row]').count();
@@ -242,10 +241,10 @@ describe('browser views: against the real libvirtd', () => {
     await table.locator('.grid-body').evaluate((el) => el.scrollTo(0, 0));
     await table.getByRole('row', { name: /bulk-0999/ }).waitFor();
     await p.reload();
-    await p.getByRole('table', { name: 'Proxies' }).getByRole('button', { name: 'Sort by name, descending' }).waitFor({ timeout: 30_000 });
+    await proxiesTable(p).getByRole('button', { name: 'Sort by name, descending' }).waitFor({ timeout: 30_000 });
     // The filter narrows the 1,000.
     await p.getByRole('searchbox', { name: 'Filter proxies' }).fill('bulk-012');
-    await expect.poll(() => p.getByRole('table', { name: 'Proxies' }).locator('.grid-body [role=row]').count()).toBe(10);
+    await expect.poll(() => proxiesTable(p).locator('.grid-body [role=row]').count()).toBe(10);
     await context.close();
   });
 

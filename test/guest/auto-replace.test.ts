@@ -27,6 +27,7 @@ import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, openApp } from '../browser/app-page.js';
+import { proxyRow } from '../browser/page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-autorep';
@@ -76,7 +77,7 @@ describe('auto-replace on the real guest image', () => {
     expect(fetchThroughProxy(env, oldUrl, page18083)).toContain(GUEST_PAGE_MARK);
 
     // The app sees it healthy first (its probe reaches the guest from where serve runs).
-    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(`\\b${NAME}\\b`) }).first();
+    const row = proxyRow(page, NAME).first();
     await expect.poll(async () => row.locator('.col-health').innerText().catch(() => ''), { timeout: 120_000, interval: 2_000 }).toMatch(/healthy/);
 
     const stoppedAt = Date.now();

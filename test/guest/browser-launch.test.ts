@@ -18,6 +18,7 @@ import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guest
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { proxiesTable, proxyRow } from '../browser/page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-gui-1';
@@ -89,7 +90,7 @@ describe('the app on the real guest image', () => {
   }, 5 * 60_000);
 
   it('lists it with its address and the address source', async () => {
-    const row = page.getByRole('table', { name: 'Proxies' }).getByRole('row', { name: new RegExp(NAME) });
+    const row = proxyRow(page, NAME);
     await row.waitFor({ timeout: 60_000 });
     const text = await row.innerText();
     expect(text).toMatch(/running/);
@@ -100,7 +101,7 @@ describe('the app on the real guest image', () => {
   });
 
   it('opens the inspector: the metadata fields and the address with its source', async () => {
-    await page.getByRole('table', { name: 'Proxies' }).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
     const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
     await inspector.waitFor();
     const overview = inspector.getByRole('tabpanel', { name: 'Overview' });
@@ -139,11 +140,11 @@ describe('the app on the real guest image', () => {
     await other.close();
     // Escape leaves the terminal alone; the inspector's Back button returns to the table.
     await inspector.getByRole('button', { name: 'Back to proxies' }).click();
-    await page.getByRole('table', { name: 'Proxies' }).waitFor();
+    await proxiesTable(page).waitFor();
   }, 5 * 60_000);
 
   it('deletes it through the confirmation, leaving the host as it was', async () => {
-    const table = page.getByRole('table', { name: 'Proxies' });
+    const table = proxiesTable(page);
     await table.getByRole('checkbox', { name: `Select ${NAME}` }).check();
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog', { name: `Delete ${NAME}?` }).getByRole('button', { name: 'Delete' }).click();
