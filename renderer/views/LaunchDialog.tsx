@@ -8,7 +8,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { DEFAULTS } from '../../shared/config.js';
 import { type ProxyKind, SOCKS5_DEFAULT_PORT } from '../../shared/proxy.js';
 import { formToSpec, launchFormErrors } from '../../shared/launch-form.js';
-import { LAUNCH_MANY_MAX, type Strategy, expandNames, parseStrategy } from '../../shared/launch-many.js';
+import { LAUNCH_MANY_MAX, type LaunchManyProblem, type Strategy, expandNames, parseStrategy } from '../../shared/launch-many.js';
 import type { Task } from '../../shared/tasks.js';
 import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
@@ -121,9 +121,9 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   // Launch many: the count, the names its pattern gives ({n} → 1…N) and where they go (shared/launch-many.ts, as the CLI's --count).
   const many = count.trim() !== '1';
   const expanded = many ? expandNames(name, /^\d+$/.test(count.trim()) ? Number(count.trim()) : NaN) : undefined;
-  const strategy: Strategy | { error: string } = placement === 'hosts' ? parseStrategy(hostList) : { kind: placement };
-  const manyErrors = expanded && 'error' in expanded ? { [expanded.error.startsWith('count') ? 'count' : 'name']: expanded.error.replace(/^(count|name): /, '') } : {};
-  const strategyError = many && 'error' in strategy ? strategy.error.replace(/^strategy: /, '') : undefined;
+  const strategy: Strategy | { problem: LaunchManyProblem } = placement === 'hosts' ? parseStrategy(hostList) : { kind: placement };
+  const manyErrors = expanded && 'problem' in expanded ? { [expanded.problem.field]: expanded.problem.message } : {};
+  const strategyError = many && 'problem' in strategy ? strategy.problem.message : undefined;
   const checked = { ...launchFormErrors(many ? { ...form, name: 'many' } : form), ...manyErrors } as ReturnType<typeof launchFormErrors> & { count?: string };
   const errors = { ...checked, name: touched ? checked.name : undefined };
   const defaultPort = kind === 'socks5' ? SOCKS5_DEFAULT_PORT : (state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort);
@@ -137,7 +137,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     setSubmitError(undefined);
     try {
       const ref =
-        expanded && 'names' in expanded && !('error' in strategy)
+        expanded && 'names' in expanded && !('problem' in strategy)
           ? await backend().proxies.launchMany({ specs: expanded.names.map((n) => ({ ...spec, name: n })), strategy })
           : await backend().proxies.launch(spec);
       setTaskId(ref.taskId);

@@ -1,7 +1,8 @@
-/** `egress-desk proxies launch NAME`: the seven steps, progress on stderr, the proxy URL on stdout. */
+/** `egress-desk proxies launch NAME`: the steps of shared/launch-steps.ts, progress on stderr, the proxy URL on stdout. */
 import { type Command, Option } from 'commander';
-import { LAUNCH_MANY_MAX, expandNames, parseStrategy } from '../../../shared/launch-many.js';
+import { LAUNCH_MANY_MAX, type LaunchManyField, type LaunchManyProblem, expandNames, parseStrategy } from '../../../shared/launch-many.js';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
+import { launchStepsText } from '../../../shared/launch-steps.js';
 import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/host-fetch-plan.js';
 import type { LaunchEvent, LaunchOptions } from '../../services/provider/kvm/launch.js';
 import { formatBytes } from '../../../shared/bytes.js';
@@ -22,7 +23,7 @@ interface LaunchCliOptions extends SpecOptions {
 }
 
 export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
-  const cmd = proxies.command('launch').description('launch a proxy: validate, place, image, upload, volumes, seed, define, boot (and with --wait: address, proxy)').argument('<name>', 'proxy name (a lowercase DNS label)');
+  const cmd = proxies.command('launch').description(`launch a proxy: ${launchStepsText()}`).argument('<name>', 'proxy name (a lowercase DNS label)');
   addSpecOptions(cmd)
     .option('--wait', 'wait until the proxy port accepts connections, then print the proxy URL')
     .option('--timeout <seconds>', 'with --wait: give up after this long (default 600)')
@@ -80,6 +81,14 @@ function timeoutOf(opts: LaunchCliOptions): number | undefined {
   return Number(opts.timeout) * 1000;
 }
 
+/** What the command line calls each field of a launch of many. */
+const ARGUMENT: Record<LaunchManyField, string> = { count: '--count', name: 'NAME', strategy: '--strategy' };
+
+/** A refused launch of many as a usage error: the argument, then the shared message (`--count: must be…`). */
+export function usageError(problem: LaunchManyProblem): CliError {
+  return new CliError(`${ARGUMENT[problem.field]}: ${problem.message}`, EXIT.usage);
+}
+
 /**
  * `--count N`: the names the pattern gives, placed by the strategy up front, launched a few
  * at a time. One line per proxy as each ends; exit 1 when any failed (the others are kept).
@@ -88,9 +97,9 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
   if (opts.host !== undefined) throw new CliError('--host and --count/--strategy: name the hosts with --strategy HOST,HOST instead', EXIT.usage);
   const count = opts.count === undefined ? 1 : /^\d+$/.test(opts.count) ? Number(opts.count) : NaN;
   const expanded = expandNames(pattern, count);
-  if ('error' in expanded) throw new CliError(expanded.error.replace(/^count: /, '--count: ').replace(/^name: /, 'NAME: '), EXIT.usage);
+  if ('problem' in expanded) throw usageError(expanded.problem);
   const strategy = parseStrategy(opts.strategy ?? 'spread');
-  if ('error' in strategy) throw new CliError(`--${strategy.error}`, EXIT.usage);
+  if ('problem' in strategy) throw usageError(strategy.problem);
   const specs = expanded.names.map((n) => ProxySpecSchema.parse(specFromOptions(n, opts)));
   const timeoutMs = timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
   return interruptible((signal) =>
