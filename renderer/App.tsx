@@ -43,7 +43,7 @@ function useBackend(): void {
       useProxiesStore.getState().start(api),
       useTasksStore.getState().start(api),
       useHealthStore.getState().start(api),
-      // No config event exists: an image pull that finishes changes the images' cache state.
+      // A pull changes no config (so no config:changed follows it) but the images' cache state: the catalog is read again.
       api.on('task:update', (t) => {
         if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);
       }),

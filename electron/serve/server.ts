@@ -80,9 +80,8 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
   const auth = new ServeAuth(port);
   const wss = new WebSocketServer({ noServer: true, maxPayload: SERVE_MAX_MESSAGE_BYTES });
   const broadcast = serveContract(wss, router, log);
-  // Every event of the contract's seven: task:update, proxy:changed, host:status, config:changed and app:command
-  // to every browser; console:data and console:closed only to the socket whose session it is
-  // (ws-endpoint.ts, console-routes.ts).
+  // Every event of the contract (`events` in shared/ipc.ts) to every browser, except console:data and
+  // console:closed, which go only to the socket whose session it is (ws-endpoint.ts, console-routes.ts).
   const unsubscribe = router.subscribe?.((event, payload) => broadcast(event, payload));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
