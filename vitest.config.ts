@@ -16,6 +16,7 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           sequence: { groupOrder: 0 },
           environment: 'node',
+          setupFiles: ['test/setup/temp-dirs.ts'],
           // Property tests and child-process CLI tests share 2 cores with the other files.
           testTimeout: 30_000,
         },
@@ -26,6 +27,7 @@ export default defineConfig({
           include: ['test/libvirt/**/*.test.ts'],
           sequence: { groupOrder: 0 },
           environment: 'node',
+          setupFiles: ['test/setup/temp-dirs.ts'],
           // One libvirtd and one sshd are shared: files run one after another.
           fileParallelism: false,
           testTimeout: 60_000,
@@ -38,6 +40,7 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           sequence: { groupOrder: 1 },
           environment: 'node',
+          setupFiles: ['test/setup/temp-dirs.ts'],
           // Chromium and `egress-desk serve` as real processes: one file at a time, generous time.
           fileParallelism: false,
           testTimeout: 120_000,
@@ -50,6 +53,7 @@ export default defineConfig({
           include: ['test/guest/**/*.test.ts'],
           sequence: { groupOrder: 2 },
           environment: 'node',
+          setupFiles: ['test/setup/temp-dirs.ts'],
           // Real guests under TCG on 2 cores: one at a time, minutes each.
           fileParallelism: false,
           testTimeout: 15 * 60_000,

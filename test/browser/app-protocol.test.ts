@@ -11,10 +11,9 @@
  * - the same build opened from `file://`, as the window used to load it, renders nothing,
  *   refused by CORS: the reason for the scheme stays pinned.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -27,6 +26,7 @@ import { repoRoot } from '../support/dist.js';
 import { testEnv } from '../support/env.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { nav } from './page-objects.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const rendererDir = join(repoRoot, 'dist', 'renderer');
 const env = testEnv();
@@ -70,7 +70,7 @@ function watch(page: Page): string[] {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-app-protocol-'));
+  home = tempDir('egress-app-protocol-');
   // One host, the test environment's libvirtd (a unix socket: no traffic leaves the machine).
   writeFileSync(
     join(home, 'config.yaml'),

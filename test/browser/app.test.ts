@@ -3,9 +3,8 @@
  * CLI), in Debian's Chromium. Screenshots go to test-results/screenshots/; the light one is
  * copied to docs/screenshots/app-config.png for the README by `npm run screenshots`.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { publishScreenshot } from './screenshots.js';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { repoRoot } from '../support/dist.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
 import { nav } from './page-objects.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const shots = join(repoRoot, 'test-results', 'screenshots');
 const committed = join(repoRoot, 'docs', 'screenshots', 'app-config.png');
@@ -66,7 +66,7 @@ async function ready(p: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  home = join(mkdtempSync(join(tmpdir(), 'egress-browser-')), 'home');
+  home = join(tempDir('egress-browser-'), 'home');
   mkdirSync(home, { recursive: true });
   writeFileSync(join(home, 'config.yaml'), CONFIG);
   mkdirSync(shots, { recursive: true });

@@ -6,8 +6,7 @@
  * could not happen (no network), there is no binary: the test is then reported as skipped,
  * with the reason (npm test's summary lists it), never as passed.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FuseV1Options, FuseVersion, flipFuses } from '@electron/fuses';
 import { _electron } from 'playwright-core';
@@ -17,6 +16,7 @@ import { repoRoot } from '../support/dist.js';
 import { testEnv } from '../support/env.js';
 import { skipBecause } from '../support/skip.js';
 import { VIEWPORT } from './chromium.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * The Electron binary, found without `require('electron')`: that module downloads the
@@ -55,7 +55,7 @@ describe('electron: the app window', () => {
     const electron = electronBinary();
     if (!electron.path) skipBecause(ctx, `no Electron binary: ${electron.why ?? 'not found'}`);
     const env = testEnv();
-    const base = mkdtempSync(join(tmpdir(), 'egress-electron-'));
+    const base = tempDir('egress-electron-');
     const home = join(base, 'home');
     mkdirSync(home, { recursive: true });
     // One host, the test environment's libvirtd over its unix socket: no traffic leaves the machine.

@@ -10,8 +10,7 @@
  * must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
  * are deleted and the baked volume removed.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -24,6 +23,7 @@ import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-baked-1';
@@ -51,7 +51,7 @@ const cli = (config: string, ...args: string[]) =>
 beforeAll(async () => {
   image = guestImage({ bare: true });
   baked = bakedVolumeName(image.sha256, proxyRecipe());
-  home = mkdtempSync(join(tmpdir(), 'egress-bake-'));
+  home = tempDir('egress-bake-');
   bakeConfig = join(home, 'bake.yaml');
   plainConfig = join(home, 'config.yaml');
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));

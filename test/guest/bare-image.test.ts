@@ -7,8 +7,7 @@
  * the proxy's address (source `agent`) without anything in vendor-data starting it.
  * Launch to ready is logged (docs/performance.md). `proxies delete` leaves nothing.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -30,6 +29,7 @@ import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-bare-1';
@@ -53,7 +53,7 @@ const cli = (...args: string[]) =>
 
 beforeAll(async () => {
   image = guestImage({ bare: true });
-  home = mkdtempSync(join(tmpdir(), 'egress-bare-'));
+  home = tempDir('egress-bare-');
   config = join(home, 'config.yaml');
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
   writeFileSync(config, guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));

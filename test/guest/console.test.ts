@@ -7,8 +7,7 @@
  * session is told. The console in the app (the inspector's Console tab, in Chromium) is
  * driven by test/guest/browser-launch.test.ts. Everything created is removed, even on failure.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
@@ -22,6 +21,7 @@ import { guestConfig, guestImage } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
 import { waitFor as poll } from '../support/wait.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-con-1';
@@ -43,7 +43,7 @@ const waitFor = <T>(what: string, ms: number, probe: () => Promise<T | undefined
 const prompts = (session: string) => (output.get(session) ?? '').match(/login: /g)?.length ?? 0;
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-con-'));
+  const home = tempDir('egress-con-');
   const configFile = join(home, 'config.yaml');
   writeFileSync(configFile, guestConfig(env, guestImage()));
   // The readiness probe reaches the guest from inside the test namespace only.

@@ -6,8 +6,7 @@
  * domain list as they were (the shared base volume excepted, kept for later runs).
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
@@ -17,6 +16,7 @@ import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-e2e-1';
@@ -34,7 +34,7 @@ const cli = (...args: string[]) =>
 beforeAll(async () => {
   const image = guestImage();
   sha256 = image.sha256;
-  home = mkdtempSync(join(tmpdir(), 'egress-e2e-'));
+  home = tempDir('egress-e2e-');
   config = join(home, 'config.yaml');
   writeFileSync(config, guestConfig(env, image));
   client = await systemClient();

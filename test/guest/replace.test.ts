@@ -8,8 +8,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
@@ -19,6 +18,7 @@ import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-replace-g';
@@ -34,7 +34,7 @@ const cli = (...args: string[]) =>
 beforeAll(async () => {
   const image = guestImage();
   sha256 = image.sha256;
-  home = mkdtempSync(join(tmpdir(), 'egress-replace-g-'));
+  home = tempDir('egress-replace-g-');
   config = join(home, 'config.yaml');
   writeFileSync(config, guestConfig(env, image));
   client = await systemClient();

@@ -8,8 +8,7 @@
  * work as pasted. The metadata says `kind: socks5`; `proxies delete` leaves nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -20,6 +19,7 @@ import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-socks-1';
@@ -37,7 +37,7 @@ const curlSocks = (proxy: string, user: string, target: string) => curlThroughSo
 
 beforeAll(async () => {
   image = guestImage();
-  home = mkdtempSync(join(tmpdir(), 'egress-socks-'));
+  home = tempDir('egress-socks-');
   config = join(home, 'config.yaml');
   writeFileSync(config, guestConfig(env, image));
   client = await systemClient();

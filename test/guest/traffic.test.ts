@@ -14,8 +14,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FleetFigures, FleetFiguresSchema, type ProxyFigures } from '../../shared/fleet-figures.js';
@@ -27,6 +26,7 @@ import { testEnv } from '../support/env.js';
 import { guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NS = env.EGRESS_TEST_NETNS;
@@ -112,7 +112,7 @@ function guestSubnet(): string {
 
 beforeAll(async () => {
   const image = guestImage();
-  home = mkdtempSync(join(tmpdir(), 'egress-traffic-g-'));
+  home = tempDir('egress-traffic-g-');
   config = join(home, 'config.yaml');
   writeFileSync(config, guestConfig(env, image));
   client = await systemClient();

@@ -12,8 +12,7 @@
  * libvirt offers it), and what differs between releases is asked, not pinned.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Readable } from 'node:stream';
@@ -29,6 +28,7 @@ import { readSeedIso } from '../support/iso9660-reader.js';
 import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const digest = 'e'.repeat(64);
@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 function schemaCheck(xml: string, schema: 'storagevol' | 'domain'): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'egress-xml-')), `${schema}.xml`);
+  const file = join(tempDir('egress-xml-'), `${schema}.xml`);
   writeFileSync(file, xml);
   const r = spawnSync('virt-xml-validate', [file, schema], { encoding: 'utf8' });
   if (r.error) throw new Error(`virt-xml-validate is missing (libvirt-clients, libxml2-utils): ${r.error.message}`);

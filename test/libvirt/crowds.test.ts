@@ -8,8 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
@@ -21,6 +20,7 @@ import { testEnv } from '../support/env.js';
 import { runCliProcess } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import type { Envelope } from '../../shared/ipc.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const SAME = 'egtest-crowd-same';
@@ -50,7 +50,7 @@ async function ourVolumes(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-crowds-'));
+  const home = tempDir('egress-crowds-');
   image = busyImage(home);
   appHome = home;
   cli = localProviderHome(env, 'egress-crowds-', home, { name: 'busy', ...image }).proxies;

@@ -30,6 +30,7 @@ import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 import { runCliProcess } from '../support/cli.js';
 import { TestServer, generatedFile } from '../unit/images/server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 let client: LibvirtClient;
@@ -106,7 +107,7 @@ describe('fault: the SSH session is cut during the base-image upload', () => {
   let app: Awaited<ReturnType<typeof backend>> | undefined;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-cut-'));
+    dir = tempDir('egress-fault-cut-');
     // Random bytes (raw) take long enough to upload that the cut lands mid-stream.
     const path = join(dir, 'busy.raw');
     const bytes = randomBytes(384 * 1024 * 1024);
@@ -163,7 +164,7 @@ describe('fault: a pool without room', () => {
   let libvirtd: number;
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-pool-'));
+    dir = tempDir('egress-fault-pool-');
     const image = tinyImage(dir);
     // Mounted inside libvirtd's own mount namespace (ip netns exec gave it one; a mount made
     // outside would be invisible to it and it would write to the directory underneath).
@@ -213,7 +214,7 @@ describe('fault: the host network is gone', () => {
   let home: ReturnType<typeof providerHome>;
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-net-'));
+    dir = tempDir('egress-fault-net-');
     const image = tinyImage(dir);
     base = baseVolumeName(image.sha256, 'qcow2');
     home = providerHome('egress-fault-net-', {
@@ -268,7 +269,7 @@ describe('fault: the workstation disk fills during an image download', () => {
   let mounted = false;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-disk-'));
+    dir = tempDir('egress-fault-disk-');
     server = await new TestServer().start();
   });
 
@@ -341,7 +342,7 @@ describe('fault: a guest that never boots', () => {
   let home: ReturnType<typeof providerHome>;
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-noboot-'));
+    dir = tempDir('egress-fault-noboot-');
     // Garbage as a disk: the firmware finds nothing to boot, no lease, no agent, no proxy.
     const path = join(dir, 'garbage.raw');
     const bytes = randomBytes(4 * 1024 * 1024);
@@ -391,7 +392,7 @@ describe('fault: libvirtd restarted while the app is open', () => {
   const changes: Array<{ at: number; name?: string; event: string; removed: boolean }> = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-restart-'));
+    dir = tempDir('egress-fault-restart-');
     const image = tinyImage(dir);
     base = baseVolumeName(image.sha256, 'qcow2');
     app = await backend('egress-fault-restart-', image);
@@ -474,7 +475,7 @@ describe('fault: the config file is broken by hand while the app runs', () => {
   const states: ConfigState[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fault-config-'));
+    dir = tempDir('egress-fault-config-');
     app = await backend('egress-fault-config-', tinyImage(dir));
     configFile = join(app.home, 'local-and-ssh.yaml');
     app.services.app.subscribe((event, payload) => {

@@ -1,10 +1,11 @@
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HostStatus } from '../../shared/hosts.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 let home: string;
@@ -25,7 +26,7 @@ async function status(file: string): Promise<{ code: number | null; hosts: HostS
 }
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'egress-hosts-'));
+  home = tempDir('egress-hosts-');
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
 });
 

@@ -4,9 +4,9 @@
  * one leaves it asking, saying so; the right one connects and, remembered, is used by the
  * next backend without asking. Its own HOME and known_hosts; nothing touches ~/.ssh.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+
+
 import { describe, expect, it } from 'vitest';
 import { type FleetBackend, openFleetBackend } from '../../electron/services/app/fleet-backend.js';
 import { FileSecretStore, passphraseKey, secretsPath } from '../../electron/services/credentials/secret-store.js';
@@ -15,6 +15,7 @@ import { SshConnectionPool } from '../../electron/transport/index.js';
 import { withDefaults } from '../../shared/config.js';
 import { testEnv } from '../support/env.js';
 import { tempHome, useCleanups } from '../support/transport.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const cleanups = useCleanups();
@@ -35,7 +36,7 @@ describe('passphrase of an encrypted identity file (hosts:unlock underneath)', (
   it('asks, refuses a wrong one, connects with the right one, and remembers it in the 0600 secrets file', async () => {
     const home = tempHome(env.EGRESS_TEST_KNOWN_HOSTS);
     cleanups.push(() => home.remove());
-    const dataDir = mkdtempSync(join(tmpdir(), 'egress-pass-'));
+    const dataDir = tempDir('egress-pass-');
     const store = new FileSecretStore(secretsPath(dataDir));
     const first = backend(home.home, dataDir, new Passphrases(store));
 
@@ -68,7 +69,7 @@ describe('passphrase of an encrypted identity file (hosts:unlock underneath)', (
   it('without remember, the passphrase is kept for the session only', async () => {
     const home = tempHome(env.EGRESS_TEST_KNOWN_HOSTS);
     cleanups.push(() => home.remove());
-    const dataDir = mkdtempSync(join(tmpdir(), 'egress-pass-'));
+    const dataDir = tempDir('egress-pass-');
     const passphrases = new Passphrases(new FileSecretStore(secretsPath(dataDir)));
     const b = backend(home.home, dataDir, passphrases);
     await b.hosts.unlock(HOST, env.EGRESS_TEST_SSH_PASSPHRASE, false);

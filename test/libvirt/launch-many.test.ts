@@ -6,8 +6,7 @@
  * that launched it, runs, and carries the batch's label; `delete -l` removes all three and
  * leaves nothing behind.
  */
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
@@ -16,6 +15,7 @@ import type { FleetListingView } from '../../shared/proxies.js';
 import { hypervisorState, localTestHost, providerHome, type ProviderHome, tinyImage, TINY_MACHINE_TYPE } from '../support/provider.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAMES = ['egtest-many-1', 'egtest-many-2', 'egtest-many-3'] as const;
@@ -27,7 +27,7 @@ let cli: ProviderHome['proxies'];
 let before: { volumes: string[]; domains: string[] };
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-many-'));
+  const dir = tempDir('egress-many-');
   mkdirSync(join(dir, '.ssh'), { recursive: true, mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(dir, '.ssh', 'known_hosts'));
   const image = tinyImage(dir);

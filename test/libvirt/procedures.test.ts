@@ -5,9 +5,8 @@
  * that none was missed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { machine, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { machine } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/client.js';
@@ -22,6 +21,7 @@ import { type DhcpLease, type DomainRef, formatUuid } from '../../electron/libvi
 import { virshVersions } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
 import { type Tap, bestEffort, connect, egtestName, qemuDomainXml, testDomainXml, until } from './client-support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const NS = 'urn:egress-proxies:kvm:v1';
 const taps: Tap[] = [];
@@ -241,7 +241,7 @@ describe('storage, networks and a console on qemu:///system', () => {
     expect(Buffer.concat(parts).equals(data)).toBe(true);
 
     // A transient dir pool over a fresh directory; libvirt copies the volume into the test pool itself.
-    const stageDir = mkdtempSync(join(tmpdir(), 'egtest-stage-'));
+    const stageDir = tempDir('egtest-stage-');
     const stageName = egtestName('stage');
     const stage = await qemu.call('STORAGE_POOL_CREATE_XML', { xml: `<pool type='dir'><name>${stageName}</name><target><path>${stageDir}</path></target></pool>`, flags: 0 });
     expect(stage.name).toBe(stageName);

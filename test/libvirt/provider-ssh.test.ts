@@ -3,8 +3,7 @@
  * base through the SSH connection, list and inspect read it back, delete removes it, and
  * the pool and domain list end as they were.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
@@ -12,6 +11,7 @@ import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, providerHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-prov-ssh';
@@ -22,7 +22,7 @@ let cli: ProviderHome['proxies'];
 const state = () => hypervisorState(client);
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-provider-ssh-'));
+  home = tempDir('egress-provider-ssh-');
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
   const image = tinyImage(home);

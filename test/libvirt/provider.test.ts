@@ -3,8 +3,7 @@
  * CLI launches a proxy from a tiny qcow2 base (no --wait: no guest needs to boot), lists,
  * inspects and deletes it, and the pool and domain list end exactly as they were.
  */
-import { mkdtempSync, readFileSync, statSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, listAllVolumes } from '../../electron/libvirt/index.js';
@@ -12,6 +11,7 @@ import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/serv
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, localProviderHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-prov-1';
@@ -23,7 +23,7 @@ let cli: ProviderHome['proxies'];
 const state = () => hypervisorState(client);
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-provider-'));
+  home = tempDir('egress-provider-');
   const image = tinyImage(home);
   sha256 = image.sha256;
   cli = localProviderHome(env, 'egress-provider-', home, { name: 'tiny', ...image }).proxies;

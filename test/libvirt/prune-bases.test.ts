@@ -5,8 +5,7 @@
  * old one nothing uses is shown, then removed after the person says yes.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
@@ -15,6 +14,7 @@ import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js'
 import { type ProviderHome, hypervisorState, localProviderHome, tinyImage } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-prune';
@@ -34,7 +34,7 @@ interface PruneJson {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-prune-'));
+  home = tempDir('egress-prune-');
   const image = tinyImage(home);
   base = baseVolumeName(image.sha256, 'qcow2');
   const made = localProviderHome(env, 'egress-prune-', home, { name: 'tiny', ...image });

@@ -15,6 +15,7 @@ import { baseVolumeName, instanceId, instanceVolumes } from '../../electron/serv
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { type ProviderHome, providerHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-twin';
@@ -55,7 +56,7 @@ async function volumesOf(pool: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-twin-'));
+  home = tempDir('egress-twin-');
   image = tinyImage(home);
   client = await systemClient();
   // Pool set-up is not what is tested, and the RPC client knows only the calls the app needs: virsh does it.

@@ -7,8 +7,7 @@
  *
  * `npm test` runs a short count; `npm run soak` runs 200 cycles (EGRESS_SOAK_CYCLES).
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -23,6 +22,7 @@ import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js'
 import { hypervisorState, localAndSshHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { waitFor as poll } from '../support/wait.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const CYCLES = Number(process.env.EGRESS_SOAK_CYCLES ?? 20);
@@ -92,7 +92,7 @@ async function sample(): Promise<Sample> {
 }
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-soak-'));
+  const home = tempDir('egress-soak-');
   const image = tinyImage(home);
   base = baseVolumeName(image.sha256, 'qcow2');
   // The SSH entry reads ~/.ssh/known_hosts: HOME is the test's own for the backend's life.

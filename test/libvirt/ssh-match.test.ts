@@ -6,13 +6,13 @@
  * it to a closed port as another user. A `Match exec` block is never run, and its warning
  * is on the host's status (JSON and text). HOME is a throwaway directory.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { HostStatus } from '../../shared/hosts.js';
 import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const ALIAS = 'egtest-match-alias';
@@ -46,7 +46,7 @@ function write(matchAlias: string): string {
 const cli = (file: string, ...args: string[]) => runCliProcess(['--config', file, ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'egress-ssh-match-'));
+  home = tempDir('egress-ssh-match-');
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
 });

@@ -4,8 +4,8 @@
  * CPU time grows, and `egress-desk proxies top --once --json` reports rates for it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
+
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainStatsType, GetAllDomainStatsFlags, type LibvirtClient, findDomainByName, getAllDomainStats } from '../../electron/libvirt/index.js';
@@ -16,6 +16,7 @@ import { removeProxy, systemClient } from '../support/libvirt.js';
 import { type ProviderHome, localProviderHome, tinyImage } from '../support/provider.js';
 import { cliBin } from '../support/dist.js';
 import { testEnv } from '../support/env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-stats-1';
@@ -25,7 +26,7 @@ let cli: ProviderHome['proxies'];
 let providerHome: ProviderHome;
 
 beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), 'egress-stats-'));
+  const home = tempDir('egress-stats-');
   const image = tinyImage(home);
   sha256 = image.sha256;
   providerHome = localProviderHome(env, 'egress-stats-', home, { name: 'tiny', ...image });

@@ -4,8 +4,7 @@
  * aborts and a connection lost mid-stream.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { MessageStatus, MessageType, STREAM_CHUNK_MAX } from '../../electron/lib
 import type { StoragePoolRef, StorageVolRef } from '../../electron/libvirt/types.js';
 import { testEnv } from '../support/env.js';
 import { type Tap, bestEffort, connect, egtestName, until } from './client-support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const MiB = 1024 * 1024;
 const taps: Tap[] = [];
@@ -26,7 +26,7 @@ const created: StorageVolRef[] = [];
 beforeAll(async () => {
   client = await connect('qemu:///system', {}, taps);
   pool = await client.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: testEnv().EGRESS_TEST_POOL });
-  dir = mkdtempSync(join(tmpdir(), 'egtest-rpc-'));
+  dir = tempDir('egtest-rpc-');
 });
 
 afterEach(async () => {

@@ -3,20 +3,20 @@
  * sockets that are missing or dead.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEnv, type TestEnv } from '../support/env.js';
 import { dialerForHost, LocalSocketDialer, SocketMissingError, SocketRefusedError, SshConnectionPool } from '../../electron/transport/index.js';
 import { authListRoundTrip, closed } from '../support/transport.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let env: TestEnv;
 let dir: string;
 
 beforeAll(() => {
   env = testEnv();
-  dir = mkdtempSync(join(tmpdir(), 'egress-local-'));
+  dir = tempDir('egress-local-');
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,10 +4,10 @@
  * exported as a binary keyring (what gpgv reads), and signs files detached or clearsigned.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { tempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -33,7 +33,7 @@ export class TestSigningKey {
   /** Generates an ed25519 signing key without a passphrase (a few hundred ms). */
   static async generate(uid: string): Promise<TestSigningKey> {
     // Short and under /tmp: gpg-agent's socket path must fit in a sockaddr_un.
-    const home = mkdtempSync(join(tmpdir(), 'eg-gpg-'));
+    const home = tempDir('eg-gpg-');
     await run('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-gen-key', uid, 'ed25519', 'sign', 'never']);
     const { stdout } = await run('gpg', ['--homedir', home, '--batch', '--with-colons', '--list-keys']);
     const fpr = /^fpr:+([0-9A-F]{40,64}):/m.exec(stdout)?.[1];

@@ -5,12 +5,12 @@
  * machine, and per-test cleanup.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach } from 'vitest';
 import { SshConnectionPool, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
+import { tempDir } from './temp-dir.js';
 
 /** A throwaway HOME with an empty ~/.ssh (0700); `known_hosts` copied in when given. */
 export interface TempHome {
@@ -21,7 +21,7 @@ export interface TempHome {
 }
 
 export function tempHome(knownHostsFrom?: string): TempHome {
-  const home = mkdtempSync(join(tmpdir(), 'egress-transport-'));
+  const home = tempDir('egress-transport-');
   const sshDir = join(home, '.ssh');
   mkdirSync(sshDir, { mode: 0o700 });
   const knownHosts = join(sshDir, 'known_hosts');

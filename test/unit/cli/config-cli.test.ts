@@ -1,10 +1,11 @@
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validateProviderConfig } from '../../../shared/config.js';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const canonical = new URL('../../fixtures/config/canonical.yaml', import.meta.url).pathname;
 let home: string;
@@ -26,7 +27,7 @@ function expectNoStack(text: string) {
 }
 
 beforeEach(() => {
-  const root = mkdtempSync(join(tmpdir(), 'egress-cli-'));
+  const root = tempDir('egress-cli-');
   home = join(root, 'home');
   work = join(root, 'work');
   mkdirSync(work);

@@ -3,13 +3,13 @@
  * written atomically 0600 to `<dataDir>/settings.json` (never to config.yaml), an invalid
  * file refused naming the file and field.
  */
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readSettings, settingsPath } from '../../../electron/services/settings/settings-file.js';
 import { imageTransferOf } from '../../../shared/app-settings.js';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let work: string;
 const data = () => join(work, 'data');
@@ -25,7 +25,7 @@ kvm:
 `;
 
 beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'egress-transfer-cli-'));
+  work = tempDir('egress-transfer-cli-');
   mkdirSync(data());
   writeFileSync(join(work, 'config.yaml'), CONFIG);
 });

@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let work: string;
 let home: string;
@@ -19,7 +20,7 @@ kvm:
 `;
 
 beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'egress-sshcfg-cli-'));
+  work = tempDir('egress-sshcfg-cli-');
   home = join(work, 'home');
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(work, 'config.yaml'), CONFIG);

@@ -1,10 +1,10 @@
 /** `images bake`'s bad input: a clear message naming what is wrong, exit 2, nothing contacted (the bake itself is the guest lane's test/guest/bake.test.ts). */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let home: string;
 let work: string;
@@ -26,7 +26,7 @@ function writeConfig(hosts: string[]): void {
 }
 
 beforeEach(() => {
-  const root = mkdtempSync(join(tmpdir(), 'egress-bake-cli-'));
+  const root = tempDir('egress-bake-cli-');
   home = join(root, 'home');
   work = join(root, 'work');
   mkdirSync(home);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest';
@@ -13,6 +12,7 @@ import { runCliProcess } from '../../support/cli.js';
 import { bufferFile, sha256, TestServer } from '../images/server.js';
 import { gpgMissing, TestSigningKey } from '../../support/gpg.js';
 import { skipBecause } from '../../support/skip.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let server: TestServer;
 let home: string;
@@ -48,7 +48,7 @@ beforeEach(async () => {
   server.files.set('/other/x.qcow2', bufferFile(other));
   server.files.set('/ubuntu/SHA256SUMS', bufferFile(Buffer.from(`${sha256('x')} *jammy.img\n${sha256(ubuntu)} *noble.img\n`)));
   server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${'d'.repeat(128)}  other.qcow2\n${sha512(debian)}  disk.qcow2\n`)));
-  const root = mkdtempSync(join(tmpdir(), 'egress-images-cli-'));
+  const root = tempDir('egress-images-cli-');
   home = join(root, 'home');
   work = join(root, 'work');
   mkdirSync(work);
@@ -324,7 +324,7 @@ describe('egress-desk images add', () => {
   });
 
   it('creates the app config when there is none yet', async () => {
-    const fresh = mkdtempSync(join(tmpdir(), 'egress-images-fresh-'));
+    const fresh = tempDir('egress-images-fresh-');
     const r = await runCliProcess(['images', 'add', 'img', 'https://example.org/i.qcow2', '--sha256', 'b'.repeat(64)], { EGRESS_DESK_HOME: fresh, HOME: work }, work);
     expect(r.code).toBe(0);
     const config = parse(readFileSync(join(fresh, 'config.yaml'), 'utf8')) as unknown;

@@ -1,12 +1,12 @@
 /** The proxies commands' usage errors, through the built binary; no host is contacted. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 function setup() {
-  const home = mkdtempSync(join(tmpdir(), 'egress-proxies-cli-'));
+  const home = tempDir('egress-proxies-cli-');
   const config = join(home, 'config.yaml');
   // A host whose socket does not exist: any command that got as far as connecting would say so.
   writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);

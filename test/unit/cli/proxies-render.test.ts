@@ -1,17 +1,18 @@
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readSeedIso } from '../../support/iso9660-reader.js';
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const canonical = new URL('../../fixtures/config/canonical.yaml', import.meta.url).pathname;
 let work: string;
 const cli = (...args: string[]) => runCliProcess(['--config', canonical, ...args], { EGRESS_DESK_HOME: join(work, 'home'), HOME: work }, work);
 
 beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'egress-render-'));
+  work = tempDir('egress-render-');
   mkdirSync(join(work, 'w'));
 });
 

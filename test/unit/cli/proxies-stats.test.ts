@@ -1,6 +1,5 @@
 /** `egress-desk proxies stats`: the join of stats and health, its table and JSON schema (pure), and its usage errors through the built binary. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { statsTable } from '../../../electron/cli/commands/proxies-stats.js';
@@ -9,6 +8,7 @@ import { FleetFiguresSchema } from '../../../shared/fleet-figures.js';
 import type { FleetHealth } from '../../../shared/health.js';
 import type { FleetStats } from '../../../shared/stats.js';
 import { runCliProcess } from '../../support/cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const stats: FleetStats = {
   at: 1000,
@@ -52,7 +52,7 @@ describe('proxies stats (figures)', () => {
 
 describe('proxies stats (usage)', () => {
   function cli(...args: string[]) {
-    const home = mkdtempSync(join(tmpdir(), 'egress-stats-cli-'));
+    const home = tempDir('egress-stats-cli-');
     const config = join(home, 'config.yaml');
     writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);
     return runCliProcess(['--config', config, 'proxies', 'stats', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });

@@ -1,14 +1,15 @@
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigWatch } from '../../../electron/services/config/config-watch.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('ConfigWatch', () => {
   it('calls once per burst of changes to the file, also when it is replaced by a rename; other files are ignored', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-watch-'));
+    const dir = tempDir('egress-watch-');
     const file = join(dir, 'config.yaml');
     writeFileSync(file, 'a: 1\n');
     let calls = 0;
@@ -31,7 +32,7 @@ describe('ConfigWatch', () => {
   });
 
   it('a directory that does not exist yet is not an error: nothing is called, and close still works', async () => {
-    const missing = join(mkdtempSync(join(tmpdir(), 'egress-watch-')), 'no-such-dir');
+    const missing = join(tempDir('egress-watch-'), 'no-such-dir');
     let calls = 0;
     let watch: ConfigWatch | undefined;
     expect(() => (watch = new ConfigWatch({ file: join(missing, 'config.yaml'), onChange: () => calls++, quietMs: 50 }))).not.toThrow();

@@ -1,5 +1,5 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -13,12 +13,13 @@ import {
   readConfigFile,
   serializeConfig,
 } from '../../../electron/services/config/document.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const fixture = readFileSync(new URL('../../fixtures/config/canonical.yaml', import.meta.url), 'utf8');
 const examplesDir = new URL('../../../docs/examples/', import.meta.url);
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'egress-doc-'));
+  return tempDir('egress-doc-');
 }
 
 function readError(fn: () => unknown): ConfigReadError {

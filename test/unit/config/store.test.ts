@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type AtomicFs, writeFileAtomic } from '../../../electron/services/config/atomic-write.js';
@@ -10,9 +9,10 @@ import { defaultConfig } from '../../../electron/services/config/default-config.
 import { ConfigInvalidError, serializeConfig } from '../../../electron/services/config/document.js';
 import { validateProviderConfig } from '../../../shared/config.js';
 import { distModule } from '../../support/dist.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'egress-store-'));
+  return tempDir('egress-store-');
 }
 
 describe('writeFileAtomic', () => {

@@ -1,12 +1,12 @@
 /** In-app edits keep the person's comments and layout: only what differs is rewritten (ConfigStore.update). */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigNotReplacedError, ConfigStore } from '../../../electron/services/config/config-store.js';
 import { ConfigInvalidError, loadConfigFile } from '../../../electron/services/config/document.js';
 import { updateYamlText } from '../../../electron/services/config/yaml-update.js';
 import type { ProviderConfig } from '../../../shared/config.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const HAND_WRITTEN = `# Our egress fleet. Ask Ann before changing the hosts.
 type: kvm
@@ -23,7 +23,7 @@ kvm:
 `;
 
 function file(text: string, name = 'config.yaml'): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'egress-yaml-update-')), name);
+  const path = join(tempDir('egress-yaml-update-'), name);
   writeFileSync(path, text);
   return path;
 }

@@ -5,13 +5,14 @@
  * Electron's safeStorage needs Electron (electron/shell/safe-secret-store.ts is tested with
  * electron mocked in test/unit/shell/safe-secret-store.test.ts).
  */
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+
+
 import { describe, expect, it } from 'vitest';
 import { FileCredentialsStore, credentialsPath } from '../../../electron/services/credentials/credentials-store.js';
 import { CredentialsInKeyringError, FileCredentialsWithKeyringNames, KeyringCredentialsStore } from '../../../electron/services/credentials/keyring-credentials-store.js';
 import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretCodec, safeSecretsPath } from '../../../electron/services/credentials/secret-store.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const ROT: SecretCodec = { encoding: SAFE_STORAGE_ENCODING, encode: (v) => Buffer.from(v).toString('base64'), decode: (v) => Buffer.from(v, 'base64').toString() };
 const KEYS_ONLY: SecretCodec = {
@@ -25,7 +26,7 @@ const KEYS_ONLY: SecretCodec = {
 };
 
 function setup(available = true) {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-keyring-'));
+  const dir = tempDir('egress-keyring-');
   const keyring = new FileSecretStore(safeSecretsPath(dir), { codec: ROT, availability: () => (available ? { available: true } : { available: false, reason: 'no keyring' }) });
   const file = new FileCredentialsStore(credentialsPath(dir));
   const app = new KeyringCredentialsStore(keyring, file);

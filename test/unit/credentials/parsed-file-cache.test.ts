@@ -3,18 +3,18 @@
  * the stores built on it reading 1,000 proxies' credentials without re-reading the file
  * for each (what a health round asks).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileCredentialsStore } from '../../../electron/services/credentials/credentials-store.js';
 import { ParsedFileCache, noteWritten } from '../../../electron/services/credentials/parsed-file-cache.js';
 import { FileSecretStore } from '../../../electron/services/credentials/secret-store.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'egress-parsed-cache-'));
+  dir = tempDir('egress-parsed-cache-');
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -4,15 +4,15 @@
  * echo server with a certificate made here by openssl (skipped, saying so, without it).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeProxy } from '../../../electron/services/health/proxy-probe.js';
 import { skipBecause } from '../../support/skip.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let cert: { key: string; cert: string } | undefined;
 let why = '';
@@ -25,7 +25,7 @@ const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1'
 
 beforeAll(async () => {
   try {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-https-probe-'));
+    const dir = tempDir('egress-https-probe-');
     execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
     cert = { key: readFileSync(join(dir, 'k.pem'), 'utf8'), cert: readFileSync(join(dir, 'c.pem'), 'utf8') };
   } catch (err) {

@@ -1,17 +1,17 @@
 // ssh_config warnings reach the host's status whatever the connection's outcome (HostConnections), and the terminal (hosts status).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatHostStatus } from '../../../electron/cli/commands/hosts-format.js';
 import { HostConnections } from '../../../electron/services/hosts/host-connections.js';
 import { SshConnectionPool } from '../../../electron/transport/index.js';
 import type { ResolvedKVMHost } from '../../../shared/config.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const edge: ResolvedKVMHost = { name: 'edge', address: 'edge-alias', socketPath: '/run/libvirt/libvirt-sock', pool: 'default', domainType: 'auto' };
 
 function poolWith(config: string): { pool: SshConnectionPool; dialled: Array<{ host: string; port: number }> } {
-  const home = mkdtempSync(join(tmpdir(), 'egress-warn-'));
+  const home = tempDir('egress-warn-');
   mkdirSync(join(home, '.ssh'));
   writeFileSync(join(home, '.ssh', 'config'), config);
   const dialled: Array<{ host: string; port: number }> = [];

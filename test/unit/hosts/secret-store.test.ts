@@ -1,13 +1,13 @@
 /** The secrets file: 0600, atomic, round trip, and a corrupt file that is reported and never overwritten. */
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { noteWritten } from '../../../electron/services/credentials/parsed-file-cache.js';
 import { FileSecretStore, SecretStoreCorruptError, SecretStoreUnavailableError, passphraseKey, secretsPath } from '../../../electron/services/credentials/secret-store.js';
 import { Passphrases } from '../../../electron/services/hosts/passphrases.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'egress-secrets-'));
+const dir = () => tempDir('egress-secrets-');
 
 describe('FileSecretStore', () => {
   it('round-trips values in a 0600 file inside a 0700 directory it creates, and says where', async () => {

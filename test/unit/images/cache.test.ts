@@ -1,5 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   type ImageProgress,
 } from '../../../electron/services/images/index.js';
 import { bufferFile, generatedFile, sha256, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let server: TestServer;
 let dir: string;
@@ -22,7 +23,7 @@ const digest = sha256(data);
 beforeEach(async () => {
   server = await new TestServer().start();
   server.files.set('/img/disk.qcow2', bufferFile(data));
-  dir = join(mkdtempSync(join(tmpdir(), 'egress-images-')), 'images');
+  dir = join(tempDir('egress-images-'), 'images');
 });
 afterEach(() => server.close());
 
@@ -69,7 +70,7 @@ describe('ImageCache.ensure', () => {
   });
 
   it('file:// URLs are streamed from the local file', async () => {
-    const src = join(mkdtempSync(join(tmpdir(), 'egress-src-')), 'local image.qcow2');
+    const src = join(tempDir('egress-src-'), 'local image.qcow2');
     writeFileSync(src, data);
     const cache = new ImageCache({ dir });
     const r = await cache.ensure({ url: pathToFileURL(src).href, sha256: digest });

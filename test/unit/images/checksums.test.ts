@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findPublishedDigest, parseSums, PublisherDigestError } from '../../../electron/services/images/index.js';
 import { bufferFile, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const A = 'a'.repeat(64);
 const B = 'B'.repeat(64);
@@ -131,7 +132,7 @@ describe('findPublishedDigest: clear messages for what is wrong', () => {
   });
 
   it('reads the checksum file beside a file:// URL', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-sums-'));
+    const dir = tempDir('egress-sums-');
     writeFileSync(join(dir, 'SHA512SUMS'), `SHA512 (disk.qcow2) = ${D}\n`);
     expect(await findPublishedDigest(pathToFileURL(join(dir, 'disk.qcow2')).href)).toMatchObject({ algorithm: 'sha512', digest: D });
   });

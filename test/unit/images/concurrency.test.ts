@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImageCache, ImageDownloadCancelledError, ImageDownloadStalledError, type ImageProgress } from '../../../electron/services/images/index.js';
 import { isStale } from '../../../electron/services/images/lock.js';
 import { generatedFile, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let server: TestServer;
 let dir: string;
@@ -17,7 +18,7 @@ const children: Array<{ kill: () => boolean }> = [];
 beforeEach(async () => {
   server = await new TestServer().start();
   server.files.set('/disk.qcow2', file);
-  dir = join(mkdtempSync(join(tmpdir(), 'egress-conc-')), 'images');
+  dir = join(tempDir('egress-conc-'), 'images');
 });
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill();

@@ -1,9 +1,10 @@
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ImageCache } from '../../../electron/services/images/index.js';
 import { generatedFile, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let server: TestServer;
 beforeEach(async () => (server = await new TestServer().start()));
@@ -13,7 +14,7 @@ it('a 256 MiB image streams through with bounded memory (RSS grows far less than
   const size = 256 * 1024 * 1024;
   const { file, sha256 } = generatedFile(size);
   server.files.set('/big.img', file);
-  const dir = join(mkdtempSync(join(tmpdir(), 'egress-mem-')), 'images');
+  const dir = join(tempDir('egress-mem-'), 'images');
   (globalThis as { gc?: () => void }).gc?.();
   const base = process.memoryUsage().rss;
   let peak = base;

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ImageCache } from '../../../electron/services/images/index.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let dir: string;
 const DAY = 24 * 60 * 60 * 1000;
@@ -28,7 +29,7 @@ function partial(c: string, daysAgo: number): string {
 }
 
 beforeEach(() => {
-  dir = join(mkdtempSync(join(tmpdir(), 'egress-prune-')), 'images');
+  dir = join(tempDir('egress-prune-'), 'images');
   mkdirSync(dir);
 });
 

@@ -1,5 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +9,7 @@ import {
   ImageDownloadStalledError,
 } from '../../../electron/services/images/index.js';
 import { bufferFile, sha256, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let server: TestServer;
 let dir: string;
@@ -22,7 +23,7 @@ const image = () => ({ url: server.url('/disk.qcow2'), sha256: digest });
 beforeEach(async () => {
   server = await new TestServer().start();
   server.files.set('/disk.qcow2', bufferFile(data, '"v1"'));
-  dir = join(mkdtempSync(join(tmpdir(), 'egress-resume-')), 'images');
+  dir = join(tempDir('egress-resume-'), 'images');
 });
 afterEach(() => server.close());
 

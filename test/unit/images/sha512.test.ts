@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImageCache, ImageCacheError, ImageDigestMismatchError, type ImageProgress } from '../../../electron/services/images/index.js';
 import { bufferFile, sha256, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let server: TestServer;
 let dir: string;
@@ -15,7 +15,7 @@ const image = () => ({ url: server.url('/bookworm/debian-12-genericcloud-amd64.q
 beforeEach(async () => {
   server = await new TestServer().start();
   server.files.set('/bookworm/debian-12-genericcloud-amd64.qcow2', bufferFile(data));
-  dir = join(mkdtempSync(join(tmpdir(), 'egress-images-512-')), 'images');
+  dir = join(tempDir('egress-images-512-'), 'images');
 });
 afterEach(() => server.close());
 

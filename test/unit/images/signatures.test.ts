@@ -4,8 +4,7 @@
  * `SHA512SUMS.sign` and a clearsigned BSD `CHECKSUM`, served from an HTTP server in the
  * test. Nothing is mocked: every state comes from gpgv's status lines.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { BadSignatureError, findCheckedDigest } from '../../../electron/services/images/index.js';
@@ -13,6 +12,7 @@ import { describeSignature } from '../../../shared/signature.js';
 import { gpgMissing, TestSigningKey } from '../../support/gpg.js';
 import { skipBecause } from '../../support/skip.js';
 import { bufferFile, TestServer } from './server.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const A = 'a'.repeat(64);
 const C = 'c'.repeat(64);
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   server = await new TestServer().start();
-  keyrings = join(mkdtempSync(join(tmpdir(), 'egress-keyrings-')), 'keyrings');
+  keyrings = join(tempDir('egress-keyrings-'), 'keyrings');
 });
 afterEach(() => server.close());
 

@@ -2,8 +2,7 @@
  * The whole backend (createAppServices: config file, app service, tasks, handlers,
  * router) over the provider fixture's two in-memory libvirt hosts.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppServices, createAppServices } from '../../../electron/ipc/app-services.js';
 import type { FleetBackend, HostDirectory } from '../../../electron/services/app/fleet-backend.js';
@@ -16,6 +15,7 @@ import type { HostStatus } from '../../../shared/hosts.js';
 import type { EventName, EventPayload } from '../../../shared/ipc.js';
 import type { Task } from '../../../shared/tasks.js';
 import { type Fixture, fixture } from '../provider/provider-fixture.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export interface AppFixture {
   services: AppServices;
@@ -79,7 +79,7 @@ const noProbe: Probe = async () => ({ ok: false, latencyMs: 0, error: 'the test 
 
 export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock; probe?: Probe; autoBake?: boolean } = {}): AppFixture {
   const fx = options.fx ?? fixture();
-  const dataDir = mkdtempSync(join(tmpdir(), 'egress-app-'));
+  const dataDir = tempDir('egress-app-');
   const configFile = join(dataDir, 'config.yaml');
   const config: ProviderConfig = {
     type: 'kvm',

@@ -8,19 +8,19 @@
  *   and a preload that exists: the paths it carries still name the right files.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES } from '../../../electron/shell/renderer-protocol.js';
 import { CONTENT_SECURITY_POLICY } from '../../../shared/csp.js';
 import { repoRoot } from '../../support/dist.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { main: string };
 const bundle = join(repoRoot, pkg.main);
-const home = mkdtempSync(join(tmpdir(), 'egress-main-bundle-'));
+const home = tempDir('egress-main-bundle-');
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 function built(): string {

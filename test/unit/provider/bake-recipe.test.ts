@@ -1,12 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BAKE_MARKER, TINYPROXY_DROP_IN, bakeRecipe, bakedVolumeName, buildBakeUserData, proxyRecipe, parseBakedVolumeName, recipeHash } from '../../../electron/services/provider/kvm/bake-recipe.js';
 import { isBaseVolume } from '../../../electron/services/provider/kvm/names.js';
 import { TINYPROXY_CONF_END, buildTinyproxyConf } from '../../../electron/services/provider/kvm/tinyproxy-conf.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const SHA = 'a'.repeat(64);
 
@@ -66,7 +66,7 @@ describe('bake recipe', () => {
     expect(TINYPROXY_DROP_IN.content).toMatch(/^\[Unit\]\nDefaultDependencies=no\n/m);
     expect(TINYPROXY_DROP_IN.content).toMatch(/^Conflicts=shutdown\.target$/m);
     // systemd turns `$$` into `$`; the shell then sees this (and our config really ends so).
-    const dir = mkdtempSync(join(tmpdir(), 'egress-dropin-'));
+    const dir = tempDir('egress-dropin-');
     const conf = join(dir, 'tinyproxy.conf');
     const shell = pre!.replaceAll('$$', '$').replace('/etc/tinyproxy/tinyproxy.conf', conf);
     const ours = buildTinyproxyConf({ port: 3128, allow: ['10.0.0.0/8'] });

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { USER_DATA_SCRIPTS, buildMetaData, buildUserData, buildVendorData } from '../../../electron/services/provider/kvm/cloud-config.js';
 import { DEFAULT_VENDOR_DATA } from '../../../shared/vendor-data.js';
 import { buildTinyproxyConf, isCidr } from '../../../electron/services/provider/kvm/tinyproxy-conf.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 describe('tinyproxy.conf', () => {
   it('sets the port, the allow list, BasicAuth and a neutral Via name', () => {
@@ -137,7 +137,7 @@ describe('user-data\'s runcmd scripts', () => {
   });
 
   function run(script: string, o: { commands: Record<string, string>; port?: boolean }): string[] {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-runcmd-'));
+    const dir = tempDir('egress-runcmd-');
     dirs.push(dir);
     const bin = join(dir, 'bin');
     const ports = join(dir, 'virtio-ports');

@@ -6,10 +6,9 @@
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,6 +23,7 @@ import {
   transferWithoutProbe,
 } from '../../../electron/services/provider/kvm/host-fetch-plan.js';
 import { skipBecause } from '../../support/skip.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const ok = (stdout: string) => ({ code: 0, stdout, stderr: '' });
 const READY = 'tool curl\nid 1000 1000\nsize 4096\nhead 514649fb00000003\n';
@@ -130,7 +130,7 @@ describe('the scripts, run by sh against a loopback server', () => {
     });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-fetch-plan-'));
+    dir = tempDir('egress-fetch-plan-');
     server = createServer((req, res) => {
       if (req.url !== '/i.qcow2') return void res.writeHead(404).end();
       res.writeHead(200, { 'content-length': body.length });

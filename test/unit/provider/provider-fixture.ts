@@ -1,7 +1,6 @@
 /** A provider over two in-memory hosts, a fake image cache and an in-memory credentials store. */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type KVMConfig, withDefaults } from '../../../shared/config.js';
 import { MemoryCredentialsStore } from '../../support/memory-credentials.js';
@@ -10,6 +9,7 @@ import type { LaunchedBy } from '../../../shared/fleet-meta.js';
 import { KvmProvider } from '../../../electron/services/provider/kvm/provider.js';
 import type { PortProbe } from '../../../electron/services/provider/kvm/readiness.js';
 import { FakeHost, type FakeHostOptions, type FakeSnapshot, fakeQcow2 } from '../../support/fake-libvirt.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export interface Fixture {
   provider: KvmProvider;
@@ -26,7 +26,7 @@ export interface Fixture {
 }
 
 export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<KVMConfig>; deps?: Partial<ProviderDeps> } = {}): Fixture {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-provider-'));
+  const dir = tempDir('egress-provider-');
   const bytes = fakeQcow2(16 * 1024 * 1024);
   const path = join(dir, 'image.qcow2');
   writeFileSync(path, bytes);

@@ -1,5 +1,5 @@
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileCredentialsStore } from '../../../electron/services/credentials/credentials-store.js';
@@ -8,6 +8,7 @@ import { ProxyNotFoundError } from '../../../electron/services/provider/kvm/erro
 import { ORPHAN_GRACE_MS } from '../../../electron/services/provider/kvm/reconcile.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import { fixture } from './provider-fixture.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 describe('list, get, inspect', () => {
   it('lists the fleet from every host; a down host is reported, not fatal; foreign domains are not proxies', async () => {
@@ -152,7 +153,7 @@ describe('reconcile', () => {
 
 describe('credentials file', () => {
   it('is written 0600, atomically, keyed by proxy name; a URL is ready to copy', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-creds-'));
+    const dir = tempDir('egress-creds-');
     const store = new FileCredentialsStore(join(dir, 'data', 'credentials.json'));
     await Promise.all([store.set('a', { username: 'egress', password: 'x1' }), store.set('b', { username: 'egress', password: 'x2' })]);
     expect(statSync(store.file).mode & 0o777).toBe(0o600);

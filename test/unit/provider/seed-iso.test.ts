@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNoCloudSeed, buildSeedIso, DEFAULT_SEED_TIMESTAMP, MAX_SEED_FILE_BYTES, type SeedFile, SeedIsoError } from '../../../electron/services/provider/kvm/seed-iso.js';
 import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const SECTOR = 2048;
 /** sha256 of buildSeedIso(noCloudFiles): a layout change must be deliberate (and noted in the changelog). */
@@ -38,7 +38,7 @@ function expectRoundTrip(files: SeedFile[], iso: Buffer, volumeId = 'cidata'): v
 
 let work: string;
 beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'seed-iso-test-'));
+  work = tempDir('seed-iso-test-');
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -4,8 +4,7 @@
  * the package table the test image's recipe must match, URLs and PAC entries.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -20,6 +19,7 @@ import { buildPac } from '../../../electron/services/app/exports.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
 import { seedView } from '../../../electron/services/app/seed-view.js';
 import { MASK } from '../../../shared/proxies.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const creds = { username: 'egress', password: 'pw-1.x' };
 
@@ -78,7 +78,7 @@ describe('the runcmd scripts for Dante, run by a real sh with stand-ins for ip, 
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   function sandbox(commands: Record<string, string>): { dir: string; log: () => string[]; run: (script: string, args: string[]) => number } {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-dante-'));
+    const dir = tempDir('egress-dante-');
     dirs.push(dir);
     const bin = join(dir, 'bin');
     mkdirSync(bin);

@@ -4,13 +4,13 @@
  * Schema checks against libvirt's RNG (virt-xml-validate) run where it is installed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { buildFetchedBaseXml, buildStagedVolumeXml, buildStagingPoolXml } from '../../../electron/services/provider/kvm/staging-xml.js';
 import { skipBecause } from '../../support/skip.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false }).parse(xml);
 
@@ -46,7 +46,7 @@ describe('staging XML', () => {
 
   it("libvirt's own schemas accept all three", (ctx) => {
     if (spawnSync('virt-xml-validate', ['--help']).error) skipBecause(ctx, 'virt-xml-validate is not installed here');
-    const dir = mkdtempSync(join(tmpdir(), 'egress-staging-xml-'));
+    const dir = tempDir('egress-staging-xml-');
     try {
       for (const [schema, xml] of [
         ['storagepool', buildStagingPoolXml('egress-stage-abc-1234', '/var/tmp/egress-stage.AbCd1234')],

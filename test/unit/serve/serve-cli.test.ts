@@ -1,13 +1,13 @@
 // `egress-desk serve` as the real binary: needs `npm run build` (the renderer included).
-import { mkdtempSync } from 'node:fs';
+
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliProcess } from '../../support/cli.js';
 import { startServe } from '../../browser/serve-process.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const home = () => join(mkdtempSync(join(tmpdir(), 'egress-serve-cli-')), 'home');
+const home = () => join(tempDir('egress-serve-cli-'), 'home');
 
 describe('egress-desk serve (the built CLI)', () => {
   it('prints the link on stdout and "press Ctrl-C to stop" on stderr, serves, and exits 0 on SIGTERM', async () => {

@@ -1,11 +1,11 @@
 // `egress-desk serve` writes its log file (needs `npm run build`): startup, host state,
 // task outcomes, failed calls — and never a secret that passed through it.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startServe, type ServeProcess } from '../../browser/serve-process.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 // Two secrets that go through serve: a proxy password in a launch, and one in a refused call.
 const WAIT_MS = 20_000;
@@ -31,7 +31,7 @@ function waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = WAIT_MS
 }
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'egress-serve-log-'));
+  home = tempDir('egress-serve-log-');
   // One host over SSH to a loopback port nobody listens on: it fails to connect, and so does the launch.
   writeFileSync(
     join(home, 'config.yaml'),

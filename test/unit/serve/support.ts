@@ -1,13 +1,13 @@
 /** A serve-mode server in this process, over a throwaway renderer and data directory. */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { createAppServices } from '../../../electron/ipc/app-services.js';
 import type { Router } from '../../../electron/ipc/router.js';
 import { type ServeServer, startServeServer } from '../../../electron/serve/server.js';
 import { silentLogger } from '../../support/silent-logger.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export interface Fixture {
   server: ServeServer;
@@ -18,7 +18,7 @@ export interface Fixture {
 
 /** Starts a server; the renderer is a stand-in index.html and one asset, with a secret beside it. `router` replaces the default backend. */
 export async function startFixture(options: { router?: Router } = {}): Promise<Fixture> {
-  const root = mkdtempSync(join(tmpdir(), 'egress-serve-'));
+  const root = tempDir('egress-serve-');
   const rendererDir = join(root, 'renderer');
   const dataDir = join(root, 'home');
   mkdirSync(join(rendererDir, 'assets'), { recursive: true });

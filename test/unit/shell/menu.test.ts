@@ -1,5 +1,5 @@
 /** The native menu's template and actions, with the dialogs and the backend injected (no Electron needed). */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { writeFileAtomic } from '../../../electron/services/config/atomic-write.js';
 import { type MenuDeps, exportConfig, importConfig, menuTemplate } from '../../../electron/shell/menu.js';
 import { type AppCommand, MAX_IMPORT_TEXT } from '../../../shared/ipc.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 function deps(over: Partial<MenuDeps> = {}): MenuDeps & { commands: AppCommand[] } {
   const commands: AppCommand[] = [];
@@ -55,7 +56,7 @@ describe('native menu', () => {
   });
 
   it('imports by handing the file to the renderer, JSON by its extension, and nothing when cancelled', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-menu-'));
+    const dir = tempDir('egress-menu-');
     writeFileSync(join(dir, 'a.yaml'), 'type: kvm\n');
     writeFileSync(join(dir, 'b.JSON'), '{"type":"kvm"}');
     for (const name of ['a.yaml', 'b.JSON']) {
@@ -69,7 +70,7 @@ describe('native menu', () => {
   });
 
   it('says why a file cannot be imported: unreadable, or too big', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-menu-'));
+    const dir = tempDir('egress-menu-');
     writeFileSync(join(dir, 'big.yaml'), 'x'.repeat(MAX_IMPORT_TEXT + 1));
     const missing = deps({ showOpenDialog: async () => ({ canceled: false, filePaths: [join(dir, 'nope.yaml')] }) });
     await importConfig(missing);
@@ -80,7 +81,7 @@ describe('native menu', () => {
   });
 
   it('exports to the chosen file, 0600, and says where', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-menu-'));
+    const dir = tempDir('egress-menu-');
     const target = join(dir, 'out.pac');
     const offered: string[] = [];
     const d = deps({

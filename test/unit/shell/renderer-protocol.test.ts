@@ -2,14 +2,14 @@
  * The app scheme's handler (electron/shell/renderer-protocol.ts), without Electron: it serves
  * the files of one folder and nothing else, with the CSP as a header.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { APP_INDEX_URL, APP_ORIGIN, handleAppRequest, rendererFile, serveRendererPath } from '../../../electron/shell/renderer-protocol.js';
 import { CONTENT_SECURITY_POLICY } from '../../../shared/csp.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const base = mkdtempSync(join(tmpdir(), 'egress-app-protocol-'));
+const base = tempDir('egress-app-protocol-');
 const root = join(base, 'renderer');
 mkdirSync(join(root, 'assets'), { recursive: true });
 writeFileSync(join(root, 'index.html'), '<!doctype html><title>app</title>');

@@ -3,10 +3,11 @@
  * asynchronous calls only (the synchronous ones are deprecated and throw here), and a
  * refusal, with nothing written, when it cannot encrypt or would only obfuscate.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+
+
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { tempDir } from '../../support/temp-dir.js';
 
 const storage = {
   available: true,
@@ -38,7 +39,7 @@ const { safeSecretsPath, safeStorageSecretStore } = await import('../../../elect
 
 /** Lets the store's keychain check (started when it is made) answer. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
-const dir = () => mkdtempSync(join(tmpdir(), 'egress-safe-'));
+const dir = () => tempDir('egress-safe-');
 
 describe('safeStorageSecretStore', () => {
   beforeEach(() => {

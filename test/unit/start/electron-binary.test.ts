@@ -1,12 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findElectronBinary } from '../../../electron/start/electron-binary.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 /** A stand-in electron package: path.txt when `executable` is given, and the binary itself when `withBinary`. */
 function fakePackage(executable?: string, withBinary = false): string {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-electron-pkg-'));
+  const dir = tempDir('egress-electron-pkg-');
   if (executable !== undefined) writeFileSync(join(dir, 'path.txt'), executable);
   if (executable !== undefined && withBinary) {
     mkdirSync(join(dir, 'dist'));
@@ -33,7 +34,7 @@ describe('npm start: finding the Electron binary (without require, which would d
     const override = fakePackage('electron', true);
     const env = { ELECTRON_OVERRIDE_DIST_PATH: join(override, 'dist') };
     expect(findElectronBinary(fakePackage(), env)).toEqual({ found: true, path: join(override, 'dist', 'electron') });
-    const empty = mkdtempSync(join(tmpdir(), 'egress-electron-none-'));
+    const empty = tempDir('egress-electron-none-');
     expect(findElectronBinary(fakePackage('electron', true), { ELECTRON_OVERRIDE_DIST_PATH: empty })).toEqual({
       found: false,
       why: `ELECTRON_OVERRIDE_DIST_PATH is set, but ${join(empty, 'electron')} does not exist`,

@@ -2,10 +2,10 @@
 // npm test has built already, and a build here would clear dist/ under the other tests).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { distModule, repoRoot } from '../../support/dist.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 interface Started {
   child: ChildProcess;
@@ -29,7 +29,7 @@ afterEach(() => {
  */
 function startScript(args: string[]): Promise<Started> {
   distModule('electron/start/run-start.ts');
-  const root = mkdtempSync(join(tmpdir(), 'egress-start-'));
+  const root = tempDir('egress-start-');
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: join(root, 'home'),

@@ -3,11 +3,11 @@
  * lines is a sign that it holds two things, so one that stays larger says why in the
  * comment at its top ("Over 400 lines on purpose: …"). Each file that does not is named.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/dist.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const LIMIT = 400;
 const ROOTS = ['electron', 'shared', 'renderer', 'bench', 'scripts', 'bin'];
@@ -51,7 +51,7 @@ describe('source file size', () => {
   });
 
   it('names a long file whose top comment gives no reason, and accepts one that does', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-size-'));
+    const dir = tempDir('egress-size-');
     try {
       const code = 'export const x = 1;\n'.repeat(LIMIT);
       const silent = join(dir, 'silent.ts');

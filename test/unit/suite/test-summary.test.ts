@@ -4,11 +4,11 @@
  * read as one that passed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/dist.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 interface Result {
   title: string;
@@ -35,7 +35,7 @@ function summary(results: Result[], extra: Record<string, unknown> = {}, o: { fi
     ],
     ...extra,
   };
-  const file = join(mkdtempSync(join(tmpdir(), 'egress-summary-')), 'vitest.json');
+  const file = join(tempDir('egress-summary-'), 'vitest.json');
   writeFileSync(file, JSON.stringify(report));
   const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), file], { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...o.env } });
   return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
@@ -98,7 +98,7 @@ describe('test-summary.mjs', () => {
  * from a temp dir that has no node_modules) with the JSON reporter, as test/run.sh does.
  */
 function vitestSummary(files: Record<string, string>): { code: number | null; lines: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-summary-vitest-'));
+  const dir = tempDir('egress-summary-vitest-');
   writeFileSync(join(dir, 'vitest.config.mjs'), 'export default { test: { globals: true } };\n');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const vitest = join(repoRoot, 'node_modules/vitest/vitest.mjs');

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import {
   knownHostsName,
   parseKnownHosts,
 } from '../../../electron/transport/known-hosts.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 // Public keys and the fingerprints `ssh-keygen -lf` printed for them (OpenSSH 9.2).
 const ED = 'AAAAC3NzaC1lZDI1NTE5AAAAIIoyUCL1fBrl6OxJPwdrS1l7bxH4tvjQf8kpM7pZa2M+';
@@ -168,7 +168,7 @@ describe('recording a trusted key', () => {
   });
 
   it('creates ~/.ssh 0700 and known_hosts 0600, and appends one line per key', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-kh-'));
+    dir = tempDir('egress-kh-');
     const file = join(dir, '.ssh', 'known_hosts');
     await appendKnownHost(file, '127.0.0.1', 2222, 'ssh-ed25519', blob(HOST));
     await appendKnownHost(file, 'edge-a', 22, 'ssh-ed25519', blob(ED));
@@ -179,7 +179,7 @@ describe('recording a trusted key', () => {
   });
 
   it('keeps a file without a final newline parseable', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'egress-kh-'));
+    dir = tempDir('egress-kh-');
     const file = join(dir, 'known_hosts');
     writeFileSync(file, `edge-a ssh-ed25519 ${ED}`);
     await appendKnownHost(file, 'edge-b', 22, 'ssh-ed25519', blob(HOST));

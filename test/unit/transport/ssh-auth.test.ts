@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, BaseAgent, IdentityCallback, ParsedKey, SignCallback } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthSession, publicFromOpenSshHeader, readIdentities, type AskPassphrase, type AuthContext, type Identity } from '../../../electron/transport/ssh-auth.js';
 import { SshConfigError, type SshAuthAttempt } from '../../../electron/transport/ssh-errors.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let dir: string;
 const plain = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'plain' });
@@ -14,7 +15,7 @@ const other = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'other' });
 const pub = (text: string): ParsedKey => ssh2.utils.parseKey(text) as ParsedKey;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'egress-auth-'));
+  dir = tempDir('egress-auth-');
   writeFileSync(join(dir, 'plain'), plain.private);
   writeFileSync(join(dir, 'locked'), locked.private);
   writeFileSync(join(dir, 'locked-with-pub'), locked.private);

@@ -16,13 +16,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir, userInfo } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSshConfig, readServices } from '../../../electron/transport/ssh-config-load.js';
 import { parseProxyJump, resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from '../../../electron/transport/ssh-config.js';
 import { SshConfigError } from '../../../electron/transport/ssh-errors.js';
 import { skipBecause } from '../../support/skip.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const sshPresent = spawnSync('ssh', ['-V'], { encoding: 'utf8' }).error === undefined;
 
@@ -159,7 +160,7 @@ let local: SshLocalContext;
 let sshEnv: Record<string, string>;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'egress-sshg-'));
+  root = tempDir('egress-sshg-');
   home = join(root, 'home');
   mkdirSync(join(home, '.ssh'), { recursive: true });
   const me = userInfo();

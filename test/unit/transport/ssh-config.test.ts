@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSshConfig } from '../../../electron/transport/ssh-config-load.js';
 import { parseProxyJump, resolveSshHost, type SshConfigSources, type SshHostSettings, type SshTarget } from '../../../electron/transport/ssh-config.js';
 import { SshConfigError } from '../../../electron/transport/ssh-errors.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const local = { homeDir: '/home/ann', localUser: 'ann', env: { SSH_AUTH_SOCK: '/run/user/1000/agent.sock', HOME: '/home/ann' }, uid: 1000 };
 
@@ -224,7 +225,7 @@ describe('Include', () => {
   });
 
   it('loadSshConfig reads the user file, Include globs in lexical order, and skips missing files', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'egress-sshcfg-'));
+    const home = tempDir('egress-sshcfg-');
     try {
       mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
       writeFileSync(join(home, '.ssh', 'config'), 'Include conf.d/*.conf ~/.ssh/absent\nHost *\n  User fallback\n');

@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +13,7 @@ import {
   saveWindowState,
   windowStatePath,
 } from '../../../electron/services/window/window-state.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 // A laptop panel with a top bar, and a bigger monitor to its right.
 const laptop: Rect = { x: 0, y: 27, width: 1920, height: 1053 };
@@ -81,7 +82,7 @@ describe('window state: what is saved', () => {
   });
 
   it('round-trips through the file atomically, 0600, no temporary left', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-window-'));
+    const dir = tempDir('egress-window-');
     const file = windowStatePath(dir);
     const state = { x: -1200, y: 40, width: 1000, height: 700, maximized: false };
     await saveWindowState(file, state);
@@ -92,7 +93,7 @@ describe('window state: what is saved', () => {
   });
 
   it('ignores a missing, corrupt or out-of-schema file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-window-'));
+    const dir = tempDir('egress-window-');
     const file = windowStatePath(dir);
     await expect(readWindowState(file)).resolves.toBeUndefined();
     for (const text of ['{"x": 1, "y": 2, "wid', '[]', '{"x":0,"y":0,"width":0,"height":10,"maximized":false}', '{"x":0,"y":0,"width":10,"height":10,"maximized":"yes"}', '{"x":0.5,"y":0,"width":10,"height":10,"maximized":false}', '{"x":0,"y":0,"width":10,"height":10,"maximized":false,"extra":1}']) {
@@ -102,7 +103,7 @@ describe('window state: what is saved', () => {
   });
 
   it('refuses to save a state outside the schema', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'egress-window-'));
+    const dir = tempDir('egress-window-');
     await expect(saveWindowState(windowStatePath(dir), { x: 0, y: 0, width: -5, height: 10, maximized: false })).rejects.toThrow();
   });
 });
