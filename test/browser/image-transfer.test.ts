@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { settingsPath } from '../../electron/services/settings/settings-file.js';
-import { runCliProcess } from '../support/cli.js';
+import { cliRunner } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { tinyImage } from '../support/provider.js';
@@ -47,7 +47,7 @@ const transfer = () => loopCard().getByRole('region', { name: 'Image transfer' }
 const choice = () => transfer().getByRole('combobox', { name: 'How base images reach loop' });
 const settingsOnDisk = (): { hosts: Record<string, { imageTransfer: string; lastTransfer?: { mode: string; reason?: string; volume: string } }> } =>
   JSON.parse(readFileSync(settingsPath(app.home), 'utf8')) as never;
-const cli = (...args: string[]) => runCliProcess(['--config', join(app.home, 'config.yaml'), ...args], { HOME: app.home, EGRESS_DESK_HOME: app.home });
+const cli = cliRunner(() => ({ home: app.home, config: join(app.home, 'config.yaml') }));
 
 /** A tiny qcow2 of its own digest at /NAME.qcow2, with `writtenMiB` of its clusters written (the file the host downloads is that large). */
 function image(home: string, name: string, sizeKiB: number, slow: boolean, port: number, writtenMiB = 0): { sha256: string; url: string; size: number } {

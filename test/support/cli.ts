@@ -59,3 +59,30 @@ export function runCliInNetns(netns: string, args: string[], env: Record<string,
   const [command, argv] = cliInNetns(netns, args);
   return collect(command, argv, { PATH: process.env.PATH ?? '', HOME: env.HOME ?? process.env.HOME ?? '/', ...env });
 }
+
+/** Who runs the CLI and where: what {@link cliRunner} needs. */
+export interface CliRunnerOptions {
+  /** The person's home (HOME) and, unless `cwd` says otherwise, the working directory. */
+  home: string;
+  /** The data directory (EGRESS_DESK_HOME); default: `home`. */
+  data?: string;
+  /** A config file passed as `--config`; default: none (the data directory's own). */
+  config?: string;
+  cwd?: string;
+  /** More environment. */
+  env?: Record<string, string>;
+  as?: RunAs;
+}
+
+/**
+ * `cli(...args)` for a test file: the built CLI with HOME, EGRESS_DESK_HOME and `--config`
+ * set once. `options` may be a function, read at each call, for files whose directories are
+ * made anew before each test.
+ */
+export function cliRunner(options: CliRunnerOptions | (() => CliRunnerOptions)): (...args: string[]) => Promise<CliResult> {
+  return (...args) => {
+    const o = typeof options === 'function' ? options() : options;
+    const config = o.config === undefined ? [] : ['--config', o.config];
+    return runCliProcess([...config, ...args], { HOME: o.home, EGRESS_DESK_HOME: o.data ?? o.home, ...o.env }, o.cwd ?? o.home, o.as);
+  };
+}

@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validateProviderConfig } from '../../../shared/config.js';
-import { runCliProcess } from '../../support/cli.js';
+import { cliRunner } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 const canonical = new URL('../../fixtures/config/canonical.yaml', import.meta.url).pathname;
 let home: string;
 let work: string;
-const env = () => ({ EGRESS_DESK_HOME: home, HOME: work });
-const cli = (...args: string[]) => runCliProcess(args, env(), work);
+const cli = cliRunner(() => ({ home: work, data: home }));
 
 /** Every file under a directory with its content: to prove a command changed nothing. */
 function snapshot(dir: string): Record<string, string> {

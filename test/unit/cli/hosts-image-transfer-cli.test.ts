@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readSettings, settingsPath } from '../../../electron/services/settings/settings-file.js';
 import { imageTransferOf } from '../../../shared/app-settings.js';
-import { runCliProcess } from '../../support/cli.js';
+import { cliRunner } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 let work: string;
 const data = () => join(work, 'data');
-const cli = (...args: string[]) => runCliProcess(['--config', join(work, 'config.yaml'), ...args], { EGRESS_DESK_HOME: data(), HOME: work }, work);
+const cli = cliRunner(() => ({ home: work, data: data(), config: join(work, 'config.yaml') }));
 
 const CONFIG = `type: kvm
 kvm:

@@ -2,12 +2,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCliProcess } from '../../support/cli.js';
+import { cliRunner } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 let work: string;
 let home: string;
-const cli = (...args: string[]) => runCliProcess(['--config', join(work, 'config.yaml'), ...args], { EGRESS_DESK_HOME: join(work, 'data'), HOME: home }, work);
+const cli = cliRunner(() => ({ home, cwd: work, data: join(work, 'data'), config: join(work, 'config.yaml') }));
 
 const CONFIG = `type: kvm
 kvm:

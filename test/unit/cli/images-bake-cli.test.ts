@@ -3,12 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { runCliProcess } from '../../support/cli.js';
+import { cliRunner } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 let home: string;
 let work: string;
-const cli = (...args: string[]) => runCliProcess(args, { EGRESS_DESK_HOME: home, HOME: work }, work);
+const cli = cliRunner(() => ({ home: work, data: home }));
 
 function writeConfig(hosts: string[]): void {
   writeFileSync(

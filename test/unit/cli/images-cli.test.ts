@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { validateProviderConfig } from '../../../shared/config.js';
 import { runCli } from '../../../electron/cli/program.js';
 import { cliBin } from '../../support/dist.js';
-import { runCliProcess } from '../../support/cli.js';
+import { cliRunner, runCliProcess } from '../../support/cli.js';
 import { bufferFile, sha256, TestServer } from '../images/server.js';
 import { gpgMissing, TestSigningKey } from '../../support/gpg.js';
 import { skipBecause } from '../../support/skip.js';
@@ -18,7 +18,7 @@ let server: TestServer;
 let home: string;
 let work: string;
 const env = () => ({ EGRESS_DESK_HOME: home, HOME: work });
-const cli = (...args: string[]) => runCliProcess(args, env(), work);
+const cli = cliRunner(() => ({ home: work, data: home }));
 const configFile = () => join(home, 'config.yaml');
 const cacheDir = () => join(home, 'images');
 

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readSeedIso } from '../../support/iso9660-reader.js';
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
-import { runCliProcess } from '../../support/cli.js';
+import { cliRunner } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 const canonical = new URL('../../fixtures/config/canonical.yaml', import.meta.url).pathname;
 let work: string;
-const cli = (...args: string[]) => runCliProcess(['--config', canonical, ...args], { EGRESS_DESK_HOME: join(work, 'home'), HOME: work }, work);
+const cli = cliRunner(() => ({ home: work, data: join(work, 'home'), config: canonical }));
 
 beforeEach(() => {
   work = tempDir('egress-render-');
