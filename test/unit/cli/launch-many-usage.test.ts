@@ -3,17 +3,16 @@
  * command line's way (`--count`, `NAME`, `--strategy`) before its message, as it is; and
  * the help's step list read from LAUNCH_STEPS.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { usageError } from '../../../electron/cli/commands/proxies-launch.js';
 import { EXIT } from '../../../electron/cli/io.js';
 import { runCli } from '../../../electron/cli/program.js';
 import { LAUNCH_STEPS, WAIT_STEPS, launchStepsText } from '../../../shared/launch-steps.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const home = mkdtempSync(join(tmpdir(), 'egress-launch-many-usage-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+const home = tempDir('egress-launch-many-usage-');
 const config = join(home, 'config.yaml');
 // A host whose socket does not exist: a command that got as far as connecting would say so.
 writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);
