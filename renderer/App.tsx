@@ -49,7 +49,9 @@ function useBackend(): void {
       }),
       // The config file edited outside the app: what it holds now (or why it does not load) and
       // what depends on it; the app keeps working on the last good config when it is broken.
-      api.on('config:changed', (state) => {
+      api.on('config:changed', ({ by, ...state }) => {
+        // The app's own writes reload where they are made (for now); this is for edits by hand.
+        if (by === 'app') return;
         useAppConfigStore.setState({ state });
         if (state.config) {
           void useAppConfigStore.getState().refreshCatalog(api);

@@ -45,6 +45,15 @@ export const ConfigStateSchema = z.object({
 });
 export type ConfigState = z.infer<typeof ConfigStateSchema>;
 
+/**
+ * `config:changed`: the config file as it is now, and who changed it: `app` for a write
+ * through the contract (an import, a host or catalog edit), `file` for an edit made outside
+ * the app (by hand, a script). Every change is reported, so the renderer's stores follow the
+ * event instead of reloading after their own writes; only `file` is news to the person.
+ */
+export const ConfigChangedSchema = ConfigStateSchema.extend({ by: z.enum(['app', 'file']) });
+export type ConfigChanged = z.infer<typeof ConfigChangedSchema>;
+
 export const AppInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
@@ -236,8 +245,8 @@ export const events = {
   'console:data': ConsoleDataSchema,
   'console:closed': ConsoleClosedSchema,
   'app:command': AppCommandSchema,
-  /** The config file changed outside the app (by hand, a script): what it is now, and whether the app took it. */
-  'config:changed': ConfigStateSchema,
+  /** The config file changed, by a write of the app or outside it (ConfigChangedSchema): what it is now, and whether the app took it. */
+  'config:changed': ConfigChangedSchema,
 } as const;
 
 export type Events = typeof events;

@@ -5,7 +5,7 @@
  * output, a task's result, or a URL — so a proxy password or SSH passphrase has no path
  * to the file even before pino's redaction by key (services/log/logger.ts) is applied.
  */
-import type { ConfigState, EventName, EventPayload } from '../../shared/ipc.js';
+import type { ConfigChanged, EventName, EventPayload } from '../../shared/ipc.js';
 import type { Envelope } from '../../shared/ipc-transport.js';
 import type { HostStatus } from '../../shared/hosts.js';
 import type { Task } from '../../shared/tasks.js';
@@ -56,7 +56,9 @@ export function appEventLogger(log: Logger): EventSink {
     }
     if (tasks.size > MAX_TRACKED_TASKS) tasks.delete(tasks.keys().next().value!);
   };
-  const onConfig = (state: ConfigState) => {
+  const onConfig = (state: ConfigChanged) => {
+    // A write through the app is the call's own outcome (logged as a call when it fails), not news.
+    if (state.by === 'app') return;
     if (state.config) log.info({ file: state.path }, `config: ${state.path} changed outside the app; the new config is in use`);
     else {
       const problems = state.issues?.map((i) => `${i.line !== undefined ? `line ${i.line}: ` : ''}${i.path}: ${i.message}`) ?? [state.error ?? 'cannot be read'];
@@ -64,7 +66,7 @@ export function appEventLogger(log: Logger): EventSink {
     }
   };
   return <E extends EventName>(event: E, payload: EventPayload<E>) => {
-    if (event === 'config:changed') onConfig(payload as ConfigState);
+    if (event === 'config:changed') onConfig(payload as ConfigChanged);
     else if (event === 'host:status') onHost(payload as HostStatus);
     else if (event === 'task:update') onTask(payload as Task);
   };

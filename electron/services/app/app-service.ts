@@ -81,7 +81,7 @@ export class AppService {
     this.tasks = options.tasks ?? new TaskService({ now });
     this.tasks.setListener((task) => this.emit('task:update', task));
     const emit: AppEventListener = (event, payload) => this.emit(event, payload);
-    this.config = new ConfigWrites({ store: options.store, config: options.config, tasks: this.tasks, reset: () => this.reset(), backend: () => this.backend(), now });
+    this.config = new ConfigWrites({ store: options.store, config: options.config, tasks: this.tasks, reset: () => this.reset(), backend: () => this.backend(), now, changed: (state) => this.emit('config:changed', state) });
     this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000, ...(options.statsClock ? { statsClock: options.statsClock } : {}),
       ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
       ...(options.probe ? { probe: options.probe } : {}),
@@ -96,7 +96,7 @@ export class AppService {
         onChange: () =>
           void this.config
             .fileChanged()
-            .then((state) => state && this.emit('config:changed', state))
+            .then((state) => state && this.emit('config:changed', { ...state, by: 'file' }))
             .catch(() => undefined),
       });
     }

@@ -6,7 +6,7 @@
 import { type ProviderConfig, type ResolvedKVMConfig, validateProviderConfig, withDefaults } from '../../../shared/config.js';
 import { type ConfigDiff, diffConfigs } from '../../../shared/config-diff.js';
 import { type CatalogEdit, applyCatalogEdit } from '../../../shared/catalog-edit.js';
-import type { AreaService, ChannelInput, ChannelOutput, ConfigPreview, ConfigState } from '../../../shared/ipc.js';
+import type { AreaService, ChannelInput, ChannelOutput, ConfigChanged, ConfigPreview, ConfigState } from '../../../shared/ipc.js';
 import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
@@ -35,6 +35,12 @@ export interface ConfigWritesOptions {
   /** The open backend (the proxy exports list the fleet). */
   backend: () => Promise<FleetBackend>;
   now: () => number;
+  /**
+   * Told after each write that saved the file (an import or an edit), with the config as
+   * it is now: the app service emits it as `config:changed` (`by: 'app'`), so every window
+   * follows an in-app write as it follows an edit by hand.
+   */
+  changed?: (state: ConfigChanged) => void;
 }
 
 type EditResult = { path: string; diff: ConfigDiff; config: ProviderConfig };
@@ -167,6 +173,7 @@ export class ConfigWrites implements AreaService<'config'> {
     await this.options.store.save(result.config);
     this.lastGood = result.config;
     await this.options.reset();
+    await this.report();
     return { path: this.options.store.file, diff: diffConfigs(current, result.config) };
   }
 
@@ -180,7 +187,19 @@ export class ConfigWrites implements AreaService<'config'> {
     await this.options.store.update(result.config);
     this.lastGood = result.config;
     await this.options.reset();
+    await this.report();
     return { path: this.options.store.file, diff: diffConfigs(current, result.config), config: result.config };
+  }
+
+  /**
+   * Reports a write that saved the file: the state read back (so `created` and the config are
+   * the file's), before the write's answer leaves, so a window sees the event no later than
+   * the answer. The watcher's own notice of this write then finds nothing new (fileChanged).
+   */
+  private async report(): Promise<void> {
+    if (!this.options.changed) return;
+    const state = await this.options.config.state();
+    this.options.changed({ ...state, by: 'app' });
   }
 
   /**
