@@ -9,6 +9,9 @@ const noElectron = {
   paths: [{ name: 'electron', message: 'Only electron/main.ts, electron/preload.ts and electron/shell/ may import Electron.' }],
 };
 
+/** The renderer, anywhere: no Node built-in, nothing of electron/. */
+const rendererBoundary = { group: ['node:*', '**/electron/**'], message: 'The renderer reaches the backend only through window.egress.' };
+
 /** Import patterns for the sibling folders of electron/ named (relative imports, any depth), and the renderer. */
 function above(folders) {
   return [...folders.map((f) => `**/${f}/**`), '**/renderer/**'];
@@ -67,7 +70,24 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: ['node:*', '**/electron/**'], message: 'The renderer reaches the backend only through window.egress.' }] }],
+      'no-restricted-imports': ['error', { ...noElectron, patterns: [rendererBoundary] }],
+    },
+  },
+  {
+    // Views render and ask: what they show is a store's, and what they change goes through a
+    // store action (renderer/stores/), so the api stays with the stores (issue 39).
+    files: ['renderer/views/**/*.{ts,tsx}', 'renderer/App.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          ...noElectron,
+          patterns: [
+            rendererBoundary,
+            { group: ['**/backend', '**/backend.js', '**/api', '**/api.js', '**/stores/store-api', '**/stores/store-api.js'], message: 'A view calls no backend: use a store action (renderer/stores/), which reaches it.' },
+          ],
+        },
+      ],
     },
   },
   {

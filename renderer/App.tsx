@@ -1,13 +1,8 @@
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ConfigState } from '../shared/ipc.js';
-import { backend } from './backend.js';
 import { useAppConfigStore } from './stores/app-config-store.js';
-import { errorMessage } from './format.js';
-import { useHealthStore } from './stores/health-store.js';
-import { useHostsStore } from './stores/hosts-store.js';
-import { useProxiesStore } from './stores/proxies-store.js';
 import { frameConfig, frameUi, runningTasks } from './stores/slices.js';
+import { startStores } from './stores/start-stores.js';
 import { useTasksStore } from './stores/tasks-store.js';
 import { VIEWS, VIEW_LABELS, type View, useUiStore } from './stores/ui-store.js';
 import { CatalogView } from './views/CatalogView.js';
@@ -26,60 +21,6 @@ const VIEW_COMPONENTS: Record<View, () => React.JSX.Element> = {
   tasks: TasksView,
   settings: SettingsView,
 };
-
-/** Fills every domain store once and keeps it fresh with events; undone on unmount. */
-function useBackend(): void {
-  useEffect(() => {
-    let api;
-    try {
-      api = backend();
-    } catch (err) {
-      useAppConfigStore.setState({ error: errorMessage(err) });
-      return;
-    }
-    void useAppConfigStore.getState().load(api);
-    const offs = [
-      useHostsStore.getState().start(api),
-      useProxiesStore.getState().start(api),
-      useTasksStore.getState().start(api),
-      useHealthStore.getState().start(api),
-      // A pull changes no config (so no config:changed follows it) but the images' cache state: the catalog is read again.
-      api.on('task:update', (t) => {
-        if (t.kind === 'images:pull' && t.state === 'succeeded') void useAppConfigStore.getState().refreshCatalog(api);
-      }),
-      // The config file edited outside the app: what it holds now (or why it does not load) and
-      // what depends on it; the app keeps working on the last good config when it is broken.
-      api.on('config:changed', ({ by, ...state }) => {
-        // The app's own writes reload where they are made (for now); this is for edits by hand.
-        if (by === 'app') return;
-        useAppConfigStore.setState({ state });
-        if (state.config) {
-          void useAppConfigStore.getState().refreshCatalog(api);
-          void useHostsStore.getState().refresh(api);
-          useUiStore.getState().toast('The config file was changed outside the app; the new config is in use.', 'info');
-        } else useUiStore.getState().toast(`The config file was changed and does not load: ${configProblem(state)}. The app keeps using the last good config.`, 'error');
-      }),
-      // The desktop window's native menu (File → Launch, Import, Export).
-      api.on('app:command', (c) => {
-        const ui = useUiStore.getState();
-        if (c.command === 'launch') {
-          if (!document.querySelector('dialog[open]')) ui.setLaunchOpen(true);
-        } else if (c.command === 'settings') ui.setView('settings');
-        else if (c.command === 'import') ui.setImportDraft({ fileName: c.fileName, text: c.text, syntax: c.syntax });
-        else ui.toast(c.text, c.kind);
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  }, []);
-}
-
-/** The first problem of a config that does not load, with its line: what a person fixes first. */
-function configProblem(state: ConfigState): string {
-  const issue = state.issues?.[0];
-  if (!issue) return state.error ?? 'it cannot be read';
-  const more = (state.issues?.length ?? 1) > 1 ? ` (and ${(state.issues?.length ?? 1) - 1} more, see Config)` : '';
-  return `${issue.line !== undefined ? `line ${issue.line}: ` : ''}${issue.path}: ${issue.message}${more}`;
-}
 
 /** True while the person is typing into a field: single-key shortcuts must not fire then. */
 function typing(target: EventTarget | null): boolean {
@@ -129,7 +70,8 @@ function Toasts() {
 
 /** The app frame: header, the view list, the current view, the Launch dialog and toasts. */
 export function App() {
-  useBackend();
+  // Every store loads once and follows its events (stores/start-stores.ts); undone on unmount.
+  useEffect(() => startStores(), []);
   useShortcuts();
   const { info, state, error } = useAppConfigStore(useShallow(frameConfig));
   const { view, setView, launchOpen, setLaunchOpen } = useUiStore(useShallow(frameUi));

@@ -3,15 +3,15 @@
  * The URL is fetched on demand (`proxies:url`, the one channel that returns the secret)
  * and never rendered into the page.
  */
-import { backend } from './backend.js';
 import { copyText } from './clipboard.js';
 import { errorMessage } from './format.js';
+import { proxyUrl } from './stores/proxy-actions.js';
 import { useUiStore } from './stores/ui-store.js';
 
 export async function copyProxyUrl(name: string): Promise<boolean> {
   const { toast } = useUiStore.getState();
   try {
-    const { url } = await backend().proxies.url({ name });
+    const { url } = await proxyUrl(name);
     if (!url) {
       toast(`${name} has no address yet: wait until it has booted, then copy again.`, 'error');
       return false;

@@ -1,15 +1,15 @@
 /** Health per proxy (shared/health.ts), by proxy key (shared/proxy-key.ts): `proxies:health` once, then `proxy:health` events. */
 import { create } from 'zustand';
 import type { FleetHealth, ProxyHealth } from '../../shared/health.js';
-import type { EgressApi } from '../../shared/ipc.js';
 import { type ProxyKey, proxyKey } from '../../shared/proxy-key.js';
+import { storeApi } from './store-api.js';
 import { syncStore } from './sync.js';
 
 export interface HealthStore {
   health: Record<ProxyKey, ProxyHealth>;
   at: number;
   apply(figures: FleetHealth): void;
-  start(api: EgressApi): () => void;
+  start(): () => void;
 }
 
 export const useHealthStore = create<HealthStore>((set, get) => ({
@@ -20,7 +20,8 @@ export const useHealthStore = create<HealthStore>((set, get) => ({
     if (figures.at < get().at) return;
     set({ at: figures.at, health: Object.fromEntries(figures.proxies.map((p) => [proxyKey(p.host, p.domain), p])) });
   },
-  start(api) {
+  start() {
+    const api = storeApi();
     return syncStore<FleetHealth>({
       subscribe: (apply) => [api.on('proxy:health', apply)],
       load: async () => get().apply(await api.proxies.health()),

@@ -1,8 +1,8 @@
 /** Hosts: filled by `hosts:list`, kept fresh by `host:status`; each shown host's load refreshed by `hosts:load` while the Hosts view watches it. */
 import { create } from 'zustand';
 import type { HostLoad, HostStatus } from '../../shared/hosts.js';
-import type { EgressApi } from '../../shared/ipc.js';
 import { errorMessage } from '../format.js';
+import { storeApi } from './store-api.js';
 import { syncStore } from './sync.js';
 
 export interface HostsStore {
@@ -18,14 +18,17 @@ export interface HostsStore {
   /** By host: its load as last asked (while watched; a failed ask drops it, and the view falls back to the facts at connect). */
   loads: Record<string, HostLoad>;
   /** Asks the host's load now and every {@link HOST_LOAD_INTERVAL_MS} until the returned stop is called. */
-  watchLoad(api: EgressApi, host: string): () => void;
+  watchLoad(host: string): () => void;
   upsert(host: HostStatus): void;
   /** After a host edit: the hosts as the backend has them now (removed ones go). */
   replace(hosts: HostStatus[]): void;
-  unlock(api: EgressApi, host: string, passphrase: string, remember: boolean): Promise<void>;
-  refresh(api: EgressApi): Promise<void>;
-  start(api: EgressApi): () => void;
-  trust(api: EgressApi, host: string, fingerprint: string): Promise<void>;
+  unlock(host: string, passphrase: string, remember: boolean): Promise<void>;
+  refresh(): Promise<void>;
+  /** The hosts as the backend lists them now: new ones added, removed ones gone, facts kept while connected. */
+  relist(): Promise<void>;
+  /** Follows `host:status`, and `config:changed` (hosts added, edited or removed, here or by hand); returns the unsubscribe. */
+  start(): () => void;
+  trust(host: string, fingerprint: string): Promise<void>;
 }
 
 /** How often a watched host's load is asked: the stats cadence of a watched window (5 s). */
@@ -34,7 +37,8 @@ export const HOST_LOAD_INTERVAL_MS = 5_000;
 export const useHostsStore = create<HostsStore>((set, get) => ({
   hosts: [],
   loads: {},
-  watchLoad(api, host) {
+  watchLoad(host) {
+    const api = storeApi();
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ask = async () => {
@@ -63,10 +67,10 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
     set({ hosts: [] });
     for (const h of hosts) get().upsert(h);
   },
-  async unlock(api, host, passphrase, remember) {
+  async unlock(host, passphrase, remember) {
     set((s) => ({ unlocking: { ...s.unlocking, [host]: true }, unlockError: { ...s.unlockError, [host]: '' } }));
     try {
-      const status = await api.hosts.unlock({ host, passphrase, remember });
+      const status = await storeApi().hosts.unlock({ host, passphrase, remember });
       get().upsert(status);
       // Still asking: the backend said why (a wrong passphrase).
       if (status.needs === 'passphrase') set((s) => ({ unlockError: { ...s.unlockError, [host]: status.message ?? 'the passphrase did not unlock the key' } }));
@@ -88,30 +92,48 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
       return { hosts };
     });
   },
-  async refresh(api) {
+  async refresh() {
     try {
-      for (const h of await api.hosts.list()) get().upsert(h);
+      for (const h of await storeApi().hosts.list()) get().upsert(h);
     } catch (err) {
       set({ error: errorMessage(err) });
     }
   },
-  start(api) {
-    return syncStore<HostStatus>({
+  async relist() {
+    try {
+      const listed = await storeApi().hosts.list();
+      const names = new Set(listed.map((h) => h.name));
+      set((s) => ({ hosts: s.hosts.filter((h) => names.has(h.name)), error: undefined }));
+      for (const h of listed) get().upsert(h);
+    } catch (err) {
+      set({ error: errorMessage(err) });
+    }
+  },
+  start() {
+    const api = storeApi();
+    const offConfig = api.on('config:changed', (c) => {
+      if (c.config) void get().relist();
+    });
+    const offStatus = syncStore<HostStatus>({
       subscribe: (apply) => [api.on('host:status', apply)],
       load: async () => set({ hosts: await api.hosts.list(), loaded: true, error: undefined }),
       apply: (h) => {
         const known = get().hosts.find((x) => x.name === h.name);
         get().upsert(h);
         // A host that just connected: its facts come with hosts:list (one call per connection, not a poll).
-        if (h.state === 'connected' && !h.info && !known?.info) void get().refresh(api);
+        if (h.state === 'connected' && !h.info && !known?.info) void get().refresh();
       },
       fail: (err) => set({ loaded: true, error: errorMessage(err) }),
     });
+    return () => {
+      offConfig();
+      offStatus();
+    };
   },
-  async trust(api, host, fingerprint) {
+  async trust(host, fingerprint) {
     set((s) => ({ trusting: { ...s.trusting, [host]: true }, trustError: { ...s.trustError, [host]: '' } }));
     try {
-      get().upsert(await api.hosts.trust({ host, fingerprint }));
+      get().upsert(await storeApi().hosts.trust({ host, fingerprint }));
     } catch (err) {
       set((s) => ({ trustError: { ...s.trustError, [host]: errorMessage(err) } }));
     } finally {

@@ -6,11 +6,11 @@
  */
 import { create } from 'zustand';
 import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
-import type { EgressApi } from '../../shared/ipc.js';
 import type { ProxyChanged } from '../../shared/proxy-changed.js';
 import type { ProxyInspectionView } from '../../shared/proxies.js';
 import { errorMessage } from '../format.js';
 import { concerns } from '../inspection.js';
+import { storeApi } from './store-api.js';
 import { useUiStore } from './ui-store.js';
 
 export interface InspectorStore {
@@ -20,9 +20,11 @@ export interface InspectorStore {
   /** The proxy no longer exists (deleted here or elsewhere). */
   gone: boolean;
   /** (Re)loads the open proxy's inspection. Answers that arrive after the open proxy changed are dropped. */
-  refresh(api: EgressApi): Promise<void>;
+  refresh(): Promise<void>;
   /** Applies a `proxy:changed` event: refreshes when it concerns the open proxy. */
-  changed(api: EgressApi, change: ProxyChanged): void;
+  changed(change: ProxyChanged): void;
+  /** Loads the open proxy's inspection and follows `proxy:changed` for it; returns the unsubscribe. */
+  follow(): () => void;
 }
 
 /** Answers of an older target or an older refresh are dropped: only the newest generation is applied. */
@@ -36,13 +38,13 @@ const openName = () => useUiStore.getState().inspected?.name;
 export const useInspectorStore = create<InspectorStore>((set, get) => ({
   loading: false,
   gone: false,
-  async refresh(api) {
+  async refresh() {
     const name = openName();
     if (name === undefined) return;
     const mine = ++generation;
     set({ loading: true });
     try {
-      const inspection = await api.proxies.inspect({ name });
+      const inspection = await storeApi().proxies.inspect({ name });
       if (mine === generation) set({ inspection, loading: false, error: undefined, gone: false });
     } catch (err) {
       if (mine !== generation) return;
@@ -50,7 +52,7 @@ export const useInspectorStore = create<InspectorStore>((set, get) => ({
       else set({ loading: false, error: errorMessage(err) });
     }
   },
-  changed(api, change) {
+  changed(change) {
     const name = openName();
     if (name === undefined || !concerns(change, name, get().inspection)) return;
     if (change.removed) {
@@ -59,7 +61,12 @@ export const useInspectorStore = create<InspectorStore>((set, get) => ({
       return;
     }
     clearTimeout(pending);
-    pending = setTimeout(() => void get().refresh(api), EVENT_COALESCE_MS);
+    pending = setTimeout(() => void get().refresh(), EVENT_COALESCE_MS);
+  },
+  follow() {
+    const api = storeApi();
+    void get().refresh();
+    return api.on('proxy:changed', (change) => get().changed(change));
   },
 }));
 

@@ -1,10 +1,10 @@
 /** Proxies: filled by `proxies:list`, kept fresh by `proxy:changed`. Keyed by host and domain. */
 import { create } from 'zustand';
-import type { EgressApi } from '../../shared/ipc.js';
 import type { ProxyChanged } from '../../shared/proxy-changed.js';
 import type { FleetListingView, ProxyRecordView } from '../../shared/proxies.js';
 import { type ProxyKey, proxyKey, recordKey } from '../../shared/proxy-key.js';
 import { errorMessage } from '../format.js';
+import { storeApi } from './store-api.js';
 import { syncStore } from './sync.js';
 
 export interface ProxiesStore {
@@ -16,7 +16,7 @@ export interface ProxiesStore {
   loaded: boolean;
   error?: string;
   apply(change: ProxyChanged): void;
-  start(api: EgressApi): () => void;
+  start(): () => void;
 }
 
 export const useProxiesStore = create<ProxiesStore>((set, get) => ({
@@ -38,7 +38,8 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
       return { proxies: { ...s.proxies, [key]: change.proxy } };
     });
   },
-  start(api) {
+  start() {
+    const api = storeApi();
     return syncStore<ProxyChanged>({
       subscribe: (apply) => [api.on('proxy:changed', apply)],
       load: async () => {

@@ -5,10 +5,11 @@
  * sparkline from the last hour so a reopened window does not start blank.
  */
 import { create } from 'zustand';
-import type { EgressApi } from '../../shared/ipc.js';
-import { type FleetStats, type ProxyRates, WATCH_LEASE_MS } from '../../shared/stats.js';
+import type { FleetHealth } from '../../shared/health.js';
+import { type FleetStats, type ProxyRates, type ProxyRef, WATCH_LEASE_MS } from '../../shared/stats.js';
 import { type ProxyKey, proxyKey } from '../../shared/proxy-key.js';
 import { SparkRing } from '../sparkline.js';
+import { storeApi } from './store-api.js';
 
 /** Points a sparkline keeps: five minutes at 5 s. */
 export const SPARK_POINTS = 60;
@@ -29,7 +30,7 @@ export interface StatsStore {
    * Watches while the returned function is not called: the lease is renewed at half its
    * length. `seed: false` skips the first ask's sparkline points (the Hosts view draws none).
    */
-  watch(api: EgressApi, options?: { seed?: boolean }): () => void;
+  watch(options?: { seed?: boolean }): () => void;
 }
 
 const total = (r: ProxyRates) => r.inBps + r.outBps;
@@ -56,7 +57,8 @@ export const useStatsStore = create<StatsStore>((set) => ({
       return { rates, spark, at: stats.at };
     });
   },
-  watch(api, options = {}) {
+  watch(options = {}) {
+    const api = storeApi();
     const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
     // A renewal says which sample the store has: the answer then carries rows only when a newer one exists.
     const ask = (seed: boolean) =>
@@ -72,3 +74,25 @@ export const useStatsStore = create<StatsStore>((set) => ({
     };
   },
 }));
+
+/**
+ * One proxy's history while the returned function is not called (the inspector's Traffic
+ * tab): asked with `historyOf` under the watch lease, renewed at half its length, and the
+ * `proxy:stats` and `proxy:health` events between two asks. No store holds it: the tab does.
+ */
+export function watchProxyHistory(
+  ref: ProxyRef,
+  on: { answer: (stats: FleetStats) => void; error: (err: unknown) => void; sample: (stats: FleetStats) => void; probe: (health: FleetHealth) => void },
+): () => void {
+  const api = storeApi();
+  let live = true;
+  const ask = () => api.proxies.stats({ watch: true, historyOf: ref }).then((stats) => live && on.answer(stats), (err: unknown) => live && on.error(err));
+  void ask();
+  const timer = setInterval(() => void ask(), WATCH_LEASE_MS / 2);
+  const offs = [api.on('proxy:stats', on.sample), api.on('proxy:health', on.probe)];
+  return () => {
+    live = false;
+    clearInterval(timer);
+    offs.forEach((off) => off());
+  };
+}

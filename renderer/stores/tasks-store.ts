@@ -3,9 +3,9 @@
  * `task:update`. An update replaces the task it names.
  */
 import { create } from 'zustand';
-import type { EgressApi } from '../../shared/ipc.js';
 import type { Task } from '../../shared/tasks.js';
 import { errorMessage } from '../format.js';
+import { storeApi } from './store-api.js';
 import { syncStore } from './sync.js';
 
 export interface TasksStore {
@@ -13,8 +13,8 @@ export interface TasksStore {
   loaded: boolean;
   error?: string;
   upsert(task: Task): void;
-  start(api: EgressApi): () => void;
-  cancel(api: EgressApi, id: string): Promise<void>;
+  start(): () => void;
+  cancel(id: string): Promise<void>;
 }
 
 export const useTasksStore = create<TasksStore>((set, get) => ({
@@ -23,7 +23,8 @@ export const useTasksStore = create<TasksStore>((set, get) => ({
   upsert(task) {
     set((s) => ({ tasks: { ...s.tasks, [task.id]: task } }));
   },
-  start(api) {
+  start() {
+    const api = storeApi();
     return syncStore<Task>({
       subscribe: (apply) => [api.on('task:update', apply)],
       load: async () => {
@@ -35,9 +36,9 @@ export const useTasksStore = create<TasksStore>((set, get) => ({
       fail: (err) => set({ loaded: true, error: errorMessage(err) }),
     });
   },
-  async cancel(api, id) {
+  async cancel(id) {
     try {
-      await api.tasks.cancel({ id });
+      await storeApi().tasks.cancel({ id });
     } catch (err) {
       set({ error: `Could not cancel the task: ${errorMessage(err)}` });
     }

@@ -8,9 +8,9 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { type CatalogEdit, type EditIssue, catalogEditIssues } from '../../shared/catalog-edit.js';
 import { formatIssue } from '../../shared/config.js';
-import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { errorMessage } from '../format.js';
+import { saveImage, saveMachineType } from '../stores/catalog-actions.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { useUiStore } from '../stores/ui-store.js';
 
@@ -105,11 +105,10 @@ export function EntryForm({
     setSaving(true);
     setError(undefined);
     try {
-      const api = backend();
       const toSave = beforeSave ? await beforeSave(entry) : entry;
-      if (op === 'machineType:save') await api.machineTypes.save(toSave as Parameters<typeof api.machineTypes.save>[0]);
-      else await api.images.save(toSave as Parameters<typeof api.images.save>[0]);
-      await useAppConfigStore.getState().load(api);
+      // Resolves once the catalog shows the saved entry: onDone puts the focus on its row.
+      if (op === 'machineType:save') await saveMachineType(toSave as Parameters<typeof saveMachineType>[0]);
+      else await saveImage(toSave as Parameters<typeof saveImage>[0]);
       toast(`Saved the ${noun} ${String(entry.name)}.`);
       onDone(String(entry.name));
     } catch (err) {

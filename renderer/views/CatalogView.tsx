@@ -11,8 +11,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { type CatalogEdit, catalogEditIssues } from '../../shared/catalog-edit.js';
 import { DISK_FORMATS, formatIssue } from '../../shared/config.js';
 import type { ImagePresence, ImageView, MachineTypeView } from '../../shared/images-view.js';
-import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
+import { type CatalogKind as Kind, removeCatalogEntry, setCatalogDefault } from '../stores/catalog-actions.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
@@ -41,16 +41,14 @@ const NEW_IMAGE = { name: '', url: '', sha256: '', format: 'qcow2' };
 const MT_COLUMNS = 6;
 const IMAGE_COLUMNS = 8;
 
-type Kind = 'machineType' | 'image';
 const NOUN: Record<Kind, string> = { machineType: 'machine type', image: 'image' };
 
-/** Runs one catalog call, then reloads the config and the catalog; a refusal becomes a toast. */
+/** Runs one catalog action (it resolves once the catalog shows the change) and says how it went in a toast. */
 function useCatalogAction() {
   const toast = useUiStore((s) => s.toast);
   return async (what: string, call: () => Promise<unknown>): Promise<boolean> => {
     try {
       await call();
-      await useAppConfigStore.getState().load(backend());
       toast(what);
       return true;
     } catch (err) {
@@ -64,22 +62,20 @@ function useCatalogAction() {
 function RemoveDialog({ kind, name, onClose }: { kind: Kind; name: string; onClose: () => void }) {
   const id = useId();
   const config = useAppConfigStore((s) => s.state?.config);
-  const act = useCatalogAction();
+  const toast = useUiStore((s) => s.toast);
   const [error, setError] = useState<string>();
   const edit: CatalogEdit = kind === 'machineType' ? { op: 'machineType:remove', name } : { op: 'image:remove', name };
   const issues = catalogEditIssues(config, edit);
   async function remove() {
     setError(undefined);
     try {
-      const api = backend();
-      if (kind === 'machineType') await api.machineTypes.remove({ name, confirm: true });
-      else await api.images.remove({ name, confirm: true });
+      await removeCatalogEntry(kind, name);
     } catch (err) {
       setError(errorMessage(err));
       return;
     }
     onClose();
-    await act(`Removed the ${NOUN[kind]} ${name}.`, async () => undefined);
+    toast(`Removed the ${NOUN[kind]} ${name}.`);
   }
   return (
     <Modal labelledBy={id} onClose={onClose} className="confirm">
@@ -121,7 +117,7 @@ function RemoveDialog({ kind, name, onClose }: { kind: Kind; name: string; onClo
 function RowActions({ kind, name, isDefault, busy, onEdit, onRemove }: { kind: Kind; name: string; isDefault: boolean; busy?: string; onEdit: () => void; onRemove: () => void }) {
   const act = useCatalogAction();
   const makeDefault = () =>
-    act(`The default ${NOUN[kind]} is now ${name}.`, () => backend().defaults.set(kind === 'machineType' ? { machineType: name } : { image: name }));
+    act(`The default ${NOUN[kind]} is now ${name}.`, () => setCatalogDefault(kind, name));
   return (
     <div className="row-actions">
       <button type="button" className="small" aria-label={`Edit ${name}`} onClick={onEdit}>
@@ -359,7 +355,7 @@ export function CatalogView() {
   // Presence is asked only of connected hosts: read the catalog again when that set changes.
   const connected = useHostsStore((s) => s.hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(','));
   useEffect(() => {
-    void useAppConfigStore.getState().refreshCatalog(backend());
+    void useAppConfigStore.getState().refreshCatalog();
   }, [connected]);
   return (
     <section className="view" aria-labelledby="catalog-h">

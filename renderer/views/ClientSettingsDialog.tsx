@@ -5,10 +5,10 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { CLIENT_FORMATS, CLIENT_FORMAT_LABELS, type ClientFormat } from '../../shared/client-settings.js';
-import { backend } from '../backend.js';
 import { copyText } from '../clipboard.js';
 import { downloadFile } from '../download.js';
 import { errorMessage } from '../format.js';
+import { clientSettings } from '../stores/proxy-actions.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { Modal } from './ConfirmDialog.js';
 
@@ -24,9 +24,7 @@ export function ClientSettingsDialog({ names, onClose }: { names: readonly strin
 
   useEffect(() => {
     let live = true;
-    backend()
-      .proxies.clientSettings({ names: [...names], format })
-      .then(
+    clientSettings({ names: [...names], format }).then(
         (file) => live && setPreview({ file }),
         (err: unknown) => live && setPreview({ error: errorMessage(err) }),
       );
@@ -35,7 +33,7 @@ export function ClientSettingsDialog({ names, onClose }: { names: readonly strin
     };
   }, [names, format]);
 
-  const fetchFile = () => backend().proxies.clientSettings({ names: [...names], format, withCredentials });
+  const fetchFile = () => clientSettings({ names: [...names], format, withCredentials });
   async function copy() {
     try {
       await copyText((await fetchFile()).text, `the ${CLIENT_FORMAT_LABELS[format]} settings`, withCredentials ? ' (they include the passwords)' : '');

@@ -5,8 +5,8 @@ import { useEffect, useState } from 'react';
 import { formatIssue } from '../../shared/config.js';
 import type { Change, ConfigDiff } from '../../shared/config-diff.js';
 import type { ConfigPreview, ExportFormat } from '../../shared/ipc.js';
-import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
+import { exportConfig, importConfig, previewImport } from '../stores/config-actions.js';
 import { errorMessage } from '../format.js';
 import { type ImportDraft, useUiStore } from '../stores/ui-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
@@ -36,7 +36,7 @@ function ExportPanel() {
     setBusy(true);
     setError(undefined);
     try {
-      setExported(await backend().config.export({ format }));
+      setExported(await exportConfig(format));
     } catch (err) {
       setExported(undefined);
       setError(errorMessage(err));
@@ -149,7 +149,7 @@ function ImportPanel() {
     setBusy(true);
     setError(undefined);
     try {
-      const p = await backend().config.previewImport({ text: value, syntax: as });
+      const p = await previewImport(value, as);
       setPreview(p);
       setPreviewed(value);
     } catch (err) {
@@ -165,12 +165,12 @@ function ImportPanel() {
     setBusy(true);
     setError(undefined);
     try {
-      const result = await backend().config.import({ text, syntax, confirm: true });
+      // Resolves once the config store shows the imported config (config:changed).
+      const result = await importConfig(text, syntax);
       toast(`Imported the config into ${result.path}.`);
       setPreview(undefined);
       setPreviewed(undefined);
       setText('');
-      await useAppConfigStore.getState().load(backend());
     } catch (err) {
       setError(errorMessage(err));
     } finally {

@@ -11,7 +11,7 @@ import '@xterm/xterm/css/xterm.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ConsoleClosed, ConsoleData } from '../../shared/console.js';
 import { ErrorNames, isErrorNamed } from '../../shared/ipc-transport.js';
-import { backend } from '../backend.js';
+import { closeConsole, followConsoles, openConsole, writeConsole } from '../stores/console-session.js';
 import { openTerminal } from './xterm-csp.js';
 import './console-panel.css';
 import { messageOf } from '../../shared/errors.js';
@@ -121,7 +121,7 @@ function ConsoleSession({ name }: { name: string }) {
         // Keys go as xterm hands them (Enter is CR, as a serial tty expects).
         for (const piece of pieces(data, WRITE_PIECE)) {
           try {
-            await backend().console.write({ session: id, data: piece });
+            await writeConsole(id, piece);
           } catch (err) {
             if (session.current !== id) return;
             term.write(`\r\n[input not sent: ${messageOf(err)}]\r\n`);
@@ -147,29 +147,26 @@ function ConsoleSession({ name }: { name: string }) {
 
   // Output and the end of the session, from the backend's events.
   useEffect(() => {
-    const api = backend();
-    const offData = api.on('console:data', (payload) => {
-      if (payload.session === session.current) terminal.current?.write(payload.data);
-      else early.current?.push(payload);
+    return followConsoles({
+      data: (payload) => {
+        if (payload.session === session.current) terminal.current?.write(payload.data);
+        else early.current?.push(payload);
+      },
+      closed: (payload) => {
+        if (payload.session !== session.current) {
+          earlyClosed.current?.push(payload);
+          return;
+        }
+        session.current = null;
+        setState({ phase: 'closed', reason: payload.reason });
+      },
     });
-    const offClosed = api.on('console:closed', (payload) => {
-      if (payload.session !== session.current) {
-        earlyClosed.current?.push(payload);
-        return;
-      }
-      session.current = null;
-      setState({ phase: 'closed', reason: payload.reason });
-    });
-    return () => {
-      offData();
-      offClosed();
-    };
   }, []);
 
   const close = useCallback(() => {
     const id = session.current;
     session.current = null;
-    if (id) void backend().console.close({ session: id }).catch(() => undefined);
+    if (id) closeConsole(id);
   }, []);
 
   /** False once the panel is gone: a console:open answering after that is closed at once. */
@@ -190,8 +187,8 @@ function ConsoleSession({ name }: { name: string }) {
       early.current = [];
       earlyClosed.current = [];
       try {
-        const opened = await backend().console.open({ name, ...(force ? { force: true } : {}) });
-        if (!alive.current) return void backend().console.close({ session: opened.session }).catch(() => undefined);
+        const opened = await openConsole(name, force);
+        if (!alive.current) return closeConsole(opened.session);
         for (const p of early.current ?? []) if (p.session === opened.session) terminal.current?.write(p.data);
         const ended = earlyClosed.current?.find((c) => c.session === opened.session);
         if (ended) return setState({ phase: 'closed', reason: ended.reason });

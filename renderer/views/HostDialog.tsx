@@ -8,10 +8,9 @@ import { type FormEvent, useId, useMemo, useState } from 'react';
 import type { KVMHost } from '../../shared/config.js';
 import { DOMAIN_TYPES } from '../../shared/config.js';
 import { EMPTY_HOST_FORM, type HostField, type HostForm, formToHost, hostToForm, issuesByField, validateHostCandidate } from '../../shared/host-form.js';
-import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
+import { saveHost } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
-import { useHostsStore } from '../stores/hosts-store.js';
 import { Modal } from './ConfirmDialog.js';
 
 interface FieldSpec {
@@ -37,7 +36,6 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
   const base = useId();
   const headingId = `${base}-h`;
   const config = useAppConfigStore((s) => s.state?.config);
-  const replaceHosts = useHostsStore((s) => s.replace);
   const [form, setForm] = useState<HostForm>(editing ? hostToForm(editing) : { ...EMPTY_HOST_FORM });
   const [touched, setTouched] = useState<Partial<Record<HostField, boolean>>>({});
   const [submitting, setSubmitting] = useState(false);
@@ -60,11 +58,8 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
     if (issues.length > 0 || submitting) return;
     setSubmitting(true);
     try {
-      const api = backend();
       const host = formToHost(form) as KVMHost; // valid: checked with the same rules above, and again by the backend
-      const result = editing ? await api.hosts.update({ name: editing.name, host }) : await api.hosts.add({ host });
-      replaceHosts(result.hosts);
-      await useAppConfigStore.getState().load(api);
+      await saveHost(host, editing?.name);
       onClose();
     } catch (err) {
       setSubmitError(errorMessage(err));

@@ -7,8 +7,8 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { KVMHost } from '../../shared/config.js';
 import { type HostStatus, sameHypervisorAs } from '../../shared/hosts.js';
-import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
+import { removeHost } from '../stores/host-actions.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
@@ -49,7 +49,7 @@ function HostKeyPrompt({ host }: { host: HostStatus }) {
         </p>
       </div>
       {trustError && <p role="alert" className="error">{trustError}</p>}
-      <button type="button" className="primary" disabled={!host.fingerprint || trusting} onClick={() => void trust(backend(), host.name, host.fingerprint!)}>
+      <button type="button" className="primary" disabled={!host.fingerprint || trusting} onClick={() => void trust(host.name, host.fingerprint!)}>
         {trusting ? 'Trusting…' : 'Trust this key'}
       </button>
     </section>
@@ -85,7 +85,7 @@ function PassphrasePrompt({ host }: { host: HostStatus }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!passphrase || busy) return;
-    void unlock(backend(), host.name, passphrase, remember && (store?.available ?? false)).then(() => setPassphrase(''));
+    void unlock(host.name, passphrase, remember && (store?.available ?? false)).then(() => setPassphrase(''));
   };
   return (
     <form className="prompt" aria-labelledby={`${id}-h`} onSubmit={submit}>
@@ -133,7 +133,7 @@ function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: { host: H
   const watchLoad = useHostsStore((s) => s.watchLoad);
   const load = useHostsStore((s) => s.loads[host.name]);
   // While the card shows a connected host, its CPU, memory and pools refresh (hosts:load), instead of staying as they were at connect.
-  useEffect(() => (connected ? watchLoad(backend(), host.name) : undefined), [connected, host.name, watchLoad]);
+  useEffect(() => (connected ? watchLoad(host.name) : undefined), [connected, host.name, watchLoad]);
   const pools = load?.pools ?? info?.pools;
   const prompted = host.state === 'host-key-unknown' || host.needs === 'passphrase' || host.hostKeyMismatch;
   return (
@@ -218,15 +218,10 @@ function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: { host: H
 
 /** Asks before removing a host from the config, saying what happens to the proxies on it. */
 function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: number; onDone: (message?: string) => void }) {
-  const replaceHosts = useHostsStore((s) => s.replace);
   const [error, setError] = useState<string>();
   const confirm = async () => {
     try {
-      const api = backend();
-      const result = await api.hosts.remove({ name, confirm: true });
-      replaceHosts(result.hosts);
-      await useAppConfigStore.getState().load(api);
-      onDone(result.message);
+      onDone(await removeHost(name));
     } catch (err) {
       setError(errorMessage(err));
     }
@@ -270,7 +265,7 @@ export function HostsView() {
   // While the view is shown the backend samples every 5 s (the CPU meters); no history is needed here.
   useEffect(() => {
     try {
-      return useStatsStore.getState().watch(backend(), { seed: false });
+      return useStatsStore.getState().watch({ seed: false });
     } catch {
       return undefined; // no bridge: the frame already says so
     }

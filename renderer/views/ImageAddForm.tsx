@@ -16,8 +16,8 @@ import { ImageLookupSchema, ImageVerifiedSchema } from '../../shared/image-looku
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
 import { signatureParts } from '../../shared/signature.js';
 import type { Task } from '../../shared/tasks.js';
-import { backend } from '../backend.js';
 import { errorMessage } from '../format.js';
+import { lookupImage, verifySha512 } from '../stores/catalog-actions.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
 import { PullProgress } from './ImagePull.js';
@@ -106,7 +106,7 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
     const before = lookup;
     setLookup({ state: 'reading' });
     try {
-      const found = await backend().images.lookup({ url: imageUrl, ...(named ? { checksumsUrl: named } : {}) });
+      const found = await lookupImage({ url: imageUrl, ...(named ? { checksumsUrl: named } : {}) });
       setLookup({ state: 'found', found, url: imageUrl });
       if (found.algorithm === 'sha256') setDraft((d) => ({ ...d, sha256: found.digest }));
     } catch (err) {
@@ -138,8 +138,7 @@ export function ImageAddForm({ fields, initial, colSpan, onDone, known }: { fiel
 
   async function verifyFirst(entry: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!pending) return entry;
-    const api = backend();
-    const started = await api.images.verifySha512({ name: String(entry.name), url: String(entry.url), sha512: pending.digest, format: entry.format === 'raw' ? 'raw' : 'qcow2' });
+    const started = await verifySha512({ name: String(entry.name), url: String(entry.url), sha512: pending.digest, format: entry.format === 'raw' ? 'raw' : 'qcow2' });
     setTaskId(started.taskId);
     const done = await taskEnded(started.taskId);
     if (done.state !== 'succeeded') throw new Error(done.error?.message ?? done.message ?? `the check was ${done.state}`);

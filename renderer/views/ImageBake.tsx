@@ -5,12 +5,11 @@
  * The task is found in the tasks store by kind and target (`image@host`), so a reloaded
  * window, and an automatic bake after a launch, show here too.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { ImagePresence } from '../../shared/images-view.js';
 import type { Task } from '../../shared/tasks.js';
-import { backend } from '../backend.js';
 import { errorMessage, formatBytes } from '../format.js';
-import { useAppConfigStore } from '../stores/app-config-store.js';
+import { bakeImage } from '../stores/catalog-actions.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 
 function latestBake(tasks: Record<string, Task>, target: string): Task | undefined {
@@ -26,18 +25,12 @@ export function ImageBake({ image, presence }: { image: string; presence: ImageP
   const [error, setError] = useState<string>();
   const [starting, setStarting] = useState(false);
   const active = task !== undefined && isActive(task);
-  // Once a bake ends, the host's volumes changed: read the catalog again.
-  const wasActive = useRef(active);
-  useEffect(() => {
-    if (wasActive.current && !active) void useAppConfigStore.getState().refreshCatalog(backend());
-    wasActive.current = active;
-  }, [active]);
 
   async function bake() {
     setStarting(true);
     setError(undefined);
     try {
-      await backend().images.bake({ name: image, host: presence.host });
+      await bakeImage(image, presence.host);
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -59,7 +52,7 @@ export function ImageBake({ image, presence }: { image: string; presence: ImageP
           baking: {task.step ?? 'starting'}
           {p ? ` ${formatBytes(p.done)}${p.total ? ` of ${formatBytes(p.total)}` : ''}` : ''}…{' '}
           {task.cancellable && (
-            <button type="button" className="small" aria-label={`Cancel baking ${image} on ${presence.host}`} onClick={() => void cancel(backend(), task.id)}>
+            <button type="button" className="small" aria-label={`Cancel baking ${image} on ${presence.host}`} onClick={() => void cancel(task.id)}>
               Cancel
             </button>
           )}

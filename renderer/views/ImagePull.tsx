@@ -5,11 +5,10 @@
  * message (a checksum mismatch says which digest it got). The task is found in the tasks
  * store by kind and target, so a reloaded window shows the pull it left.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { ImageView } from '../../shared/images-view.js';
 import type { Task } from '../../shared/tasks.js';
-import { backend } from '../backend.js';
-import { useAppConfigStore } from '../stores/app-config-store.js';
+import { pullImage } from '../stores/catalog-actions.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 
@@ -41,7 +40,7 @@ export function PullProgress({ task, name }: { task: Task; name: string }) {
       />
       <span className="meta pull-bytes">{p ? `${formatBytes(p.done)}${total ? ` of ${formatBytes(total)}` : ''}` : 'starting…'}</span>
       {task.cancellable && (
-        <button type="button" className="small" aria-label={`Cancel pulling ${name}`} onClick={() => void cancel(backend(), task.id)}>
+        <button type="button" className="small" aria-label={`Cancel pulling ${name}`} onClick={() => void cancel(task.id)}>
           Cancel
         </button>
       )}
@@ -67,19 +66,13 @@ export function ImagePull({ image }: { image: ImageView }) {
   const [error, setError] = useState<string>();
   const [starting, setStarting] = useState(false);
   const active = task !== undefined && isActive(task);
-  // Once the pull ends, the cache state (and size) changed: read the catalog again.
-  const wasActive = useRef(active);
-  useEffect(() => {
-    if (wasActive.current && !active) void useAppConfigStore.getState().refreshCatalog(backend());
-    wasActive.current = active;
-  }, [active]);
 
   async function pull() {
     setStarting(true);
     setError(undefined);
     try {
       // The task itself reaches the store through task:update (the bar follows it from there).
-      await backend().images.pull({ name: image.name });
+      await pullImage(image.name);
     } catch (err) {
       setError(errorMessage(err));
     } finally {

@@ -7,7 +7,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { type HostImageTransfer, IMAGE_TRANSFERS, type ImageTransfer } from '../../shared/app-settings.js';
-import { backend } from '../backend.js';
+import { imageTransfer, setImageTransfer } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
 
@@ -39,9 +39,7 @@ export function ImageTransferSection({ host }: { host: string }) {
 
   useEffect(() => {
     let live = true;
-    backend()
-      .hosts.imageTransfer({ name: host })
-      .then(
+    imageTransfer(host).then(
         (v) => live && (setView(v), setError(undefined)),
         (err: unknown) => live && setError(errorMessage(err)),
       );
@@ -54,7 +52,7 @@ export function ImageTransferSection({ host }: { host: string }) {
     setSaving(true);
     setSaved(false);
     try {
-      setView(await backend().hosts.setImageTransfer({ name: host, imageTransfer: how }));
+      setView(await setImageTransfer(host, how));
       setError(undefined);
       setSaved(true);
     } catch (err) {

@@ -6,7 +6,6 @@
  */
 import { useEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { backend } from '../backend.js';
 import { useInspectorStore } from '../stores/inspector-store.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { ConsolePanel } from './ConsolePanel.js';
@@ -63,9 +62,7 @@ export function InspectorView() {
   // Load when the target changes; follow proxy:changed events for it.
   useEffect(() => {
     if (!name) return;
-    const api = backend();
-    void useInspectorStore.getState().refresh(api);
-    return api.on('proxy:changed', (change) => useInspectorStore.getState().changed(api, change));
+    return useInspectorStore.getState().follow();
   }, [name]);
 
   useEffect(() => {
@@ -93,7 +90,7 @@ export function InspectorView() {
         {inspection && <span className="meta">on {inspection.proxy.host}</span>}
         <div className="toolbar" role="toolbar" aria-label="Inspector actions">
           <span className="meta" aria-live="polite">{loading ? 'refreshing…' : ''}</span>
-          <button type="button" disabled={loading || gone} onClick={() => void refresh(backend())}>Refresh</button>
+          <button type="button" disabled={loading || gone} onClick={() => void refresh()}>Refresh</button>
           <button type="button" aria-label="Close inspector" onClick={close}>Close</button>
         </div>
       </div>
@@ -106,7 +103,7 @@ export function InspectorView() {
       {error && (
         <div role="alert" className="notice notice-error">
           Cannot inspect {target.name}: {error}. Check its host in the Hosts view, then{' '}
-          <button type="button" className="small" onClick={() => void refresh(backend())}>try again</button>
+          <button type="button" className="small" onClick={() => void refresh()}>try again</button>
         </div>
       )}
       {inspection && !gone && <ExitNotice statsKey={recordKey(inspection.proxy)} name={target.name} />}

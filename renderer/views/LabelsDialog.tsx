@@ -6,12 +6,10 @@
  */
 import { type FormEvent, useId, useState } from 'react';
 import type { ProxyRecordView } from '../../shared/proxies.js';
-import { recordKey } from '../../shared/proxy-key.js';
 import { labelsError, parseLabels } from '../../shared/launch-form.js';
-import { backend } from '../backend.js';
 import { errorMessage } from '../format.js';
 import { labelEdit, labelsText } from '../proxy-fleet.js';
-import { useProxiesStore } from '../stores/proxies-store.js';
+import { labelProxy } from '../stores/proxy-actions.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { Modal } from './ConfirmDialog.js';
 
@@ -34,10 +32,7 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
     setSaving(true);
     setSaveError(undefined);
     try {
-      const answer = await backend().proxies.label({ name: proxy.name, ...(Object.keys(set).length ? { set } : {}), ...(remove.length ? { remove } : {}) });
-      // The answer is the labels as stored: the row shows them now, not only when the event arrives.
-      const live = useProxiesStore.getState().proxies[recordKey(proxy)];
-      if (live && answer.host === proxy.host) useProxiesStore.getState().apply({ host: proxy.host, domain: proxy.id, name: proxy.name, event: 'LABELLED', removed: false, proxy: { ...live, labels: answer.labels } });
+      await labelProxy(proxy, set, remove);
       useUiStore.getState().toast(`Labels of ${proxy.name} saved`);
       onClose();
     } catch (err) {

@@ -10,10 +10,10 @@ import { type ProxyKind, SOCKS5_DEFAULT_PORT } from '../../shared/proxy.js';
 import { formToSpec, launchFormErrors } from '../../shared/launch-form.js';
 import { LAUNCH_MANY_MAX, type LaunchManyProblem, type Strategy, expandNames, parseStrategy } from '../../shared/launch-many.js';
 import type { Task } from '../../shared/tasks.js';
-import { backend } from '../backend.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { copyProxyUrl } from '../copy-url.js';
 import { errorMessage } from '../format.js';
+import { launchProxies, launchProxy, placeFor } from '../stores/proxy-actions.js';
 import { useHostsStore } from '../stores/hosts-store.js';
 import { useTasksStore } from '../stores/tasks-store.js';
 import { Modal } from './ConfirmDialog.js';
@@ -105,9 +105,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   useEffect(() => {
     if (host) return;
     let live = true;
-    backend()
-      .proxies.place(machineType ? { machineType } : {})
-      .then(
+    placeFor(machineType ? { machineType } : {}).then(
         (p) => live && setAuto({ ok: true, reason: p.reason }),
         (err: unknown) => live && setAuto({ ok: false, message: errorMessage(err) }),
       );
@@ -138,8 +136,8 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     try {
       const ref =
         expanded && 'names' in expanded && !('problem' in strategy)
-          ? await backend().proxies.launchMany({ specs: expanded.names.map((n) => ({ ...spec, name: n })), strategy })
-          : await backend().proxies.launch(spec);
+          ? await launchProxies({ specs: expanded.names.map((n) => ({ ...spec, name: n })), strategy })
+          : await launchProxy(spec);
       setTaskId(ref.taskId);
     } catch (err) {
       setSubmitError(errorMessage(err));
@@ -193,7 +191,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             </button>
           )}
           {task?.cancellable && !finished && (
-            <button type="button" className="danger" onClick={() => void cancel(backend(), taskId)}>
+            <button type="button" className="danger" onClick={() => void cancel(taskId)}>
               Cancel launch
             </button>
           )}
@@ -380,7 +378,7 @@ function LaunchManyProgress({ headingId, task, taskId, onBack, onClose }: { head
           <button type="button" onClick={onBack}>Back to the form</button>
         )}
         {task?.cancellable && !finished && (
-          <button type="button" className="danger" onClick={() => void cancel(backend(), taskId)}>Cancel the unfinished</button>
+          <button type="button" className="danger" onClick={() => void cancel(taskId)}>Cancel the unfinished</button>
         )}
         <button type="button" autoFocus onClick={onClose}>{finished ? 'Close' : 'Close (keeps running in Tasks)'}</button>
       </div>

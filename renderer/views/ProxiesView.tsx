@@ -3,9 +3,8 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { sortAndFilter } from '../proxy-sort.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
-import { backend } from '../backend.js';
 import { ClientSettingsDialog } from './ClientSettingsDialog.js';
-import { errorMessage } from '../format.js';
+import { actOn } from '../stores/proxy-actions.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
 import { type ProxyKey, recordKey } from '../../shared/proxy-key.js';
 import { inspecting as isInspecting, tableProxies, tableUi } from '../stores/slices.js';
@@ -84,7 +83,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   useEffect(() => {
     if (hidden) return undefined;
     try {
-      return useStatsStore.getState().watch(backend());
+      return useStatsStore.getState().watch();
     } catch {
       return undefined; // no bridge: the frame already says so (App.tsx), the cells show dashes
     }
@@ -128,12 +127,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
 
   /** `force`: the person agreed to act on someone else's proxies, named in the dialog. */
   async function act(action: 'start' | 'stop' | 'delete', names: string[], force = false) {
-    const api = backend();
-    const f = force ? { force: true } : {};
-    const results = await Promise.allSettled(
-      names.map((name) => (action === 'delete' ? api.proxies.delete({ name, confirm: true, ...f }) : action === 'stop' ? api.proxies.stop({ name, ...f }) : api.proxies.start({ name }))),
-    );
-    const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorMessage(r.reason)}`] : []));
+    const failed = await actOn(action, names, force);
     if (failed.length) toast(`Could not ${action} ${failed.join('; ')}`, 'error');
     else toast(`${action === 'delete' ? 'Deleting' : action === 'start' ? 'Starting' : 'Stopping'} ${names.join(', ')} (see Tasks)`);
   }

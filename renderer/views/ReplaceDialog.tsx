@@ -7,10 +7,10 @@
 import { useId, useState } from 'react';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 import type { LaunchedBy } from '../../shared/fleet-meta.js';
-import { backend } from '../backend.js';
 import { errorMessage } from '../format.js';
 import { othersIn } from '../proxy-fleet.js';
 import { useHostsStore } from '../stores/hosts-store.js';
+import { replaceProxies } from '../stores/proxy-actions.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { OthersNote } from './OthersNote.js';
@@ -26,7 +26,7 @@ export function ReplaceDialog({ proxies, you, onClose }: { proxies: readonly Pro
     const toast = useUiStore.getState().toast;
     try {
       // The dialog named the owners of someone else's proxies: confirming is their agreement.
-      await backend().proxies.replace({ names, ...(host ? { host } : {}), force: true });
+      await replaceProxies({ names, ...(host ? { host } : {}), force: true });
       toast(`Replacing ${names.join(', ')}${one ? '' : ', one at a time'} (see Tasks)`);
     } catch (err) {
       toast(`Could not replace ${names.join(', ')}: ${errorMessage(err)}`, 'error');

@@ -11,8 +11,8 @@ import { useEffect, useId, useState } from 'react';
 import { DEFAULT_SLOW_MS, type EditableSettings, type SettingsSetInput, SettingsSetInputSchema, type SettingsView as Loaded } from '../../shared/app-settings.js';
 import { configErrorMap, formatPath } from '../../shared/config-issues.js';
 import { BridgeError } from '../../shared/ipc.js';
-import { backend } from '../backend.js';
 import { errorMessage } from '../format.js';
+import { readSettings, saveSettings } from '../stores/settings-actions.js';
 
 /** The form as typed: text for every field a person types into. */
 interface Draft {
@@ -115,9 +115,7 @@ export function SettingsView() {
 
   useEffect(() => {
     let live = true;
-    backend()
-      .settings.get()
-      .then(
+    readSettings().then(
         (v) => live && (setLoaded(v), setDraft(draftOf(v.settings)), setLoadError(undefined)),
         (err: unknown) => live && setLoadError(errorMessage(err)),
       );
@@ -149,7 +147,7 @@ export function SettingsView() {
     if (issues.length) return;
     setSaving(true);
     try {
-      const next = await backend().settings.set(inputOf(draft) as SettingsSetInput);
+      const next = await saveSettings(inputOf(draft) as SettingsSetInput);
       setLoaded(next);
       setDraft(draftOf(next.settings));
       setSaved(true);

@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import type { SshSettingsView } from '../../shared/ssh-settings.js';
-import { backend } from '../backend.js';
+import { sshSettings } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
 
 function Setting({ label, value, origin }: { label: string; value: string; origin: string }) {
@@ -115,7 +115,7 @@ export function SshSettingsSection({ host }: { host: string }) {
   const load = async () => {
     setLoading(true);
     try {
-      setView(await backend().hosts.sshSettings({ name: host }));
+      setView(await sshSettings(host));
       setError(undefined);
     } catch (err) {
       setError(errorMessage(err));

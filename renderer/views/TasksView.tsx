@@ -1,7 +1,6 @@
 /** Every long operation, newest first: title, step, progress, cancel, outcome. Rebuilt from tasks:list after a reload. */
 import type { Task } from '../../shared/tasks.js';
 import { useShallow } from 'zustand/react/shallow';
-import { backend } from '../backend.js';
 import { isActive, sortedTasks, useTasksStore } from '../stores/tasks-store.js';
 
 function Outcome({ task }: { task: Task }) {
@@ -31,7 +30,7 @@ export function TaskItem({ task }: { task: Task }) {
           </span>
         )}
         {task.cancellable && isActive(task) && (
-          <button type="button" className="small danger" aria-label={`Cancel ${task.title}`} onClick={() => void cancel(backend(), task.id)}>
+          <button type="button" className="small danger" aria-label={`Cancel ${task.title}`} onClick={() => void cancel(task.id)}>
             Cancel
           </button>
         )}

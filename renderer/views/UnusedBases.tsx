@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import type { z } from 'zod';
 import type { BasePruneReportSchema, BasePruneResultSchema } from '../../shared/images-view.js';
-import { backend } from '../backend.js';
+import { findUnusedBases, pruneBases } from '../stores/catalog-actions.js';
 import { errorMessage, formatBytes } from '../format.js';
 
 type Report = z.infer<typeof BasePruneReportSchema>;
@@ -19,7 +19,7 @@ export function UnusedBases() {
   const look = async () => {
     setState({ phase: 'looking' });
     try {
-      setState({ phase: 'found', report: await backend().images.unusedBases() });
+      setState({ phase: 'found', report: await findUnusedBases() });
     } catch (err) {
       setState({ phase: 'error', message: errorMessage(err) });
     }
@@ -27,7 +27,7 @@ export function UnusedBases() {
   const remove = async (report: Report) => {
     setState({ phase: 'removing', report });
     try {
-      setState({ phase: 'done', result: await backend().images.pruneBases({ bases: report.unused, confirm: true }) });
+      setState({ phase: 'done', result: await pruneBases(report.unused) });
     } catch (err) {
       setState({ phase: 'error', message: errorMessage(err) });
     }

@@ -8,11 +8,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { formatRate } from '../../../shared/bytes.js';
 import { type ProxyInspectionView } from '../../../shared/proxies.js';
-import { type ProxyRef, WATCH_LEASE_MS } from '../../../shared/stats.js';
+import type { ProxyRef } from '../../../shared/stats.js';
 import { proxyKey } from '../../../shared/proxy-key.js';
-import { backend } from '../../backend.js';
 import { errorMessage } from '../../format.js';
 import { useHealthStore } from '../../stores/health-store.js';
+import { watchProxyHistory } from '../../stores/stats-store.js';
 import { type ProxyHistory, chartColumns, emptyHistory, seeded, withProbe, withSample } from '../../traffic-history.js';
 import { ExitWarning } from '../ProxyTraffic.js';
 import { TimeChart } from './TimeChart.js';
@@ -32,30 +32,19 @@ function useProxyHistory(ref: ProxyRef): { history: ProxyHistory; error: string 
   const [history, setHistory] = useState(emptyHistory);
   const [error, setError] = useState<string>();
   useEffect(() => {
-    let api: ReturnType<typeof backend>;
     try {
-      api = backend();
-    } catch {
-      return undefined; // no bridge: the frame says so (App.tsx)
-    }
-    let live = true;
-    const ask = () =>
-      api.proxies.stats({ watch: true, historyOf: ref }).then(
-        (stats) => {
-          if (!live) return;
+      return watchProxyHistory(ref, {
+        answer: (stats) => {
           setError(undefined);
           setHistory((h) => seeded(h, stats, ref));
         },
-        (err: unknown) => live && setError(errorMessage(err)),
-      );
-    void ask();
-    const timer = setInterval(() => void ask(), WATCH_LEASE_MS / 2);
-    const offs = [api.on('proxy:stats', (s) => setHistory((h) => withSample(h, s, ref))), api.on('proxy:health', (f) => setHistory((h) => withProbe(h, f, ref)))];
-    return () => {
-      live = false;
-      clearInterval(timer);
-      for (const off of offs) off();
-    };
+        error: (err) => setError(errorMessage(err)),
+        sample: (s) => setHistory((h) => withSample(h, s, ref)),
+        probe: (f) => setHistory((h) => withProbe(h, f, ref)),
+      });
+    } catch {
+      return undefined; // no bridge: the frame says so (App.tsx)
+    }
   }, [ref]);
   return { history, error };
 }

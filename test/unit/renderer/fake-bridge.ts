@@ -2,9 +2,11 @@
  * The renderer's stores over a bridge of the test's making: `createApi` (renderer/api.ts,
  * the real one) over a RawBridge whose channels are the test's handlers, answering in
  * envelopes as the backend does (a thrown error becomes `{name, message}`), and whose
- * events the test emits. Plus the records the stores hold.
+ * events the test emits. Plus the records the stores hold. Each new bridge is the one the
+ * stores call (renderer/stores/store-api.ts): the stores and their actions take no api.
  */
 import { createApi } from '../../../renderer/api.js';
+import { bindStoreApi } from '../../../renderer/stores/store-api.js';
 import type { HostStatus } from '../../../shared/hosts.js';
 import type { Envelope, RawBridge } from '../../../shared/ipc-transport.js';
 import type { ChannelInput, ChannelName, ChannelOutput, EgressApi, EventName, EventPayload } from '../../../shared/ipc.js';
@@ -44,8 +46,10 @@ export function fakeBridge(handlers: Handlers): FakeBridge {
       return () => void set.delete(listener);
     },
   };
+  const api = createApi(raw);
+  bindStoreApi(api);
   return {
-    api: createApi(raw),
+    api,
     calls,
     emit: (event, payload) => listeners.get(event)?.forEach((l) => l(payload)),
     listeners: (event) => listeners.get(event)?.size ?? 0,

@@ -14,7 +14,7 @@ beforeEach(() => useHealthStore.setState({ health: {}, at: 0 }));
 describe('health store', () => {
   it('takes proxies:health, then each proxy:health; an answer older than the one shown is dropped', async () => {
     const bridge = fakeBridge({ 'proxies:health': () => figures(10, 'healthy') });
-    const stop = useHealthStore.getState().start(bridge.api);
+    const stop = useHealthStore.getState().start();
     await new Promise((r) => setTimeout(r, 0));
     expect(useHealthStore.getState().health[WEB]).toMatchObject({ state: 'healthy' });
     bridge.emit('proxy:health', figures(40, 'failing'));

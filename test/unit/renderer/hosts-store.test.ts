@@ -36,7 +36,7 @@ describe('hosts store: a watched host\'s load', () => {
         return load(asked / 10);
       },
     });
-    const stop = useHostsStore.getState().watchLoad(b.api, 'local');
+    const stop = useHostsStore.getState().watchLoad('local');
     await vi.advanceTimersByTimeAsync(0);
     expect(b.calls).toEqual([{ channel: 'hosts:load', input: { name: 'local' } }]);
     expect(useHostsStore.getState().loads.local?.cpuBusy).toBe(0.1);
@@ -57,7 +57,7 @@ describe('hosts store', () => {
     const b = fakeBridge({
       'hosts:list': () => (++listed === 1 ? [hostStatus({ state: 'connecting' })] : [hostStatus({ info: facts })]),
     });
-    const stop = useHostsStore.getState().start(b.api);
+    const stop = useHostsStore.getState().start();
     await settle();
     expect(useHostsStore.getState()).toMatchObject({ loaded: true, hosts: [{ name: 'edge-a', state: 'connecting' }] });
     b.emit('host:status', hostStatus());
@@ -84,29 +84,29 @@ describe('hosts store', () => {
   });
 
   it('a failed list says why, loaded', async () => {
-    const b = fakeBridge({ 'hosts:list': () => Promise.reject(new Error('config has no kvm block')) });
-    useHostsStore.getState().start(b.api);
+    fakeBridge({ 'hosts:list': () => Promise.reject(new Error('config has no kvm block')) });
+    useHostsStore.getState().start();
     await settle();
     expect(useHostsStore.getState()).toMatchObject({ loaded: true, error: 'config has no kvm block' });
   });
 
   it('trust: in flight, then the host as answered, or the error under that host', async () => {
-    const trusted = fakeBridge({ 'hosts:trust': ({ host }) => hostStatus({ name: host }) });
-    const pending = useHostsStore.getState().trust(trusted.api, 'edge-a', 'SHA256:x');
+    fakeBridge({ 'hosts:trust': ({ host }) => hostStatus({ name: host }) });
+    const pending = useHostsStore.getState().trust('edge-a', 'SHA256:x');
     expect(useHostsStore.getState().trusting['edge-a']).toBe(true);
     await pending;
     expect(useHostsStore.getState()).toMatchObject({ trusting: { 'edge-a': false }, trustError: { 'edge-a': '' }, hosts: [{ name: 'edge-a', state: 'connected' }] });
-    const refused = fakeBridge({ 'hosts:trust': () => Promise.reject(named('HostKeyChangedError', 'the key changed')) });
-    await useHostsStore.getState().trust(refused.api, 'edge-a', 'SHA256:y');
+    fakeBridge({ 'hosts:trust': () => Promise.reject(named('HostKeyChangedError', 'the key changed')) });
+    await useHostsStore.getState().trust('edge-a', 'SHA256:y');
     expect(useHostsStore.getState().trustError['edge-a']).toBe('the key changed');
   });
 
   it('unlock: a passphrase still asked for keeps the backend\'s reason; a refusal is shown', async () => {
-    const wrong = fakeBridge({ 'hosts:unlock': ({ host }) => hostStatus({ name: host, state: 'auth-needed', needs: 'passphrase', message: 'wrong passphrase' }) });
-    await useHostsStore.getState().unlock(wrong.api, 'edge-a', 'nope', false);
+    fakeBridge({ 'hosts:unlock': ({ host }) => hostStatus({ name: host, state: 'auth-needed', needs: 'passphrase', message: 'wrong passphrase' }) });
+    await useHostsStore.getState().unlock('edge-a', 'nope', false);
     expect(useHostsStore.getState()).toMatchObject({ unlocking: { 'edge-a': false }, unlockError: { 'edge-a': 'wrong passphrase' } });
     const right = fakeBridge({ 'hosts:unlock': ({ host }) => hostStatus({ name: host }) });
-    await useHostsStore.getState().unlock(right.api, 'edge-a', 'right', true);
+    await useHostsStore.getState().unlock('edge-a', 'right', true);
     expect(useHostsStore.getState()).toMatchObject({ unlockError: { 'edge-a': '' }, hosts: [{ state: 'connected' }] });
     expect(right.calls).toEqual([{ channel: 'hosts:unlock', input: { host: 'edge-a', passphrase: 'right', remember: true } }]);
   });

@@ -46,21 +46,21 @@ describe('inspector store', () => {
     const b = fakeBridge({ 'proxies:inspect': () => web1 });
     ui().inspect('web-1');
     expect(useInspectorStore.getState().loading).toBe(true);
-    await useInspectorStore.getState().refresh(b.api);
+    await useInspectorStore.getState().refresh();
     expect(useInspectorStore.getState()).toMatchObject({ inspection: web1, loading: false, gone: false });
     ui().closeInspector();
     expect(useInspectorStore.getState()).toMatchObject({ inspection: undefined, loading: false });
-    await useInspectorStore.getState().refresh(b.api);
+    await useInspectorStore.getState().refresh();
     expect(b.calls.length).toBe(1);
   });
 
   it('drops an answer for a proxy no longer open', async () => {
     const slow = deferred<ProxyInspectionView>();
-    const b = fakeBridge({ 'proxies:inspect': ({ name }) => (name === 'web-1' ? slow.promise : inspectionOf(proxyRecord({ name }))) });
+    fakeBridge({ 'proxies:inspect': ({ name }) => (name === 'web-1' ? slow.promise : inspectionOf(proxyRecord({ name }))) });
     ui().inspect('web-1');
-    const first = useInspectorStore.getState().refresh(b.api);
+    const first = useInspectorStore.getState().refresh();
     ui().inspect('web-2');
-    await useInspectorStore.getState().refresh(b.api);
+    await useInspectorStore.getState().refresh();
     slow.resolve(web1);
     await first;
     expect(useInspectorStore.getState().inspection?.proxy.name).toBe('web-2');
@@ -68,11 +68,13 @@ describe('inspector store', () => {
 
   it('marks the proxy gone when inspect answers that it does not exist, and shows other errors', async () => {
     ui().inspect('web-1');
-    await useInspectorStore.getState().refresh(fakeBridge({ 'proxies:inspect': () => Promise.reject(named(ErrorNames.proxyNotFound, 'no proxy named web-1')) }).api);
+    fakeBridge({ 'proxies:inspect': () => Promise.reject(named(ErrorNames.proxyNotFound, 'no proxy named web-1')) });
+    await useInspectorStore.getState().refresh();
     expect(useInspectorStore.getState()).toMatchObject({ gone: true, error: undefined, loading: false });
     ui().closeInspector();
     ui().inspect('web-1');
-    await useInspectorStore.getState().refresh(fakeBridge({ 'proxies:inspect': () => Promise.reject(new Error('host edge-a is not connected')) }).api);
+    fakeBridge({ 'proxies:inspect': () => Promise.reject(new Error('host edge-a is not connected')) });
+    await useInspectorStore.getState().refresh();
     expect(useInspectorStore.getState()).toMatchObject({ gone: false, error: 'host edge-a is not connected' });
   });
 
@@ -81,14 +83,14 @@ describe('inspector store', () => {
     const b = fakeBridge({ 'proxies:inspect': () => web1 });
     const s = useInspectorStore.getState();
     ui().inspect('web-1');
-    await s.refresh(b.api);
+    await s.refresh();
     const change = { host: 'edge-a', domain: web1.proxy.id, name: 'web-1', removed: false, proxy: web1.proxy } as const;
-    s.changed(b.api, { ...change, event: 'STARTED' });
-    s.changed(b.api, { ...change, event: 'RESUMED' });
-    s.changed(b.api, { host: 'edge-a', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'STARTED', removed: false, proxy: proxyRecord({ name: 'web-2', id: 'ep-web-2-abcdef' }) });
+    s.changed({ ...change, event: 'STARTED' });
+    s.changed({ ...change, event: 'RESUMED' });
+    s.changed({ host: 'edge-a', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'STARTED', removed: false, proxy: proxyRecord({ name: 'web-2', id: 'ep-web-2-abcdef' }) });
     await vi.runAllTimersAsync();
     expect(b.calls.length).toBe(2);
-    s.changed(b.api, { host: change.host, domain: change.domain, name: change.name, event: 'UNDEFINED', removed: true });
+    s.changed({ host: change.host, domain: change.domain, name: change.name, event: 'UNDEFINED', removed: true });
     expect(useInspectorStore.getState()).toMatchObject({ gone: true, inspection: web1 });
   });
 });

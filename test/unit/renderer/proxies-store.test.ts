@@ -37,7 +37,7 @@ describe('proxies store: filling', () => {
     useProxiesStore.setState(useProxiesStore.getInitialState(), true);
     const listing = deferred<FleetListingView>();
     const b = fakeBridge({ 'proxies:list': () => listing.promise });
-    const stop = useProxiesStore.getState().start(b.api);
+    const stop = useProxiesStore.getState().start();
     const started = { ...record('web-1', 'edge-a'), state: 'running' as const };
     b.emit('proxy:changed', { host: 'edge-a', domain: started.id, name: started.name, event: 'STARTED', removed: false, proxy: started });
     listing.resolve({ proxies: [record('web-1', 'edge-a'), record('web-2', 'edge-a')], hosts: [] });
@@ -51,7 +51,8 @@ describe('proxies store: filling', () => {
 
   it('a failed listing says why', async () => {
     useProxiesStore.setState(useProxiesStore.getInitialState(), true);
-    useProxiesStore.getState().start(fakeBridge({ 'proxies:list': () => Promise.reject(new Error('no host reachable')) }).api);
+    fakeBridge({ 'proxies:list': () => Promise.reject(new Error('no host reachable')) });
+    useProxiesStore.getState().start();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(useProxiesStore.getState()).toMatchObject({ loaded: true, error: 'no host reachable' });
   });

@@ -22,7 +22,7 @@ describe('stats store', () => {
   it('asks with watch and the sparklines\' points at once, renews the lease before it runs out, and stops on release', async () => {
     vi.useFakeTimers();
     const bridge = fakeBridge({ 'proxies:stats': () => stats(100, 10, [2, 4, 6]) });
-    const release = useStatsStore.getState().watch(bridge.api);
+    const release = useStatsStore.getState().watch();
     await vi.advanceTimersByTimeAsync(0);
     expect(bridge.calls).toEqual([{ channel: 'proxies:stats', input: { watch: true, sparkPoints: SPARK_POINTS } }]);
     expect(useStatsStore.getState().spark[WEB]!.toArray()).toEqual([2, 4, 6]);

@@ -12,7 +12,7 @@ describe('tasks store', () => {
   it('an update seen while tasks:list is in flight is newer than the list\'s copy of it', async () => {
     const list = deferred<Task[]>();
     const b = fakeBridge({ 'tasks:list': () => list.promise });
-    useTasksStore.getState().start(b.api);
+    useTasksStore.getState().start();
     b.emit('task:update', task({ id: 't1', state: 'succeeded' }));
     list.resolve([task({ id: 't1', state: 'running' }), task({ id: 't0', state: 'failed' })]);
     await settle();
@@ -24,7 +24,7 @@ describe('tasks store', () => {
 
   it('a refused cancel says so', async () => {
     const b = fakeBridge({ 'tasks:cancel': () => Promise.reject(named('TaskNotCancellableError', 'it has finished')) });
-    await useTasksStore.getState().cancel(b.api, 't1');
+    await useTasksStore.getState().cancel('t1');
     expect(useTasksStore.getState().error).toBe('Could not cancel the task: it has finished');
     expect(b.calls).toEqual([{ channel: 'tasks:cancel', input: { id: 't1' } }]);
   });
