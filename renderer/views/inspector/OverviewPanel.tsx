@@ -12,7 +12,7 @@ const SOURCE_LABELS: Record<(typeof ADDRESS_SOURCES)[number], string> = {
 };
 
 /** A `dt`/`dd` pair whose value is named by its label (so "Host" finds the host's value). */
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
+function DefinitionRow({ label, children }: { label: string; children: React.ReactNode }) {
   const id = useId();
   return (
     <>
@@ -46,27 +46,27 @@ export function OverviewPanel({ inspection, gone }: { inspection: ProxyInspectio
         <h3 id={`${reasonId}-meta`}>Metadata</h3>
         <p className="hint">From the domain’s metadata element (namespace urn:egress-proxies:kvm:v1); it holds no secrets.</p>
         <dl className="facts">
-          <Field label="Name">{m.name}</Field>
-          <Field label="Host">{m.host}</Field>
-          <Field label="Owner">{m.owner}</Field>
-          <Field label="Machine type">{m.machineType}</Field>
-          <Field label="Image">{m.image.name}</Field>
-          <Field label="Image sha256"><code className="digest">{m.image.sha256}</code></Field>
-          <Field label="Port">{m.port}</Field>
-          <Field label="Created">
+          <DefinitionRow label="Name">{m.name}</DefinitionRow>
+          <DefinitionRow label="Host">{m.host}</DefinitionRow>
+          <DefinitionRow label="Owner">{m.owner}</DefinitionRow>
+          <DefinitionRow label="Machine type">{m.machineType}</DefinitionRow>
+          <DefinitionRow label="Image">{m.image.name}</DefinitionRow>
+          <DefinitionRow label="Image sha256"><code className="digest">{m.image.sha256}</code></DefinitionRow>
+          <DefinitionRow label="Port">{m.port}</DefinitionRow>
+          <DefinitionRow label="Created">
             <time dateTime={m.createdAt}>{m.createdAt}</time> <span className="meta">({formatAge(m.createdAt, now)} ago)</span>
-          </Field>
-          <Field label="Spec hash"><code className="digest">{m.specHash}</code></Field>
-          <Field label="Format version">{m.formatVersion}</Field>
-          <Field label="Extra elements">{m.extra.length === 0 ? 'none' : `${m.extra.length} (kept as they are)`}</Field>
+          </DefinitionRow>
+          <DefinitionRow label="Spec hash"><code className="digest">{m.specHash}</code></DefinitionRow>
+          <DefinitionRow label="Format version">{m.formatVersion}</DefinitionRow>
+          <DefinitionRow label="Extra elements">{m.extra.length === 0 ? 'none' : `${m.extra.length} (kept as they are)`}</DefinitionRow>
         </dl>
       </section>
       <section className="panel" aria-labelledby={`${reasonId}-net`}>
         <h3 id={`${reasonId}-net`}>State and addresses</h3>
         <dl className="facts">
-          <Field label="State"><span className={`badge state-${proxy.state}`}>{proxy.state}</span></Field>
-          <Field label="Domain"><code>{proxy.id}</code></Field>
-          <Field label="Credentials">{inspection.hasCredentials ? 'stored on this workstation (in the URL)' : 'none stored: the URL has no password'}</Field>
+          <DefinitionRow label="State"><span className={`badge state-${proxy.state}`}>{proxy.state}</span></DefinitionRow>
+          <DefinitionRow label="Domain"><code>{proxy.id}</code></DefinitionRow>
+          <DefinitionRow label="Credentials">{inspection.hasCredentials ? 'stored on this workstation (in the URL)' : 'none stored: the URL has no password'}</DefinitionRow>
         </dl>
         <h4>Addresses</h4>
         {inspection.addresses.length === 0 ? (
