@@ -12,6 +12,7 @@ import { useAppConfigStore } from '../stores/app-config-store.js';
 import { saveHost } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
 import { Modal } from './ConfirmDialog.js';
+import { Field } from './Field.js';
 
 interface FieldSpec {
   field: HostField;
@@ -69,64 +70,40 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
   };
 
   const title = editing ? `Edit host ${editing.name}` : 'Add a host';
-  const input = (spec: FieldSpec) => {
-    const id = `${base}-${spec.field}`;
-    const error = shown(spec.field);
-    return (
-      <div className="field" key={spec.field}>
-        <label htmlFor={id}>{spec.label}</label>
-        <input
-          id={id}
-          autoFocus={spec.field === 'name'}
-          autoComplete="off"
-          spellCheck={false}
-          value={form[spec.field]}
-          placeholder={spec.placeholder}
-          inputMode={spec.field === 'sshPort' ? 'numeric' : undefined}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${id}-error` : `${id}-hint`}
-          onChange={(e) => change(spec.field, e.target.value)}
-        />
-        {error ? (
-          <span className="field-error" id={`${id}-error`} role="alert">
-            {error}
-          </span>
-        ) : (
-          <span className="hint" id={`${id}-hint`}>
-            {spec.hint}
-          </span>
-        )}
-      </div>
-    );
-  };
-  const domainId = `${base}-domainType`;
-  const domainError = shown('domainType');
+  const id = (field: HostField) => `${base}-${field}`;
   return (
     <Modal labelledBy={headingId} onClose={onClose} className="host-dialog">
       <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id={headingId}>{title}</h2>
         <div className="host-form">
-          {FIELDS.map(input)}
-          <div className="field">
-            <label htmlFor={domainId}>Domain type</label>
-            <select id={domainId} value={form.domainType} aria-describedby={domainError ? `${domainId}-error` : `${domainId}-hint`} onChange={(e) => change('domainType', e.target.value)}>
-              <option value="">Default (auto)</option>
-              {DOMAIN_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-            {domainError ? (
-              <span className="field-error" id={`${domainId}-error`} role="alert">
-                {domainError}
-              </span>
-            ) : (
-              <span className="hint" id={`${domainId}-hint`}>
-                auto: KVM where the host offers it, else qemu (emulated, slow).
-              </span>
+          {FIELDS.map((spec) => (
+            <Field key={spec.field} id={id(spec.field)} label={spec.label} error={shown(spec.field)} hint={spec.hint}>
+              {(c) => (
+                <input
+                  {...c}
+                  autoFocus={spec.field === 'name'}
+                  autoComplete="off"
+                  spellCheck={false}
+                  value={form[spec.field]}
+                  placeholder={spec.placeholder}
+                  inputMode={spec.field === 'sshPort' ? 'numeric' : undefined}
+                  onChange={(e) => change(spec.field, e.target.value)}
+                />
+              )}
+            </Field>
+          ))}
+          <Field id={id('domainType')} label="Domain type" error={shown('domainType')} hint="auto: KVM where the host offers it, else qemu (emulated, slow).">
+            {(c) => (
+              <select {...c} value={form.domainType} onChange={(e) => change('domainType', e.target.value)}>
+                <option value="">Default (auto)</option>
+                {DOMAIN_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
             )}
-          </div>
+          </Field>
         </div>
         {byField.host && touched.name && (
           <p role="alert" className="error">

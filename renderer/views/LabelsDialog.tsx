@@ -12,10 +12,11 @@ import { labelEdit, labelsText } from '../proxy-fleet.js';
 import { labelProxy } from '../stores/proxy-actions.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { Modal } from './ConfirmDialog.js';
+import { Field } from './Field.js';
 
 export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClose: () => void }) {
   const base = useId();
-  const ids = { heading: `${base}-h`, field: `${base}-labels`, hint: `${base}-labels-hint`, error: `${base}-labels-error` };
+  const ids = { heading: `${base}-h`, field: `${base}-labels` };
   const [text, setText] = useState(() => labelsText(proxy.labels));
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | undefined>();
@@ -46,24 +47,9 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
     <Modal labelledBy={ids.heading} onClose={onClose} className="confirm">
       <form onSubmit={(e) => void save(e)} noValidate>
         <h2 id={ids.heading}>Labels of {proxy.name}</h2>
-        <div className="field">
-          <label htmlFor={ids.field}>Labels</label>
-          <input
-            id={ids.field}
-            value={text}
-            spellCheck={false}
-            autoFocus
-            placeholder="env=prod team=web"
-            aria-invalid={invalid ? true : undefined}
-            aria-describedby={invalid ? ids.error : ids.hint}
-            onChange={(e) => setText(e.target.value)}
-          />
-          {invalid ? (
-            <p id={ids.error} className="field-error">{invalid}</p>
-          ) : (
-            <p id={ids.hint} className="hint">key=value pairs, separated by spaces or commas. Remove a pair to remove the label. Saved in the VM's metadata; it keeps running.</p>
-          )}
-        </div>
+        <Field id={ids.field} label="Labels" error={invalid} hint="key=value pairs, separated by spaces or commas. Remove a pair to remove the label. Saved in the VM's metadata; it keeps running.">
+          {(c) => <input {...c} value={text} spellCheck={false} autoFocus placeholder="env=prod team=web" onChange={(e) => setText(e.target.value)} />}
+        </Field>
         {saveError && (
           <p role="alert" className="error">
             Could not save the labels: {saveError}
