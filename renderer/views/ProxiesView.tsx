@@ -62,22 +62,26 @@ export function ProxiesView() {
   );
 }
 
+/** A dialog over the table: what it acts on is fixed as it opens (a labels dialog reads the live row by key). */
+type TableDialog =
+  | { kind: 'labels'; key: ProxyKey }
+  | { kind: 'replace'; proxies: ProxyRecordView[] }
+  | { kind: 'settings'; names: readonly string[] }
+  | { kind: 'delete'; names: string[] }
+  | { kind: 'stop'; names: string[] };
+
 function ProxiesTable({ hidden }: { hidden: boolean }) {
   const { proxies, loaded, error, you } = useProxiesStore(useShallow(tableProxies));
   const [mineOnly, setMineOnly] = useState(false);
-  /** A stop of someone else's proxies, waiting for the person to agree (naming the owners). */
-  const [stopping, setStopping] = useState<string[] | undefined>();
+  /** The one dialog over the table (each is modal, so never two). */
+  const [dialog, setDialog] = useState<TableDialog | null>(null);
+  const closeDialog = () => setDialog(null);
   const { sort, groupBy, setGroupBy, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   /** A count of the fleet summary, pressed: only the proxies in that health state are shown. */
   const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
   const health = useHealthStore((s) => (healthFilter ? s.health : NO_HEALTH));
   const [selected, setSelected] = useState<ReadonlySet<ProxyKey>>(new Set());
-  const [settingsFor, setSettingsFor] = useState<readonly string[] | undefined>();
-  const [confirming, setConfirming] = useState<string[] | undefined>();
-  const [replacing, setReplacing] = useState<ProxyRecordView[] | undefined>();
-  /** The proxy whose labels are being edited, by key (the dialog reads the live row). */
-  const [labelling, setLabelling] = useState<ProxyKey | undefined>();
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
   useEffect(() => {
@@ -116,9 +120,9 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           return next;
         }),
       inspect: openInspector,
-      labels: setLabelling,
-      replace: (p) => setReplacing([p]),
-      settings: (name) => setSettingsFor([name]),
+      labels: (key) => setDialog({ kind: 'labels', key }),
+      replace: (p) => setDialog({ kind: 'replace', proxies: [p] }),
+      settings: (name) => setDialog({ kind: 'settings', names: [name] }),
     }),
     [openInspector],
   );
@@ -133,6 +137,10 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   }
 
   const names = selection.map((p) => p.name);
+  /** The proxies a delete, or a stop of someone else's, waits for the person to agree on (the dialog names the owners). */
+  const confirming = dialog?.kind === 'delete' ? dialog.names : undefined;
+  const stopping = dialog?.kind === 'stop' ? dialog.names : undefined;
+  const labelling = dialog?.kind === 'labels' ? proxies[dialog.key] : undefined;
   const headerFor = (c: (typeof COLUMNS)[number]) => {
     const active = sort.key === c.key;
     return (
@@ -170,11 +178,11 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
             <input type="checkbox" checked={mineOnly} onChange={(e) => setMineOnly(e.target.checked)} /> Mine
           </label>
           <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
-          <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setStopping(names) : void act('stop', names))}>Stop</button>
-          <button type="button" className="danger" disabled={!names.length} onClick={() => setConfirming(names)}>Delete</button>
-          <button type="button" disabled={!names.length} onClick={() => setReplacing(selection)}>Replace</button>
-          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setLabelling(recordKey(selection[0]))}>Labels</button>
-          <button type="button" disabled={!names.length} onClick={() => setSettingsFor(names)}>Client settings</button>
+          <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setDialog({ kind: 'stop', names }) : void act('stop', names))}>Stop</button>
+          <button type="button" className="danger" disabled={!names.length} onClick={() => setDialog({ kind: 'delete', names })}>Delete</button>
+          <button type="button" disabled={!names.length} onClick={() => setDialog({ kind: 'replace', proxies: selection })}>Replace</button>
+          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setDialog({ kind: 'labels', key: recordKey(selection[0]) })}>Labels</button>
+          <button type="button" disabled={!names.length} onClick={() => setDialog({ kind: 'settings', names })}>Client settings</button>
           <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
         </div>
       </div>
@@ -229,17 +237,17 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           />
         </div>
       )}
-      {labelling && proxies[labelling] && <LabelsDialog proxy={proxies[labelling]} onClose={() => setLabelling(undefined)} />}
-      {replacing && <ReplaceDialog proxies={replacing} you={you} onClose={() => setReplacing(undefined)} />}
-      {settingsFor && <ClientSettingsDialog names={settingsFor} onClose={() => setSettingsFor(undefined)} />}
+      {labelling && <LabelsDialog proxy={labelling} onClose={closeDialog} />}
+      {dialog?.kind === 'replace' && <ReplaceDialog proxies={dialog.proxies} you={you} onClose={closeDialog} />}
+      {dialog?.kind === 'settings' && <ClientSettingsDialog names={dialog.names} onClose={closeDialog} />}
       {confirming && (
         <ConfirmDialog
           title={`Delete ${confirming.length === 1 ? confirming[0] : `${confirming.length} proxies`}?`}
           confirmLabel="Delete"
-          onCancel={() => setConfirming(undefined)}
+          onCancel={closeDialog}
           onConfirm={() => {
             const doomed = confirming;
-            setConfirming(undefined);
+            closeDialog();
             setSelected(new Set());
             // The dialog named the owners of someone else's proxies: confirming is their agreement.
             void act('delete', doomed, true);
@@ -261,10 +269,10 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         <ConfirmDialog
           title={`Stop someone else's ${stopping.length === 1 ? 'proxy' : 'proxies'}?`}
           confirmLabel="Stop"
-          onCancel={() => setStopping(undefined)}
+          onCancel={closeDialog}
           onConfirm={() => {
             const names = stopping;
-            setStopping(undefined);
+            closeDialog();
             void act('stop', names, true);
           }}
         >
