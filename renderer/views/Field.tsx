@@ -14,18 +14,20 @@ export interface FieldProps {
   label: string;
   /** The field's problem, shown instead of the hint and announced (role=alert). */
   error?: string | undefined;
+  /** False: the problem is not announced by itself (a form whose summary of problems is the alert). */
+  announce?: boolean;
   hint?: ReactNode;
   /** The control, given its attributes (FieldControl). */
   children: (control: FieldControl) => ReactNode;
 }
 
-export function Field({ id, label, error, hint, children }: FieldProps) {
+export function Field({ id, label, error, announce = true, hint, children }: FieldProps) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {children(fieldControl(id, error, hint))}
       {error ? (
-        <span className="field-error" id={`${id}-error`} role="alert">
+        <span className="field-error" id={`${id}-error`} role={announce ? 'alert' : undefined}>
           {error}
         </span>
       ) : (

@@ -13,6 +13,7 @@ import { configErrorMap, formatPath } from '../../shared/config-issues.js';
 import { BridgeError } from '../../shared/ipc.js';
 import { errorMessage } from '../format.js';
 import { readSettings, saveSettings } from '../stores/settings-actions.js';
+import { Field } from './Field.js';
 
 /** The form as typed: text for every field a person types into. */
 interface Draft {
@@ -77,30 +78,25 @@ function problemsOf(issues: readonly { path: string; message: string }[]): { fie
   return { fields, other };
 }
 
+/**
+ * A text field of the form. Its problem is not announced by itself: the form's summary under
+ * the fieldsets is the alert, naming how many fields need fixing.
+ */
 function TextField(props: { id: string; label: string; hint: string; value: string; error: string | undefined; onChange: (v: string) => void; inputMode?: 'numeric' | 'decimal' | 'url'; placeholder?: string }) {
   const { id, label, hint, value, error, onChange } = props;
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        value={value}
-        spellCheck={false}
-        {...(props.inputMode ? { inputMode: props.inputMode } : {})}
-        {...(props.placeholder ? { placeholder: props.placeholder } : {})}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error ${id}-hint` : `${id}-hint`}
-        onChange={(e) => onChange(e.target.value)}
-      />
-      {error && (
-        <span className="field-error" id={`${id}-error`}>
-          {error}
-        </span>
+    <Field id={id} label={label} error={error} announce={false} hint={hint}>
+      {(c) => (
+        <input
+          {...c}
+          value={value}
+          spellCheck={false}
+          {...(props.inputMode ? { inputMode: props.inputMode } : {})}
+          {...(props.placeholder ? { placeholder: props.placeholder } : {})}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
-      <span className="hint" id={`${id}-hint`}>
-        {hint}
-      </span>
-    </div>
+    </Field>
   );
 }
 
