@@ -6,22 +6,31 @@
  * held by the section that shows them.
  */
 import type { KVMHost } from '../../shared/config.js';
+import type { HostStatus } from '../../shared/hosts.js';
 import type { ChannelOutput } from '../../shared/ipc.js';
 import type { ImageTransfer } from '../../shared/app-settings.js';
 import { useAppConfigStore } from './app-config-store.js';
 import { useHostsStore } from './hosts-store.js';
 import { storeApi } from './store-api.js';
 
+/**
+ * The hosts of a host edit's answer, taken as it arrives: not after the config store's
+ * catalog read, by when `host:status` events (a new host's key to trust) may have come, which
+ * this older list must not overwrite.
+ */
+function answered<T extends { hosts: HostStatus[] }>(result: T): T {
+  useHostsStore.getState().replace(result.hosts);
+  return result;
+}
+
 /** Adds a host, or replaces the entry named `editing`; resolves once the hosts and the config show it. */
 export async function saveHost(host: KVMHost, editing?: string): Promise<void> {
-  const result = await useAppConfigStore.getState().write((api) => (editing !== undefined ? api.hosts.update({ name: editing, host }) : api.hosts.add({ host })));
-  useHostsStore.getState().replace(result.hosts);
+  await useAppConfigStore.getState().write(async (api) => answered(await (editing !== undefined ? api.hosts.update({ name: editing, host }) : api.hosts.add({ host }))));
 }
 
 /** Removes a host from the config (nothing on the host is touched); resolves with the backend's message. */
 export async function removeHost(name: string): Promise<string | undefined> {
-  const result = await useAppConfigStore.getState().write((api) => api.hosts.remove({ name, confirm: true }));
-  useHostsStore.getState().replace(result.hosts);
+  const result = await useAppConfigStore.getState().write(async (api) => answered(await api.hosts.remove({ name, confirm: true })));
   return result.message;
 }
 

@@ -24,7 +24,11 @@ export interface HostsStore {
   replace(hosts: HostStatus[]): void;
   unlock(host: string, passphrase: string, remember: boolean): Promise<void>;
   refresh(): Promise<void>;
-  /** The hosts as the backend lists them now: new ones added, removed ones gone, facts kept while connected. */
+  /**
+   * After a config change: the hosts the backend lists now, new ones added and removed ones
+   * gone. A known host keeps the status it has: `host:status` owns that, and a listing asked
+   * before a status event can answer after it.
+   */
   relist(): Promise<void>;
   /** Follows `host:status`, and `config:changed` (hosts added, edited or removed, here or by hand); returns the unsubscribe. */
   start(): () => void;
@@ -102,9 +106,10 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
   async relist() {
     try {
       const listed = await storeApi().hosts.list();
-      const names = new Set(listed.map((h) => h.name));
-      set((s) => ({ hosts: s.hosts.filter((h) => names.has(h.name)), error: undefined }));
-      for (const h of listed) get().upsert(h);
+      set((s) => {
+        const known = new Map(s.hosts.map((h) => [h.name, h]));
+        return { hosts: listed.map((h) => known.get(h.name) ?? h), error: undefined };
+      });
     } catch (err) {
       set({ error: errorMessage(err) });
     }

@@ -22,6 +22,8 @@ export interface FakeBridge {
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
   /** How many listeners an event has now. */
   listeners(event: EventName): number;
+  /** Answers a channel with another handler from now on. */
+  handle<C extends ChannelName>(channel: C, handler: NonNullable<Handlers[C]>): void;
 }
 
 export function fakeBridge(handlers: Handlers): FakeBridge {
@@ -53,6 +55,7 @@ export function fakeBridge(handlers: Handlers): FakeBridge {
     calls,
     emit: (event, payload) => listeners.get(event)?.forEach((l) => l(payload)),
     listeners: (event) => listeners.get(event)?.size ?? 0,
+    handle: (channel, handler) => void ((handlers as Record<string, unknown>)[channel] = handler),
   };
 }
 

@@ -13,7 +13,7 @@ import { useProxiesStore } from '../../../renderer/stores/proxies-store.js';
 import { actOn, labelProxy } from '../../../renderer/stores/proxy-actions.js';
 import type { ConfigState } from '../../../shared/ipc.js';
 import { recordKey } from '../../../shared/proxy-key.js';
-import { type FakeBridge, type Handlers, fakeBridge, hostStatus, named, proxyRecord } from './fake-bridge.js';
+import { type FakeBridge, type Handlers, deferred, fakeBridge, hostStatus, named, proxyRecord } from './fake-bridge.js';
 
 const config = { type: 'kvm' as const };
 const state: ConfigState = { path: '/srv/test/config.yaml', created: false, config };
@@ -30,13 +30,13 @@ const writingBackend = (handlers: Handlers): FakeBridge => fakeBridge({ 'machine
 const changed = (b: FakeBridge) => b.emit('config:changed', { ...state, by: 'app' });
 
 describe('hosts: the store follows config:changed', () => {
-  it('lists the hosts again: a removed host goes, a kept one keeps its facts', async () => {
+  it('lists the hosts again: a removed host goes, a kept one keeps its status and facts (host:status owns those)', async () => {
     let listed = [hostStatus({ name: 'edge-a' }), hostStatus({ name: 'edge-b' })];
     const b = fakeBridge({ 'hosts:list': () => listed });
     const stop = useHostsStore.getState().start();
     await settle();
     useHostsStore.getState().upsert(hostStatus({ name: 'edge-a', info: { hostname: 'a' } as never }));
-    listed = [hostStatus({ name: 'edge-a' })];
+    listed = [hostStatus({ name: 'edge-a', state: 'connecting' })];
     b.emit('config:changed', { ...state, by: 'file' });
     await settle();
     expect(useHostsStore.getState().hosts).toEqual([hostStatus({ name: 'edge-a', info: { hostname: 'a' } as never })]);
@@ -57,8 +57,17 @@ describe('host actions', () => {
       'hosts:update': () => (changed(b), { path: state.path, hosts: [hostStatus({ name: 'edge-d' })] }),
     });
     const stop = useAppConfigStore.getState().start();
-    await saveHost({ name: 'edge-c', address: '203.0.113.10' });
+    const images = deferred<[]>();
+    b.handle('images:list', () => images.promise);
+    const saving = saveHost({ name: 'edge-c', address: '203.0.113.10' });
+    await settle();
+    // Taken as answered, not after the catalog read: a status event that comes meanwhile stays.
     expect(useHostsStore.getState().hosts.map((h) => h.name)).toEqual(['edge-c']);
+    useHostsStore.getState().upsert(hostStatus({ name: 'edge-c', state: 'host-key-unknown' }));
+    images.resolve([]);
+    await saving;
+    expect(useHostsStore.getState().hosts.map((h) => h.state)).toEqual(['host-key-unknown']);
+    b.handle('images:list', () => []);
     expect(useAppConfigStore.getState().state).toEqual(state);
     await saveHost({ name: 'edge-d', address: '203.0.113.10' }, 'edge-c');
     expect(b.calls.find((c) => c.channel === 'hosts:update')?.input).toEqual({ name: 'edge-c', host: { name: 'edge-d', address: '203.0.113.10' } });
