@@ -1,4 +1,4 @@
-// Prints one closing line for the whole run from vitest's JSON report:
+// Prints one closing line for the whole run from vitest's JSON report (or the lanes' reports):
 // "Tests: N passed, N failed, N skipped", then one line per test that failed without
 // running and one per skipped test with its reason, so that a test that did not run is
 // never mistaken for one that passed. The reason is the `skipReason` that
@@ -21,13 +21,19 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
-const file = process.argv[2] ?? 'test-results/vitest.json';
-let report;
-try {
-  report = JSON.parse(readFileSync(file, 'utf8'));
-} catch (err) {
-  console.log(`Tests: 0 passed, 1 failed (no report at ${file}: ${err.message})`);
-  process.exit(1);
+// One report or several (test/run.sh runs the lanes as separate vitest runs): their files
+// are read as one run's; a report that is missing or unreadable is a failure of its own.
+const files = process.argv.length > 2 ? process.argv.slice(2) : ['test-results/vitest.json'];
+const report = { success: true, testResults: [] };
+const unreadable = [];
+for (const file of files) {
+  try {
+    const one = JSON.parse(readFileSync(file, 'utf8'));
+    report.success &&= one.success !== false;
+    report.testResults.push(...(one.testResults ?? []));
+  } catch (err) {
+    unreadable.push(`  failed: no report at ${file}: ${err.message}`);
+  }
 }
 
 /** The files whose tests may be skipped under CI (relative to the repository). */
@@ -53,7 +59,8 @@ for (const f of report.testResults ?? []) {
   const fileFailed = f.status === 'failed';
   const unrun = tests.filter((t) => fileFailed && isSkip(t) && t.status !== 'todo' && !t.meta?.skipReason);
   const lane = /^test\/([^/]+)\//.exec(file)?.[1];
-  if (lane && Number.isFinite(f.startTime) && Number.isFinite(f.endTime) && tests.length) {
+  // A file none of whose tests ran has the run's start as its own: it says nothing of its lane.
+  if (lane && Number.isFinite(f.startTime) && Number.isFinite(f.endTime) && tests.some((t) => t.status === 'passed' || t.status === 'failed')) {
     const [start, end] = lanes.get(lane) ?? [Infinity, -Infinity];
     lanes.set(lane, [Math.min(start, f.startTime), Math.max(end, f.endTime)]);
   }
@@ -78,14 +85,16 @@ for (const f of report.testResults ?? []) {
     failures.push(`  failed: ${file}: ${f.message || 'outside any test (see the log above)'}`);
   }
 }
-failed += notRun + failedFiles + skippedInCi;
+failed += notRun + failedFiles + skippedInCi + unreadable.length;
+failures.unshift(...unreadable);
 const skipped = skips.length;
 
 const notes = [];
 if (notRun) notes.push(`${notRun} not run because their file or a beforeAll failed`);
+if (unreadable.length) notes.push(`${unreadable.length} report${unreadable.length === 1 ? '' : 's'} missing`);
 if (skippedInCi) notes.push(`${skippedInCi} skipped under CI`);
 if (failedFiles) notes.push(`${failedFiles} test file${failedFiles === 1 ? '' : 's'} failed outside any test`);
-const minutes = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+const minutes = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 if (lanes.size) console.log(`Lanes (wall time): ${[...lanes].map(([lane, [start, end]]) => `${lane} ${minutes(end - start)}`).join(', ')}`);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped${notes.length ? ` (${notes.join('; ')})` : ''}`);
 for (const line of [...failures, ...skips]) console.log(line);

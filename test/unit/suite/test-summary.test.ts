@@ -63,6 +63,28 @@ describe('test-summary.mjs', () => {
     });
   });
 
+  it('reads the lanes\' reports as one run, and a missing report is a failure', () => {
+    const dir = tempDir('egress-summary-lanes-');
+    const write = (name: string, file: string, status: Result['status']) => {
+      const path = join(dir, name);
+      writeFileSync(path, JSON.stringify({ success: status !== 'failed', testResults: [{ name: join(repoRoot, file), status: status === 'failed' ? 'failed' : 'passed', startTime: 0, endTime: 61_000, assertionResults: [{ ancestorTitles: [], title: 't', status, meta: {} }] }] }));
+      return path;
+    };
+    const run = (...reports: string[]) => {
+      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), ...reports], { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
+    };
+    const unit = write('unit.json', 'test/unit/a.test.ts', 'passed');
+    const libvirt = write('libvirt.json', 'test/libvirt/b.test.ts', 'passed');
+    expect(run(unit, libvirt)).toEqual({ code: 0, lines: ['Lanes (wall time): unit 1m01s, libvirt 1m01s', 'Tests: 2 passed, 0 failed, 0 skipped'] });
+    const failing = write('guest.json', 'test/guest/c.test.ts', 'failed');
+    expect(run(unit, failing).code).toBe(1);
+    const missing = run(unit, join(dir, 'browser.json'));
+    expect(missing.code).toBe(1);
+    expect(missing.lines[1]).toBe('Tests: 1 passed, 1 failed, 0 skipped (1 report missing)');
+    expect(missing.lines[2]).toMatch(/^ {2}failed: no report at .*browser\.json: ENOENT/);
+  });
+
   it("prints each lane's wall time before the counts", () => {
     const r = summary([{ title: 'a', status: 'passed' }], {}, { file: 'test/guest/x.test.ts', times: { startTime: 1_000, endTime: 1_000 + 12 * 60_000 + 5_400 } });
     expect(r.lines).toEqual(['Lanes (wall time): guest 12m05s', 'Tests: 1 passed, 0 failed, 0 skipped']);
