@@ -5,6 +5,7 @@
  * fails with a `Disconnected` envelope (it may or may not have run), and the bridge
  * reconnects with backoff.
  */
+import { EventListeners } from '../shared/event-listeners.js';
 import { type Envelope, ErrorNames, type RawBridge, SERVE_WS_PATH, type WsEvent, type WsRequest, type WsResponse } from '../shared/ipc-transport.js';
 
 /** The delays between reconnection attempts (ms): doubling from the first, capped at the last. */
@@ -28,7 +29,7 @@ export function createServeBridge(url = `${location.protocol === 'https:' ? 'wss
   const pending = new Map<number, (envelope: Envelope) => void>();
   /** Calls waiting for the socket to open: sent on open, failed if this attempt fails. */
   let queued: string[] = [];
-  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const listeners = new EventListeners();
   let nextId = 1;
   let delay = RECONNECT_MIN_MS;
   let socket: WebSocket;
@@ -60,7 +61,7 @@ export function createServeBridge(url = `${location.protocol === 'https:' ? 'wss
         pending.delete(message.id);
         settle?.(message.envelope);
       } else if (isEvent(message)) {
-        for (const listener of listeners.get(message.event) ?? []) listener(message.payload);
+        listeners.dispatch(message.event, message.payload);
       }
     });
     socket.addEventListener('close', (event: CloseEvent) => {
@@ -84,10 +85,7 @@ export function createServeBridge(url = `${location.protocol === 'https:' ? 'wss
       });
     },
     on(event, listener) {
-      let set = listeners.get(event);
-      if (!set) listeners.set(event, (set = new Set()));
-      set.add(listener);
-      return () => void set.delete(listener);
+      return listeners.on(event, listener);
     },
   };
 }
