@@ -38,23 +38,41 @@ function inside(root: string, path: string): boolean {
   return path === root || path.startsWith(root + sep);
 }
 
+/** Percent-encoded separators and NUL: a path that needs them is never one of ours. */
+const ENCODED_SEPARATOR = /%(2f|5c|00)/i;
+
 /**
- * The file a URL path names inside `root`, or undefined (not found, a directory, or
- * outside). `/` is `index.html`. `root` must be absolute.
+ * The file a URL path (still percent-encoded, as in `URL.pathname`) names inside `root`, or
+ * undefined, judged on the path's text alone: no `.`/`..` segment, no encoded slash or
+ * backslash, no NUL, no backslash, no drive letter or colon, nothing that resolves outside
+ * `root`. `/` is `index.html`. Both the serve mode's files ({@link resolveStatic}) and the
+ * Electron window's app scheme (electron/shell/renderer-protocol.ts) start here.
  */
-export async function resolveStatic(root: string, urlPath: string): Promise<string | undefined> {
+export function staticFileFor(root: string, pathname: string): string | undefined {
+  if (!pathname.startsWith('/') || ENCODED_SEPARATOR.test(pathname) || pathname.includes('\\')) return undefined;
   let decoded: string;
   try {
-    decoded = decodeURIComponent(urlPath);
+    decoded = decodeURIComponent(pathname);
   } catch {
     return undefined; // malformed percent-encoding
   }
-  if (decoded.includes('\0') || decoded.includes('\\')) return undefined;
-  const relative = decoded === '/' ? 'index.html' : `.${decoded}`;
-  const candidate = resolve(root, relative);
-  if (!inside(resolve(root), candidate)) return undefined;
+  if (decoded === '/') decoded = '/index.html';
+  const segments = decoded.slice(1).split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes(':') || s.includes('\0'))) return undefined;
+  const base = resolve(root);
+  const file = resolve(base, ...segments);
+  return inside(base, file) && file !== base ? file : undefined;
+}
+
+/**
+ * The file a URL path names inside `root`, or undefined (not found, a directory, or
+ * outside). `root` must be absolute. {@link staticFileFor}, then symlinks followed only to
+ * files that are themselves inside the real root.
+ */
+export async function resolveStatic(root: string, urlPath: string): Promise<string | undefined> {
+  const candidate = staticFileFor(root, urlPath);
+  if (!candidate) return undefined;
   try {
-    // Symlinks are followed only to files that are themselves inside the real root.
     const [realRoot, realFile] = await Promise.all([realpath(root), realpath(candidate)]);
     if (!inside(realRoot, realFile)) return undefined;
     return (await stat(realFile)).isFile() ? realFile : undefined;

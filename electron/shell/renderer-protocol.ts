@@ -14,9 +14,8 @@
  * it with `protocol.handle`.
  */
 import { lstat, readFile } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
-import { contentType } from '../serve/static-files.js';
+import { contentType, staticFileFor } from '../serve/static-files.js';
 
 /** The scheme registered as privileged before the app is ready. */
 export const APP_SCHEME = 'app';
@@ -46,43 +45,20 @@ function plain(status: number, text: string, extra: Record<string, string> = {})
   return new Response(text, { status, headers: { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8', ...extra } });
 }
 
-/** Percent-encoded separators and NUL: a path that needs them is never one of ours. */
-const ENCODED_SEPARATOR = /%(2f|5c|00)/i;
-
-/**
- * The file a URL path (still percent-encoded, as in `URL.pathname`) names inside `root`, or
- * undefined. Checked lexically: no `.`/`..` segment, no encoded slash or backslash, no NUL,
- * no backslash, no drive letter or colon, nothing that resolves outside `root`. `/` is
- * `index.html`. Symlinks are refused when the file is read (see {@link serveRendererPath}).
- */
-export function rendererFile(root: string, pathname: string): string | undefined {
-  if (!pathname.startsWith('/') || ENCODED_SEPARATOR.test(pathname) || pathname.includes('\\')) return undefined;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    return undefined; // malformed percent-encoding
-  }
-  if (decoded === '/') decoded = '/index.html';
-  const segments = decoded.slice(1).split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes(':') || s.includes('\0'))) return undefined;
-  const base = resolve(root);
-  const file = resolve(base, ...segments);
-  return file.startsWith(base + sep) ? file : undefined;
-}
-
 /**
  * The answer for one request path: the file with its Content-Type and the security headers,
- * 404 for anything {@link rendererFile} refuses or that is not a regular file (a directory,
- * a symlink, missing), 405 for anything but GET and HEAD. Files are read whole: the renderer's
- * assets are a few hundred kilobytes, and `readFile` reads from inside an asar archive too.
+ * 404 for anything {@link staticFileFor} refuses (serve mode's path rules) or that is not a
+ * regular file (a directory, a symlink, missing), 405 for anything but GET and HEAD. Files
+ * are read whole: the renderer's assets are a few hundred kilobytes, and `readFile` reads
+ * from inside an asar archive too.
  */
 export async function serveRendererPath(root: string, method: string, pathname: string): Promise<Response> {
   if (method !== 'GET' && method !== 'HEAD') return plain(405, 'only GET and HEAD\n', { Allow: 'GET, HEAD' });
-  const file = rendererFile(root, pathname);
+  const file = staticFileFor(root, pathname);
   if (!file) return plain(404, 'not found\n');
   try {
-    // lstat, not stat: a symlink (none is ever built) could point out of the folder.
+    // lstat, not stat: a symlink (none is ever built) could point out of the folder. Not
+    // serve's realpath check: inside app.asar there is nothing to resolve.
     if (!(await lstat(file)).isFile()) return plain(404, 'not found\n');
     const body = method === 'HEAD' ? null : await readFile(file);
     return new Response(body, { status: 200, headers: { ...HEADERS, 'Content-Type': contentType(file) } });

@@ -24,6 +24,7 @@ import { APP_ORIGIN, handleAppRequest } from '../../electron/shell/renderer-prot
 import { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 import { repoRoot } from '../support/dist.js';
 import { testEnv } from '../support/env.js';
+import { watchPage } from './app-page.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { nav } from './page-objects.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -58,10 +59,7 @@ let browser: Browser;
 /** Everything the page threw or printed as an error, and every failed response: a CSP or CORS refusal shows here. */
 function watch(page: Page): string[] {
   const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
+  watchPage(page, problems);
   page.on('requestfailed', (req) => problems.push(`failed: ${req.url()} ${req.failure()?.errorText ?? ''}`));
   page.on('response', (res) => {
     if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
