@@ -27,7 +27,7 @@ export default defineConfig({
           include: ['test/libvirt/**/*.test.ts'],
           sequence: { groupOrder: 0 },
           environment: 'node',
-          setupFiles: ['test/setup/temp-dirs.ts'],
+          setupFiles: ['test/setup/temp-dirs.ts', 'test/setup/hypervisor-guard.ts'],
           // One libvirtd and one sshd are shared: files run one after another.
           fileParallelism: false,
           testTimeout: 60_000,
@@ -40,7 +40,7 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           sequence: { groupOrder: 1 },
           environment: 'node',
-          setupFiles: ['test/setup/temp-dirs.ts'],
+          setupFiles: ['test/setup/temp-dirs.ts', 'test/setup/hypervisor-guard.ts'],
           // Chromium and `egress-desk serve` as real processes: one file at a time, generous time.
           fileParallelism: false,
           testTimeout: 120_000,
@@ -53,7 +53,7 @@ export default defineConfig({
           include: ['test/guest/**/*.test.ts'],
           sequence: { groupOrder: 2 },
           environment: 'node',
-          setupFiles: ['test/setup/temp-dirs.ts'],
+          setupFiles: ['test/setup/temp-dirs.ts', 'test/setup/hypervisor-guard.ts'],
           // Real guests under TCG on 2 cores: one at a time, minutes each.
           fileParallelism: false,
           testTimeout: 15 * 60_000,

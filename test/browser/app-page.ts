@@ -4,8 +4,7 @@
  * one-time link, and every page error and console error collected (a CSP violation is
  * logged as a console error: the tests end by asserting the list is empty).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
@@ -22,6 +21,7 @@ import { giveTree, userHome } from '../support/users.js';
 import { VIEWPORT, launchChromium } from './chromium.js';
 import { type ServeProcess, startServe } from './serve-process.js';
 import { nav, proxiesTable } from './page-objects.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** Where every run's screenshots go, and where `npm run screenshots` publishes the README's. */
 export const SHOTS = join(repoRoot, 'test-results', 'screenshots');
@@ -105,7 +105,7 @@ export interface OpenAppOptions {
 
 /** A home, serve and a Chromium page on the app; `close()` undoes all of it. */
 export async function openApp(options: OpenAppOptions): Promise<AppPage> {
-  const home = options.as ? userHome(options.as, options.prefix) : mkdtempSync(join(tmpdir(), options.prefix));
+  const home = options.as ? userHome(options.as, options.prefix) : tempDir(options.prefix);
   writeFileSync(join(home, 'config.yaml'), options.config(home), { mode: 0o600 });
   const settings = { ...(options.autoBake !== true ? { autoBake: false } : {}), ...options.settings };
   if (Object.keys(settings).length) writeFileSync(settingsPath(home), `${JSON.stringify(settings)}\n`, { mode: 0o600 });

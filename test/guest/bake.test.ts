@@ -6,24 +6,31 @@
  * stopped and a proxy launched from a config with NO mirror: its plan's `base` step must
  * name the baked base, the URL must forward HTTP, and the guest agent (baked in) must
  * report the address, and tinyproxy must have started once (the bake's drop-in starts it on
- * its config; the baked seed does not restart it). A socks5 proxy on the same baked base
- * must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
+ * its config; the baked seed does not restart it). A socks5 proxy on the same baked base,
+ * launched at the same time, must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
  * are deleted and the baked volume removed.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
-import { GUEST_PAGE_MARK, type GuestImage, bareImageRepo, curlThroughSocks, fetchThroughProxy, guestConfig, guestImage, namespaceHttpServer, siteMirrorVendorData } from '../support/guest.js';
+import {
+  GUEST_PAGE_MARK,
+  type GuestHome,
+  type GuestImage,
+  agentReportsAddress,
+  bareImageRepo,
+  curlThroughSocks,
+  fetchThroughProxy,
+  guestConfig,
+  guestHome,
+  guestImage,
+  namespaceHttpServer,
+  siteMirrorVendorData,
+} from '../support/guest.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
 import { agentExec } from '../support/qemu-agent.js';
 import { hypervisorState } from '../support/provider.js';
-import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
-import { waitFor } from '../support/wait.js';
-import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-baked-1';
@@ -33,31 +40,21 @@ const MIRROR_PORT = 18086;
 let client: LibvirtClient;
 let page: ReturnType<typeof namespaceHttpServer> | undefined;
 let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
-let home: string;
-let bakeConfig: string;
-let plainConfig: string;
+/** The bake's home (its config has the mirror), then the launches' (no mirror), and a second launch home for the SOCKS proxy (its own credentials file and image cache). */
+let bakeHome: GuestHome;
+let plain: GuestHome;
+let socksHome: GuestHome;
 let image: GuestImage;
 let baked: string;
-
-const Inspection = z.object({
-  proxy: z.object({ id: z.string() }),
-  addresses: z.array(z.object({ address: z.string(), source: z.string() })),
-  problems: z.record(z.string(), z.string()),
-});
-
-const cli = (config: string, ...args: string[]) =>
-  runCliProcess(['--config', config, ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
 
 beforeAll(async () => {
   image = guestImage({ bare: true });
   baked = bakedVolumeName(image.sha256, proxyRecipe());
-  home = tempDir('egress-bake-');
-  bakeConfig = join(home, 'bake.yaml');
-  plainConfig = join(home, 'config.yaml');
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
-  writeFileSync(bakeConfig, guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
-  // The launch's config has no mirror: its vendor-data installs nothing, and there is no apt source to reach.
-  writeFileSync(plainConfig, guestConfig(env, image));
+  bakeHome = guestHome(env, 'egress-bake-', guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
+  // The launches' config has no mirror: its vendor-data installs nothing, and there is no apt source to reach.
+  plain = guestHome(env, 'egress-bake-plain-', guestConfig(env, image));
+  socksHome = guestHome(env, 'egress-bake-socks-', guestConfig(env, image));
   client = await systemClient();
   page = namespaceHttpServer(env, PAGE_PORT);
 }, 20 * 60_000);
@@ -86,7 +83,7 @@ describe('baking the bare image on the test host', () => {
     const before = await hypervisorState(client);
     expect(before.volumes, `${baked} is in the pool before the test (left by an earlier run?)`).not.toContain(baked);
     const t0 = Date.now();
-    const b = await cli(bakeConfig, 'images', 'bake', 'guest', '--host', 'local');
+    const b = await bakeHome.cli('images', 'bake', 'guest', '--host', 'local');
     console.log(`bake: images bake took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${b.stderr}`);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toContain(baked);
@@ -100,25 +97,21 @@ describe('baking the bare image on the test host', () => {
     // No mirror from here on.
     mirror!.child.kill();
     mirror = undefined;
+    // Both launches at once (they share nothing but the baked base): the SOCKS one from a
+    // home of its own, so that two CLI processes never write one credentials file.
     const t1 = Date.now();
-    const r = await cli(plainConfig, 'proxies', 'launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
-    console.log(`bake: launch --wait on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`);
+    const [r, s] = await Promise.all([
+      plain.cli('proxies', 'launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24'),
+      socksHome.cli('proxies', 'launch', SOCKS, '--kind', 'socks5', '--wait', '--timeout', '600', '--allow', '192.168.150.0/24'),
+    ]);
+    console.log(`bake: launch --wait of an HTTP and a SOCKS5 proxy at once on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
     const url = r.stdout.trim();
     const address = new URL(url).hostname;
     expect(fetchThroughProxy(env, url, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`)).toContain(GUEST_PAGE_MARK);
 
-    let last = '';
-    const inspection = await waitFor('the guest agent to report the proxy address', 120_000, async () => {
-      const i = await cli(plainConfig, 'proxies', 'inspect', NAME, '--json');
-      if (i.code !== 0) throw new Error(i.stderr);
-      const parsed = Inspection.parse(JSON.parse(i.stdout));
-      last = JSON.stringify(parsed);
-      return parsed.addresses.some((a) => a.source === 'agent' && a.address === address) ? parsed : undefined;
-    }).catch((err: unknown) => {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}; inspect last said ${last}`);
-    });
+    const inspection = await agentReportsAddress(() => plain.cli('proxies', 'inspect', NAME, '--json'), address);
     expect(inspection.problems.agent).toBeUndefined();
     // tinyproxy started once, on our config: no restart after it answered (the journal,
     // through the agent: one "Initializing tinyproxy" this boot).
@@ -126,15 +119,14 @@ describe('baking the bare image on the test host', () => {
     expect(starts.match(/Initializing tinyproxy/g) ?? [], starts).toHaveLength(1);
 
     // A socks5 proxy on the same baked base: Dante is baked in, disabled; its seed enables it.
-    const s = await cli(plainConfig, 'proxies', 'launch', SOCKS, '--kind', 'socks5', '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
     expect(s.code, s.stderr).toBe(0);
     expect(s.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
     const socks = new URL(s.stdout.trim());
     const through = curlThroughSocks(env, socks.host, `${decodeURIComponent(socks.username)}:${decodeURIComponent(socks.password)}`, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`);
     expect(through.out).toContain(GUEST_PAGE_MARK);
-    expect((await cli(plainConfig, 'proxies', 'delete', SOCKS)).code).toBe(0);
+    expect((await socksHome.cli('proxies', 'delete', SOCKS)).code).toBe(0);
 
-    const del = await cli(plainConfig, 'proxies', 'delete', NAME);
+    const del = await plain.cli('proxies', 'delete', NAME);
     expect(del.code, del.stderr).toBe(0);
     await removeVolumes(client, [baked]);
     const after = await hypervisorState(client);

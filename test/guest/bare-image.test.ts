@@ -7,29 +7,26 @@
  * the proxy's address (source `agent`) without anything in vendor-data starting it.
  * Launch to ready is logged (docs/performance.md). `proxies delete` leaves nothing.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { agentExec } from '../support/qemu-agent.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import {
   GUEST_PAGE_MARK,
+  type GuestHome,
   type GuestImage,
+  agentReportsAddress,
   bareImageRepo,
   fetchThroughProxy,
   guestConfig,
+  guestHome,
   guestImage,
   namespaceHttpServer,
   siteMirrorVendorData,
 } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
-import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
-import { waitFor } from '../support/wait.js';
-import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-bare-1';
@@ -38,25 +35,15 @@ const MIRROR_PORT = 18084;
 let client: LibvirtClient;
 let page: ReturnType<typeof namespaceHttpServer> | undefined;
 let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
-let home: string;
-let config: string;
+let g: GuestHome;
 let image: GuestImage;
 
-const Inspection = z.object({
-  proxy: z.object({ id: z.string() }),
-  addresses: z.array(z.object({ address: z.string(), source: z.string() })),
-  problems: z.record(z.string(), z.string()),
-});
-
-const cli = (...args: string[]) =>
-  runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+const cli = (...args: string[]) => g.cli('proxies', ...args);
 
 beforeAll(async () => {
   image = guestImage({ bare: true });
-  home = tempDir('egress-bare-');
-  config = join(home, 'config.yaml');
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
-  writeFileSync(config, guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
+  g = guestHome(env, 'egress-bare-', guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
   client = await systemClient();
   page = namespaceHttpServer(env, PAGE_PORT);
 }, 20 * 60_000);
@@ -91,16 +78,7 @@ describe('a launch on an image without tinyproxy and qemu-guest-agent, with a si
 
     // The agent: installed by vendor-data's `packages`, started by our user-data's runcmd
     // (right after tinyproxy, so within seconds of ready).
-    let last = '';
-    const inspection = await waitFor('the guest agent to report the proxy address', 120_000, async () => {
-      const i = await cli('inspect', NAME, '--json');
-      if (i.code !== 0) throw new Error(i.stderr);
-      const parsed = Inspection.parse(JSON.parse(i.stdout));
-      last = JSON.stringify({ addresses: parsed.addresses, problems: parsed.problems });
-      return parsed.addresses.some((a) => a.source === 'agent' && a.address === address) ? parsed : undefined;
-    }).catch((err: unknown) => {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}; inspect last said ${last}`);
-    });
+    const inspection = await agentReportsAddress(() => cli('inspect', NAME, '--json'), address);
     console.log(`bare image: the agent reported ${address} ${((Date.now() - t0) / 1000 - ready).toFixed(1)} s after ready`);
     expect(inspection.problems.agent).toBeUndefined();
 

@@ -8,38 +8,31 @@
  * work as pasted. The metadata says `kind: socks5`; `proxies delete` leaves nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
-import { GUEST_PAGE_MARK, type GuestImage, curlThroughSocks, guestConfig, guestImage, namespaceHttpServer } from '../support/guest.js';
+import { GUEST_PAGE_MARK, type GuestHome, type GuestImage, curlThroughSocks, guestConfig, guestHome, guestImage, namespaceHttpServer } from '../support/guest.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
-import { runCliProcess } from '../support/cli.js';
 import { testEnv } from '../support/env.js';
-import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const NAME = 'egtest-socks-1';
 const PAGE_PORT = 18085;
 let client: LibvirtClient;
 let page: ReturnType<typeof namespaceHttpServer> | undefined;
-let home: string;
-let config: string;
+let g: GuestHome;
 let image: GuestImage;
 
-const cli = (...args: string[]) =>
-  runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
+const cli = (...args: string[]) => g.cli('proxies', ...args);
 
 const curlSocks = (proxy: string, user: string, target: string) => curlThroughSocks(env, proxy, user, target);
 
 beforeAll(async () => {
   image = guestImage();
-  home = tempDir('egress-socks-');
-  config = join(home, 'config.yaml');
-  writeFileSync(config, guestConfig(env, image));
+  g = guestHome(env, 'egress-socks-', guestConfig(env, image));
   client = await systemClient();
   await removeProxy(client, NAME);
   page = namespaceHttpServer(env, PAGE_PORT);
@@ -84,7 +77,7 @@ describe('a socks5 proxy on the guest image', () => {
     expect(exportsOut.code, exportsOut.stderr).toBe(0);
     const viaEnv = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'sh', '-c', `${exportsOut.stdout}\nexec curl -sS --max-time 20 "$1"`, 'sh', target], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
     expect(viaEnv).toContain(GUEST_PAGE_MARK);
-    const curlrc = join(home, 'socks.curlrc');
+    const curlrc = join(g.home, 'socks.curlrc');
     const written = await cli('client-settings', NAME, '--format', 'curl', '--with-credentials', '--out', curlrc);
     expect(written.code, written.stderr).toBe(0);
     expect(execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '-K', curlrc, target], { encoding: 'utf8', timeout: 60_000 })).toContain(GUEST_PAGE_MARK);

@@ -11,6 +11,10 @@
  * workstation with a route to them. The readiness probe's EGRESS_DESK_PROBE_NETNS aid is
  * then not needed, and the health probe (plain sockets, TLS, SOCKS in-process) needs no
  * test aid of its own: the product is tested unchanged, with its own sockets.
+ *
+ * The launch is also the guest lane's check of `proxies launch --wait` itself (it had a
+ * file and a boot of its own): the URL is printed once the port answers, in its documented
+ * shape, with the address the lease gave; `proxies delete` leaves nothing of the proxy.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -128,9 +132,13 @@ beforeAll(async () => {
   // proxy. "Slow" from 9 s (just under the probe's 10 s timeout), so that a TCG guest on a
   // busy 2-core machine is healthy or failing here, never the slow in between.
   writeFileSync(join(home, 'data', 'settings.json'), JSON.stringify({ health: { echoUrl: echo.url, slowMs: 9000 } }));
+  const t0 = Date.now();
   const launched = await cli('proxies', 'launch', NAME, '--wait', '--timeout', '600', '--allow', guestSubnet());
+  console.log(`guest lane: launch --wait took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${launched.stderr}`);
   expect(launched.code, launched.stderr).toBe(0);
   proxyUrl = launched.stdout.trim();
+  expect(proxyUrl).toMatch(/^http:\/\/egress:[A-Za-z0-9_-]+@(\d+\.){3}\d+:3128$/);
+  expect(launched.stderr).toMatch(/address done: (\d+\.){3}\d+ \(lease\)/);
   // The monitor as a long-running command runs it: stats every 5 s, health every 30 s (its default), first round at once.
   const [command, argv] = cliInNetns(NS, ['--config', config, 'metrics', '--port', '0']);
   const child = spawn(command, argv, { env: { PATH: process.env.PATH ?? '', ...childEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });

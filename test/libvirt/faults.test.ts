@@ -13,8 +13,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,13 +42,22 @@ afterAll(async () => {
   await client?.close();
 });
 
+/**
+ * The file's client, connected again when it was lost (a daemon restart, a keepalive
+ * timeout): cleanup must not depend on the connection a failed test may have broken.
+ */
+async function live(): Promise<LibvirtClient> {
+  if (client.closed) client = await systemClient();
+  return client;
+}
+
 function virsh(...args: string[]): string {
   return execFileSync('virsh', ['-q', '-c', 'qemu:///system', ...args], { encoding: 'utf8' });
 }
 
 /** The backend serve runs, over a local and an SSH entry on the test hypervisor. */
 async function backend(prefix: string, image: { path: string; sha256: string; format?: 'raw' }) {
-  const home = mkdtempSync(join(tmpdir(), prefix));
+  const home = tempDir(prefix);
   const { configFile, restoreHome } = localAndSshHome(env, home, { name: 'img', ...image });
   if (image.format) writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/sha256: ([0-9a-f]{64}) \}/, 'sha256: $1, format: raw }'));
   const services = createAppServices(join(home, 'data'), 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
@@ -114,13 +122,13 @@ describe('fault: the SSH session is cut during the base-image upload', () => {
     writeFileSync(path, bytes);
     image = { path, sha256: createHash('sha256').update(bytes).digest('hex') };
     base = baseVolumeName(image.sha256, 'raw');
-    await removeVolumes(client, [base]);
+    await removeVolumes(await live(), [base]);
     app = await backend('egress-fault-cut-', { ...image, format: 'raw' });
   });
 
   afterAll(async () => {
     await app?.close();
-    await removeProxy(client, NAME, [base]);
+    await removeProxy(await live(), NAME, [base]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -181,7 +189,7 @@ describe('fault: a pool without room', () => {
   });
 
   afterAll(async () => {
-    await removeProxy(client, NAME);
+    await removeProxy(await live(), NAME);
     try {
       virsh('pool-destroy', POOL);
     } catch {
@@ -227,8 +235,8 @@ describe('fault: the host network is gone', () => {
   afterAll(async () => {
     // The network comes back for the lanes after this one, whatever happened here.
     if (!virsh('net-list', '--name').split('\n').includes(env.EGRESS_TEST_NETWORK)) virsh('net-start', env.EGRESS_TEST_NETWORK);
-    for (const name of [RUNNING, REFUSED]) await removeProxy(client, name);
-    await removeVolumes(client, [base]);
+    for (const name of [RUNNING, REFUSED]) await removeProxy(await live(), name);
+    await removeVolumes(await live(), [base]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -358,8 +366,8 @@ describe('fault: a guest that never boots', () => {
   });
 
   afterAll(async () => {
-    for (const name of [LEFT, ROLLED]) await removeProxy(client, name);
-    await removeVolumes(client, [base]);
+    for (const name of [LEFT, ROLLED]) await removeProxy(await live(), name);
+    await removeVolumes(await live(), [base]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -410,8 +418,8 @@ describe('fault: libvirtd restarted while the app is open', () => {
 
   afterAll(async () => {
     await app?.close();
-    for (const name of [STOPPED, INFLIGHT]) await removeProxy(client, name);
-    await removeVolumes(client, [base]);
+    for (const name of [STOPPED, INFLIGHT]) await removeProxy(await live(), name);
+    await removeVolumes(await live(), [base]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,10 +7,9 @@
  * Then the fallback: a URL that does not answer the host's curl is uploaded, saying why.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findVolume } from '../../electron/libvirt/index.js';
@@ -20,6 +19,7 @@ import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
 import { TINY_MACHINE_TYPE, hypervisorState, providerHome, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { foreignOrOpenEntries, giveTo, testUsers, userHome } from '../support/users.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const env = testEnv();
 const FETCHED = 'egtest-fetch-host';
@@ -36,7 +36,7 @@ const bases: string[] = [];
 const loop = `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
 
 function sshHome(prefix: string): string {
-  const home = mkdtempSync(join(tmpdir(), prefix));
+  const home = tempDir(prefix);
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));
   return home;

@@ -6,8 +6,7 @@
  * it (and its credentials) alone, delete removes the volumes it really has.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName, listAllVolumes } from '../../electron/libvirt/index.js';
@@ -33,7 +32,7 @@ const sshLine = (name: string, pool: string) =>
 
 /** A home whose config has `first` as its host list's first line and `others` after it. */
 function twinHome(prefix: string, first: string, ...others: string[]): ProviderHome {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = tempDir(prefix);
   mkdirSync(join(dir, '.ssh'), { recursive: true, mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(dir, '.ssh', 'known_hosts'));
   return providerHome(prefix, {

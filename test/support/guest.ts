@@ -4,7 +4,13 @@
  * server inside the test namespace for a proxy to fetch from.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { type CliResult, cliRunner } from './cli.js';
 import type { TestEnv } from './env.js';
+import { tempDir } from './temp-dir.js';
+import { waitFor } from './wait.js';
 
 export interface GuestImage {
   path: string;
@@ -93,4 +99,47 @@ export function curlThroughSocks(env: TestEnv, proxy: string, user: string, targ
 /** Fetches `target` through the proxy at `proxyUrl`, from inside the namespace (the only place its address is reachable). */
 export function fetchThroughProxy(env: TestEnv, proxyUrl: string, target: string): string {
   return execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', proxyUrl, target], { encoding: 'utf8', timeout: 120_000 });
+}
+
+/** What `proxies inspect NAME --json` says that the guest lane reads. */
+export const ProxyInspectionSchema = z.object({
+  proxy: z.object({ id: z.string() }),
+  addresses: z.array(z.object({ address: z.string(), source: z.string() })),
+  problems: z.record(z.string(), z.string()),
+});
+export type ProxyInspection = z.infer<typeof ProxyInspectionSchema>;
+
+/**
+ * Waits until `proxies inspect` (run by `inspect`) lists `address` from the guest agent: the
+ * agent answers once the guest's runcmd has started it. Fails after 120 s, with what inspect
+ * last said.
+ */
+export async function agentReportsAddress(inspect: () => Promise<CliResult>, address: string): Promise<ProxyInspection> {
+  let last = '';
+  return waitFor('the guest agent to report the proxy address', 120_000, async () => {
+    const i = await inspect();
+    if (i.code !== 0) throw new Error(i.stderr);
+    const parsed = ProxyInspectionSchema.parse(JSON.parse(i.stdout));
+    last = JSON.stringify({ addresses: parsed.addresses, problems: parsed.problems });
+    return parsed.addresses.some((a) => a.source === 'agent' && a.address === address) ? parsed : undefined;
+  }).catch((err: unknown) => {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; inspect last said ${last}`);
+  });
+}
+
+/** A throwaway home for a guest-lane file's CLI (test/support/cli.ts `cliRunner`). */
+export interface GuestHome {
+  home: string;
+  /** The config file in it. */
+  config: string;
+  /** `egress-desk --config CONFIG ARGS` on this home (data in `home/data`), readiness probed inside the test namespace. */
+  cli: (...args: string[]) => Promise<CliResult>;
+}
+
+/** A new home (removed when the file ends) with `configText` as its config.yaml. */
+export function guestHome(env: TestEnv, prefix: string, configText: string): GuestHome {
+  const home = tempDir(prefix);
+  const config = join(home, 'config.yaml');
+  writeFileSync(config, configText);
+  return { home, config, cli: cliRunner({ home, data: join(home, 'data'), config, env: { EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } }) };
 }

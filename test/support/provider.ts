@@ -1,13 +1,13 @@
 /** What the provider lanes share: a throwaway home, a config for it, and the pool/domain state to compare. */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LibvirtClient, listAllDomains, listAllVolumes } from '../../electron/libvirt/index.js';
 import { testPool } from './libvirt.js';
 import { type RunAs, runCliProcess } from './cli.js';
 import type { TestEnv } from './env.js';
+import { tempDir } from './temp-dir.js';
 
 /** The test pool's volumes and every domain, sorted: "nothing left behind" compares two of these. */
 export async function hypervisorState(client: LibvirtClient): Promise<{ volumes: string[]; domains: string[] }> {
@@ -46,7 +46,7 @@ export function providerHome(
   prefix: string,
   o: { host: string; machineType: string; image: { name: string; path: string; sha256: string; url?: string }; extra?: string[]; env?: Record<string, string>; home?: string; as?: RunAs },
 ): ProviderHome {
-  const home = o.home ?? mkdtempSync(join(tmpdir(), prefix));
+  const home = o.home ?? tempDir(prefix);
   const config = join(home, 'config.yaml');
   writeFileSync(
     config,
@@ -91,7 +91,7 @@ export function localProviderHome(env: TestEnv, prefix: string, home: string, im
  * volume the first launch uploads (`baseVolumeName(sha256, 'qcow2')`), for cleanup.
  */
 export function tinyProviderHome(env: TestEnv, prefix: string): ProviderHome & { sha256: string } {
-  const home = mkdtempSync(join(tmpdir(), prefix));
+  const home = tempDir(prefix);
   const image = tinyImage(home);
   return { ...localProviderHome(env, prefix, home, { name: 'tiny', ...image }), sha256: image.sha256 };
 }

@@ -3,11 +3,11 @@
  * one outside it. Tests run the CLI as them from a home of their own, and check that what
  * the run leaves behind belongs to them.
  */
-import { chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chownSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunAs } from './cli.js';
 import type { TestEnv } from './env.js';
+import { tempDir } from './temp-dir.js';
 
 export interface TestUser extends RunAs {
   /** Its own SSH client key, authorised for this user only on the test sshd. */
@@ -23,7 +23,7 @@ export function testUsers(env: TestEnv): { member: TestUser; outsider: TestUser 
 
 /** A fresh home owned by `user` (0700), with an empty `.ssh` (0700). Created by root, so this must run as root. */
 export function userHome(user: RunAs, prefix: string): string {
-  const home = mkdtempSync(join(tmpdir(), prefix));
+  const home = tempDir(prefix);
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   chownSync(home, user.uid, user.gid);
   chownSync(join(home, '.ssh'), user.uid, user.gid);

@@ -1,15 +1,23 @@
 /**
- * Auto-replace on the real guest image (issue 16): the app (`egress-desk serve`, driven in
- * Chromium) with `autoReplace` on in settings.json replaces a proxy of yours that has failed
- * health for `afterMinutes`. The proxy is launched with --wait, then its domain is paused
- * (`virsh suspend`, what libvirt also does by itself to a domain whose disk fills up): the
- * app calls a paused or crashed proxy on a connected host failing without a probe
- * (electron/services/app/fleet-health.ts; a proxy someone *stopped* is unknown and never
- * replaced), its auto-replace sweep starts the task **Auto-replace NAME**, the replacement
- * boots under the name's second domain name and answers, and only then the paused one is
- * deleted: the same name and credentials, HTTP through the new one, nothing of the old one
- * left. (A proxy whose software died inside a running VM turns failing by its probe: the
- * unit lane's fleet-health tests and the guest lane's traffic test.)
+ * Replacing a proxy on the real guest image (issue 16), twice over one chain, so that the
+ * two replacements share one launch (each used to boot a proxy of its own):
+ *
+ * 1. **Auto-replace.** The app (`egress-desk serve`, driven in Chromium) with `autoReplace`
+ *    on in settings.json replaces a proxy of yours that has failed health for
+ *    `afterMinutes`. The proxy is launched with --wait, then its domain is paused (`virsh
+ *    suspend`, what libvirt also does by itself to a domain whose disk fills up): the app
+ *    calls a paused or crashed proxy on a connected host failing without a probe
+ *    (electron/services/app/fleet-health.ts; a proxy someone *stopped* is unknown and never
+ *    replaced), its auto-replace sweep starts the task **Auto-replace NAME**, the
+ *    replacement boots under the name's second domain name and answers, and only then the
+ *    paused one is deleted. (A proxy whose software died inside a running VM turns failing
+ *    by its probe: the unit lane's fleet-health tests and the guest lane's traffic test.)
+ * 2. **`proxies replace`.** With the app closed, the replacement is paused in turn and
+ *    replaced from the CLI: the new VM boots under the name's first domain name again,
+ *    answers, and only then is the paused one deleted.
+ *
+ * Each time: the same name and credentials (the URL differs at most in the address), HTTP
+ * through the new one, nothing of the old one left (its domain and both its volumes gone).
  *
  * Serve and Chromium run inside the test namespace (where the guest network lives), so the
  * app's own health probe reaches the guest directly, as from a workstation with a route to
@@ -37,6 +45,10 @@ let client: LibvirtClient;
 let server: ChildProcess | undefined;
 let app: AppPage | undefined;
 let config: string;
+/** Set by the first test, read by the second (one chain of replacements). */
+let before: Awaited<ReturnType<typeof hypervisorState>>;
+let oldUrl = '';
+let appClosed = false;
 
 const cli = (...args: string[]) =>
   runCliProcess(['--config', config, 'proxies', ...args], { HOME: app!.home, EGRESS_DESK_HOME: app!.home, EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS });
@@ -59,7 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.kill();
-  await app?.close();
+  if (!appClosed) await app?.close();
   if (client) {
     await removeProxy(client, NAME);
     await client.close();
@@ -69,10 +81,10 @@ afterAll(async () => {
 describe('auto-replace on the real guest image', () => {
   it('replaces a paused proxy of yours once it has failed health for afterMinutes: same name and credentials, nothing of the old one left', async () => {
     const page = app!.page;
-    const before = await hypervisorState(client);
+    before = await hypervisorState(client);
     const launched = await cli('launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
     expect(launched.code, launched.stderr).toBe(0);
-    const oldUrl = launched.stdout.trim();
+    oldUrl = launched.stdout.trim();
     const page18083 = `http://${env.EGRESS_TEST_BRIDGE_IP}:18083/index.html`;
     expect(fetchThroughProxy(env, oldUrl, page18083)).toContain(GUEST_PAGE_MARK);
 
@@ -109,5 +121,40 @@ describe('auto-replace on the real guest image', () => {
     expect([now.username, now.password, now.port]).toEqual([was.username, was.password, was.port]);
     expect(fetchThroughProxy(env, now.href, page18083)).toContain(GUEST_PAGE_MARK);
     expect(app!.errors).toEqual([]);
+    // The app goes before the CLI's turn: its sweep must not race the replacement below.
+    await app!.close();
+    appClosed = true;
+  }, 20 * 60_000);
+
+  it('proxies replace: the paused replacement is replaced in turn, back under the first domain name; delete leaves nothing', async () => {
+    expect(appClosed, 'the auto-replace test above ran to its end').toBe(true);
+    const mid = await hypervisorState(client);
+    expect(mid.domains).toContain(alternateInstanceId(NAME));
+    execFileSync('virsh', ['-c', `qemu+unix:///system?socket=${env.EGRESS_TEST_SOCKET}`, 'suspend', alternateInstanceId(NAME)], { stdio: 'ignore', timeout: 30_000 });
+    expect((await cli('list', '--json')).stdout).toContain('"paused"');
+
+    const t0 = Date.now();
+    const r = await cli('replace', NAME, '--allow', '192.168.150.0/24', '--timeout', '600');
+    console.log(`guest lane: replace took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${r.stderr}`);
+    expect(r.code, r.stderr).toBe(0);
+    const newUrl = new URL(r.stdout.trim());
+    const was = new URL(oldUrl);
+    expect([newUrl.username, newUrl.password, newUrl.port]).toEqual([was.username, was.password, was.port]);
+    expect(r.stderr).toMatch(new RegExp(`replaced proxy ${NAME}: now ${instanceId(NAME)} on local`));
+    expect(fetchThroughProxy(env, newUrl.href, `http://${env.EGRESS_TEST_BRIDGE_IP}:18083/index.html`)).toContain(GUEST_PAGE_MARK);
+
+    // Nothing of the replaced one: its domain and volumes are gone; the new one has its own.
+    expect(await findDomainByName(client, alternateInstanceId(NAME))).toBeNull();
+    const after = await hypervisorState(client);
+    expect(after.domains).toEqual([...before.domains, instanceId(NAME)].sort());
+    for (const v of Object.values(instanceVolumes(alternateInstanceId(NAME)))) expect(after.volumes).not.toContain(v);
+    for (const v of Object.values(instanceVolumes(instanceId(NAME)))) expect(after.volumes).toContain(v);
+    const listed = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; id: string; replacing?: string }> };
+    expect(listed.proxies.filter((p) => p.name === NAME)).toEqual([expect.objectContaining({ id: instanceId(NAME) })]);
+    expect(listed.proxies.find((p) => p.name === NAME)?.replacing).toBeUndefined();
+
+    const del = await cli('delete', NAME);
+    expect(del.code, del.stderr).toBe(0);
+    expect((await hypervisorState(client)).domains).toEqual(before.domains);
   }, 20 * 60_000);
 });
