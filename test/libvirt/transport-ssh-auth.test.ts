@@ -5,29 +5,21 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
-import {
-  SshAuthError,
-  SshConnectError,
-  SshConnectionPool,
-  SshDialer,
-  type PassphraseRequest,
-  type SshPoolEvent,
-  type SshPoolOptions,
-} from '../../electron/transport/index.js';
+import { SshAuthError, SshConnectError, type SshConnectionPool, type SshDialer, type PassphraseRequest, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
 import { connectTcp } from '../../electron/transport/ssh-connect.js';
-import { authListRoundTrip, generateKey, isolatedPool, useCleanups } from '../support/transport.js';
+import { authListRoundTrip, generateKey, useLoopbackSsh } from '../support/transport.js';
 
 const env = testEnv();
-const port = Number(env.EGRESS_TEST_SSH_PORT);
-const cleanups = useCleanups();
+const ssh = useLoopbackSsh(env);
+const { port, cleanups } = ssh;
 
 function setup(options: Partial<SshPoolOptions> = {}): { pool: SshConnectionPool; events: SshPoolEvent[]; sshDir: string } {
-  const { home, pool, events } = isolatedPool(cleanups, env.EGRESS_TEST_KNOWN_HOSTS, options);
+  const { home, pool, events } = ssh.pool({ pool: options });
   return { pool, events, sshDir: home.sshDir };
 }
 
 function dial(pool: SshConnectionPool, identityFile: string, sshPort = port): ReturnType<SshDialer['dial']> {
-  return new SshDialer({ address: '127.0.0.1', sshUser: 'root', sshPort, identityFile, socketPath: env.EGRESS_TEST_SOCKET }, pool).dial();
+  return ssh.dialer(pool, { identityFile, sshPort }).dial();
 }
 
 /** A passphrase prompt that answers from a script and records what it was asked. */

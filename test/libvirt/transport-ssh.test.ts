@@ -7,40 +7,12 @@ import { dirname, join } from 'node:path';
 import ssh2 from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
-import {
-  HostKeyMismatchError,
-  HostKeyUnknownError,
-  RemoteSocketError,
-  SshConnectionPool,
-  SshDialer,
-  formatKnownHostLine,
-  hashHostName,
-  type SshPoolEvent,
-  type SshPoolOptions,
-} from '../../electron/transport/index.js';
-import { authListRoundTrip, closed, isolatedPool, tcpConnectionsTo, type TempHome, useCleanups } from '../support/transport.js';
+import { HostKeyMismatchError, HostKeyUnknownError, RemoteSocketError, SshDialer, formatKnownHostLine, hashHostName, type SshPoolEvent } from '../../electron/transport/index.js';
+import { authListRoundTrip, closed, tcpConnectionsTo, useLoopbackSsh } from '../support/transport.js';
 
 const env = testEnv();
-const port = Number(env.EGRESS_TEST_SSH_PORT);
-const cleanups = useCleanups();
-
-/** A pool over an isolated HOME, recording its events. */
-function setup(options: { knownHosts?: string | null; pool?: Partial<SshPoolOptions> } = {}): { home: TempHome; pool: SshConnectionPool; events: SshPoolEvent[] } {
-  return isolatedPool(cleanups, options.knownHosts === null ? undefined : (options.knownHosts ?? env.EGRESS_TEST_KNOWN_HOSTS), options.pool);
-}
-
-function dialer(pool: SshConnectionPool, extra: { identityFile?: string; socketPath?: string; address?: string } = {}): SshDialer {
-  return new SshDialer(
-    {
-      address: extra.address ?? '127.0.0.1',
-      sshUser: 'root',
-      sshPort: port,
-      identityFile: extra.identityFile ?? env.EGRESS_TEST_SSH_KEY,
-      socketPath: extra.socketPath ?? env.EGRESS_TEST_SOCKET,
-    },
-    pool,
-  );
-}
+/** `setup` is a pool over an isolated HOME, recording its events; `dialer` dials libvirtd as root. */
+const { port, pool: setup, dialer } = useLoopbackSsh(env);
 
 const readyEvents = (events: SshPoolEvent[]): Extract<SshPoolEvent, { type: 'ready' }>[] =>
   events.filter((e): e is Extract<SshPoolEvent, { type: 'ready' }> => e.type === 'ready');

@@ -2,14 +2,15 @@
  * Helpers for the transport's integration tests (test/libvirt/transport*.test.ts): an isolated
  * HOME per test, a raw libvirt AUTH_LIST probe that needs no RPC client, and a count of this
  * process's TCP connections to the test sshd, an SSH pool that reads nothing of this
- * machine, and per-test cleanup.
+ * machine, per-test cleanup, and both together for the test sshd on 127.0.0.1 ({@link useLoopbackSsh}).
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach } from 'vitest';
-import { SshConnectionPool, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
+import { SshConnectionPool, SshDialer, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
+import type { TestEnv } from './env.js';
 import { tempDir } from './temp-dir.js';
 
 /** A throwaway HOME with an empty ~/.ssh (0700); `known_hosts` copied in when given. */
@@ -141,4 +142,45 @@ export function isolatedPool(
   const pool = new SshConnectionPool({ homeDir: home.home, localUser: 'root', env: {}, systemConfigPath: null, globalKnownHostsFiles: [], onEvent: (e) => events.push(e), ...options });
   cleanups.push(() => home.remove(), () => pool.close());
   return { home, pool, events };
+}
+
+/** What {@link useLoopbackSsh} gives a transport test file. */
+export interface LoopbackSsh {
+  /** The test sshd's port on 127.0.0.1. */
+  port: number;
+  /** The file's {@link useCleanups} list: run after each test, newest first. */
+  cleanups: Array<() => Promise<void> | void>;
+  /**
+   * An {@link isolatedPool} closed after the test: `known_hosts` is the test environment's
+   * (which trusts the test sshd) unless `knownHosts` names another, or is `null` for none.
+   */
+  pool(options?: { knownHosts?: string | null; pool?: Partial<SshPoolOptions> }): { home: TempHome; pool: SshConnectionPool; events: SshPoolEvent[] };
+  /** A dialer, as root on the test sshd, to libvirtd's socket behind it, with the test key unless told otherwise. */
+  dialer(pool: SshConnectionPool, extra?: { identityFile?: string; socketPath?: string; address?: string; sshPort?: number }): SshDialer;
+}
+
+/**
+ * The setup every transport test file against the test sshd (test/env/up.sh) starts with:
+ * its cleanups registered, and pools and dialers for 127.0.0.1 as root. Call once at the
+ * top of the file.
+ */
+export function useLoopbackSsh(env: TestEnv): LoopbackSsh {
+  const port = Number(env.EGRESS_TEST_SSH_PORT);
+  const cleanups = useCleanups();
+  return {
+    port,
+    cleanups,
+    pool: (options = {}) => isolatedPool(cleanups, options.knownHosts === null ? undefined : (options.knownHosts ?? env.EGRESS_TEST_KNOWN_HOSTS), options.pool),
+    dialer: (pool, extra = {}) =>
+      new SshDialer(
+        {
+          address: extra.address ?? '127.0.0.1',
+          sshUser: 'root',
+          sshPort: extra.sshPort ?? port,
+          identityFile: extra.identityFile ?? env.EGRESS_TEST_SSH_KEY,
+          socketPath: extra.socketPath ?? env.EGRESS_TEST_SOCKET,
+        },
+        pool,
+      ),
+  };
 }
