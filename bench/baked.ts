@@ -21,21 +21,19 @@
  * each round's first launch is a real unbaked one. Everything made is removed, and
  * whatever is left is reported.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { bakedVolumeName, proxyRecipe } from '../electron/services/provider/kvm/bake-recipe.js';
 import { baseVolumeName } from '../electron/services/provider/kvm/names.js';
 import { buildTinyproxyConf } from '../electron/services/provider/kvm/tinyproxy-conf.js';
 import type { BenchEnv } from './environment.js';
+import { CLI, GUEST_PAGE_MARK, PORT_WATCH, exited, guestCliEnv, guestConfig, namespaceHttpServer, siteMirrorVendorData, testNetworkCidr } from './guest-setup.js';
 
-const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
-const WATCH = fileURLToPath(new URL('./port-watch.js', import.meta.url));
 const OURS = 'egtest-bench-j';
 const PEER = 'egtest-bench-j-peer';
 /** The peer's copy of the bare image in the pool (its overlays' backing file). */
@@ -44,7 +42,6 @@ const PEER_SEED = `${PEER}-seed.iso`;
 const PORT = 3128;
 const MIRROR_PORT = 18091;
 const PAGE_PORT = 18092;
-const PAGE_MARK = 'egress guest lane';
 const LAUNCH_TIMEOUT_S = 600;
 
 export interface BakedRound {
@@ -100,43 +97,6 @@ function bareImage(): { path: string; sha256: string } {
   return { path, sha256: spawnSync('sha256sum', [path], { encoding: 'utf8' }).stdout.split(' ')[0]! };
 }
 
-/** A python3 http.server inside the namespace; `requests()` are its logged GET lines so far. */
-function namespaceServer(env: BenchEnv, port: number, directory: string): { child: ChildProcess; requests: () => string[] } {
-  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', directory], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  return { child, requests: () => log.split('\n').filter((l) => l.includes('"GET ')) };
-}
-
-/** The mirror's text for a config's `kvm.vendorData`, as docs/config.md gives it ("A site mirror"). */
-function mirrorVendorData(mirrorUrl: string): string[] {
-  return ['#cloud-config', 'apt:', '  preserve_sources_list: false', '  sources_list: |', `    deb [trusted=yes] ${mirrorUrl} ./`, 'packages:', '  - qemu-guest-agent'];
-}
-
-function writeConfig(file: string, env: BenchEnv, image: { path: string; sha256: string }, vendorData: string[]): void {
-  writeFileSync(
-    file,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 }',
-      '  images:',
-      `    guest: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-      '  defaults: { machineType: small, image: guest }',
-      '  vendorData: |',
-      ...vendorData.map((l) => `    ${l}`),
-      '',
-    ].join('\n'),
-  );
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
-}
-
 interface Home {
   dir: string;
   mirrorConfig: string;
@@ -151,7 +111,7 @@ function cli(h: Home, config: string, ...args: string[]): { code: number | null;
 
 /** One `proxies launch --wait`: ms from the call to its `proxy` step done, and its progress lines. */
 async function oursLaunch(env: BenchEnv, h: Home, config: string): Promise<{ ms: number; url: string; lines: string[] }> {
-  const allow = `${env.EGRESS_TEST_BRIDGE_IP.split('.').slice(0, 3).join('.')}.0/24`;
+  const allow = testNetworkCidr(env);
   const t0 = Date.now();
   const launch = spawn(process.execPath, [CLI, '--config', config, 'proxies', 'launch', OURS, '--wait', '--timeout', String(LAUNCH_TIMEOUT_S), '--port', String(PORT), '--allow', allow], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -170,7 +130,7 @@ async function oursLaunch(env: BenchEnv, h: Home, config: string): Promise<{ ms:
 /** Fetches the page through the proxy from inside the namespace: the proxy forwards, with its credentials. */
 function checkForwards(env: BenchEnv, proxyUrl: string, who: string): void {
   const r = spawnSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', proxyUrl, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`], { encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0 || !r.stdout.includes(PAGE_MARK)) throw new Error(`${who}: the proxy did not forward the page (curl exit ${r.status}: ${r.stderr.trim()})`);
+  if (r.status !== 0 || !r.stdout.includes(GUEST_PAGE_MARK)) throw new Error(`${who}: the proxy did not forward the page (curl exit ${r.status}: ${r.stderr.trim()})`);
 }
 
 function oursDelete(h: Home): void {
@@ -178,7 +138,7 @@ function oursDelete(h: Home): void {
 }
 
 /** ours: the first launch (mirror), the bake, the baked launch (no mirror); the proxy and the baked volume removed after. */
-async function oursRound(env: BenchEnv, h: Home, baked: string, mirror: ReturnType<typeof namespaceServer>, log: (line: string) => void): Promise<Pick<BakedRound, 'firstMs' | 'bakeMs' | 'bakedMs'>> {
+async function oursRound(env: BenchEnv, h: Home, baked: string, mirror: ReturnType<typeof namespaceHttpServer>, log: (line: string) => void): Promise<Pick<BakedRound, 'firstMs' | 'bakeMs' | 'bakedMs'>> {
   try {
     const before = mirror.requests().length;
     const first = await oursLaunch(env, h, h.mirrorConfig);
@@ -232,8 +192,8 @@ function peerCleanup(env: BenchEnv): void {
 }
 
 /** By hand: seed with genisoimage, virt-install --import, leases, port probe. */
-async function peerRound(env: BenchEnv, mirrorUrl: string, mirror: ReturnType<typeof namespaceServer>, log: (line: string) => void): Promise<Pick<BakedRound, 'peerMs' | 'peerVirtInstallMs' | 'peerLeaseMs' | 'peerSeedMs'>> {
-  const allow = `${env.EGRESS_TEST_BRIDGE_IP.split('.').slice(0, 3).join('.')}.0/24`;
+async function peerRound(env: BenchEnv, mirrorUrl: string, mirror: ReturnType<typeof namespaceHttpServer>, log: (line: string) => void): Promise<Pick<BakedRound, 'peerMs' | 'peerVirtInstallMs' | 'peerLeaseMs' | 'peerSeedMs'>> {
+  const allow = testNetworkCidr(env);
   const password = randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
   const mac = randomMac();
   const seedDir = mkdtempSync(join(tmpdir(), 'egress-bench-j-seed-'));
@@ -288,7 +248,7 @@ async function peerRound(env: BenchEnv, mirrorUrl: string, mirror: ReturnType<ty
     }
     const peerLeaseMs = Date.now() - t0;
     const remaining = LAUNCH_TIMEOUT_S * 1000 - (Date.now() - t0);
-    const w = spawnSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, process.execPath, WATCH, address, String(PORT), String(Math.max(remaining, 1000))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: remaining + 10_000 });
+    const w = spawnSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, process.execPath, PORT_WATCH, address, String(PORT), String(Math.max(remaining, 1000))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: remaining + 10_000 });
     if (w.status !== 0) throw new Error(`the peer's port ${address}:${PORT} did not open (port-watch exit ${w.status})`);
     const seen = JSON.parse(w.stdout) as { openAt: number };
     const peerMs = seen.openAt - t0;
@@ -313,13 +273,13 @@ export async function bakedFigures(env: BenchEnv, log: (line: string) => void, r
   const before = { domains: domains(), volumes: volumes(pool) };
   if (before.volumes.includes(baked)) throw new Error(`${baked} is already in ${pool} (left by an earlier run?): the first launch would not be unbaked; remove it with virsh vol-delete --pool ${pool} ${baked}`);
   const dir = mkdtempSync(join(tmpdir(), 'egress-bench-j-'));
-  const h: Home = { dir, mirrorConfig: join(dir, 'mirror.yaml'), plainConfig: join(dir, 'config.yaml'), env: { PATH: process.env.PATH, HOME: dir, EGRESS_DESK_HOME: join(dir, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } };
+  const h: Home = { dir, mirrorConfig: join(dir, 'mirror.yaml'), plainConfig: join(dir, 'config.yaml'), env: guestCliEnv(env, dir) };
   const mirrorUrl = `http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`;
-  writeConfig(h.mirrorConfig, env, image, mirrorVendorData(mirrorUrl));
+  writeFileSync(h.mirrorConfig, guestConfig(env, image, siteMirrorVendorData(mirrorUrl)));
   // No mirror: nothing to install and no apt source to reach.
-  writeConfig(h.plainConfig, env, image, ['#cloud-config']);
-  const mirror = namespaceServer(env, MIRROR_PORT, repo);
-  const page = namespaceServer(env, PAGE_PORT, 'test/fixtures/guest-www');
+  writeFileSync(h.plainConfig, guestConfig(env, image));
+  const mirror = namespaceHttpServer(env, MIRROR_PORT, repo);
+  const page = namespaceHttpServer(env, PAGE_PORT);
   const all: BakedRound[] = [];
   try {
     oursDelete(h);

@@ -11,16 +11,14 @@
  * saying ready. Both instants are Date.now() of processes on this machine. A round whose
  * probe found the port open at its first attempt did not see the opening: it is not counted.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { BenchEnv } from './environment.js';
+import { CLI, PORT_WATCH, exited, guestCliEnv, guestConfig, testNetworkCidr } from './guest-setup.js';
 
-const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
-const WATCH = fileURLToPath(new URL('./port-watch.js', import.meta.url));
 const NAME = 'egtest-bench-ready';
 const PORT = 3128;
 
@@ -55,32 +53,12 @@ function home(env: BenchEnv): { home: string; config: string; env: NodeJS.Proces
   const dir = mkdtempSync(join(tmpdir(), 'egress-bench-l-'));
   const config = join(dir, 'config.yaml');
   // The test network has no mirror: the vendor-data installs nothing (the image has tinyproxy and the agent).
-  writeFileSync(
-    config,
-    [
-      'type: kvm',
-      'kvm:',
-      '  hosts:',
-      `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-      '  machineTypes:',
-      '    small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 }',
-      '  images:',
-      `    guest: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-      '  defaults: { machineType: small, image: guest }',
-      '  vendorData: |',
-      '    #cloud-config',
-      '',
-    ].join('\n'),
-  );
-  return { home: dir, config, env: { PATH: process.env.PATH, HOME: dir, EGRESS_DESK_HOME: join(dir, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } };
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  writeFileSync(config, guestConfig(env, image));
+  return { home: dir, config, env: guestCliEnv(env, dir) };
 }
 
 async function round(env: BenchEnv, h: ReturnType<typeof home>, log: (line: string) => void): Promise<ReadinessRound> {
-  const allow = `${env.EGRESS_TEST_BRIDGE_IP.split('.').slice(0, 3).join('.')}.0/24`;
+  const allow = testNetworkCidr(env);
   const launchAt = Date.now();
   const launch = spawn(process.execPath, [CLI, '--config', h.config, 'proxies', 'launch', NAME, '--wait', '--timeout', '300', '--port', String(PORT), '--allow', allow], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
   launch.stdout.resume();
@@ -94,7 +72,7 @@ async function round(env: BenchEnv, h: ReturnType<typeof home>, log: (line: stri
     const address = /^\s+address done: (\d+\.\d+\.\d+\.\d+)/.exec(line)?.[1];
     if (address && !watcher) {
       addressAt = at;
-      const w = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, process.execPath, WATCH, address, String(PORT), '300000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const w = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, process.execPath, PORT_WATCH, address, String(PORT), '300000'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       w.stdout.on('data', (c: Buffer) => (out += c.toString()));
       watcher = exited(w).then((code) => {

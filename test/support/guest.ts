@@ -1,21 +1,20 @@
 /**
  * What the guest lane's tests share: the real guest image (built by test/env/guest-image.sh
  * and cached by recipe hash), a config that boots it on the test network, and an HTTP
- * server inside the test namespace for a proxy to fetch from.
+ * server inside the test namespace for a proxy to fetch from (those two from
+ * bench/guest-setup.ts: the guest benches use them too).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { GuestImage } from '../../bench/guest-setup.js';
 import { type CliResult, cliRunner } from './cli.js';
 import type { TestEnv } from './env.js';
 import { tempDir } from './temp-dir.js';
 import { waitFor } from './wait.js';
 
-export interface GuestImage {
-  path: string;
-  sha256: string;
-}
+export { GUEST_PAGE_MARK, type GuestImage, guestConfig, namespaceHttpServer, siteMirrorVendorData } from '../../bench/guest-setup.js';
 
 /**
  * Builds (or takes from the cache) the guest image: minutes the first time, instant after.
@@ -30,55 +29,6 @@ export function guestImage(o: { bare?: boolean } = {}): GuestImage {
 /** The flat apt repository `guest-image.sh --bare` keeps beside the bare image: the .debs its first boot needs. */
 export function bareImageRepo(image: GuestImage): string {
   return `${image.path}.repo`;
-}
-
-/**
- * vendor-data as a site gives its mirror: the flat repository as the only apt source
- * (Debian's cloud.cfg preserves sources.list unless told otherwise), and the default
- * vendor-data's agent, which a vendorData of one's own replaces (docs/config.md).
- */
-export function siteMirrorVendorData(mirrorUrl: string): string {
-  return ['#cloud-config', 'apt:', '  preserve_sources_list: false', '  sources_list: |', `    deb [trusted=yes] ${mirrorUrl} ./`, 'packages:', '  - qemu-guest-agent', ''].join('\n');
-}
-
-/**
- * A config (YAML text) with the local host on the test pool and network, and the guest
- * image as the default; `vendorData` replaces the lane's, which installs nothing (the test
- * network has no distribution mirror: the default vendor-data's `packages` would fail).
- */
-export function guestConfig(env: TestEnv, image: GuestImage, vendorData?: string): string {
-  // Nothing to install: the image ships the agent (and the proxy's user-data starts it).
-  const vendor = vendorData ?? '#cloud-config\n';
-  return [
-    'type: kvm',
-    'kvm:',
-    '  hosts:',
-    `    - { name: local, address: local, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`,
-    '  machineTypes:',
-    '    small: { vcpus: 1, memoryMiB: 512, diskGiB: 4 }',
-    '  images:',
-    `    guest: { url: "file://${image.path}", sha256: ${image.sha256} }`,
-    '  defaults: { machineType: small, image: guest }',
-    '  vendorData: |',
-    ...vendor.trimEnd().split('\n').map((line) => (line ? `    ${line}` : '')),
-    '',
-  ].join('\n');
-}
-
-/** The page test/fixtures/guest-www serves, and how to find it in a response. */
-export const GUEST_PAGE_MARK = 'egress guest lane';
-
-/**
- * Serves `directory` (default test/fixtures/guest-www) on the bridge address inside the
- * namespace; kill() it after. `requests` holds the request lines it logged so far.
- */
-export function namespaceHttpServer(env: TestEnv, port = 18081, directory = 'test/fixtures/guest-www'): { child: ChildProcess; url: string; requests: () => string[] } {
-  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', directory], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    log += chunk;
-  });
-  return { child, url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html`, requests: () => log.split('\n').filter((l) => l.includes('"GET ')) };
 }
 
 /**
