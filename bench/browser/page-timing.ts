@@ -98,17 +98,28 @@ export interface ScrollFigures {
 }
 
 /**
+ * How both scrolling scripts begin: the table's scroller `el`, one viewport height as the
+ * `step`, `frames` for the frame intervals, and Chromium's long animation frames gathered
+ * into `longFrames` from here until {@link SCROLL_END}.
+ */
+const SCROLL_START = `const el = document.querySelector('.grid-body');
+  const step = el.clientHeight;
+  const longFrames = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) longFrames.push(e.duration); });
+  observer.observe({ type: 'long-animation-frame' });
+  const frames = [];`;
+
+/** How both end their measuring: the long frames not yet delivered taken too, and the observer stopped. */
+const SCROLL_END = `for (const e of observer.takeRecords()) longFrames.push(e.duration);
+  observer.disconnect();`;
+
+/**
  * Scrolls `.grid-body` from the top to the bottom by one viewport height per frame (every
  * frame shows a new set of rows: the windowed table's worst case), until the row naming
  * `lastName` is rendered, plus one frame for it to paint. Called with `{ lastName }`.
  */
 export const SCROLL_SCRIPT = `async ({ lastName }) => {
-  const el = document.querySelector('.grid-body');
-  const step = el.clientHeight;
-  const longFrames = [];
-  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) longFrames.push(e.duration); });
-  observer.observe({ type: 'long-animation-frame' });
-  const frames = [];
+  ${SCROLL_START}
   const hasLast = () => [...el.querySelectorAll('[role=row]')].some((r) => r.textContent.includes(lastName));
   el.scrollTop = 0;
   let start;
@@ -128,8 +139,7 @@ export const SCROLL_SCRIPT = `async ({ lastName }) => {
     requestAnimationFrame(tick);
   });
   const totalMs = performance.now() - start;
-  for (const e of observer.takeRecords()) longFrames.push(e.duration);
-  observer.disconnect();
+  ${SCROLL_END}
   return { frames, longFrames, totalMs, reachedEnd: hasLast() };
 }`;
 
@@ -155,12 +165,7 @@ export const IDLE_FRAMES_SCRIPT = `async ({ count }) => {
  * the figures pushed meanwhile land in some of these frames). Called with `{ durationMs }`.
  */
 export const SCROLL_FOR_SCRIPT = `async ({ durationMs }) => {
-  const el = document.querySelector('.grid-body');
-  const step = el.clientHeight;
-  const longFrames = [];
-  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) longFrames.push(e.duration); });
-  observer.observe({ type: 'long-animation-frame' });
-  const frames = [];
+  ${SCROLL_START}
   let down = true;
   el.scrollTop = 0;
   const start = performance.now();
@@ -177,7 +182,6 @@ export const SCROLL_FOR_SCRIPT = `async ({ durationMs }) => {
     };
     requestAnimationFrame(tick);
   });
-  for (const e of observer.takeRecords()) longFrames.push(e.duration);
-  observer.disconnect();
+  ${SCROLL_END}
   return { frames, longFrames };
 }`;
