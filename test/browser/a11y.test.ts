@@ -9,21 +9,20 @@
  * Replace, the Launch dialog for one proxy and for several). The fleet
  * summary, the inspector's Traffic tab (uPlot charts) and the hosts' meters are on the tour.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeInspection, fakeProxies, routeAnswers } from '../../bench/browser/fake-listing.js';
 import { tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, openApp, testConfig, watchPage } from './app-page.js';
+import { type AppPage, openApp, testConfig } from './app-page.js';
 import { type Finding, audit } from './axe-audit.js';
-import { VIEWPORT } from './chromium.js';
 import { nav, proxiesTable } from './page-objects.js';
+import { openSecondPage } from './second-page.js';
 
 const env = testEnv();
 const proxies = fakeProxies(3);
 
 let app: AppPage;
-let browser: Browser;
 
 /** Every place of the app a person can reach, with how to get there from a page on the Proxies table. */
 async function tour(page: Page, theme: string): Promise<Record<string, Finding[]>> {
@@ -167,7 +166,6 @@ beforeAll(async () => {
       });
     },
   });
-  browser = app.browser;
 });
 
 afterAll(async () => {
@@ -177,16 +175,14 @@ afterAll(async () => {
 describe('accessibility: axe-core over every view and dialog', () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`finds nothing to fix, ${colorScheme}`, async () => {
-      // The one-time link was used by the first page: this context takes its session cookie.
-      const context = await browser.newContext({ viewport: VIEWPORT, colorScheme, storageState: await app.context.storageState() });
-      try {
-        const page = watchPage(await context.newPage(), app.errors);
-        await routeAnswers(page, {
+      const { context, page } = await openSecondPage(app, colorScheme, (fresh) =>
+        routeAnswers(fresh, {
           'proxies:list': () => ({ proxies, hosts: [] }),
           // bulk-0002 is left to the backend, which knows no such proxy: the inspector's "gone" state.
           'proxies:inspect': (input) => (isNamed(input, 'bulk-0001') ? fakeInspection(proxies[1]!) : undefined),
-        });
-        await page.goto(`${app.serve.origin}/`);
+        }),
+      );
+      try {
         expect(await tour(page, colorScheme)).toEqual({});
       } finally {
         await context.close();

@@ -13,16 +13,15 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../electron/services/config/document.js';
 import type { ProviderConfig } from '../../shared/config.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, DOCS_SHOTS, SHOTS, localHost, openApp, testConfig, watchPage } from './app-page.js';
-import { VIEWPORT } from './chromium.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, localHost, openApp, testConfig } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
-import type { ServeProcess } from './serve-process.js';
 import { nav } from './page-objects.js';
+import { openSecondPage } from './second-page.js';
 
 const env = testEnv();
 const shots = SHOTS;
@@ -33,8 +32,6 @@ const WRONG_SHA = '0'.repeat(64);
 let home: string;
 let image: { path: string; sha256: string };
 let app: AppPage;
-let serve: ServeProcess;
-let browser: Browser;
 let page: Page;
 
 const types = () => page.getByRole('region', { name: 'Machine types' });
@@ -64,7 +61,7 @@ beforeAll(async () => {
       });
     },
   });
-  ({ home, page, browser, serve } = app);
+  ({ home, page } = app);
   await nav(page, 'Images & machine types').click({ timeout: 30_000 });
   await types().getByRole('row', { name: /^tiny\b/ }).waitFor();
 });
@@ -235,10 +232,7 @@ describe('browser: an image, added, pulled and verified', () => {
   });
 
   it('reads in the dark theme too', async () => {
-    const dark = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await page.context().storageState() });
-    const darkPage = await dark.newPage();
-    watchPage(darkPage, app.errors);
-    await darkPage.goto(`${serve.origin}/`);
+    const { context: dark, page: darkPage } = await openSecondPage(app, 'dark');
     await nav(darkPage, 'Images & machine types').click({ timeout: 30_000 });
     await darkPage.getByRole('region', { name: 'Images' }).getByRole('row', { name: /^egtest-img\b/ }).waitFor();
     await expect(darkPage.evaluate('getComputedStyle(document.body).backgroundColor')).resolves.not.toBe('rgb(255, 255, 255)');

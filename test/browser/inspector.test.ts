@@ -10,20 +10,19 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
 import { parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { MASK } from '../../shared/proxies.js';
 import { removeProxy, systemClient, testPool } from '../support/libvirt.js';
-import { tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
-import { VIEWPORT } from './chromium.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from './app-page.js';
 import { publishScreenshot } from './screenshots.js';
-import type { ServeProcess } from './serve-process.js';
 import { proxiesTable, proxyRow } from './page-objects.js';
+import { openSecondPage } from './second-page.js';
+import { tinyConfig } from './tiny-config.js';
 
 const env = testEnv();
 const shots = SHOTS;
@@ -35,14 +34,8 @@ let sha256: string;
 /** Whether this file uploaded the tiny base volume (then it removes it; else another test's is left alone). */
 let ownBase = false;
 let app: AppPage;
-let serve: ServeProcess;
-let browser: Browser;
-let light: BrowserContext;
 let page: Page;
 let client: LibvirtClient | undefined;
-
-/** Another page of this test (dark theme): its errors count with the first page's. */
-const watch = (p: Page): Page => watchPage(p, app.errors);
 
 /**
  * Filters the table down to this file's proxy: other test files' proxies may share the
@@ -76,17 +69,8 @@ async function cleanUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await openApp({
-    prefix: 'egress-inspector-',
-    clipboard: true,
-    config: (dir) => {
-      const image = tinyImage(dir);
-      sha256 = image.sha256;
-      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
-    },
-  });
-  ({ home, serve, browser, page } = app);
-  light = app.context;
+  app = await openApp({ prefix: 'egress-inspector-', clipboard: true, config: tinyConfig(env, (digest) => (sha256 = digest)) });
+  ({ home, page } = app);
   await cleanUp();
   client ??= await systemClient();
   ownBase = (await findVolume(client, await testPool(client), baseVolumeName(sha256, 'qcow2'))) === null;
@@ -270,9 +254,7 @@ describe('the inspector: against the real libvirtd', () => {
   it('is the same in dark, and opens where it was left', async () => {
     await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
     await tab(page, 'Domain XML').click();
-    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
-    const p = watch(await context.newPage());
-    await p.goto(`${serve.origin}/`);
+    const { context, page: p } = await openSecondPage(app, 'dark');
     const region = inspector(p).getByRole('region', { name: 'Egress Desk metadata' });
     await region.waitFor({ timeout: 30_000 });
     expect(await p.evaluate('getComputedStyle(document.body).backgroundColor')).not.toBe('rgb(255, 255, 255)');

@@ -10,18 +10,17 @@
  */
 import { publishScreenshot } from './screenshots.js';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
-import { tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
-import { type AppPage, DOCS_SHOTS, SHOTS, openApp, testConfig, watchPage } from './app-page.js';
-import { VIEWPORT } from './chromium.js';
-import type { ServeProcess } from './serve-process.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from './app-page.js';
 import { nav, proxiesTable, proxyRow } from './page-objects.js';
+import { openSecondPage } from './second-page.js';
+import { tinyConfig } from './tiny-config.js';
 
 const env = testEnv();
 const shots = SHOTS;
@@ -30,15 +29,8 @@ const NAME = 'egtest-ui-1';
 
 let sha256: string;
 let app: AppPage;
-let serve: ServeProcess;
-let browser: Browser;
-let light: BrowserContext;
 let page: Page;
 let client: LibvirtClient | undefined;
-
-/** Another page of this test: its errors count with the first page's. */
-const watch = (p: Page): Page => watchPage(p, app.errors);
-
 
 async function cleanUp(): Promise<void> {
   client ??= await systemClient();
@@ -46,18 +38,8 @@ async function cleanUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await openApp({
-    prefix: 'egress-views-',
-    clipboard: true,
-    config: (dir) => {
-      const image = tinyImage(dir);
-      sha256 = image.sha256;
-      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
-    },
-    prepare: cleanUp,
-  });
-  ({ serve, browser, page } = app);
-  light = app.context;
+  app = await openApp({ prefix: 'egress-views-', clipboard: true, config: tinyConfig(env, (digest) => (sha256 = digest)), prepare: cleanUp });
+  ({ page } = app);
 });
 
 afterAll(async () => {
@@ -218,10 +200,7 @@ describe('browser views: against the real libvirtd', () => {
   it('renders only a window of 1,000 proxies, and scrolls to the last', async () => {
     // The backend's proxies:list answer is replaced on the wire (Playwright's WebSocket
     // routing): the renderer is the product build, unchanged.
-    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
-    const p = watch(await context.newPage());
-    await routeProxiesList(p, fakeProxies(1000, sha256));
-    await p.goto(`${serve.origin}/`);
+    const { context, page: p } = await openSecondPage(app, 'dark', (fresh) => routeProxiesList(fresh, fakeProxies(1000, sha256)));
     await nav(p, 'Proxies').click();
     const table = proxiesTable(p);
     await table.getByRole('row', { name: /bulk-0000/ }).waitFor({ timeout: 30_000 });
@@ -249,9 +228,7 @@ describe('browser views: against the real libvirtd', () => {
   });
 
   it('saves every view in dark', async () => {
-    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
-    const p = watch(await context.newPage());
-    await p.goto(`${serve.origin}/`);
+    const { context, page: p } = await openSecondPage(app, 'dark');
     const background = await p.evaluate('getComputedStyle(document.body).backgroundColor');
     expect(background).not.toBe('rgb(255, 255, 255)');
     for (const [view, file] of [['Proxies', 'proxies-empty'], ['Hosts', 'hosts'], ['Images & machine types', 'catalog'], ['Config', 'config'], ['Tasks', 'tasks']] as const) {
