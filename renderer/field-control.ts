@@ -1,7 +1,8 @@
 /**
  * The attributes a form field's control gets (renderer/views/Field.tsx): its id,
  * `aria-invalid` while there is a problem, and `aria-describedby` naming the element shown
- * under it (the problem, else the hint, else nothing).
+ * under it (the problem, else the hint, else nothing; both where the hint stays beside the
+ * problem).
  */
 import type { ReactNode } from 'react';
 
@@ -12,7 +13,12 @@ export interface FieldControl {
   'aria-describedby': string | undefined;
 }
 
-/** The control's attributes for a field with this id, problem and hint (the element shown under it). */
-export function fieldControl(id: string, error: string | undefined, hint: ReactNode): FieldControl {
-  return { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': error ? `${id}-error` : hint ? `${id}-hint` : undefined };
+/**
+ * The control's attributes for a field with this id, problem and hint (the elements shown
+ * under it). `keepHint`: the hint is shown with the problem, so both describe the control,
+ * the problem first.
+ */
+export function fieldControl(id: string, error: ReactNode, hint: ReactNode, keepHint = false): FieldControl {
+  const shown = [error ? `${id}-error` : undefined, hint && (keepHint || !error) ? `${id}-hint` : undefined].filter((s) => s !== undefined);
+  return { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': shown.length ? shown.join(' ') : undefined };
 }

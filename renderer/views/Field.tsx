@@ -12,30 +12,56 @@ export type { FieldControl };
 export interface FieldProps {
   id: string;
   label: string;
-  /** The field's problem, shown instead of the hint and announced (role=alert). */
-  error?: string | undefined;
+  /**
+   * The field's problem, shown instead of the hint and announced (role=alert). Text, or a
+   * block where the problem is a list (the Config view's import problems).
+   */
+  error?: ReactNode;
   /** False: the problem is not announced by itself (a form whose summary of problems is the alert). */
   announce?: boolean;
   hint?: ReactNode;
+  /**
+   * True: the hint stays shown above the problem and both describe the control. For the
+   * catalog's compact rows, whose hints say what the config's messages take for granted
+   * (which URL schemes, where a digest comes from).
+   */
+  keepHint?: boolean;
+  /** True: the label is for assistive technology only, where the panel around says what the control is. */
+  hideLabel?: boolean;
+  /** A checkbox: the control stands inside its label, before the words, as a checkbox reads. */
+  checkbox?: boolean;
+  /** Classes added to the field's box (the catalog rows' widths). */
+  className?: string;
   /** The control, given its attributes (FieldControl). */
   children: (control: FieldControl) => ReactNode;
 }
 
-export function Field({ id, label, error, announce = true, hint, children }: FieldProps) {
+export function Field({ id, label, error, announce = true, hint, keepHint = false, hideLabel = false, checkbox = false, className, children }: FieldProps) {
+  const control = children(fieldControl(id, error, hint, keepHint));
+  const hintShown = hint && (keepHint || !error);
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {children(fieldControl(id, error, hint))}
-      {error ? (
-        <span className="field-error" id={`${id}-error`} role={announce ? 'alert' : undefined}>
-          {error}
-        </span>
+    <div className={['field', checkbox ? 'checkbox' : undefined, className].filter(Boolean).join(' ')}>
+      {checkbox ? (
+        <label>
+          {control} {label}
+        </label>
       ) : (
-        hint && (
-          <span className="hint" id={`${id}-hint`}>
-            {hint}
-          </span>
-        )
+        <>
+          <label htmlFor={id} className={hideLabel ? 'visually-hidden' : undefined}>
+            {label}
+          </label>
+          {control}
+        </>
+      )}
+      {hintShown && (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+      {error && (
+        <div className="field-error" id={`${id}-error`} role={announce ? 'alert' : undefined}>
+          {error}
+        </div>
       )}
     </div>
   );
