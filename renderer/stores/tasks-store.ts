@@ -51,3 +51,19 @@ export function sortedTasks(tasks: Record<string, Task>): Task[] {
 }
 
 export const isActive = (t: Task): boolean => t.state === 'queued' || t.state === 'running';
+
+/** Resolves with the task once it has ended, as the store shows it (fed by task:update): at once when it already has. */
+export function taskEnded(id: string): Promise<Task> {
+  return new Promise((resolve) => {
+    const check = (tasks: Record<string, Task>): boolean => {
+      const t = tasks[id];
+      if (!t || isActive(t)) return false;
+      resolve(t);
+      return true;
+    };
+    if (check(useTasksStore.getState().tasks)) return;
+    const stop = useTasksStore.subscribe((s) => {
+      if (check(s.tasks)) stop();
+    });
+  });
+}

@@ -9,35 +9,23 @@
 import { useEffect, useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { type CatalogEdit, catalogEditIssues } from '../../shared/catalog-edit.js';
-import { DISK_FORMATS, formatIssue } from '../../shared/config.js';
+import { NEW_MACHINE_TYPE_FORM, imageForm, machineTypeForm } from '../../shared/catalog-entry-form.js';
+import { formatIssue } from '../../shared/config.js';
 import type { ImagePresence, ImageView, MachineTypeView } from '../../shared/images-view.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { type CatalogKind as Kind, removeCatalogEntry, setCatalogDefault } from '../stores/catalog-actions.js';
 import { errorMessage, formatBytes } from '../format.js';
 import { useHostsStore } from '../stores/hosts-store.js';
-import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { useUiStore } from '../stores/ui-store.js';
-import { EntryForm, type FieldSpec } from './CatalogEntryForm.js';
+import { CatalogEntryEditor } from './CatalogEntryForm.js';
+import { useConfigBusy } from './config-busy.js';
 import { ImageAddForm, QuickAdd } from './ImageAddForm.js';
 import { Modal } from './ConfirmDialog.js';
 import { ImagePull } from './ImagePull.js';
 import { ImageBake } from './ImageBake.js';
+import { Refusal } from './Refusal.js';
 import { UnusedBases } from './UnusedBases.js';
 
-const MT_FIELDS: readonly FieldSpec[] = [
-  { key: 'name', label: 'Name', kind: 'text' },
-  { key: 'vcpus', label: 'vCPUs', kind: 'number' },
-  { key: 'memoryMiB', label: 'Memory (MiB)', kind: 'number' },
-  { key: 'diskGiB', label: 'Disk (GiB)', kind: 'number' },
-];
-const IMAGE_FIELDS: readonly FieldSpec[] = [
-  { key: 'name', label: 'Name', kind: 'text' },
-  { key: 'url', label: 'URL', kind: 'text', wide: true, hint: 'https://, http:// or file:// (a file on this machine)' },
-  { key: 'sha256', label: 'sha256', kind: 'text', wide: true, hint: "From the publisher's checksum file (Read checksum file fills it): the pull is checked against it" },
-  { key: 'format', label: 'Format', kind: 'select', options: DISK_FORMATS },
-];
-const NEW_MT = { name: '', vcpus: '1', memoryMiB: '512', diskGiB: '10' };
-const NEW_IMAGE = { name: '', url: '', sha256: '', format: 'qcow2' };
 const MT_COLUMNS = 6;
 const IMAGE_COLUMNS = 8;
 
@@ -95,11 +83,7 @@ function RemoveDialog({ kind, name, onClose }: { kind: Kind; name: string; onClo
           {kind === 'image' && ' The cached file stays in the image cache (it is shared by digest and is what hosts are uploaded from).'}
         </p>
       )}
-      {error && (
-        <p role="alert" className="error">
-          Not removed: {error}
-        </p>
-      )}
+      <Refusal what="Not removed" error={error} />
       <div className="dialog-actions">
         <button type="button" autoFocus onClick={onClose}>
           {issues.length ? 'Close' : 'Cancel'}
@@ -144,16 +128,10 @@ function refocus(panel: string, label: string): void {
   requestAnimationFrame(() => document.querySelector<HTMLElement>(`section[aria-labelledby="${panel}"] button[aria-label="${label}"], section[aria-labelledby="${panel}"] button[data-focus="${label}"]`)?.focus());
 }
 
-/** Why changes are refused now (tasks running), or undefined. */
-function useBusy(): string | undefined {
-  const running = useTasksStore((s) => Object.values(s.tasks).filter(isActive).length);
-  return running ? `${running} task${running === 1 ? ' is' : 's are'} running: the config can change once ${running === 1 ? 'it has' : 'they have'} finished` : undefined;
-}
-
 function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string>();
-  const busy = useBusy();
+  const busy = useConfigBusy();
   const canEdit = useAppConfigStore((s) => s.state?.config?.kvm !== undefined);
   return (
     <section className="panel" aria-labelledby="mt-h">
@@ -175,12 +153,10 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
           <tbody>
             {machineTypes.map((m) =>
               editing === m.name ? (
-                <EntryForm
+                <CatalogEntryEditor
                   key={m.name}
-                  noun="machine type"
-                  op="machineType:save"
-                  fields={MT_FIELDS}
-                  initial={{ name: m.name, vcpus: String(m.vcpus), memoryMiB: String(m.memoryMiB), diskGiB: String(m.diskGiB) }}
+                  kind="machineType"
+                  initial={machineTypeForm(m)}
                   previousName={m.name}
                   colSpan={MT_COLUMNS}
                   onDone={(saved) => {
@@ -202,11 +178,9 @@ function MachineTypes({ machineTypes }: { machineTypes: MachineTypeView[] }) {
               ),
             )}
             {editing === '' && (
-              <EntryForm
-                noun="machine type"
-                op="machineType:save"
-                fields={MT_FIELDS}
-                initial={NEW_MT}
+              <CatalogEntryEditor
+                kind="machineType"
+                initial={NEW_MACHINE_TYPE_FORM}
                 colSpan={MT_COLUMNS}
                 onDone={(saved) => {
                   setEditing(null);
@@ -269,7 +243,7 @@ function cacheText(i: ImageView): string {
 function Images({ images }: { images: ImageView[] }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string>();
-  const busy = useBusy();
+  const busy = useConfigBusy();
   const canEdit = useAppConfigStore((s) => s.state?.config?.kvm !== undefined);
   const [known, setKnown] = useState<string>();
   const add = (k?: string) => {
@@ -297,12 +271,10 @@ function Images({ images }: { images: ImageView[] }) {
           <tbody>
             {images.map((i) =>
               editing === i.name ? (
-                <EntryForm
+                <CatalogEntryEditor
                   key={i.name}
-                  noun="image"
-                  op="image:save"
-                  fields={IMAGE_FIELDS}
-                  initial={{ name: i.name, url: i.url, sha256: i.sha256, format: i.format }}
+                  kind="image"
+                  initial={imageForm(i)}
                   previousName={i.name}
                   colSpan={IMAGE_COLUMNS}
                   onDone={(saved) => {
@@ -332,10 +304,8 @@ function Images({ images }: { images: ImageView[] }) {
             )}
             {editing === '' && (
               <ImageAddForm
-                fields={IMAGE_FIELDS}
-                initial={NEW_IMAGE}
                 colSpan={IMAGE_COLUMNS}
-                {...(known ? { known } : {})}
+                known={known}
                 onDone={(saved) => {
                   setEditing(null);
                   refocus('img-h', saved ? `Edit ${saved}` : 'add');
@@ -354,9 +324,10 @@ export function CatalogView() {
   const { machineTypes, images, catalogError } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, catalogError: s.catalogError })));
   // Presence is asked only of connected hosts: read the catalog again when that set changes.
   const connected = useHostsStore((s) => s.hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(','));
+  const refreshCatalog = useAppConfigStore((s) => s.refreshCatalog);
   useEffect(() => {
-    void useAppConfigStore.getState().refreshCatalog();
-  }, [connected]);
+    void refreshCatalog();
+  }, [connected, refreshCatalog]);
   return (
     <section className="view" aria-labelledby="catalog-h">
       <div className="view-head">
