@@ -7,31 +7,32 @@
 import { type FormEvent, useId, useMemo, useState } from 'react';
 import type { KVMHost } from '../../shared/config.js';
 import { DOMAIN_TYPES } from '../../shared/config.js';
-import { EMPTY_HOST_FORM, type HostField, type HostForm, formToHost, hostToForm, issuesByField, validateHostCandidate } from '../../shared/host-form.js';
+import { EMPTY_HOST_FORM, HOST_FIELDS, type HostField, type HostForm, formToHost, hostToForm, issuesByField, validateHostCandidate } from '../../shared/host-form.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { saveHost } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
 import { Modal } from './ConfirmDialog.js';
 import { Field } from './Field.js';
+import { Refusal } from './Refusal.js';
 
-interface FieldSpec {
-  field: HostField;
-  label: string;
-  hint: string;
-  placeholder?: string;
-}
+/** The host fields typed as text; the domain type is a choice. */
+type TextField = Exclude<HostField, 'domainType'>;
 
-const FIELDS: FieldSpec[] = [
-  { field: 'name', label: 'Name', hint: 'A lowercase DNS label, unique among the hosts, e.g. edge-a.' },
-  { field: 'address', label: 'Address', hint: '"local" for this machine, else the hostname or IP address reached over SSH.', placeholder: 'local or 203.0.113.10' },
-  { field: 'sshUser', label: 'SSH user', hint: 'Empty: from ~/.ssh/config, else your user name.' },
-  { field: 'sshPort', label: 'SSH port', hint: 'Empty: from ~/.ssh/config, else 22.', placeholder: '22' },
-  { field: 'identityFile', label: 'Identity file', hint: 'Empty: your SSH agent and ~/.ssh/config. An encrypted key asks for its passphrase.', placeholder: '~/.ssh/id_ed25519' },
-  { field: 'socketPath', label: 'libvirt socket path', hint: 'Empty: /var/run/libvirt/libvirt-sock (the system daemon).' },
-  { field: 'pool', label: 'Storage pool', hint: 'Empty: default.' },
-  { field: 'network', label: 'Network', hint: 'A libvirt network (empty: default). Set this or a bridge, not both.' },
-  { field: 'bridge', label: 'Bridge', hint: 'A host bridge such as br0, instead of a network.' },
-];
+/** How each text field is shown, keyed by field so that a field added to the host form cannot go without its label. */
+const TEXT_FIELDS: { readonly [F in TextField]: { label: string; hint: string; placeholder?: string } } = {
+  name: { label: 'Name', hint: 'A lowercase DNS label, unique among the hosts, e.g. edge-a.' },
+  address: { label: 'Address', hint: '"local" for this machine, else the hostname or IP address reached over SSH.', placeholder: 'local or 203.0.113.10' },
+  sshUser: { label: 'SSH user', hint: 'Empty: from ~/.ssh/config, else your user name.' },
+  sshPort: { label: 'SSH port', hint: 'Empty: from ~/.ssh/config, else 22.', placeholder: '22' },
+  identityFile: { label: 'Identity file', hint: 'Empty: your SSH agent and ~/.ssh/config. An encrypted key asks for its passphrase.', placeholder: '~/.ssh/id_ed25519' },
+  socketPath: { label: 'libvirt socket path', hint: 'Empty: /var/run/libvirt/libvirt-sock (the system daemon).' },
+  pool: { label: 'Storage pool', hint: 'Empty: default.' },
+  network: { label: 'Network', hint: 'A libvirt network (empty: default). Set this or a bridge, not both.' },
+  bridge: { label: 'Bridge', hint: 'A host bridge such as br0, instead of a network.' },
+};
+
+/** The text fields in the host form's order (the schema's). */
+const TEXT_FIELD_ORDER = HOST_FIELDS.filter((f): f is TextField => f !== 'domainType');
 
 export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: () => void }) {
   const base = useId();
@@ -76,18 +77,18 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
       <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id={headingId}>{title}</h2>
         <div className="host-form">
-          {FIELDS.map((spec) => (
-            <Field key={spec.field} id={id(spec.field)} label={spec.label} error={shown(spec.field)} hint={spec.hint}>
+          {TEXT_FIELD_ORDER.map((field) => (
+            <Field key={field} id={id(field)} label={TEXT_FIELDS[field].label} error={shown(field)} hint={TEXT_FIELDS[field].hint}>
               {(c) => (
                 <input
                   {...c}
-                  autoFocus={spec.field === 'name'}
+                  autoFocus={field === 'name'}
                   autoComplete="off"
                   spellCheck={false}
-                  value={form[spec.field]}
-                  placeholder={spec.placeholder}
-                  inputMode={spec.field === 'sshPort' ? 'numeric' : undefined}
-                  onChange={(e) => change(spec.field, e.target.value)}
+                  value={form[field]}
+                  placeholder={TEXT_FIELDS[field].placeholder}
+                  inputMode={field === 'sshPort' ? 'numeric' : undefined}
+                  onChange={(e) => change(field, e.target.value)}
                 />
               )}
             </Field>
@@ -110,11 +111,7 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
             {byField.host}
           </p>
         )}
-        {submitError && (
-          <p role="alert" className="error">
-            Not saved: {submitError}
-          </p>
-        )}
+        <Refusal what="Not saved" error={submitError} />
         <div className="dialog-actions">
           {reason && (
             <span className="hint submit-reason" id={reasonId}>
