@@ -42,19 +42,21 @@ interface Case {
   expandKeys?: boolean;
 }
 
+/** One config seen from several aliases: a case for each, named `name (alias)`. */
+function eachAlias(name: string, config: string, aliases: readonly string[]): Case[] {
+  return aliases.map((alias) => ({ name: `${name} (${alias})`, config, alias }));
+}
+
 const cases: Case[] = [
   { name: 'a Host block', config: 'Host a\n  HostName 192.0.2.10\n  User ops\n  Port 2200\n', alias: 'a' },
   { name: 'first value obtained wins', config: 'Host a\n  Port 2201\nHost *\n  Port 2\n  User star\n', alias: 'a' },
-  { name: 'Host patterns compare case (Foo)', config: 'Host Foo\n  Port 2202\nHost foo\n  Port 2203\n', alias: 'Foo' },
-  { name: 'Host patterns compare case (foo)', config: 'Host Foo\n  Port 2202\nHost foo\n  Port 2203\n', alias: 'foo' },
+  ...eachAlias('Host patterns compare case', 'Host Foo\n  Port 2202\nHost foo\n  Port 2203\n', ['Foo', 'foo']),
   { name: 'an alias in mixed case is connected to in lower case', config: 'Host *\n  User x\n', alias: 'MiXeD.Example' },
   { name: 'HostName in mixed case', config: 'Host a\n  HostName Bar.Example\n', alias: 'a' },
   { name: 'an IPv6 HostName keeps its case', config: 'Host v6\n  HostName 2001:DB8::1\n', alias: 'v6' },
   { name: 'an IPv6 address as the alias', config: 'Host 2001:db8::*\n  User six\n', alias: '2001:db8::2' },
-  { name: 'a negated pattern excludes (db1)', config: 'Host * !db*\n  User web\nHost *\n  User other\n', alias: 'db1' },
-  { name: 'a negated pattern excludes (web1)', config: 'Host * !db*\n  User web\nHost *\n  User other\n', alias: 'web1' },
-  { name: '? is exactly one character (db1)', config: 'Host db?\n  Port 2204\n', alias: 'db1' },
-  { name: '? is exactly one character (db10)', config: 'Host db?\n  Port 2204\n', alias: 'db10' },
+  ...eachAlias('a negated pattern excludes', 'Host * !db*\n  User web\nHost *\n  User other\n', ['db1', 'web1']),
+  ...eachAlias('? is exactly one character', 'Host db?\n  Port 2204\n', ['db1', 'db10']),
   { name: 'several patterns on a Host line', config: 'Host x y z\n  Port 2205\n', alias: 'y' },
   { name: '= separators', config: 'Host=a\nPort=2206\nUser = eq\nHostName =h.example\n', alias: 'a' },
   { name: '= with spaces, and before a path', config: 'Host a\n  Port = 2207\n  User= eqsp\n  IdentityFile =@D/k1\n', alias: 'a' },
