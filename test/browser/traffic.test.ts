@@ -6,8 +6,9 @@
  * above the table counts it and filters the table by a count, the inspector's Traffic tab
  * draws the last hour with uPlot, and the Hosts view shows memory, pool and CPU meters with
  * the proxies on the host. No CSP violation is reported (the page's own
- * `securitypolicyviolation` events, the check xterm.js has, and the console), and the
- * screenshots go to the README and the user guide.
+ * `securitypolicyviolation` events, the check xterm.js has, and the console). The README's
+ * pictures of the fleet at work come from the guest lane (test/guest/browser-launch.test.ts),
+ * where real traffic flows through a booted proxy; the Hosts view's go to the user guide.
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -54,7 +55,6 @@ describe('traffic, health and load in pictures, against the real libvirtd', () =
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(listed);
     expect(await summary().innerText()).toMatch(/Traffic now: ↓ .+\/s in · ↑ .+\/s out/);
     await page.screenshot({ path: join(SHOTS, 'fleet-summary-light.png') });
-    publishScreenshot(join(SHOTS, 'fleet-summary-light.png'), join(DOCS_SHOTS, 'fleet-summary.png'));
 
     // Pressing the count of our proxy's state keeps it; pressing another state's hides it; pressing again shows all.
     const ours = /(healthy|slow|failing|unknown)/.exec(await proxyRow(page, NAME).locator('.col-health').innerText())?.[1] ?? 'unknown';
@@ -113,7 +113,6 @@ describe('traffic, health and load in pictures, against the real libvirtd', () =
     expect(drawn).toBeGreaterThan(10);
     expect(await page.locator('style').count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'inspector-traffic-light.png') });
-    publishScreenshot(join(SHOTS, 'inspector-traffic-light.png'), join(DOCS_SHOTS, 'inspector-traffic.png'));
     expect(await violations()).toEqual([]);
     await inspector.getByRole('button', { name: 'Back to proxies' }).click();
   }, 120_000);

@@ -2,11 +2,21 @@
  * The whole app on the real guest image, in Chromium through `egress-desk serve`: launch a
  * proxy by clicking, watch every step up to "the proxy answers", copy its URL from the
  * dialog and fetch a page through it (inside the test namespace), find it in the table with
- * its address and that address's source, open the inspector (metadata, address) and its
- * serial console (the guest's login prompt, input reaching the guest), and delete it
- * through the confirmation, leaving the host as it was (the shared base volume excepted).
+ * its address and that address's source, watch it at work (downloads through it: healthy,
+ * its exit address, traffic in its row, the fleet summary and the inspector's charts: the
+ * README's pictures of the fleet at work come from here), open the inspector (metadata,
+ * address) and its serial console (the guest's login prompt, input reaching the guest), and
+ * delete it through the confirmation, leaving the host as it was (the shared base volume
+ * excepted).
+ *
+ * Serve and Chromium run inside the test namespace, where the guest network lives: the
+ * app's readiness and health probes reach the guest directly, as from a workstation with a
+ * route to it, and its health probe reads the exit address from an echo server in a
+ * namespace of this run's own (test/support/echo-namespace.ts).
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +28,8 @@ import { GUEST_PAGE_MARK, type GuestImage, fetchThroughProxy, guestConfig, guest
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
+import { type EchoNamespace, echoNamespace } from '../support/echo-namespace.js';
+import { tempDir } from '../support/temp-dir.js';
 import { proxiesTable, proxyRow } from '../browser/page-objects.js';
 
 const env = testEnv();
@@ -31,6 +43,11 @@ let http: { child: ChildProcess; url: string };
 let app: AppPage;
 let page: Page;
 let before: Awaited<ReturnType<typeof hypervisorState>>;
+let echo: EchoNamespace | undefined;
+let blob: { child: ChildProcess; url: string } | undefined;
+let load: ChildProcess | undefined;
+/** The URL Copy URL gave (with its password): what the downloads go through. */
+let proxyUrl = '';
 
 const nav = (name: string) => app.nav(name);
 
@@ -42,12 +59,27 @@ beforeAll(async () => {
   await cleanUp();
   before = await hypervisorState(client);
   http = namespaceHttpServer(env, 18082);
-  // The readiness probe must reach the guest, whose address exists only inside the namespace.
-  app = await openApp({ prefix: 'egress-gui-', clipboard: true, config: () => guestConfig(env, image), env: { EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } });
+  // Something to download through the proxy while the pictures are taken (random: nothing compresses it).
+  const www = tempDir('egress-gui-www-');
+  writeFileSync(join(www, 'blob'), randomBytes(1024 * 1024));
+  const served = namespaceHttpServer(env, 18093, www);
+  blob = { child: served.child, url: served.url.replace(/index\.html$/, 'blob') };
+  echo = await echoNamespace(env.EGRESS_TEST_NETNS);
+  app = await openApp({
+    prefix: 'egress-gui-',
+    clipboard: true,
+    config: () => guestConfig(env, image),
+    netns: env.EGRESS_TEST_NETNS,
+    // "Slow" from 9 s (just under the probe's 10 s timeout): a TCG guest on a busy 2-core machine is healthy here, never the slow in between.
+    settings: { health: { echoUrl: echo.url, slowMs: 9000 } },
+  });
   page = app.page;
 }, 20 * 60_000);
 
 afterAll(async () => {
+  load?.kill();
+  blob?.child.kill();
+  echo?.remove();
   http?.child.kill();
   await app?.close();
   if (client) {
@@ -85,6 +117,7 @@ describe('the app on the real guest image', () => {
     // The password is a secret: it is copied, never shown.
     expect(await page.content()).not.toContain(new URL(url).password);
     expect(fetchThroughProxy(env, url, http.url)).toContain(GUEST_PAGE_MARK);
+    proxyUrl = url;
     await progress.getByRole('button', { name: 'Close' }).click();
     await progress.waitFor({ state: 'detached' });
   }, 5 * 60_000);
@@ -96,9 +129,44 @@ describe('the app on the real guest image', () => {
     expect(text).toMatch(/running/);
     expect(text).toMatch(/192\.168\.150\.\d+/);
     expect(text).toMatch(/lease|agent|arp/);
+  });
+
+  it('at work: downloads through it show in its row, the fleet summary and the inspector\'s charts; healthy, with its exit address', async () => {
+    expect(proxyUrl, 'Copy URL gave the URL above').not.toBe('');
+    const row = proxyRow(page, NAME);
+    const samples = async () => Number(/last (\d+) samples/.exec((await row.getByRole('img', { name: /^traffic of / }).getAttribute('aria-label').catch(() => '')) ?? '')?.[1] ?? 0);
+    // Downloads through the proxy from inside the namespace until the test ends: a second apart,
+    // with a pause after every fifth, so that the charts have a shape rather than a flat line.
+    const loop = 'i=0; while :; do i=$((i+1)); curl -s -o /dev/null --max-time 20 -x "$1" "$2"; [ $((i % 5)) -eq 0 ] && sleep 8; sleep 1; done';
+    load = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'sh', '-c', loop, 'sh', proxyUrl, blob!.url], { stdio: 'ignore' });
+    const loadStarted = Date.now();
+    await expect.poll(() => row.locator('.col-health').innerText(), { timeout: 120_000, interval: 2_000 }).toMatch(/healthy/);
+    // The health cell's title says since when, and the exit address the echo server saw.
+    await expect.poll(async () => (await row.locator('.col-health .health').getAttribute('title')) ?? '', { timeout: 90_000, interval: 2_000 }).toContain(`exit address ${echo!.hostSideAddress}`);
+    // A minute of downloads (a sample each 5 s) before the pictures: a shape to show.
+    const left = 60_000 - (Date.now() - loadStarted);
+    if (left > 0) await page.waitForTimeout(left);
+    expect(await samples()).toBeGreaterThanOrEqual(12);
+    expect(await page.getByRole('group', { name: 'Fleet summary' }).innerText()).toMatch(/1 healthy/);
     await page.screenshot({ path: join(shots, 'proxies-ready-light.png') });
     publishScreenshot(join(shots, 'proxies-ready-light.png'), join(docs, 'proxies-ready.png'));
-  });
+    await page.screenshot({ path: join(shots, 'fleet-summary-light.png') });
+    publishScreenshot(join(shots, 'fleet-summary-light.png'), join(docs, 'fleet-summary.png'));
+
+    await row.getByRole('button', { name: `Inspect ${NAME}` }).click();
+    const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
+    await inspector.getByRole('tab', { name: 'Traffic', exact: true }).click();
+    const panel = inspector.getByRole('tabpanel', { name: 'Traffic' });
+    await panel.getByRole('img', { name: `Bytes a second in and out of ${NAME} over the last hour` }).locator('canvas').waitFor();
+    await panel.getByText(echo!.hostSideAddress).first().waitFor({ timeout: 60_000 });
+    expect(await panel.getByLabel(`Figures of ${NAME} now`).innerText()).toMatch(/in .+\/s, out .+\/s/);
+    await page.screenshot({ path: join(shots, 'inspector-traffic-light.png') });
+    publishScreenshot(join(shots, 'inspector-traffic-light.png'), join(docs, 'inspector-traffic.png'));
+    load.kill();
+    load = undefined;
+    await inspector.getByRole('button', { name: 'Back to proxies' }).click();
+    await proxiesTable(page).waitFor();
+  }, 8 * 60_000);
 
   it('opens the inspector: the metadata fields and the address with its source', async () => {
     await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();

@@ -36,6 +36,7 @@ let client: LibvirtClient;
 
 beforeAll(async () => {
   client = await systemClient();
+  watch(client);
 });
 
 afterAll(async () => {
@@ -47,8 +48,20 @@ afterAll(async () => {
  * timeout): cleanup must not depend on the connection a failed test may have broken.
  */
 async function live(): Promise<LibvirtClient> {
-  if (client.closed) client = await systemClient();
+  if (client.closed) {
+    // Said in the log: a lost connection is worth knowing about even when the test goes on.
+    console.warn(`faults: the test's own libvirt connection had closed (${lostBecause ?? 'no reason given'}); connecting again`);
+    client = await systemClient();
+    watch(client);
+  }
   return client;
+}
+
+let lostBecause: string | undefined;
+function watch(c: LibvirtClient): void {
+  c.on('close', (reason: unknown) => {
+    lostBecause = reason instanceof Error ? reason.message : String(reason);
+  });
 }
 
 function virsh(...args: string[]): string {
@@ -100,10 +113,11 @@ function sshdSessions(): number[] {
 }
 
 async function sha256OfVolume(name: string): Promise<string> {
-  const vol = await findVolume(client, await testPool(client), name);
+  const c = await live();
+  const vol = await findVolume(c, await testPool(c), name);
   if (!vol) throw new Error(`volume ${name} is not in the pool`);
   const hash = createHash('sha256');
-  await client.downloadVolume(vol, new Writable({ write: (c: Buffer, _e, cb) => (hash.update(c), cb()) }));
+  await c.downloadVolume(vol, new Writable({ write: (c: Buffer, _e, cb) => (hash.update(c), cb()) }));
   return hash.digest('hex');
 }
 
@@ -134,7 +148,7 @@ describe('fault: the SSH session is cut during the base-image upload', () => {
 
   it('fails naming the step and the cause, leaves nothing (no half base), and the next launch succeeds with an intact base', async () => {
     const { services, call } = app!;
-    const before = await hypervisorState(client);
+    const before = await hypervisorState(await live());
     const { taskId } = await call<{ taskId: string }>('proxies:launch', { name: NAME, host: 'loop', allow: ['192.168.150.0/24'] });
     // Cut once the base volume exists and bytes are flowing into it.
     await waitFor('the upload to be under way', 60_000, async () => {
@@ -151,7 +165,7 @@ describe('fault: the SSH session is cut during the base-image upload', () => {
     expect(failed.error?.message).toMatch(/launch failed at step "upload": .*SSH connection to 127\.0\.0\.1:\d+ was lost/);
     expect(failed.error?.message).not.toMatch(/left behind|is left in pool/);
     // No domain, overlay, seed, and no half-written base.
-    expect(await hypervisorState(client)).toEqual(before);
+    expect(await hypervisorState(await live())).toEqual(before);
 
     // The next launch reconnects, uploads the whole base again and gets past boot.
     const again = await call<{ taskId: string }>('proxies:launch', { name: NAME, host: 'loop', allow: ['192.168.150.0/24'] });
@@ -160,7 +174,7 @@ describe('fault: the SSH session is cut during the base-image upload', () => {
     expect(await sha256OfVolume(base)).toBe(image.sha256);
     await call('tasks:cancel', { id: again.taskId });
     expect((await services.app.tasks.wait(again.taskId)).state).toBe('cancelled');
-    expect(await hypervisorState(client)).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
+    expect(await hypervisorState(await live())).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
   });
 });
 
@@ -201,7 +215,7 @@ describe('fault: a pool without room', () => {
 
   it('is refused before anything is created, with the bytes needed and free, asked for or placed', async () => {
     const volumesBefore = virsh('vol-list', POOL);
-    const domainsBefore = (await hypervisorState(client)).domains;
+    const domainsBefore = (await hypervisorState(await live())).domains;
     const asked = await home.proxies('launch', NAME, '--host', 'small');
     expect(asked.code, asked.stderr).toBe(1);
     expect(asked.stderr).toMatch(/launch failed at step "place": small: pool egtest-fault-small has \d+(\.\d)? MiB \(\d+ bytes\) free, the proxy's disk may grow to 1\.0 GiB \(1073741824 bytes\)/);
@@ -210,7 +224,7 @@ describe('fault: a pool without room', () => {
     expect(placed.stderr).toMatch(/no host can take the proxy: small: pool egtest-fault-small has \d+(\.\d)? MiB \(\d+ bytes\) free, the disk needs 1\.0 GiB \(1073741824 bytes\)/);
     expect(asked.stderr + placed.stderr).not.toMatch(/\n\s+at /);
     expect(virsh('vol-list', POOL)).toBe(volumesBefore);
-    expect((await hypervisorState(client)).domains).toEqual(domainsBefore);
+    expect((await hypervisorState(await live())).domains).toEqual(domainsBefore);
   });
 });
 
@@ -244,7 +258,7 @@ describe('fault: the host network is gone', () => {
     const up = await home.proxies('launch', RUNNING, '--allow', '192.168.150.0/24');
     expect(up.code, up.stderr).toBe(0);
     virsh('net-destroy', env.EGRESS_TEST_NETWORK);
-    const before = await hypervisorState(client);
+    const before = await hypervisorState(await live());
 
     const refused = await home.proxies('launch', REFUSED, '--host', 'local', '--allow', '192.168.150.0/24');
     expect(refused.code, refused.stderr).toBe(1);
@@ -252,7 +266,7 @@ describe('fault: the host network is gone', () => {
     const placed = await home.proxies('launch', REFUSED, '--allow', '192.168.150.0/24');
     expect(placed.code, placed.stderr).toBe(1);
     expect(placed.stderr).toContain(`no host can take the proxy: local: network ${env.EGRESS_TEST_NETWORK} is not active`);
-    expect(await hypervisorState(client)).toEqual(before);
+    expect(await hypervisorState(await live())).toEqual(before);
 
     const listed = await home.proxies('list', '--json');
     expect(listed.code, listed.stderr).toBe(0);
@@ -372,13 +386,13 @@ describe('fault: a guest that never boots', () => {
   });
 
   it('--wait ends with the honest message; --rollback-on-timeout leaves nothing, without it the VM is left for inspection', async () => {
-    const before = await hypervisorState(client);
+    const before = await hypervisorState(await live());
     const rolled = await home.proxies('launch', ROLLED, '--wait', '--timeout', '15', '--rollback-on-timeout', '--allow', '192.168.150.0/24');
     expect(rolled.code, rolled.stderr).not.toBe(0);
     expect(rolled.stderr).toMatch(new RegExp(`proxy ${ROLLED} was not ready in time: no DHCP lease for [0-9a-f:]+ on network ${env.EGRESS_TEST_NETWORK} yet; guest agent not answering .*; it was removed \\(rollback on timeout\\)`));
     expect(rolled.stderr).not.toMatch(/\n\s+at /);
     // Nothing of the launch is left; the (shared) base stays, as after any launch.
-    expect(await hypervisorState(client)).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
+    expect(await hypervisorState(await live())).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
 
     const left = await home.proxies('launch', LEFT, '--wait', '--timeout', '15', '--allow', '192.168.150.0/24');
     expect(left.code, left.stderr).not.toBe(0);
@@ -386,7 +400,7 @@ describe('fault: a guest that never boots', () => {
     const listed = JSON.parse((await home.proxies('list', '--json')).stdout) as FleetListingView;
     expect(listed.proxies.find((p) => p.name === LEFT)).toMatchObject({ state: 'running' });
     expect((await home.proxies('delete', LEFT)).code).toBe(0);
-    expect(await hypervisorState(client)).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
+    expect(await hypervisorState(await live())).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
   });
 });
 
@@ -440,6 +454,7 @@ describe('fault: libvirtd restarted while the app is open', () => {
     // The test's own connection went with the old daemon too.
     await client.close().catch(() => undefined);
     client = await systemClient();
+    watch(client);
 
     for (const host of ['local', 'loop']) {
       await waitFor(`${host} back to connected by itself`, 60_000, () => (statuses.some((s) => s.name === host && s.state === 'connected' && s.at > restartedAt) ? true : undefined), 50);
@@ -453,7 +468,7 @@ describe('fault: libvirtd restarted while the app is open', () => {
     expect(failed.state).toBe('failed');
     expect(failed.error?.message).toMatch(/^launch failed at step "(address|proxy)": /);
     expect(failed.error?.message).not.toMatch(/rollback left behind/);
-    await waitFor('the in-flight launch rolled back', 30_000, async () => ((await hypervisorState(client)).domains.includes(instanceId(INFLIGHT)) ? undefined : true), 200);
+    await waitFor('the in-flight launch rolled back', 30_000, async () => ((await hypervisorState(await live())).domains.includes(instanceId(INFLIGHT)) ? undefined : true), 200);
 
     // Events flow again: a domain started with virsh shows within 2 s.
     const startedAt = Date.now();
