@@ -16,8 +16,10 @@ import { recordKey } from '../../shared/proxy-key.js';
 import { useStatsStore } from '../stores/stats-store.js';
 import { type HostProxy, HostLoad } from './HostLoad.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { Field } from './Field.js';
 import { HostDialog } from './HostDialog.js';
 import { ImageTransferSection } from './ImageTransfer.js';
+import { Refusal } from './Refusal.js';
 import { SshSettingsSection } from './SshSettings.js';
 import { byNumericText } from '../../shared/collate.js';
 
@@ -93,31 +95,17 @@ function PassphrasePrompt({ host }: { host: HostStatus }) {
       <p>
         The key <code>{host.keyFile}</code> is encrypted and your SSH agent has no key the host accepts. Enter its passphrase to connect.
       </p>
-      <div className="field">
-        <label htmlFor={`${id}-p`}>Passphrase for {host.keyFile}</label>
-        <input
-          id={`${id}-p`}
-          type="password"
-          autoComplete="off"
-          value={passphrase}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? `${id}-e` : undefined}
-          onChange={(e) => setPassphrase(e.target.value)}
-        />
-        {problem && (
-          <span className="field-error" id={`${id}-e`} role="alert">
-            {problem}
-          </span>
-        )}
-      </div>
-      <div className="field checkbox">
-        <label>
-          <input type="checkbox" checked={remember && (store?.available ?? false)} disabled={!store?.available} onChange={(e) => setRemember(e.target.checked)} aria-describedby={`${id}-r`} /> Remember it
-        </label>
-        <span className="hint" id={`${id}-r`}>
-          {store ? (store.available ? `Remembered passphrases are ${store.description}.` : `It cannot be remembered: ${store.description}.`) : 'Used for this session only.'}
-        </span>
-      </div>
+      <Field id={`${id}-p`} label={`Passphrase for ${host.keyFile}`} error={problem}>
+        {(c) => <input {...c} type="password" autoComplete="off" value={passphrase} onChange={(e) => setPassphrase(e.target.value)} />}
+      </Field>
+      <Field
+        id={`${id}-r`}
+        label="Remember it"
+        checkbox
+        hint={store ? (store.available ? `Remembered passphrases are ${store.description}.` : `It cannot be remembered: ${store.description}.`) : 'Used for this session only.'}
+      >
+        {(c) => <input {...c} type="checkbox" checked={remember && (store?.available ?? false)} disabled={!store?.available} onChange={(e) => setRemember(e.target.checked)} />}
+      </Field>
       <button type="submit" className="primary" disabled={!passphrase || busy}>
         {busy ? 'Unlocking…' : 'Unlock and connect'}
       </button>
@@ -234,11 +222,7 @@ function RemoveHostDialog({ name, proxies, onDone }: { name: string; proxies: nu
           ? 'No proxy of this app runs on it.'
           : `Its ${proxies} ${proxies === 1 ? 'proxy keeps' : 'proxies keep'} running but ${proxies === 1 ? 'is' : 'are'} no longer managed by this app (add the host again to manage them).`}
       </p>
-      {error && (
-        <p role="alert" className="error">
-          Not removed: {error}
-        </p>
-      )}
+      <Refusal what="Not removed" error={error} />
     </ConfirmDialog>
   );
 }
@@ -263,13 +247,14 @@ export function HostsView() {
     return out;
   }, [proxies]);
   // While the view is shown the backend samples every 5 s (the CPU meters); no history is needed here.
+  const watchStats = useStatsStore((s) => s.watch);
   useEffect(() => {
     try {
-      return useStatsStore.getState().watch({ seed: false });
+      return watchStats({ seed: false });
     } catch {
       return undefined; // no bridge: the frame already says so
     }
-  }, []);
+  }, [watchStats]);
   const configHost = (name: string) => configHosts?.find((h) => h.name === name);
   return (
     <section className="view" aria-labelledby="hosts-h">
