@@ -73,6 +73,11 @@ export interface UiStore {
   setLaunchOpen(open: boolean): void;
   /** Shows the Config view with this text in its import box, previewed; undefined once taken. */
   setImportDraft(draft: ImportDraft | undefined): void;
+  /**
+   * Hands `take` each import draft once, clearing it: the one waiting now, then each that
+   * comes (the Config view's import panel, while it is shown). Answers the unsubscribe.
+   */
+  takeImportDrafts(take: (draft: ImportDraft) => void): () => void;
   toast(text: string, kind?: Toast['kind']): void;
   dismiss(id: number): void;
 }
@@ -91,7 +96,7 @@ let nextToast = 1;
 
 export const useUiStore = create<UiStore>()(
   persist<UiStore, [], [], RememberedUi>(
-    (set, get) => ({
+    (set, get, api) => ({
       view: 'proxies',
       inspected: null,
       sort: { key: 'name', dir: 'asc' },
@@ -122,6 +127,15 @@ export const useUiStore = create<UiStore>()(
       setImportDraft(importDraft) {
         if (importDraft) get().setView('config');
         set({ importDraft });
+      },
+      takeImportDrafts(take) {
+        const hand = (draft: ImportDraft | undefined) => {
+          if (!draft) return;
+          set({ importDraft: undefined });
+          take(draft);
+        };
+        hand(get().importDraft);
+        return api.subscribe((s) => hand(s.importDraft));
       },
       toast(text, kind = 'info') {
         const id = nextToast++;

@@ -8,8 +8,9 @@ import type { ConfigPreview, ExportFormat } from '../../shared/ipc.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { exportConfig, importConfig, previewImport } from '../stores/config-actions.js';
 import { errorMessage } from '../format.js';
-import { type ImportDraft, useUiStore } from '../stores/ui-store.js';
+import { useUiStore } from '../stores/ui-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { Field } from './Field.js';
 
 const FORMAT_LABELS: Record<ExportFormat, string> = {
   operator: 'Operator YAML',
@@ -129,20 +130,19 @@ function ImportPanel() {
   const current = preview && previewed === text;
 
   // A file opened from the native menu (File → Import Config): take it and preview it at once.
-  useEffect(() => {
-    const take = (draft: ImportDraft | undefined) => {
-      if (!draft) return;
-      useUiStore.getState().setImportDraft(undefined);
-      setText(draft.text);
-      setSyntax(draft.syntax);
-      setSource(draft.fileName);
-      void runPreview(draft.text, draft.syntax);
-    };
-    take(useUiStore.getState().importDraft);
-    return useUiStore.subscribe((s) => take(s.importDraft));
-    // runPreview only sets state; the subscription is made once.
+  const takeImportDrafts = useUiStore((s) => s.takeImportDrafts);
+  useEffect(
+    () =>
+      takeImportDrafts((draft) => {
+        setText(draft.text);
+        setSyntax(draft.syntax);
+        setSource(draft.fileName);
+        void runPreview(draft.text, draft.syntax);
+      }),
+    // runPreview only sets state; the drafts are followed once.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+    [takeImportDrafts],
+  );
   const canImport = Boolean(current && preview.ok && !busy);
 
   async function runPreview(value = text, as = syntax) {
@@ -187,32 +187,34 @@ function ImportPanel() {
           From <code>{source}</code> ({syntax === 'json' ? 'strict JSON' : 'YAML'})
         </p>
       )}
-      <textarea
-        className="config-text"
-        aria-label="Config to import"
-        rows={14}
-        spellCheck={false}
-        value={text}
-        aria-invalid={current && !preview.ok ? true : undefined}
-        onChange={(e) => setText(e.target.value)}
-      />
+      {/* The text's problems stand under it, as a field's do: the control is invalid and described by them. */}
+      <Field
+        id="cfg-import-text"
+        label="Config to import"
+        hideLabel
+        announce={false}
+        error={
+          current && !preview.ok ? (
+            <section role="alert" aria-label="Import problems" className="import-problems">
+              <h4>The text cannot be imported</h4>
+              <ul className="issues">
+                {preview.error && <li><code>{preview.error}</code></li>}
+                {preview.issues.map((i) => (
+                  <li key={formatIssue(i)}><code>{formatIssue(i)}</code></li>
+                ))}
+              </ul>
+            </section>
+          ) : undefined
+        }
+      >
+        {(c) => <textarea {...c} className="config-text" rows={14} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />}
+      </Field>
       <div className="config-actions">
         <button type="button" disabled={busy || text.length === 0} onClick={() => void runPreview()}>Preview import</button>
         <button type="button" className="primary" disabled={!canImport} onClick={() => setConfirming(true)}>Import</button>
         {preview && !current && <span className="meta">The text changed since the preview: preview it again.</span>}
       </div>
       {error && <p role="alert" className="error">{error}</p>}
-      {current && !preview.ok && (
-        <section role="alert" aria-label="Import problems" className="import-problems">
-          <h4>The text cannot be imported</h4>
-          <ul className="issues">
-            {preview.error && <li><code>{preview.error}</code></li>}
-            {preview.issues.map((i) => (
-              <li key={formatIssue(i)}><code>{formatIssue(i)}</code></li>
-            ))}
-          </ul>
-        </section>
-      )}
       {current && preview.diff && (
         <section aria-label="Import changes">
           <h4>What the import changes</h4>

@@ -18,6 +18,21 @@ describe('ui store', () => {
     expect(useUiStore.getState()).toMatchObject({ view: 'hosts', importDraft: undefined });
   });
 
+  it('the import panel takes each draft once: the one waiting, then each that comes, until it stops following', () => {
+    const taken: string[] = [];
+    useUiStore.getState().setImportDraft({ fileName: 'a.yaml', text: 'a', syntax: 'yaml' });
+    const stop = useUiStore.getState().takeImportDrafts((d) => taken.push(d.fileName));
+    expect(taken).toEqual(['a.yaml']);
+    expect(useUiStore.getState().importDraft).toBeUndefined();
+    useUiStore.getState().setImportDraft({ fileName: 'b.json', text: '{}', syntax: 'json' });
+    expect(taken).toEqual(['a.yaml', 'b.json']);
+    expect(useUiStore.getState().importDraft).toBeUndefined();
+    stop();
+    useUiStore.getState().setImportDraft({ fileName: 'c.yaml', text: 'c', syntax: 'yaml' });
+    expect(taken).toEqual(['a.yaml', 'b.json']);
+    expect(useUiStore.getState().importDraft?.fileName).toBe('c.yaml');
+  });
+
   it('a toast goes by itself: info after 4 s, an error after 8 s; dismiss takes it at once', () => {
     const s = useUiStore.getState();
     s.toast('Starting web-1');
