@@ -10,6 +10,7 @@ import { type HostImageTransfer, IMAGE_TRANSFERS, type ImageTransfer } from '../
 import { imageTransfer, setImageTransfer } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
 import { isActive, useTasksStore } from '../stores/tasks-store.js';
+import { Field } from './Field.js';
 
 const CHOICES: Record<ImageTransfer, { label: string; hint: string }> = {
   auto: { label: 'Automatic', hint: 'The host downloads the image itself when it can reach the URL (checked from the host each time); otherwise it is uploaded from this machine, saying why.' },
@@ -65,20 +66,26 @@ export function ImageTransferSection({ host }: { host: string }) {
   return (
     <section className="image-transfer" aria-labelledby={`${id}-h`}>
       <h4 id={`${id}-h`}>Image transfer</h4>
-      <div className="field">
-        <label htmlFor={`${id}-s`}>How base images reach {host}</label>
-        <select id={`${id}-s`} value={view?.imageTransfer ?? ''} disabled={!view || saving} aria-describedby={`${id}-d`} onChange={(e) => void choose(e.target.value as ImageTransfer)}>
-          {!view && <option value="">Reading…</option>}
-          {IMAGE_TRANSFERS.map((how) => (
-            <option key={how} value={how}>
-              {CHOICES[how].label}
-            </option>
-          ))}
-        </select>
-        <span className="hint" id={`${id}-d`}>
-          {view ? CHOICES[view.imageTransfer].hint : ''} Kept in {view ? <code>{view.file}</code> : 'the app\'s settings file'}, not in config.yaml; <code>egress-desk hosts image-transfer {host}</code> reads the same.
-        </span>
-      </div>
+      <Field
+        id={`${id}-s`}
+        label={`How base images reach ${host}`}
+        hint={
+          <>
+            {view ? CHOICES[view.imageTransfer].hint : ''} Kept in {view ? <code>{view.file}</code> : 'the app\'s settings file'}, not in config.yaml; <code>egress-desk hosts image-transfer {host}</code> reads the same.
+          </>
+        }
+      >
+        {(c) => (
+          <select {...c} value={view?.imageTransfer ?? ''} disabled={!view || saving} onChange={(e) => void choose(e.target.value as ImageTransfer)}>
+            {!view && <option value="">Reading…</option>}
+            {IMAGE_TRANSFERS.map((how) => (
+              <option key={how} value={how}>
+                {CHOICES[how].label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       {saved && view && (
         <p role="status" className="meta">
           Saved: {CHOICES[view.imageTransfer].label.toLowerCase()} from the next launch on {host}.

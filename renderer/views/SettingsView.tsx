@@ -217,25 +217,20 @@ export function SettingsView() {
           </fieldset>
           <fieldset className="panel">
             <legend>Baking</legend>
-            <div className="field checkbox">
-              <label>
-                <input type="checkbox" checked={draft.autoBake} aria-describedby={`${id}-bake-hint`} onChange={(e) => edit({ autoBake: e.target.checked })} /> Bake automatically after the first launch on a host
-              </label>
-              <span className="hint" id={`${id}-bake-hint`}>
-                After a launch on a plain base image, a background task bakes the image on that host (the proxy software installed once), so later launches there boot ready. Images &amp; machine types has Bake for doing it by hand.
-              </span>
-            </div>
+            <Field
+              id={`${id}-bake`}
+              label="Bake automatically after the first launch on a host"
+              checkbox
+              hint="After a launch on a plain base image, a background task bakes the image on that host (the proxy software installed once), so later launches there boot ready. Images & machine types has Bake for doing it by hand."
+            >
+              {(c) => <input {...c} type="checkbox" checked={draft.autoBake} onChange={(e) => edit({ autoBake: e.target.checked })} />}
+            </Field>
           </fieldset>
           <fieldset className="panel">
             <legend>Auto-replace</legend>
-            <div className="field checkbox">
-              <label>
-                <input type="checkbox" checked={draft.autoReplace} aria-describedby={`${id}-ar-hint`} onChange={(e) => edit({ autoReplace: e.target.checked })} /> Replace my proxies whose health keeps failing
-              </label>
-              <span className="hint" id={`${id}-ar-hint`}>
-                Only proxies launched from this workstation by you; each replacement is a task in Tasks.
-              </span>
-            </div>
+            <Field id={`${id}-ar`} label="Replace my proxies whose health keeps failing" checkbox hint="Only proxies launched from this workstation by you; each replacement is a task in Tasks.">
+              {(c) => <input {...c} type="checkbox" checked={draft.autoReplace} onChange={(e) => edit({ autoReplace: e.target.checked })} />}
+            </Field>
             <TextField
               id={ids.after}
               label="After failing for (minutes)"
