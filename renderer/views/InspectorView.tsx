@@ -54,26 +54,26 @@ function keepsEscape(target: EventTarget | null): boolean {
 
 export function InspectorView() {
   const { target, close, setTab } = useUiStore(useShallow((s) => ({ target: s.inspected, close: s.closeInspector, setTab: s.setInspectorTab })));
-  const { inspection, loading, error, gone, refresh } = useInspectorStore(
-    useShallow((s) => ({ inspection: s.inspection, loading: s.loading, error: s.error, gone: s.gone, refresh: s.refresh })),
+  const { inspection, loading, error, gone, refresh, follow } = useInspectorStore(
+    useShallow((s) => ({ inspection: s.inspection, loading: s.loading, error: s.error, gone: s.gone, refresh: s.refresh, follow: s.follow })),
   );
   const name = target?.name;
 
   // Load when the target changes; follow proxy:changed events for it.
   useEffect(() => {
     if (!name) return;
-    return useInspectorStore.getState().follow();
-  }, [name]);
+    return follow();
+  }, [name, follow]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented || keepsEscape(e.target) || document.querySelector('dialog[open]')) return;
       e.preventDefault();
-      useUiStore.getState().closeInspector();
+      close();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [close]);
 
   if (!target) return null;
   const state = inspection?.proxy.state;

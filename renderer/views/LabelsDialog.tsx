@@ -13,10 +13,12 @@ import { labelProxy } from '../stores/proxy-actions.js';
 import { useUiStore } from '../stores/ui-store.js';
 import { Modal } from './ConfirmDialog.js';
 import { Field } from './Field.js';
+import { Refusal } from './Refusal.js';
 
 export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClose: () => void }) {
   const base = useId();
   const ids = { heading: `${base}-h`, field: `${base}-labels` };
+  const toast = useUiStore((s) => s.toast);
   const [text, setText] = useState(() => labelsText(proxy.labels));
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | undefined>();
@@ -34,7 +36,7 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
     setSaveError(undefined);
     try {
       await labelProxy(proxy, set, remove);
-      useUiStore.getState().toast(`Labels of ${proxy.name} saved`);
+      toast(`Labels of ${proxy.name} saved`);
       onClose();
     } catch (err) {
       setSaveError(errorMessage(err));
@@ -50,11 +52,7 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
         <Field id={ids.field} label="Labels" error={invalid} hint="key=value pairs, separated by spaces or commas. Remove a pair to remove the label. Saved in the VM's metadata; it keeps running.">
           {(c) => <input {...c} value={text} spellCheck={false} autoFocus placeholder="env=prod team=web" onChange={(e) => setText(e.target.value)} />}
         </Field>
-        {saveError && (
-          <p role="alert" className="error">
-            Could not save the labels: {saveError}
-          </p>
-        )}
+        <Refusal what="Could not save the labels" error={saveError} />
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>Cancel</button>
           <button type="submit" className="primary" disabled={saving || invalid !== undefined}>{saving ? 'Saving…' : 'Save'}</button>

@@ -17,6 +17,7 @@ import { useTasksStore } from '../stores/tasks-store.js';
 import { Modal } from './ConfirmDialog.js';
 import { Field } from './Field.js';
 import { LaunchManyProgress, LaunchProgress } from './LaunchProgress.js';
+import { Refusal } from './Refusal.js';
 
 /** The free-text fields after the choices, in the order shown. */
 interface TextField {
@@ -201,11 +202,7 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             }}
           </Field>
         ))}
-        {submitError && (
-          <p role="alert" className="error">
-            The launch was refused: {submitError}
-          </p>
-        )}
+        <Refusal what="The launch was refused" error={submitError} />
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>Cancel</button>
           <button type="submit" className="primary" disabled={submitting}>

@@ -84,14 +84,15 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const [selected, setSelected] = useState<ReadonlySet<ProxyKey>>(new Set());
   const now = useNow();
   // While the table is shown the backend samples every 5 s (a lease the store renews); hidden, every minute.
+  const watchStats = useStatsStore((s) => s.watch);
   useEffect(() => {
     if (hidden) return undefined;
     try {
-      return useStatsStore.getState().watch();
+      return watchStats();
     } catch {
       return undefined; // no bridge: the frame already says so (App.tsx), the cells show dashes
     }
-  }, [hidden]);
+  }, [hidden, watchStats]);
   const all = useMemo(() => Object.values(proxies), [proxies]);
   const keys = useMemo(() => all.map(recordKey), [all]);
   const rows = useMemo(() => {

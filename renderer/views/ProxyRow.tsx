@@ -55,7 +55,7 @@ export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowInd
       aria-hidden={placeholder || undefined}
       inert={placeholder}
       tabIndex={placeholder ? -1 : 0}
-      onKeyDown={(e) => rowKeys(e, p.name)}
+      onKeyDown={(e) => rowKeys(e, p.name, actions.inspect)}
       onDoubleClick={(e) => {
         if (!(e.target instanceof HTMLElement && e.target.closest('input, button'))) actions.inspect(p.name);
       }}

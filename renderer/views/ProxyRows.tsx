@@ -1,6 +1,5 @@
 /** The Proxies table's rows beyond a proxy's own cells: a group's header row, and the keys that move between proxy rows. */
 import type { GroupedRow } from '../proxy-fleet.js';
-import { useUiStore } from '../stores/ui-store.js';
 
 /** A group's header: a row of the same windowed list (same height), spanning every column. */
 export function GroupRow({ item, rowIndex, columns }: { item: Extract<GroupedRow, { kind: 'group' }>; rowIndex: number; columns: number }) {
@@ -21,13 +20,13 @@ function proxyRowFrom(row: Element, down: boolean): Element | null {
   return next;
 }
 
-/** Enter on a focused row, or a double-click on it (not on its checkbox or buttons), opens the inspector. */
-export function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string): void {
+/** Enter on a focused row opens the inspector (`inspect`, the row's own action, as a double-click does); the arrows move between rows. */
+export function rowKeys(e: React.KeyboardEvent<HTMLDivElement>, name: string, inspect: (name: string) => void): void {
   if (e.target !== e.currentTarget) return;
   const row = e.currentTarget;
   if (e.key === 'Enter') {
     e.preventDefault();
-    useUiStore.getState().inspect(name);
+    inspect(name);
   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
     // Moves between the rendered rows; the overscan keeps a neighbour in the DOM and focusing it scrolls.
     const next = proxyRowFrom(row, e.key === 'ArrowDown');

@@ -17,13 +17,13 @@ import { OthersNote } from './OthersNote.js';
 
 export function ReplaceDialog({ proxies, you, onClose }: { proxies: readonly ProxyRecordView[]; you: LaunchedBy | undefined; onClose: () => void }) {
   const hosts = useHostsStore((s) => s.hosts);
+  const toast = useUiStore((s) => s.toast);
   const [host, setHost] = useState('');
   const id = useId();
   const names = proxies.map((p) => p.name);
   const one = names.length === 1;
   async function confirm() {
     onClose();
-    const toast = useUiStore.getState().toast;
     try {
       // The dialog named the owners of someone else's proxies: confirming is their agreement.
       await replaceProxies({ names, ...(host ? { host } : {}), force: true });
