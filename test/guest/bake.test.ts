@@ -10,8 +10,7 @@
  * launched at the same time, must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
  * are deleted and the baked volume removed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
 import {
   GUEST_PAGE_MARK,
@@ -27,7 +26,8 @@ import {
   namespaceHttpServer,
   siteMirrorVendorData,
 } from '../support/guest.js';
-import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
+import { removeVolumes } from '../support/libvirt.js';
+import { useGuestLane } from '../support/guest-lane.js';
 import { agentExec } from '../support/qemu-agent.js';
 import { hypervisorState } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
@@ -37,8 +37,6 @@ const NAME = 'egtest-baked-1';
 const SOCKS = 'egtest-baked-socks';
 const PAGE_PORT = 18085;
 const MIRROR_PORT = 18086;
-let client: LibvirtClient;
-let page: ReturnType<typeof namespaceHttpServer> | undefined;
 let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
 /** The bake's home (its config has the mirror), then the launches' (no mirror), and a second launch home for the SOCKS proxy (its own credentials file and image cache). */
 let bakeHome: GuestHome;
@@ -47,47 +45,38 @@ let socksHome: GuestHome;
 let image: GuestImage;
 let baked: string;
 
+const lane = useGuestLane([NAME, SOCKS], () => (baked ? [baked] : []));
+
 beforeAll(async () => {
   image = guestImage({ bare: true });
   baked = bakedVolumeName(image.sha256, proxyRecipe());
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
+  lane.stopAtEnd(mirror.child);
   bakeHome = guestHome(env, 'egress-bake-', guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
   // The launches' config has no mirror: its vendor-data installs nothing, and there is no apt source to reach.
   plain = guestHome(env, 'egress-bake-plain-', guestConfig(env, image));
   socksHome = guestHome(env, 'egress-bake-socks-', guestConfig(env, image));
-  client = await systemClient();
-  page = namespaceHttpServer(env, PAGE_PORT);
+  lane.stopAtEnd(namespaceHttpServer(env, PAGE_PORT).child);
 }, 20 * 60_000);
-
-afterAll(async () => {
-  page?.child.kill();
-  mirror?.child.kill();
-  if (client) {
-    await removeProxy(client, NAME);
-    await removeProxy(client, SOCKS);
-    await removeVolumes(client, [baked]);
-    await client.close();
-  }
-}, 120_000);
 
 /** A domain's journal for one unit this boot, read through the guest agent (guest-exec). */
 async function agentJournal(domainName: string, unit: string): Promise<string> {
-  const dom = await client.call('DOMAIN_LOOKUP_BY_NAME', { name: domainName });
-  const r = await agentExec(client, dom, '/usr/bin/journalctl', ['-b', '-u', unit, '--no-pager', '-o', 'cat']);
+  const dom = await lane.client.call('DOMAIN_LOOKUP_BY_NAME', { name: domainName });
+  const r = await agentExec(lane.client, dom, '/usr/bin/journalctl', ['-b', '-u', unit, '--no-pager', '-o', 'cat']);
   if (r.exitCode !== 0) throw new Error(`journalctl in the guest exited ${r.exitCode}: ${r.stderr}`);
   return r.stdout;
 }
 
 describe('baking the bare image on the test host', () => {
   it('makes the baked base; a launch with no mirror uses it, forwards HTTP and the agent reports the address', async () => {
-    const before = await hypervisorState(client);
+    const before = await hypervisorState(lane.client);
     expect(before.volumes, `${baked} is in the pool before the test (left by an earlier run?)`).not.toContain(baked);
     const t0 = Date.now();
     const b = await bakeHome.cli('images', 'bake', 'guest', '--host', 'local');
     console.log(`bake: images bake took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${b.stderr}`);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toContain(baked);
-    const afterBake = await hypervisorState(client);
+    const afterBake = await hypervisorState(lane.client);
     expect(afterBake.volumes).toContain(baked);
     // Nothing of the baking run is left: no egress-baking-* domain or volume.
     expect(afterBake.domains).toEqual(before.domains);
@@ -128,8 +117,8 @@ describe('baking the bare image on the test host', () => {
 
     const del = await plain.cli('proxies', 'delete', NAME);
     expect(del.code, del.stderr).toBe(0);
-    await removeVolumes(client, [baked]);
-    const after = await hypervisorState(client);
+    await removeVolumes(lane.client, [baked]);
+    const after = await hypervisorState(lane.client);
     expect(after.domains).toEqual(before.domains);
     expect(after.volumes).not.toContain(baked);
   }, 40 * 60_000);

@@ -7,8 +7,7 @@
  * the proxy's address (source `agent`) without anything in vendor-data starting it.
  * Launch to ready is logged (docs/performance.md). `proxies delete` leaves nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { agentExec } from '../support/qemu-agent.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import {
@@ -21,49 +20,38 @@ import {
   guestConfig,
   guestHome,
   guestImage,
+  launchTimed,
   namespaceHttpServer,
   siteMirrorVendorData,
 } from '../support/guest.js';
-import { removeProxy, systemClient } from '../support/libvirt.js';
-import { hypervisorState } from '../support/provider.js';
+import { useGuestLane } from '../support/guest-lane.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-bare-1';
 const PAGE_PORT = 18083;
 const MIRROR_PORT = 18084;
-let client: LibvirtClient;
-let page: ReturnType<typeof namespaceHttpServer> | undefined;
 let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
 let g: GuestHome;
 let image: GuestImage;
 
 const cli = (...args: string[]) => g.cli('proxies', ...args);
 
+const lane = useGuestLane([NAME]);
+
 beforeAll(async () => {
   image = guestImage({ bare: true });
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
+  lane.stopAtEnd(mirror.child);
   g = guestHome(env, 'egress-bare-', guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)));
-  client = await systemClient();
-  page = namespaceHttpServer(env, PAGE_PORT);
+  lane.stopAtEnd(namespaceHttpServer(env, PAGE_PORT).child);
 }, 20 * 60_000);
-
-afterAll(async () => {
-  page?.child.kill();
-  mirror?.child.kill();
-  if (client) {
-    await removeProxy(client, NAME);
-    await client.close();
-  }
-}, 120_000);
 
 describe('a launch on an image without tinyproxy and qemu-guest-agent, with a site mirror', () => {
   it('installs both at first boot; the URL forwards HTTP and the agent reports the address', async () => {
-    const before = await hypervisorState(client);
+    const before = await lane.state();
     const t0 = Date.now();
-    const r = await cli('launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
-    const ready = (Date.now() - t0) / 1000;
-    console.log(`bare image: launch --wait (Launch to ready, packages from the mirror) took ${ready.toFixed(1)} s\n${r.stderr}`);
+    const { r, seconds: ready } = await launchTimed('bare image (Launch to ready, packages from the mirror)', cli, NAME, '--allow', '192.168.150.0/24');
     expect(r.code, r.stderr).toBe(0);
     const url = r.stdout.trim();
     expect(url).toMatch(/^http:\/\/egress:[A-Za-z0-9_-]+@192\.168\.150\.\d+:3128$/);
@@ -82,16 +70,14 @@ describe('a launch on an image without tinyproxy and qemu-guest-agent, with a si
     console.log(`bare image: the agent reported ${address} ${((Date.now() - t0) / 1000 - ready).toFixed(1)} s after ready`);
     expect(inspection.problems.agent).toBeUndefined();
 
-    const dom = await client.call('DOMAIN_LOOKUP_BY_NAME', { name: inspection.proxy.id });
-    const status = await agentExec(client, dom, '/usr/bin/dpkg-query', ['-W', '-f', '${Package} ${db:Status-Status}\\n', 'tinyproxy', 'qemu-guest-agent']);
+    const dom = await lane.client.call('DOMAIN_LOOKUP_BY_NAME', { name: inspection.proxy.id });
+    const status = await agentExec(lane.client, dom, '/usr/bin/dpkg-query', ['-W', '-f', '${Package} ${db:Status-Status}\\n', 'tinyproxy', 'qemu-guest-agent']);
     expect(status.stdout.split('\n').filter(Boolean).sort()).toEqual(['qemu-guest-agent installed', 'tinyproxy installed']);
-    const cloudInit = await agentExec(client, dom, '/usr/bin/cloud-init', ['status', '--long']);
+    const cloudInit = await agentExec(lane.client, dom, '/usr/bin/cloud-init', ['status', '--long']);
     expect(cloudInit.stdout).toMatch(/status: done/);
 
     const del = await cli('delete', NAME);
     expect(del.code, del.stderr).toBe(0);
-    const after = await hypervisorState(client);
-    expect(after.domains).toEqual(before.domains);
-    expect(after.volumes).toEqual([...new Set([...before.volumes, baseVolumeName(image.sha256, 'qcow2')])].sort());
+    await lane.expectAsBefore(before, [baseVolumeName(image.sha256, 'qcow2')]);
   }, 15 * 60_000);
 });

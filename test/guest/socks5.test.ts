@@ -10,19 +10,15 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LibvirtClient } from '../../electron/libvirt/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
-import { GUEST_PAGE_MARK, type GuestHome, type GuestImage, curlThroughSocks, guestConfig, guestHome, guestImage, namespaceHttpServer } from '../support/guest.js';
-import { removeProxy, systemClient } from '../support/libvirt.js';
-import { hypervisorState } from '../support/provider.js';
+import { GUEST_PAGE_MARK, type GuestHome, type GuestImage, curlThroughSocks, guestConfig, guestHome, guestImage, launchTimed, namespaceHttpServer } from '../support/guest.js';
+import { useGuestLane } from '../support/guest-lane.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-socks-1';
 const PAGE_PORT = 18085;
-let client: LibvirtClient;
-let page: ReturnType<typeof namespaceHttpServer> | undefined;
 let g: GuestHome;
 let image: GuestImage;
 
@@ -30,28 +26,18 @@ const cli = (...args: string[]) => g.cli('proxies', ...args);
 
 const curlSocks = (proxy: string, user: string, target: string) => curlThroughSocks(env, proxy, user, target);
 
+const lane = useGuestLane([NAME]);
+
 beforeAll(async () => {
   image = guestImage();
   g = guestHome(env, 'egress-socks-', guestConfig(env, image));
-  client = await systemClient();
-  await removeProxy(client, NAME);
-  page = namespaceHttpServer(env, PAGE_PORT);
+  lane.stopAtEnd(namespaceHttpServer(env, PAGE_PORT).child);
 }, 20 * 60_000);
-
-afterAll(async () => {
-  page?.child.kill();
-  if (client) {
-    await removeProxy(client, NAME);
-    await client.close();
-  }
-}, 120_000);
 
 describe('a socks5 proxy on the guest image', () => {
   it('forwards with its credentials (curl --socks5-hostname), refuses a wrong password, and says socks5 in its metadata', async () => {
-    const before = await hypervisorState(client);
-    const t0 = Date.now();
-    const r = await cli('launch', NAME, '--kind', 'socks5', '--wait', '--timeout', '600');
-    console.log(`socks5: launch --wait took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${r.stderr}`);
+    const before = await lane.state();
+    const { r } = await launchTimed('socks5', cli, NAME, '--kind', 'socks5');
     expect(r.code, r.stderr).toBe(0);
     const url = new URL(r.stdout.trim());
     expect(url.protocol).toBe('socks5:');
@@ -92,8 +78,6 @@ describe('a socks5 proxy on the guest image', () => {
 
     const del = await cli('delete', NAME);
     expect(del.code, del.stderr).toBe(0);
-    const after = await hypervisorState(client);
-    expect(after.domains).toEqual(before.domains);
-    expect(after.volumes).toEqual([...new Set([...before.volumes, baseVolumeName(image.sha256, 'qcow2')])].sort());
+    await lane.expectAsBefore(before, [baseVolumeName(image.sha256, 'qcow2')]);
   }, 15 * 60_000);
 });

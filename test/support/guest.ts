@@ -93,3 +93,16 @@ export function guestHome(env: TestEnv, prefix: string, configText: string): Gue
   writeFileSync(config, configText);
   return { home, config, cli: cliRunner({ home, data: join(home, 'data'), config, env: { EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } }) };
 }
+
+/**
+ * `launch NAME --wait --timeout 600 ARGS` through `cli` (a guest-lane file's `proxies`
+ * runner), timed: logs "LABEL: launch --wait took N s" with the steps it printed (the
+ * figures docs/performance.md quotes), and returns the result with the seconds.
+ */
+export async function launchTimed(label: string, cli: (...args: string[]) => Promise<CliResult>, name: string, ...args: string[]): Promise<{ r: CliResult; seconds: number }> {
+  const t0 = Date.now();
+  const r = await cli('launch', name, '--wait', '--timeout', '600', ...args);
+  const seconds = (Date.now() - t0) / 1000;
+  console.log(`${label}: launch --wait took ${seconds.toFixed(1)} s\n${r.stderr}`);
+  return { r, seconds };
+}
