@@ -1,46 +1,21 @@
 /**
  * Our ssh_config resolution against OpenSSH's own: `ssh -G` (prints the effective settings,
- * no network) over many configs, setting by setting, jump hops included.
+ * no network) over many configs, setting by setting, jump hops included. How the two are run
+ * and compared, and why the comparison is fair, is openssh-compare.ts.
  *
- * Honesty of the comparison: ssh takes `~` and `%d` from the passwd entry, but `~` in Include
- * (glob(3)) and `${HOME}` from $HOME. So ssh runs as this process's user with HOME set to a
- * throwaway directory, and our resolver gets the same two: the passwd home as `homeDir`, the
- * throwaway one as env.HOME. No file under the real home is read: every Include is absolute
- * or under the throwaway HOME. `ssh -G` prints IdentityFile unexpanded, so for the cases that
- * test token expansion in key paths, `ssh -vvv -o ProxyCommand=true` (a connection "through"
- * `true`: nothing leaves the machine) prints the expanded paths it loads.
- *
- * Deliberate differences, tested as such at the end: `Match exec` is never run; `%j` is
- * expanded (OpenSSH 9.6+) where 9.2 refuses it; the default key list leaves out the
- * security-key and XMSS files ssh2 cannot use.
+ * Deliberate differences: `Match exec` is never run, and `%j` is expanded (OpenSSH 9.6+)
+ * where 9.2 refuses it, each tested as such in ssh-config-openssh-differences.test.ts; the
+ * default key list leaves out the security-key and XMSS files ssh2 cannot use (the
+ * comparison leaves them out of ssh's list).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSshConfig, readServices } from '../../../electron/transport/ssh-config-load.js';
-import { parseProxyJump, resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from '../../../electron/transport/ssh-config.js';
+import { describe, expect, it } from 'vitest';
+import { loadSshConfig } from '../../../electron/transport/ssh-config-load.js';
+import { resolveSshHost, type SshHostSettings, type SshTarget } from '../../../electron/transport/ssh-config.js';
 import { SshConfigError } from '../../../electron/transport/ssh-errors.js';
 import { skipBecause } from '../../support/skip.js';
-import { tempDir } from '../../support/temp-dir.js';
+import { type Case, compareChain, fill, setUp, sshG, sshLoadedKeys, sshPresent, useOpenSshSandbox } from './openssh-compare.js';
 
-const sshPresent = spawnSync('ssh', ['-V'], { encoding: 'utf8' }).error === undefined;
-
-interface Case {
-  name: string;
-  /** The config; `@D` is the case's directory, `@H` the throwaway HOME, `@U` the local user. */
-  config: string;
-  alias: string;
-  /** Like -l, -p, -i (the app's sshUser, sshPort, identityFile). */
-  user?: string;
-  port?: number;
-  identity?: string;
-  /** Further files, relative to `@D` unless they start with `@H`. */
-  files?: Record<string, string>;
-  /** Also compare the expanded key paths (ssh -vvv through ProxyCommand=true). */
-  expandKeys?: boolean;
-}
+const sandbox = useOpenSshSandbox();
 
 /** One config seen from several aliases: a case for each, named `name (alias)`. */
 function eachAlias(name: string, config: string, aliases: readonly string[]): Case[] {
@@ -156,121 +131,6 @@ const cases: Case[] = [
   { name: 'refused: a bad Port in an included file', config: 'Include @D/bad.conf\n', alias: 'a', files: { 'bad.conf': 'Port 0\n' } },
 ];
 
-let root = '';
-let home = '';
-let local: SshLocalContext;
-let sshEnv: Record<string, string>;
-
-beforeAll(async () => {
-  root = tempDir('egress-sshg-');
-  home = join(root, 'home');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  const me = userInfo();
-  sshEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SSH_AUTH_SOCK: join(root, 'agent.sock'), EGTEST_VAR: join(root, 'var') };
-  local = { homeDir: me.homedir, localUser: me.username, uid: me.uid, localHostName: hostname(), env: sshEnv, services: await readServices() };
-});
-
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-});
-
-function fill(text: string, dir: string): string {
-  return text.replaceAll('@D', dir).replaceAll('@H', home).replaceAll('@U', userInfo().username);
-}
-
-/** Writes a case's files; returns the config's path. */
-function setUp(c: Case, index: number): { dir: string; config: string } {
-  const dir = join(root, `case-${index}`);
-  mkdirSync(dir, { recursive: true });
-  const config = join(dir, 'config');
-  writeFileSync(config, fill(c.config, dir));
-  for (const [name, text] of Object.entries(c.files ?? {})) {
-    const path = name.startsWith('@H') ? fill(name, dir) : join(dir, name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, fill(text, dir));
-  }
-  if (c.identity) writeFileSync(fill(c.identity, dir), 'not a key\n');
-  return { dir, config };
-}
-
-interface SshG {
-  status: number | null;
-  stderr: string;
-  values: Map<string, string[]>;
-}
-
-function sshG(config: string, alias: string, opts: { user?: string; port?: number; identity?: string; jump?: string }): SshG {
-  const args = ['-G', '-F', config];
-  if (opts.user !== undefined) args.push('-l', opts.user);
-  if (opts.port !== undefined) args.push('-p', String(opts.port));
-  if (opts.identity !== undefined) args.push('-i', opts.identity);
-  if (opts.jump !== undefined) args.push('-J', opts.jump);
-  args.push(alias);
-  const r = spawnSync('ssh', args, { encoding: 'utf8', env: sshEnv, timeout: 20_000 });
-  const values = new Map<string, string[]>();
-  for (const line of r.stdout.split('\n')) {
-    const sp = line.indexOf(' ');
-    if (sp <= 0) continue;
-    const key = line.slice(0, sp).toLowerCase();
-    values.set(key, [...(values.get(key) ?? []), line.slice(sp + 1)]);
-  }
-  return { status: r.status, stderr: r.stderr, values };
-}
-
-/** The key paths ssh loads, expanded (debug1 "identity file … type"), through a ProxyCommand that is just `true`. */
-function sshLoadedKeys(config: string, alias: string): string[] {
-  const r = spawnSync('ssh', ['-vvv', '-F', config, '-o', 'ProxyCommand=true', '-o', 'BatchMode=yes', alias], { encoding: 'utf8', env: sshEnv, timeout: 20_000 });
-  return [...r.stderr.matchAll(/identity file (\S+) type/g)].map((m) => m[1]!).filter((p) => !p.endsWith('-cert'));
-}
-
-const UNUSABLE_DEFAULTS = ['~/.ssh/id_ecdsa_sk', '~/.ssh/id_ed25519_sk', '~/.ssh/id_xmss'];
-
-/** Compares every setting the transport uses; returns the differences (empty when they agree). */
-function compare(ours: SshHostSettings, ssh: SshG, what: string): string[] {
-  const diffs: string[] = [];
-  const one = (key: string): string | undefined => ssh.values.get(key)?.[0];
-  const eq = (name: string, a: unknown, b: unknown): void => {
-    if (JSON.stringify(a) !== JSON.stringify(b)) diffs.push(`${what} ${name}: ours ${JSON.stringify(a)}, ssh ${JSON.stringify(b)}`);
-  };
-  eq('hostname', ours.hostName, one('hostname'));
-  eq('port', String(ours.port), one('port'));
-  eq('user', ours.user, one('user'));
-  const sshKeys = (ssh.values.get('identityfile') ?? []).filter((k) => k !== 'none' && !UNUSABLE_DEFAULTS.includes(k));
-  eq('identityfile', ours.identities.map((i) => (i.origin.kind === 'app' ? i.path : i.written)), sshKeys);
-  eq('userknownhostsfile', ours.userKnownHostsFiles.join(' ') || 'none', one('userknownhostsfile'));
-  eq('globalknownhostsfile', ours.globalKnownHostsFiles.join(' ') || 'none', one('globalknownhostsfile'));
-  eq('hostkeyalias', ours.hostKeyName, one('hostkeyalias') ?? one('hostname'));
-  eq('identitiesonly', ours.identitiesOnly ? 'yes' : 'no', one('identitiesonly'));
-  eq('hashknownhosts', ours.hashKnownHosts ? 'yes' : 'no', one('hashknownhosts'));
-  const agent = one('identityagent');
-  let sshAgent: string | undefined = sshEnv.SSH_AUTH_SOCK;
-  if (agent === 'none') sshAgent = undefined;
-  else if (agent !== undefined && agent !== 'SSH_AUTH_SOCK') sshAgent = agent.startsWith('$') ? sshEnv[agent.slice(1)] : agent;
-  eq('identityagent', ours.agentSocket, sshAgent);
-  eq('proxycommand', ours.proxyCommand, one('proxycommand'));
-  const timeout = one('connecttimeout');
-  eq('connecttimeout', ours.connectTimeoutMs === undefined ? undefined : String(ours.connectTimeoutMs / 1000), timeout === 'none' || timeout === '0' ? undefined : timeout);
-  eq('serveraliveinterval', String((ours.keepaliveIntervalMs ?? 0) / 1000), one('serveraliveinterval'));
-  eq('serveralivecountmax', String(ours.keepaliveCountMax ?? 3), one('serveralivecountmax'));
-  return diffs;
-}
-
-/** Compares a host and, hop by hop, its jump chain: each hop resolved by ssh as `ssh -J` would spawn it. */
-function compareChain(ours: SshHostSettings, ssh: SshG, config: string, what: string): string[] {
-  const diffs = compare(ours, ssh, what);
-  const jumpLine = ssh.values.get('proxyjump')?.[0];
-  const hops = jumpLine === undefined ? [] : parseProxyJump(jumpLine);
-  const last = hops.at(-1);
-  if (last === undefined || ours.jump === undefined) {
-    if ((last === undefined) !== (ours.jump === undefined)) diffs.push(`${what} proxyjump: ours ${ours.jump?.alias ?? 'none'}, ssh ${jumpLine ?? 'none'}`);
-    return diffs;
-  }
-  const extra = jumpLine!.includes(',') ? jumpLine!.slice(0, jumpLine!.lastIndexOf(',')) : undefined;
-  const hop = sshG(config, last.host, { ...(last.user !== undefined ? { user: last.user } : {}), ...(last.port !== undefined ? { port: last.port } : {}), ...(extra !== undefined ? { jump: extra } : {}) });
-  if (ours.jump.alias !== last.host) diffs.push(`${what} jump alias: ours ${ours.jump.alias}, ssh ${last.host}`);
-  return [...diffs, ...compareChain(ours.jump, hop, config, `${what} > ${last.host}`)];
-}
-
 describe('ssh_config resolution agrees with OpenSSH (ssh -G)', () => {
   it('covers at least 60 configs', () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
@@ -282,12 +142,12 @@ describe('ssh_config resolution agrees with OpenSSH (ssh -G)', () => {
     const identity = c.identity ? fill(c.identity, dir) : undefined;
     const opts = { ...(c.user !== undefined ? { user: c.user } : {}), ...(c.port !== undefined ? { port: c.port } : {}), ...(identity !== undefined ? { identity } : {}) };
     const ssh = sshG(config, c.alias, opts);
-    const sources = await loadSshConfig({ homeDir: home, userConfigPath: config, systemConfigPath: null });
+    const sources = await loadSshConfig({ homeDir: sandbox.home, userConfigPath: config, systemConfigPath: null });
     const target: SshTarget = { address: c.alias, ...(c.user !== undefined ? { sshUser: c.user } : {}), ...(c.port !== undefined ? { sshPort: c.port } : {}), ...(identity !== undefined ? { identityFile: identity } : {}) };
     let ours: SshHostSettings | undefined;
     let error: unknown;
     try {
-      ours = resolveSshHost(target, sources, local);
+      ours = resolveSshHost(target, sources, sandbox.local);
     } catch (err) {
       error = err;
     }
@@ -300,32 +160,5 @@ describe('ssh_config resolution agrees with OpenSSH (ssh -G)', () => {
     expect(error, `ssh accepted it, we refused: ${String(error)}`).toBeUndefined();
     expect(compareChain(ours!, ssh, config, c.alias)).toEqual([]);
     if (c.expandKeys) expect(ours!.identityFiles).toEqual(sshLoadedKeys(config, c.alias));
-  });
-});
-
-describe('deliberate differences from OpenSSH, each one said', () => {
-  it('Match exec is never run: where ssh would apply the block, ours does not, and warns with file and line', async (ctx) => {
-    if (!sshPresent) skipBecause(ctx, 'OpenSSH (ssh) is not installed: nothing to compare with');
-    const dir = mkdtempSync(join(root, 'exec-'));
-    const config = join(dir, 'config');
-    writeFileSync(config, 'Host a\n  Port 2300\nMatch exec true\n  User ran\n');
-    const ssh = sshG(config, 'a', {});
-    const ours = resolveSshHost({ address: 'a' }, await loadSshConfig({ homeDir: home, userConfigPath: config, systemConfigPath: null }), local);
-    expect(ssh.values.get('user')).toEqual(['ran']);
-    expect(ours.user).toBe(local.localUser);
-    expect(compare(ours, ssh, 'a')).toEqual([`a user: ours ${JSON.stringify(local.localUser)}, ssh "ran"`]);
-    expect(ours.warnings).toEqual([{ file: config, line: 3, message: expect.stringContaining('Match exec "true" was not run') }]);
-  });
-
-  it('%j is the last ProxyJump host (OpenSSH 9.6+), which 9.2 refuses', async (ctx) => {
-    if (!sshPresent) skipBecause(ctx, 'OpenSSH (ssh) is not installed: nothing to compare with');
-    const dir = mkdtempSync(join(root, 'j-'));
-    const config = join(dir, 'config');
-    writeFileSync(config, `Host a\n  ProxyJump u@hop1:2200\n  UserKnownHostsFile ${dir}/kh_%j\n`);
-    const ours = resolveSshHost({ address: 'a' }, await loadSshConfig({ homeDir: home, userConfigPath: config, systemConfigPath: null }), local);
-    expect(ours.userKnownHostsFiles).toEqual([`${dir}/kh_hop1`]);
-    const ssh = sshG(config, 'a', {});
-    if (ssh.status === 0) expect(ssh.values.get('userknownhostsfile')).toEqual([`${dir}/kh_hop1`]);
-    else expect(ssh.stderr).toContain('unknown key %j');
   });
 });
