@@ -15,20 +15,23 @@
  * running or done step, on the real backend (the test environment's libvirtd): the call
  * goes through serve's WebSocket, the router and the task service, and the step arrives as
  * a task:update event. Each launch is then cancelled and removed.
+ *
+ * The page's side in Node (logging in, the timing script's times, CPU time, profiles) is
+ * browser/timed-page.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { VIEWPORT, launchChromium } from './browser/chromium.js';
+import { launchChromium } from './browser/chromium.js';
 import { type FakeAnswers, fakeProxies } from './browser/fake-listing.js';
 import { startWsRelay } from './browser/ws-relay.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
 import { type FrameFigures, frameFigures, median } from './refresh.js';
-import { IDLE_FRAMES_SCRIPT, type PageTimes, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures, TIMING_INIT_SCRIPT } from './browser/page-timing.js';
-import { type ServeProcess, startServeProcess } from './browser/serve.js';
+import { IDLE_FRAMES_SCRIPT, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures } from './browser/page-timing.js';
+import { startServeProcess } from './browser/serve.js';
+import { type TimedPage, call, filled, loggedIn, profileIfAsked, timedPage, waitForTime } from './browser/timed-page.js';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
 
@@ -49,35 +52,6 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
-async function times(page: Page): Promise<PageTimes> {
-  return (await page.evaluate('window.__bench')) as PageTimes;
-}
-
-/** Calls one of page-timing.ts's scripts with `arg` (a string is evaluated as an expression: the call is written out). */
-async function call<T>(page: Page, script: string, arg: unknown): Promise<T> {
-  return (await page.evaluate(`(${script})(${JSON.stringify(arg)})`)) as T;
-}
-
-/** Polls the page's times until `key` is set (waitForFunction would evaluate a string, which the app's CSP forbids). */
-async function waitForTime(page: Page, key: keyof PageTimes, timeoutMs = 60_000): Promise<PageTimes> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const t = await times(page);
-    if (t[key] !== null) return t;
-    if (Date.now() > until) throw new Error(`the page never recorded ${key} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** A context logged in to serve (the printed link works once; every page after it reuses the cookie). */
-async function loggedIn(browser: Browser, serve: ServeProcess): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-  const page = await context.newPage();
-  await page.goto(serve.url);
-  await page.close();
-  return context;
-}
-
 /** The listing of `proxies`, and figures for every one of them: each row draws what a working fleet shows. */
 function fleetAnswers(proxies: ReturnType<typeof fakeProxies>): FakeAnswers {
   return {
@@ -85,59 +59,6 @@ function fleetAnswers(proxies: ReturnType<typeof fakeProxies>): FakeAnswers {
     'proxies:stats': (input) => fakeStats(proxies, 0, Date.now(), (input as { sparkPoints?: number } | undefined)?.sparkPoints ?? 0),
     'proxies:health': () => fakeHealth(proxies, 0, Date.now()),
   };
-}
-
-const profiles = new WeakMap<Page, CDPSession>();
-
-/**
- * With EGRESS_BENCH_PROFILE_DIR set, records the page's JavaScript CPU profile (CDP
- * Profiler) until the returned function is called, and writes it there as NAME.cpuprofile;
- * with EGRESS_BENCH_TRACE_DIR, a Chromium trace of the same span as NAME.trace.json.
- */
-async function profileIfAsked(page: Page, name: string): Promise<() => Promise<void>> {
-  const dir = process.env.EGRESS_BENCH_PROFILE_DIR;
-  const traceDir = process.env.EGRESS_BENCH_TRACE_DIR;
-  const cdp = profiles.get(page);
-  const browser = page.context().browser();
-  // A Chromium trace (EGRESS_BENCH_TRACE_DIR) says what the profile calls "(program)": style, layout, paint, GC.
-  if (traceDir && browser) await browser.startTracing(page, { path: join(traceDir, `${name}.trace.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink.user_timing'] });
-  if (!dir || !cdp) return async () => void (traceDir && browser && (await browser.stopTracing()));
-  await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-  await cdp.send('Profiler.start');
-  return async () => {
-    const { profile } = await cdp.send('Profiler.stop');
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-    if (traceDir && browser) await browser.stopTracing();
-  };
-}
-
-/** Waits until the table's rows draw their traffic sparkline and health (the figures answered after the listing). */
-async function filled(page: Page): Promise<void> {
-  await page.locator('.grid-body .traffic .spark').first().waitFor({ timeout: 30_000 });
-  await page.locator('.grid-body .health .dot').first().waitFor({ timeout: 30_000 });
-}
-
-/** A page with the timing script and a reader of its main thread's CPU time; page errors are collected. */
-interface TimedPage {
-  page: Page;
-  /** Chromium's ThreadTime for the page's main thread, ms: CPU spent, whatever else the machine is doing. */
-  cpuMs: () => Promise<number>;
-}
-
-/** A page with the timing script, errors collected (a page error fails the benchmark: the figure would not be the app's). */
-async function timedPage(context: BrowserContext, errors: string[]): Promise<TimedPage> {
-  const page = await context.newPage();
-  page.on('pageerror', (err) => errors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(msg.text());
-  });
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Performance.enable');
-  profiles.set(page, cdp);
-  const cpuMs = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) * 1000;
-  await page.addInitScript(TIMING_INIT_SCRIPT);
-  return { page, cpuMs };
 }
 
 export interface FirstRenderFigures extends FrameFigures {

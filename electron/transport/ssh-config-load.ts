@@ -4,8 +4,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { errnoCode } from './errors.js';
-import { includePattern } from './ssh-config.js';
 import { parseConfigFile } from './ssh-config-parse.js';
+import { includePattern } from './ssh-config-pass.js';
 import type { SshConfigFile, SshConfigSources } from './ssh-config-types.js';
 
 /** Where the config files are. `null` skips one (tests pass null for the system file). */

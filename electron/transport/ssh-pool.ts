@@ -6,19 +6,20 @@
  * prompts). Concurrent dials while the connection is being made wait for the same attempt.
  * When a connection dies — the server closed it, keepalive gave up, the jump host went away —
  * every stream on it fails at once with {@link SshConnectionLostError}, and the next dial
- * connects again.
+ * connects again. Opening one channel on a connection (its timeout, its abort, counting the
+ * streams) is ssh-pool-channel.ts.
  */
 import { homedir, hostname, userInfo } from 'node:os';
 import type { Duplex } from 'node:stream';
-import type { Client, ClientChannel, ParsedKey } from 'ssh2';
+import type { ParsedKey } from 'ssh2';
 import { abortReason } from './errors.js';
 import { trustHostKey, type HostKeyUnknownError } from './host-key.js';
 import type { AskPassphrase } from './ssh-auth.js';
-import { ChannelStream } from './ssh-channel.js';
 import { ExecCollector, type ExecResult } from './ssh-exec.js';
 import { resolveSshHost, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
 import { loadSshConfig, readServices } from './ssh-config-load.js';
-import { connectSsh, formatSeconds, type ConnectTcp } from './ssh-connect.js';
+import { connectSsh, type ConnectTcp } from './ssh-connect.js';
+import { type LiveConnection, type OpenChannel, StaleConnection, openChannelOn } from './ssh-pool-channel.js';
 import { RemoteSocketError, SshConnectError, SshConnectionLostError } from './ssh-errors.js';
 import { messageOf } from '../../shared/errors.js';
 import { bracketHost } from '../../shared/net.js';
@@ -56,19 +57,11 @@ export interface SshPoolOptions {
   onEvent?: (event: SshPoolEvent) => void;
 }
 
-interface Live {
-  client: Client;
-  streams: Set<Duplex>;
-  dead: boolean;
-  /** Why it died, for the streams' error. */
-  reason: string | undefined;
-}
-
 interface Entry {
   key: string;
   settings: SshHostSettings;
-  attempt: Promise<Live>;
-  live: Live | undefined;
+  attempt: Promise<LiveConnection>;
+  live: LiveConnection | undefined;
   /** Cancels the attempt (close() while connecting, perhaps waiting on a passphrase). */
   abort: AbortController;
 }
@@ -190,7 +183,7 @@ export class SshConnectionPool {
   }
 
   /** The host's live connection, connecting (once, however many callers wait) when there is none. */
-  private connection(settings: SshHostSettings, signal?: AbortSignal): Promise<Live> {
+  private connection(settings: SshHostSettings, signal?: AbortSignal): Promise<LiveConnection> {
     if (this.closed) return Promise.reject(new SshConnectionLostError(settings.hostName, settings.port, 'the SSH connection pool was closed'));
     const key = connectionKey(settings);
     let entry = this.entries.get(key);
@@ -206,7 +199,7 @@ export class SshConnectionPool {
     return withSignal(entry.attempt, signal);
   }
 
-  private async connect(entry: Entry): Promise<Live> {
+  private async connect(entry: Entry): Promise<LiveConnection> {
     const { settings, key } = entry;
     this.emit({ type: 'connecting', key });
     try {
@@ -222,7 +215,7 @@ export class SshConnectionPool {
         keepaliveCountMax: this.options.keepaliveCountMax ?? 3,
         signal: entry.abort.signal,
       });
-      const live: Live = { client, streams: new Set(), dead: false, reason: undefined };
+      const live: LiveConnection = { client, streams: new Set(), dead: false, reason: undefined };
       client.on('error', (err: Error) => {
         live.reason ??= messageOf(err);
       });
@@ -241,7 +234,7 @@ export class SshConnectionPool {
     }
   }
 
-  private onClosed(entry: Entry, live: Live): void {
+  private onClosed(entry: Entry, live: LiveConnection): void {
     live.dead = true;
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     const reason = live.reason ?? 'the server closed it';
@@ -254,13 +247,14 @@ export class SshConnectionPool {
   private async openChannel(
     settings: SshHostSettings,
     signal: AbortSignal | undefined,
-    open: (client: Client, cb: (err: Error | undefined, channel: ClientChannel) => void) => void,
+    open: OpenChannel,
     openError: (err: Error) => Error,
   ): Promise<Duplex> {
+    const timeoutMs = settings.connectTimeoutMs ?? this.options.connectTimeoutMs ?? 20_000;
     for (let tries = 0; ; tries++) {
       const live = await this.connection(settings, signal);
       try {
-        return await this.channelOn(live, settings, signal, open, openError);
+        return await openChannelOn(live, settings, timeoutMs, signal, open, openError);
       } catch (err) {
         // The connection died between being handed out and the channel request: connect again, once.
         if (err instanceof StaleConnection && tries === 0) continue;
@@ -268,56 +262,6 @@ export class SshConnectionPool {
         throw err;
       }
     }
-  }
-
-  private channelOn(
-    live: Live,
-    settings: SshHostSettings,
-    signal: AbortSignal | undefined,
-    open: (client: Client, cb: (err: Error | undefined, channel: ClientChannel) => void) => void,
-    openError: (err: Error) => Error,
-  ): Promise<Duplex> {
-    if (live.dead) return Promise.reject(new StaleConnection());
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const timeoutMs = settings.connectTimeoutMs ?? this.options.connectTimeoutMs ?? 20_000;
-    return new Promise<Duplex>((resolve, reject) => {
-      let settled = false;
-      const settle = (err: Error | undefined, stream?: Duplex): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (err) reject(err);
-        else resolve(stream!);
-      };
-      const onAbort = (): void => settle(abortReason(signal!));
-      const timer = setTimeout(() => {
-        // A server that leaves a channel request unanswered this long is gone: drop the connection.
-        live.reason ??= `no answer to a channel request in ${formatSeconds(timeoutMs)}`;
-        settle(new SshConnectionLostError(settings.hostName, settings.port, live.reason));
-        live.client.destroy();
-      }, timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      try {
-        open(live.client, (err, channel) => {
-          if (err) {
-            // ssh2 fails pending opens with "No response from server" when the connection drops.
-            settle(live.dead || /No response from server/.test(err.message) ? new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed') : openError(err));
-            return;
-          }
-          const stream = new ChannelStream(channel);
-          if (settled || live.dead) {
-            stream.destroy(); // the dial was abandoned (aborted, timed out): give the channel back
-            return;
-          }
-          live.streams.add(stream);
-          stream.once('close', () => live.streams.delete(stream));
-          settle(undefined, stream);
-        });
-      } catch {
-        settle(new StaleConnection()); // ssh2 throws "Not connected" synchronously
-      }
-    });
   }
 
   private emit(event: SshPoolEvent): void {
@@ -328,8 +272,6 @@ export class SshConnectionPool {
     }
   }
 }
-
-class StaleConnection extends Error {}
 
 /** The RFC 4254 reason code ssh2 attaches to a channel-open failure. */
 function channelFailureReason(err: Error): number | undefined {

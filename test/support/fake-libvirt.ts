@@ -4,9 +4,13 @@
  * are unique, a domain starts only when its volumes exist, a pool refuses a second
  * pool-changing job while one runs (so missing serialisation fails loudly), and any
  * operation can be made to fail on its Nth call (fault injection).
+ *
+ * Domains, networks and consoles are here; the call machinery (log, faults, latency) and
+ * the pools and volumes are its base, FakeStorageHost (fake-libvirt-storage.ts), and the
+ * guest's side of a console is FakeConsole (fake-console.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { Duplex, type Readable } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { ErrorCode, LibvirtError } from '../../electron/libvirt/index.js';
 import {
   type AddressSource,
@@ -19,33 +23,12 @@ import {
   type GuestAddress,
   type LibvirtApi,
   mayHoldAddress,
-  POOL_CHANGING,
-  type PoolInfo,
-  type UploadOptions,
-  type VolumeInfo,
 } from '../../electron/services/provider/kvm/libvirt-api.js';
+import { FakeConsole } from './fake-console.js';
+import { type FakeHostOptions, FakeStorageHost, nameOf } from './fake-libvirt-storage.js';
 
-type Op = keyof LibvirtApi;
-
-interface FakeVolume {
-  /** The backing store's path, as the creating XML named it (an overlay's base). */
-  backingPath?: string;
-  /** ms since the epoch, like the ctime/mtime libvirt reports for a dir pool's volume. */
-  changedAt?: number;
-  name: string;
-  path: string;
-  capacityBytes: number;
-  allocationBytes: number;
-}
-
-interface FakePool {
-  name: string;
-  active: boolean;
-  capacityBytes: number;
-  volumes: Map<string, FakeVolume>;
-  /** The pool-changing job running now, if any. */
-  job?: string;
-}
+export { FakeConsole } from './fake-console.js';
+export { type FakeHostOptions, fakeQcow2 } from './fake-libvirt-storage.js';
 
 /** The counters a fake domain's stats report (see {@link FakeHost.addUsage}). */
 export type FakeUsage = Omit<DomainCounters, 'name' | 'id'>;
@@ -61,142 +44,44 @@ interface FakeDomain {
   usage?: FakeUsage;
 }
 
-/**
- * The guest's side of a fake console: what the guest prints reaches the client's stream,
- * what the client writes is recorded. Like libvirt, a domain has one console holder at a
- * time; a forced open ends the previous holder's stream, and so does the domain stopping.
- */
-export class FakeConsole {
-  /** Bytes the client wrote, in order. */
-  readonly input: Buffer[] = [];
-  /** Event-loop turns each write takes before its callback (simulated transport latency). */
-  writeTicks = 1;
-  private inputListeners = new Set<(text: string) => void>();
-
-  constructor(
-    readonly domain: string,
-    readonly stream: Duplex,
-  ) {}
-
-  /** The guest prints `data` (bytes as given, or a string as UTF-8). */
-  print(data: string | Uint8Array): void {
-    if (!this.stream.destroyed && !this.stream.readableEnded) this.stream.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data));
-  }
-
-  /** Everything written so far, as UTF-8 text. */
-  written(): string {
-    return Buffer.concat(this.input).toString('utf8');
-  }
-
-  /** Calls `listener` with each write (the guest "reading" its tty). */
-  onInput(listener: (text: string) => void): () => void {
-    this.inputListeners.add(listener);
-    return () => void this.inputListeners.delete(listener);
-  }
-
-  /** @internal the client wrote a chunk */
-  received(chunk: Buffer): void {
-    this.input.push(chunk);
-    for (const l of this.inputListeners) l(chunk.toString('utf8'));
-  }
-
-  /** The daemon ends the stream (EOF), as when the domain stops or another client forces the console. */
-  end(): void {
-    if (!this.stream.destroyed && !this.stream.readableEnded) this.stream.push(null);
-  }
-
-  /** The stream fails (a broken connection). */
-  fail(error: Error): void {
-    this.stream.destroy(error);
-  }
-
-  get open(): boolean {
-    return !this.stream.destroyed && !this.stream.readableEnded;
-  }
-}
-
-export interface FakeHostOptions {
-  name: string;
-  pools?: Array<{ name: string; capacityBytes?: number; active?: boolean }>;
-  networks?: string[];
-  freeMemoryBytes?: number;
-  kvm?: boolean;
-  /** Whether guests honour the ACPI power button (default true). */
-  acpi?: boolean;
-  /** A started domain gets a DHCP lease at once (default true). */
-  autoLease?: boolean;
-  /** Simulated latency of every call, in event-loop turns (default 2): enough for calls to overlap. */
-  ticks?: number;
-}
-
 /** The objects a host holds: what tests compare before and after. */
 export interface FakeSnapshot {
   domains: Record<string, DomainStateName>;
   volumes: Record<string, string[]>;
 }
 
-const tick = () => new Promise<void>((r) => setImmediate(r));
 /** The first element of `<metadata>` declaring namespace `uri` (with or without a prefix). */
 const namespaceElement = (uri: string): RegExp => new RegExp(`<([A-Za-z_][\\w.:-]*)\\b[^>]*xmlns(?::[\\w.-]+)?="${uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*?</\\1>`);
 
 /** What DOMAIN_GET_METADATA answers for namespace `uri`: that element of `<metadata>`, or null. */
 const elementOf = (xml: string, uri: string): string | null => namespaceElement(uri).exec(/<metadata>([\s\S]*?)<\/metadata>/.exec(xml)?.[1] ?? '')?.[0] ?? null;
 
-const nameOf = (xml: string): string => /<name>([^<]+)<\/name>/.exec(xml)?.[1] ?? '';
-
-export class FakeHost implements LibvirtApi {
-  readonly name: string;
-  readonly pools = new Map<string, FakePool>();
+export class FakeHost extends FakeStorageHost implements LibvirtApi {
   readonly domains = new Map<string, FakeDomain>();
   readonly leases = new Map<string, GuestAddress[]>();
   readonly networks: Set<string>;
   /** Networks that exist but are not active (`virsh net-destroy`): their leases are gone too. */
   readonly inactiveNetworks = new Set<string>();
-  /** Every call, in order: `op` or `op:arg`. */
-  readonly calls: string[] = [];
-  /** Pool jobs that overlapped another (should stay empty). */
-  readonly overlaps: string[] = [];
   freeMemoryBytes: number;
   kvm: boolean;
   /** libvirt's host UUID: give two fakes the same one, or one fake two entry names, for entries on one hypervisor. */
   uuid: string = randomUUID();
   acpi: boolean;
   autoLease: boolean;
-  /** When true, every call fails as if the host were down. */
-  down = false;
   agentAddresses = new Map<string, GuestAddress[]>();
   /** The console holder of each domain (the last one opened, possibly already ended). */
   readonly consoles = new Map<string, FakeConsole>();
-  private readonly counts = new Map<Op, number>();
-  private readonly faults: Array<{ op: Op; nth: number; error: Error }> = [];
   private readonly listeners = new Set<(e: DomainEvent) => void>();
-  private readonly ticks: number;
   private nextIp = 10;
   private nextId = 1;
 
   constructor(options: FakeHostOptions) {
-    this.name = options.name;
-    for (const p of options.pools ?? [{ name: 'default' }]) this.pools.set(p.name, { name: p.name, active: p.active ?? true, capacityBytes: p.capacityBytes ?? 100 * 1024 ** 3, volumes: new Map() });
+    super(options);
     this.networks = new Set(options.networks ?? ['default']);
     this.freeMemoryBytes = options.freeMemoryBytes ?? 8 * 1024 ** 3;
     this.kvm = options.kvm ?? true;
     this.acpi = options.acpi ?? true;
     this.autoLease = options.autoLease ?? true;
-    this.ticks = options.ticks ?? 2;
-  }
-
-  /** Makes the `nth` call (counted from now, 1-based) of `op` fail with `error`. */
-  failOn(op: Op, nth = 1, error: Error = LibvirtError.local(ErrorCode.INTERNAL_ERROR, `injected failure of ${op}`, op)): void {
-    this.faults.push({ op, nth: (this.counts.get(op) ?? 0) + nth, error });
-  }
-
-  /** How many times `op` was called. */
-  count(op: Op): number {
-    return this.counts.get(op) ?? 0;
-  }
-
-  clearFaults(): void {
-    this.faults.length = 0;
   }
 
   snapshot(): FakeSnapshot {
@@ -205,44 +90,6 @@ export class FakeHost implements LibvirtApi {
     const volumes: FakeSnapshot['volumes'] = {};
     for (const p of this.pools.values()) volumes[p.name] = [...p.volumes.keys()].sort();
     return { domains, volumes };
-  }
-
-  /** Adds a volume behind the provider's back (a leftover). */
-  addVolume(pool: string, name: string, capacityBytes = 1024, allocationBytes = capacityBytes): void {
-    this.pool(pool).volumes.set(name, { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes, allocationBytes });
-  }
-
-  private async enter(op: Op, arg?: string): Promise<void> {
-    const n = (this.counts.get(op) ?? 0) + 1;
-    this.counts.set(op, n);
-    this.calls.push(arg === undefined ? op : `${op}:${arg}`);
-    for (let i = 0; i < this.ticks; i++) await tick();
-    if (this.down) throw new Error(`host ${this.name} is down (connection refused)`);
-    const fault = this.faults.findIndex((f) => f.op === op && f.nth === n);
-    if (fault >= 0) throw this.faults.splice(fault, 1)[0]!.error;
-  }
-
-  /** Runs a pool-changing job, refusing (like libvirt) to run two at once on one pool. */
-  private async poolJob<T>(op: Op, pool: string, run: (p: FakePool) => Promise<T> | T): Promise<T> {
-    const p = this.pool(pool);
-    if (!(POOL_CHANGING as readonly string[]).includes(op)) throw new Error(`${op} is not pool-changing`);
-    if (p.job) {
-      this.overlaps.push(`${op} while ${p.job}`);
-      throw LibvirtError.local(ErrorCode.OPERATION_INVALID, `storage pool '${pool}' has asynchronous jobs running (${p.job}).`, op);
-    }
-    p.job = op;
-    try {
-      for (let i = 0; i < this.ticks; i++) await tick();
-      return await run(p);
-    } finally {
-      p.job = undefined;
-    }
-  }
-
-  private pool(name: string): FakePool {
-    const p = this.pools.get(name);
-    if (!p) throw LibvirtError.local(ErrorCode.NO_STORAGE_POOL, `Storage pool not found: no storage pool with matching name '${name}'`);
-    return p;
   }
 
   private domain(name: string): FakeDomain {
@@ -345,107 +192,6 @@ export class FakeHost implements LibvirtApi {
     this.domains.delete(name);
     this.emit(name, 'UNDEFINED');
   }
-
-  async poolInfo(pool: string): Promise<PoolInfo> {
-    await this.enter('poolInfo', pool);
-    const p = this.pool(pool);
-    const used = [...p.volumes.values()].reduce((n, v) => n + v.allocationBytes, 0);
-    return { name: pool, active: p.active, capacityBytes: p.capacityBytes, availableBytes: p.capacityBytes - used };
-  }
-
-  async refreshPool(pool: string): Promise<void> {
-    await this.enter('refreshPool', pool);
-    await this.poolJob('refreshPool', pool, () => undefined);
-  }
-
-  async listVolumes(pool: string): Promise<string[]> {
-    await this.enter('listVolumes', pool);
-    return [...this.pool(pool).volumes.keys()];
-  }
-
-  async getVolume(pool: string, name: string): Promise<VolumeInfo | null> {
-    await this.enter('getVolume', name);
-    const v = this.pool(pool).volumes.get(name);
-    return v ? { ...v } : null;
-  }
-
-  async createVolume(pool: string, xml: string): Promise<VolumeInfo> {
-    const name = nameOf(xml);
-    await this.enter('createVolume', name);
-    return this.poolJob('createVolume', pool, (p) => {
-      if (p.volumes.has(name)) throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
-      const capacity = Number(/<capacity unit="bytes">(\d+)<\/capacity>/.exec(xml)?.[1] ?? '0');
-      const vol: FakeVolume = { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes: capacity, allocationBytes: 0 };
-      const backing = /<backingStore>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1];
-      if (backing) vol.backingPath = backing;
-      p.volumes.set(name, vol);
-      return { ...vol };
-    });
-  }
-
-  async volumeChangedAt(pool: string, name: string): Promise<number | undefined> {
-    await this.enter('volumeChangedAt', `${pool}/${name}`);
-    return this.pool(pool).volumes.get(name)?.changedAt;
-  }
-
-  async volumeBackingPath(pool: string, name: string): Promise<string | undefined> {
-    await this.enter('volumeBackingPath', `${pool}/${name}`);
-    return this.pool(pool).volumes.get(name)?.backingPath;
-  }
-
-  async deleteVolume(pool: string, name: string): Promise<void> {
-    await this.enter('deleteVolume', name);
-    await this.poolJob('deleteVolume', pool, (p) => {
-      if (!p.volumes.delete(name)) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: no storage vol with matching name '${name}'`);
-    });
-  }
-
-  async uploadVolume(pool: string, name: string, source: Readable, options: UploadOptions): Promise<void> {
-    await this.enter('uploadVolume', name);
-    await this.poolJob('uploadVolume', pool, async (p) => {
-      const vol = p.volumes.get(name);
-      if (!vol) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: ${name}`);
-      const chunks: Buffer[] = [];
-      let done = 0;
-      for await (const chunk of source) {
-        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-        chunks.push(buf);
-        done += buf.length;
-        options.onProgress?.(done, options.length);
-        await tick();
-      }
-      const data = Buffer.concat(chunks);
-      vol.allocationBytes = data.length;
-      // Like libvirt's refresh after an upload: a qcow2 header gives the virtual size.
-      vol.capacityBytes = data.length >= 32 && data.readUInt32BE(0) === 0x514649fb ? Number(data.readBigUInt64BE(24)) : Math.max(vol.capacityBytes, data.length);
-    });
-  }
-
-  async createDirPool(name: string, path: string): Promise<void> {
-    await this.enter('createDirPool', `${name}:${path}`);
-    if (this.pools.has(name)) throw LibvirtError.local(ErrorCode.OPERATION_FAILED, `pool '${name}' already exists`);
-    this.pools.set(name, { name, active: true, capacityBytes: 100 * 1024 ** 3, volumes: new Map() });
-  }
-
-  async destroyPool(name: string): Promise<void> {
-    await this.enter('destroyPool', name);
-    this.pool(name);
-    this.pools.delete(name);
-  }
-
-  async copyVolume(pool: string, xml: string, fromPool: string, fromName: string): Promise<VolumeInfo> {
-    const name = nameOf(xml);
-    await this.enter('copyVolume', `${fromPool}/${fromName}>${pool}/${name}`);
-    const from = this.pool(fromPool).volumes.get(fromName);
-    if (!from) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: ${fromName}`);
-    return this.poolJob('copyVolume', pool, (p) => {
-      if (p.volumes.has(name)) throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
-      const vol: FakeVolume = { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes: from.capacityBytes, allocationBytes: from.allocationBytes };
-      p.volumes.set(name, vol);
-      return { ...vol };
-    });
-  }
-
   async networkActive(network: string): Promise<boolean> {
     await this.enter('networkActive', network);
     if (!this.networks.has(network)) throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);
@@ -539,13 +285,4 @@ export class FakeHost implements LibvirtApi {
       this.listeners.delete(listener);
     };
   }
-}
-
-/** A qcow2-looking image file's bytes: the magic, version 3, and `virtualSize` at offset 24. */
-export function fakeQcow2(virtualSize: number, fileSize = 64 * 1024): Buffer {
-  const buf = Buffer.alloc(fileSize);
-  buf.writeUInt32BE(0x514649fb, 0);
-  buf.writeUInt32BE(3, 4);
-  buf.writeBigUInt64BE(BigInt(virtualSize), 24);
-  return buf;
 }

@@ -7,6 +7,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll, type TestContext } from 'vitest';
+import { skipBecause } from './skip.js';
 import { tempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
@@ -70,4 +72,34 @@ export class TestSigningKey {
     await run('gpg', ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', '--local-user', this.fingerprint, ...how, '--output', output, input]);
     return readFileSync(output);
   }
+}
+
+/** A publisher's signing key and a stranger's. */
+export interface SigningKeys {
+  pub: TestSigningKey;
+  other: TestSigningKey;
+}
+
+/**
+ * Makes two keys, the publisher's (user id `publisher`) and a stranger's, once for the suite
+ * it is called in (a beforeAll; none where gpg is missing), and closes them after it. The
+ * function it returns hands a test the two keys, or ends the test as skipped with the reason.
+ */
+export function useSigningKeys(publisher: string): (ctx: TestContext) => SigningKeys {
+  let missing: string | undefined;
+  let pub: TestSigningKey | undefined;
+  let other: TestSigningKey | undefined;
+  beforeAll(async () => {
+    missing = await gpgMissing();
+    if (missing) return;
+    [pub, other] = await Promise.all([TestSigningKey.generate(publisher), TestSigningKey.generate('Someone Else <else@example.invalid>')]);
+  }, 60_000);
+  afterAll(async () => {
+    await pub?.close();
+    await other?.close();
+  });
+  return (ctx) => {
+    if (missing || !pub || !other) skipBecause(ctx, missing ?? 'no test key was made');
+    return { pub, other };
+  };
 }

@@ -4,18 +4,17 @@
  * renamed to the final name only once the digest matches. The expected digest is the
  * config's SHA-256, or a publisher's SHA-512: then the SHA-256 is computed in the same
  * pass and names the final file. An interrupted download keeps
- * its partial file and resumes with a Range request validated by If-Range.
+ * its partial file and resumes with a Range request validated by If-Range. The partial
+ * file, its sidecar and the move into place are partial-file.ts.
  *
  * Callers hold the digest's lock (lock.ts): nothing here guards against a second writer.
  */
 import { createReadStream } from 'node:fs';
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../config/atomic-write.js';
 import {
   ImageCacheError,
-  ImageDigestMismatchError,
   ImageDownloadCancelledError,
   ImageDownloadNetworkError,
   ImageDownloadStalledError,
@@ -24,26 +23,10 @@ import {
   ImageTooLargeError,
   ImageUrlError,
 } from './errors.js';
-import { DigestPass, type ExpectedDigest } from './digest-pass.js';
+import { DigestPass } from './digest-pass.js';
+import { type DownloadTarget, type Downloaded, type PartialMeta, complete, discardPartial, readMeta, verifyAndComplete } from './partial-file.js';
 import type { ImageProgress } from './progress.js';
 import { type StreamSource, Stall, writeHashed } from './sink.js';
-
-/** Where one digest's download lives. */
-export interface DownloadTarget {
-  url: string;
-  expected: ExpectedDigest;
-  partialPath: string;
-  /** `<key>.partial.json`: what a resume needs to know about the partial file. */
-  metaPath: string;
-  /** Where the verified file goes, from its SHA-256. */
-  finalPath: (sha256: string) => string;
-}
-
-/** A verified download. */
-export interface Downloaded {
-  size: number;
-  sha256: string;
-}
 
 export interface DownloadOptions {
   fetch: typeof fetch;
@@ -52,14 +35,6 @@ export interface DownloadOptions {
   /** Aborts the download (the partial is kept). */
   signal: AbortSignal;
   progress: (phase: ImageProgress['phase'], bytes: number, total: number | undefined, force?: boolean) => void;
-}
-
-/** The sidecar of a partial file. */
-export interface PartialMeta {
-  url: string;
-  etag?: string;
-  lastModified?: string;
-  total?: number;
 }
 
 /** Downloads (or resumes) `target` and moves it to its final name. */
@@ -103,26 +78,6 @@ async function resumable(target: DownloadTarget): Promise<{ size: number; meta: 
     return undefined;
   }
   return { size, meta };
-}
-
-/** Reads a partial's sidecar; undefined when absent or not ours. */
-export async function readMeta(path: string): Promise<PartialMeta | undefined> {
-  try {
-    const data = JSON.parse(await readFile(path, 'utf8')) as Partial<PartialMeta>;
-    if (typeof data.url !== 'string') return undefined;
-    const meta: PartialMeta = { url: data.url };
-    if (typeof data.etag === 'string') meta.etag = data.etag;
-    if (typeof data.lastModified === 'string') meta.lastModified = data.lastModified;
-    if (typeof data.total === 'number' && Number.isSafeInteger(data.total)) meta.total = data.total;
-    return meta;
-  } catch {
-    return undefined;
-  }
-}
-
-async function discardPartial(target: DownloadTarget): Promise<void> {
-  await unlink(target.partialPath).catch(() => undefined);
-  await unlink(target.metaPath).catch(() => undefined);
 }
 
 /**
@@ -298,39 +253,6 @@ async function copyLocalFile(file: string, target: DownloadTarget, options: Down
   }
   options.progress('download', bytes, info.size, true);
   return verifyAndComplete(target, hash, bytes);
-}
-
-async function verifyAndComplete(target: DownloadTarget, hash: DigestPass, bytes: number): Promise<Downloaded> {
-  const result = hash.finish();
-  if (!result.matches) {
-    await discardPartial(target);
-    throw new ImageDigestMismatchError(target.expected.hex, result.actual, target.url, bytes, target.expected.algorithm);
-  }
-  return complete(target, bytes, result.sha256);
-}
-
-/** Gives a verified partial its final name, durably: data flushed first, then the rename, then the directory. */
-async function complete(target: DownloadTarget, bytes: number, sha256: string): Promise<Downloaded> {
-  const file = await open(target.partialPath, 'r');
-  try {
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  const finalPath = target.finalPath(sha256);
-  await rename(target.partialPath, finalPath);
-  await unlink(target.metaPath).catch(() => undefined);
-  try {
-    const dir = await open(dirname(finalPath), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  } catch {
-    /* some filesystems refuse fsync on a directory; the data itself is flushed */
-  }
-  return { size: bytes, sha256 };
 }
 
 /** Turns whatever a failed fetch or stream threw into the cache's typed errors. */

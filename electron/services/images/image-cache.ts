@@ -13,21 +13,25 @@
  *                                    the same for an image known only by its publisher's SHA-512
  *                                    (Debian): verified, it becomes <sha256>.qcow2 like any other
  *
- * Over 400 lines on purpose: the class keeps the directory's invariants (one writer per
- * digest across processes, a partial is only ever a prefix, eviction never takes a file
- * being handed out) in one place. What stands alone is beside it: the HTTP download and
- * resume (download.ts), the lock (lock.ts), hashing while writing (sink.ts, digest-pass.ts).
+ * The class keeps the directory's invariants (one writer per digest across processes, a
+ * partial is only ever a prefix, eviction never takes a file being handed out): getting an
+ * image in is here; what stands alone is beside it: listing and pruning what the directory
+ * holds (cache-contents.ts), the HTTP download and resume (download.ts), the partial file
+ * and its sidecar (partial-file.ts), the lock (lock.ts), hashing while writing (sink.ts,
+ * digest-pass.ts).
  */
-import { mkdir, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { mkdir, rename, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type CachedImage, type ImageFormat, listCached, listPartials, lockPath, type PartialImage, pruneCache, type PruneOptions, type RemovedEntry } from './cache-contents.js';
 import type { ExpectedDigest } from './digest-pass.js';
-import { checkUrl, type DownloadTarget, downloadImage, readMeta } from './download.js';
+import { checkUrl, downloadImage } from './download.js';
 import { ImageCacheError, ImageDownloadCancelledError } from './errors.js';
-import { isLocked, tryLock } from './lock.js';
+import { tryLock } from './lock.js';
+import { type DownloadTarget, readMeta } from './partial-file.js';
 import { type ImageProgress, ProgressMeter } from './progress.js';
 
-export type ImageFormat = 'qcow2' | 'raw';
+export type { CachedImage, ImageFormat, PartialImage, PruneOptions, RemovedEntry } from './cache-contents.js';
 
 /** What the cache needs of an image: where it comes from and what its bytes must hash to. */
 export interface ImageSource {
@@ -59,49 +63,6 @@ export interface EnsuredImage {
   cached: boolean;
 }
 
-export interface CachedImage {
-  sha256: string;
-  format: ImageFormat;
-  path: string;
-  size: number;
-  /** When the image was last handed out (its atime, set explicitly on every use). */
-  lastUsed: Date;
-}
-
-export interface PartialImage {
-  /** The digest the download is checked against: the config's SHA-256, or a publisher's SHA-512 (exactly one is set). */
-  sha256?: string;
-  sha512?: string;
-  path: string;
-  /** Bytes downloaded so far. */
-  size: number;
-  /** The image's size, when the server said it. */
-  total?: number;
-  url?: string;
-  modified: Date;
-}
-
-export interface PruneOptions {
-  /** Evict least recently used images until the cache holds at most this many bytes (default 0: all that may go). */
-  maxBytes?: number;
-  /** Digests never removed (the images a config references, or in use). */
-  keep?: readonly string[];
-  /** Which partial downloads go: only stale ones (the default), or also every one whose digest is not kept. */
-  partials?: 'stale' | 'unkept';
-  /** Report what would be removed, remove nothing. */
-  dryRun?: boolean;
-}
-
-export interface RemovedEntry {
-  /** As in {@link PartialImage}: a SHA-512 only for a partial download of an image known by it. */
-  sha256?: string;
-  sha512?: string;
-  kind: 'image' | 'partial';
-  path: string;
-  size: number;
-  lastUsed: Date;
-}
-
 export interface ImageCacheOptions {
   dir: string;
   /** Injected for tests; the global fetch by default. */
@@ -123,8 +84,6 @@ export const DEFAULT_MAX_IMAGE_BYTES = 64 * 1024 ** 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SHA256 = /^[0-9a-f]{64}$/;
 const SHA512 = /^[0-9a-f]{128}$/;
-const CACHED_FILE = /^([0-9a-f]{64})\.(qcow2|img)$/;
-const PARTIAL_FILE = /^(?:([0-9a-f]{64})|sha512-([0-9a-f]{128}))\.partial$/;
 
 /** One download: `key` names its partial and lock files (the SHA-256, or `sha512-<hex>`). */
 interface Job {
@@ -212,35 +171,13 @@ export class ImageCache {
   }
 
   /** Verified images in the cache. */
-  async list(): Promise<CachedImage[]> {
-    const out: CachedImage[] = [];
-    for (const name of await this.names()) {
-      const m = CACHED_FILE.exec(name);
-      if (!m) continue;
-      const path = join(this.dir, name);
-      const info = await stat(path).catch(() => undefined);
-      if (!info?.isFile()) continue;
-      out.push({ sha256: m[1]!, format: m[2] === 'img' ? 'raw' : 'qcow2', path, size: info.size, lastUsed: info.atime });
-    }
-    return out;
+  list(): Promise<CachedImage[]> {
+    return listCached(this.dir);
   }
 
   /** Partial (interrupted or running) downloads. */
-  async partials(): Promise<PartialImage[]> {
-    const out: PartialImage[] = [];
-    for (const name of await this.names()) {
-      const m = PARTIAL_FILE.exec(name);
-      if (!m) continue;
-      const path = join(this.dir, name);
-      const info = await stat(path).catch(() => undefined);
-      if (!info?.isFile()) continue;
-      const meta = await readMeta(`${path}.json`);
-      const entry: PartialImage = { ...(m[1] ? { sha256: m[1] } : { sha512: m[2]! }), path, size: info.size, modified: info.mtime };
-      if (meta?.total !== undefined) entry.total = meta.total;
-      if (meta?.url !== undefined) entry.url = meta.url;
-      out.push(entry);
-    }
-    return out;
+  partials(): Promise<PartialImage[]> {
+    return listPartials(this.dir);
   }
 
   /**
@@ -248,60 +185,8 @@ export class ImageCache {
    * the cache holds at most `maxBytes`. Never removes a kept digest, nor anything locked
    * (a download in progress here or in another process): each removal takes the lock.
    */
-  async prune(options: PruneOptions = {}): Promise<RemovedEntry[]> {
-    const keep = new Set(options.keep ?? []);
-    const removed: RemovedEntry[] = [];
-    const now = this.now();
-    for (const p of await this.partials()) {
-      const stale = now - p.modified.getTime() > this.partialMaxAgeMs;
-      // A SHA-512 download is never kept: the config holds SHA-256 digests only.
-      const kept = p.sha256 !== undefined && keep.has(p.sha256);
-      if (!stale && !(options.partials === 'unkept' && !kept)) continue;
-      const key = p.sha256 ?? `sha512-${p.sha512!}`;
-      if (await this.removeLocked(key, [p.path, `${p.path}.json`], options.dryRun)) {
-        const digest = p.sha256 !== undefined ? { sha256: p.sha256 } : { sha512: p.sha512! };
-        removed.push({ ...digest, kind: 'partial', path: p.path, size: p.size, lastUsed: p.modified });
-      }
-    }
-    const images = (await this.list()).sort((a, b) => a.lastUsed.getTime() - b.lastUsed.getTime());
-    let total = images.reduce((sum, i) => sum + i.size, 0);
-    const limit = options.maxBytes ?? 0;
-    for (const image of images) {
-      if (total <= limit) break;
-      if (keep.has(image.sha256)) continue;
-      if (await this.removeLocked(image.sha256, [image.path], options.dryRun)) {
-        removed.push({ sha256: image.sha256, kind: 'image', path: image.path, size: image.size, lastUsed: image.lastUsed });
-        total -= image.size;
-      }
-    }
-    return removed;
-  }
-
-  private async names(): Promise<string[]> {
-    try {
-      return await readdir(this.dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-  }
-
-  private lockPath(key: string): string {
-    return join(this.dir, `${key}.lock`);
-  }
-
-  /** Removes `paths` under the digest's lock; false (nothing removed) when the digest is busy. */
-  private async removeLocked(key: string, paths: string[], dryRun = false): Promise<boolean> {
-    if (this.flights.has(key)) return false;
-    if (dryRun) return !(await isLocked(this.lockPath(key)));
-    const release = await tryLock(this.lockPath(key));
-    if (!release) return false;
-    try {
-      for (const path of paths) await unlink(path).catch(() => undefined);
-      return true;
-    } finally {
-      await release();
-    }
+  prune(options: PruneOptions = {}): Promise<RemovedEntry[]> {
+    return pruneCache({ dir: this.dir, now: this.now(), partialMaxAgeMs: this.partialMaxAgeMs, busy: (key) => this.flights.has(key) }, options);
   }
 
   /** The verified file for a digest, touched as used; a file stored under the other format's extension is renamed (same bytes). */
@@ -413,7 +298,7 @@ export class ImageCache {
   private async waitForLock(image: Job, target: DownloadTarget, signal: AbortSignal, meter: ProgressMeter): Promise<() => Promise<void>> {
     for (;;) {
       if (signal.aborted) throw new ImageDownloadCancelledError(image.url);
-      const release = await tryLock(this.lockPath(image.key));
+      const release = await tryLock(lockPath(this.dir, image.key));
       if (release) return release;
       const size = (await stat(target.partialPath).catch(() => undefined))?.size ?? 0;
       meter.update('wait', size, (await readMeta(target.metaPath))?.total, true);

@@ -6,11 +6,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BadSignatureError, findCheckedDigest } from '../../../electron/services/images/index.js';
 import { describeSignature } from '../../../shared/signature.js';
-import { gpgMissing, TestSigningKey } from '../../support/gpg.js';
-import { skipBecause } from '../../support/skip.js';
+import { type TestSigningKey, useSigningKeys } from '../../support/gpg.js';
 import { bufferFile, TestServer } from './server.js';
 import { tempDir } from '../../support/temp-dir.js';
 
@@ -19,33 +18,17 @@ const C = 'c'.repeat(64);
 const D = 'd'.repeat(128);
 const file = (b: Buffer | string) => bufferFile(Buffer.isBuffer(b) ? b : Buffer.from(b));
 
-let missing: string | undefined;
-let publisher: TestSigningKey | undefined;
-let stranger: TestSigningKey | undefined;
+/** The two keys, or the test ends as skipped with the reason. */
+const keys = useSigningKeys('Egress Test Publisher <publisher@example.invalid>');
 let server: TestServer;
 /** The app's keyring directory for one test: empty until a test puts a keyring in it. */
 let keyrings: string;
 
-beforeAll(async () => {
-  missing = await gpgMissing();
-  if (missing) return;
-  [publisher, stranger] = await Promise.all([TestSigningKey.generate('Egress Test Publisher <publisher@example.invalid>'), TestSigningKey.generate('Someone Else <else@example.invalid>')]);
-}, 60_000);
-afterAll(async () => {
-  await publisher?.close();
-  await stranger?.close();
-});
 beforeEach(async () => {
   server = await new TestServer().start();
   keyrings = join(tempDir('egress-keyrings-'), 'keyrings');
 });
 afterEach(() => server.close());
-
-/** The two keys, or the test ends as skipped with the reason. */
-function keys(ctx: TestContext): { pub: TestSigningKey; other: TestSigningKey } {
-  if (missing || !publisher || !stranger) skipBecause(ctx, missing ?? 'no test key was made');
-  return { pub: publisher, other: stranger };
-}
 
 async function trust(key: TestSigningKey, name = 'publisher.gpg'): Promise<void> {
   mkdirSync(keyrings, { recursive: true });

@@ -1,18 +1,19 @@
-import { spawnSync } from 'node:child_process';
+/**
+ * The seed ISO: buildSeedIso and buildNoCloudSeed, read back with our reader (the tests'
+ * test/support/iso9660-reader.ts): layout, determinism, bad input, and garbage refused.
+ * isoinfo, blkid and the kernel's mount reading the same seeds: seed-iso-readers.test.ts.
+ */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildNoCloudSeed, buildSeedIso, DEFAULT_SEED_TIMESTAMP, MAX_SEED_FILE_BYTES, type SeedFile, SeedIsoError } from '../../../electron/services/provider/kvm/seed-iso.js';
 import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
-import { tempDir } from '../../support/temp-dir.js';
+import { META_DATA, SECTOR, USER_DATA, asBuffer, noCloudFiles, tool, useWorkDir } from './seed-iso-fixture.js';
 
-const SECTOR = 2048;
 /** sha256 of buildSeedIso(noCloudFiles): a layout change must be deliberate (and noted in the changelog). */
 const GOLDEN_SHA256 = 'ae30f8cab406d4bbfa86e66b45cf98f180a4f819d3e7347dc19055450a1be485';
-const USER_DATA = '#cloud-config\n# ünïcødé: 日本語, emoji 🚀, RTL שלום\nhostname: ep-web-1\n';
-const META_DATA = 'instance-id: ep-web-1-k3x9q2\nlocal-hostname: ep-web-1\n';
 
 /** Deterministic pseudo-random bytes (xorshift), so large fixtures are the same every run. */
 function bytes(length: number, seed = 1): Buffer {
@@ -27,8 +28,6 @@ function bytes(length: number, seed = 1): Buffer {
   return out;
 }
 
-const asBuffer = (data: Uint8Array | string) => (typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data));
-
 function expectRoundTrip(files: SeedFile[], iso: Buffer, volumeId = 'cidata'): void {
   const read = readSeedIso(iso);
   expect(read.volumeId).toBe(volumeId);
@@ -36,36 +35,7 @@ function expectRoundTrip(files: SeedFile[], iso: Buffer, volumeId = 'cidata'): v
   for (const file of files) expect(read.files.get(file.name)!.equals(asBuffer(file.data)), file.name).toBe(true);
 }
 
-let work: string;
-beforeAll(() => {
-  work = tempDir('seed-iso-test-');
-});
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function run(cmd: string, args: string[]): { status: number | null; stdout: string; stderr: string; error?: Error } {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ...(r.error ? { error: r.error } : {}) };
-}
-
-/** Runs a tool the test environment provides; a missing tool fails the test with what to install. */
-function tool(cmd: string, args: string[], pkg: string): string {
-  const r = run(cmd, args);
-  if (r.error) throw new Error(`${cmd} is not available (${r.error.message}): apt-get install -y --no-install-recommends ${pkg}`);
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status}: ${r.stderr.trim()}`);
-  return r.stdout;
-}
-
-function writeIso(name: string, iso: Buffer): string {
-  const path = join(work, name);
-  writeFileSync(path, iso);
-  return path;
-}
-
-const noCloudFiles: SeedFile[] = [
-  { name: 'user-data', data: USER_DATA },
-  { name: 'meta-data', data: META_DATA },
-  { name: 'vendor-data', data: '' },
-];
+const work = useWorkDir();
 
 describe('buildSeedIso / readSeedIso', () => {
   it('round-trips the three NoCloud files: unicode, empty and 300 KiB content', () => {
@@ -151,7 +121,7 @@ describe('buildSeedIso / readSeedIso', () => {
     expect(rootSize).toBeGreaterThan(2 * SECTOR);
     expect(rootSize % SECTOR).toBe(0);
     expectRoundTrip(files, iso);
-    const listing = tool('isoinfo', ['-l', '-i', writeIso('long-dir.iso', iso)], 'genisoimage');
+    const listing = tool('isoinfo', ['-l', '-i', work.writeIso('long-dir.iso', iso)], 'genisoimage');
     for (const f of files) expect(listing).toContain(`${f.name};1`);
   });
 
@@ -305,10 +275,10 @@ describe('readSeedIso on garbage', () => {
   });
 
   it('reads a seed that genisoimage wrote, naming files as Linux does', () => {
-    const src = join(work, 'genisoimage-src');
+    const src = join(work.path, 'genisoimage-src');
     mkdirSync(src, { recursive: true });
     for (const f of noCloudFiles) writeFileSync(join(src, f.name), f.data);
-    const out = join(work, 'genisoimage.iso');
+    const out = join(work.path, 'genisoimage.iso');
     tool('genisoimage', ['-quiet', '-o', out, '-V', 'cidata', '-r', '-J', ...noCloudFiles.map((f) => join(src, f.name))], 'genisoimage');
     const read = readSeedIso(readFileSync(out));
     expect(read.volumeId).toBe('cidata');
@@ -317,73 +287,3 @@ describe('readSeedIso on garbage', () => {
     expect(read.files.get('user_dat')!.toString('utf8')).toBe(USER_DATA);
   });
 });
-
-describe('other readers agree', () => {
-  const files: SeedFile[] = [
-    { name: 'user-data', data: USER_DATA + 'y'.repeat(300 * 1024) },
-    { name: 'meta-data', data: META_DATA },
-    { name: 'vendor-data', data: '' },
-  ];
-  let iso: Buffer;
-  const expected = new Map(files.map((f) => [f.name, asBuffer(f.data)]));
-  beforeAll(() => {
-    iso = buildSeedIso(files);
-  });
-
-  it('isoinfo reports the volume id and lists and extracts the files', () => {
-    const path = writeIso('isoinfo.iso', iso);
-    const info = tool('isoinfo', ['-d', '-i', path], 'genisoimage');
-    expect(info).toContain('Volume id: cidata\n');
-    expect(info).toContain('Logical block size is: 2048\n');
-    expect(info).toContain(`Volume size is: ${iso.length / SECTOR}\n`);
-    const listing = tool('isoinfo', ['-l', '-i', path], 'genisoimage');
-    const names = [...listing.matchAll(/\]\s+(\S+)\s*$/gm)].map((m) => m[1]);
-    expect(names).toEqual(['.', '..', 'meta-data;1', 'user-data;1', 'vendor-data;1']);
-    for (const [name, data] of expected) {
-      const r = spawnSync('isoinfo', ['-i', path, '-x', `/${name};1`], { maxBuffer: 16 * 1024 * 1024 });
-      expect(r.status).toBe(0);
-      expect(Buffer.from(r.stdout).equals(data), name).toBe(true);
-    }
-  });
-
-  it('blkid reports an iso9660 filesystem labelled cidata', () => {
-    const path = writeIso('blkid.iso', iso);
-    expect(tool('blkid', ['-o', 'value', '-s', 'LABEL', path], 'util-linux').trim()).toBe('cidata');
-    expect(tool('blkid', ['-o', 'value', '-s', 'TYPE', path], 'util-linux').trim()).toBe('iso9660');
-  });
-
-  it('mounts read-only and shows exactly the files, byte for byte', async ({ annotate }) => {
-    if (process.getuid?.() !== 0) throw new Error('this test mounts the seed and must run as root (the test lanes do)');
-    const path = writeIso('mount.iso', iso);
-    const mnt = join(work, 'mnt');
-    mkdirSync(mnt, { recursive: true });
-    const how = mountIso(path, mnt);
-    await annotate(how === 'kernel' ? 'mounted with the kernel isofs (loop, ro)' : 'this kernel has no isofs: mounted with fuseiso (FUSE)');
-    try {
-      expect(readdirSync(mnt).sort(), how).toEqual(['meta-data', 'user-data', 'vendor-data']);
-      for (const [name, data] of expected) expect(readFileSync(join(mnt, name)).equals(data), `${how}: ${name}`).toBe(true);
-    } finally {
-      const u = how === 'kernel' ? run('umount', [mnt]) : run('fusermount', ['-u', mnt]);
-      if (u.status !== 0) console.error(`unmounting ${mnt} failed: ${u.stderr}`);
-    }
-  });
-});
-
-/**
- * Mounts with the kernel's isofs (loop, read-only) when the kernel has it; kernels built
- * without isofs (some microVM kernels, with no modules to load) get fuseiso, a FUSE
- * ISO9660 driver. Neither available fails the test, saying what is missing.
- */
-function mountIso(path: string, mnt: string): 'kernel' | 'fuseiso' {
-  const kernel = run('mount', ['-t', 'iso9660', '-o', 'loop,ro', path, mnt]);
-  const why = kernel.stderr.replace(/\s+/g, ' ').trim();
-  if (kernel.status === 0) return 'kernel';
-  const noIsofs = /unknown filesystem type/i.test(kernel.stderr);
-  if (!noIsofs) throw new Error(`mount -o loop,ro failed: ${why || kernel.error?.message}`);
-  const fuse = run('fuseiso', ['-p', path, mnt]);
-  if (fuse.status === 0) return 'fuseiso';
-  throw new Error(
-    `cannot mount the seed: this kernel has no iso9660 filesystem (${why}) and fuseiso ` +
-      `${fuse.error ? 'is not installed (apt-get install -y --no-install-recommends fuseiso)' : `failed: ${fuse.stderr.trim()}`}`,
-  );
-}

@@ -4,6 +4,9 @@
  * its undo; a failure at any step runs the undos of exactly those objects, newest first,
  * and the error names the step. The base volume is the exception by design: once fully
  * uploaded it is a shared cache of the host, kept like the local image cache.
+ *
+ * The undos and the rollback are launch-rollback.ts; finding a proxy of the name that
+ * exists already (here or launched by another process) is launch-existing.ts.
  */
 import { Readable } from 'node:stream';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
@@ -15,15 +18,19 @@ import { chooseBase, launchRecipe } from './bake.js';
 import { ensureBase } from './base-ensure.js';
 import { resolveDomainType } from './domain-type.js';
 import type { ImageTransfer } from './host-fetch-plan.js';
-import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError, isLostConnection } from './errors.js';
+import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep, PlacementError } from './errors.js';
+import { type ExistingDomain, NameClaimedError, findExisting, identicalProxy } from './launch-existing.js';
+import { type Undo, rollback } from './launch-rollback.js';
 import type { GuestAddress, LibvirtApi } from './libvirt-api.js';
-import { type InstanceMetadata, parseInstanceMetadata } from './metadata.js';
+import type { InstanceMetadata } from './metadata.js';
 import { instanceId, instanceIds, instanceMac, replacementId } from './names.js';
 import { place } from './placement.js';
 import { waitForProxy } from './readiness.js';
-import { type ResolvedSpec, generateCredentials, renderProxy, resolveSpec, specHash } from './render.js';
+import { type ResolvedSpec, generateCredentials, renderProxy, resolveSpec } from './render.js';
 import { GIB } from './volume-xml.js';
-import { messageOf } from '../../../../shared/errors.js';
+
+export { NameClaimedError } from './launch-existing.js';
+export { ROLLBACK_RECONNECT_MS } from './launch-rollback.js';
 
 /** Progress of a launch: a step starts, reports bytes, or is done (with what it found). */
 export interface LaunchEvent {
@@ -84,17 +91,6 @@ export const DEFAULT_LAUNCH_TIMEOUT_MS = 10 * 60_000;
 /** How long a launch that lost the name to another process waits for that process's domain. */
 const CLAIM_WAIT_MS = 60_000;
 
-/**
- * The proxy's root volume exists though no domain of that name did a moment ago: another
- * process is launching the same name (or crashed doing so and left it).
- */
-export class NameClaimedError extends Error {
-  override readonly name = 'NameClaimedError';
-  constructor(proxy: string, host: string, pool: string, volume: string, cause: unknown) {
-    super(`another launch of ${proxy} holds its root volume ${volume} in pool ${pool} on ${host}, and no domain of that name appeared: a launch under way in another process, or the leftovers of one (proxies reconcile finds them)`, { cause });
-  }
-}
-
 /** What the creating steps leave for the waiting ones. */
 interface Created {
   resolved: ResolvedSpec;
@@ -102,69 +98,6 @@ interface Created {
   api: LibvirtApi;
   reason: string;
   metadata: InstanceMetadata;
-}
-
-interface Undo {
-  what: string;
-  run: () => Promise<void>;
-}
-
-/** How long a rollback waits for a host whose connection is gone (its daemon restarting) to come back. */
-export const ROLLBACK_RECONNECT_MS = 60_000;
-
-/**
- * Runs the undos newest first; returns what could not be undone. An undo that fails because
- * the connection is gone (the daemon restarted under the launch, an SSH session cut) is
- * tried again on a reopened connection until the host is back or {@link ROLLBACK_RECONNECT_MS}
- * passes: a launch's leftovers are removed once the daemon returns, not left for reconcile.
- */
-async function rollback(undos: Undo[], now: () => number = Date.now): Promise<string[]> {
-  const failed: string[] = [];
-  const deadline = now() + ROLLBACK_RECONNECT_MS;
-  for (const undo of [...undos].reverse()) {
-    for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
-      try {
-        await undo.run();
-        break;
-      } catch (err) {
-        if (!isLostConnection(err) || now() + pause > deadline) {
-          failed.push(`${undo.what}: ${messageOf(err)}`);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, pause));
-      }
-    }
-  }
-  undos.length = 0;
-  return failed;
-}
-
-/** An existing domain of that instance id on any reachable host (on the entry its metadata names, when several see it). */
-async function findExisting(ctx: ProviderContext, ids: readonly string[]): Promise<{ host: ResolvedKVMHost; api: LibvirtApi; id: string; xml: string; state: ProxyRecord['state'] } | undefined> {
-  const found = await Promise.all(
-    ctx.config.hosts.flatMap((host) =>
-      ids.map(async (id) => {
-        try {
-          const api = await ctx.apiFor(host.name);
-          const dom = await api.getDomain(id);
-          return dom ? { host, api, id, xml: dom.xml, state: dom.state } : undefined;
-        } catch {
-          // An unreachable host cannot be checked; placement will not choose it either.
-          return undefined;
-        }
-      }),
-    ),
-  );
-  const answers = found.filter((f) => f !== undefined);
-  // Two entries may reach one hypervisor: the domain is the one of the entry its metadata names (hypervisors.ts).
-  const owned = (f: (typeof answers)[number]): boolean => {
-    try {
-      return parseInstanceMetadata(f.xml)?.host === f.host.name;
-    } catch {
-      return false;
-    }
-  };
-  return answers.find(owned) ?? answers[0];
 }
 
 export async function launch(ctx: ProviderContext, input: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
@@ -207,14 +140,10 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
       // Resolving once against any host checks machine type and image before anything is asked of a host.
       resolveSpec(spec, ctx.config, someHost, () => ({ username: 'check', password: 'check' }));
       // An existing proxy of that name: itself when the spec is the same, else a conflict.
-      const judge = (existing: NonNullable<Awaited<ReturnType<typeof findExisting>>>): { record: ProxyRecord; reason: string } => {
-        const meta = parseInstanceMetadata(existing.xml);
-        if (replacing) throw new AlreadyExistsError(spec.name, existing.host.name, `domain ${existing.id} exists there: an earlier replacement of ${spec.name} did not finish (see it with proxies list; proxies delete removes the one serving, virsh undefine this one)`);
-        if (!meta || (spec.host !== undefined && spec.host !== existing.host.name)) throw new AlreadyExistsError(spec.name, existing.host.name);
-        const hash = specHash(resolveSpec(spec, ctx.config, existing.host, () => ({ username: 'check', password: 'check' })));
-        if (hash !== meta.specHash) throw new AlreadyExistsError(spec.name, existing.host.name);
+      const judge = (existing: ExistingDomain): { record: ProxyRecord; reason: string } => {
+        const same = identicalProxy(ctx, spec, existing, replacing !== undefined);
         finish('an identical proxy exists');
-        return { reason: `${existing.host.name}: the proxy exists there`, record: toRecord(existing.host.name, { name: existing.id, state: existing.state }, meta) };
+        return same;
       };
       const existing = await findExisting(ctx, lookFor);
       if (existing) return judge(existing);
