@@ -6,11 +6,19 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const noElectron = {
-  paths: [{ name: 'electron', message: 'Only electron/main.ts, electron/preload.ts and electron/shell/ may import Electron.' }],
+  paths: [
+    {
+      name: 'electron',
+      message: 'Only electron/main.ts, electron/preload.ts and electron/shell/ may import Electron.',
+    },
+  ],
 };
 
 /** The renderer, anywhere: no Node built-in, nothing of electron/. */
-const rendererBoundary = { group: ['node:*', '**/electron/**'], message: 'The renderer reaches the backend only through window.egress.' };
+const rendererBoundary = {
+  group: ['node:*', '**/electron/**'],
+  message: 'The renderer reaches the backend only through window.egress.',
+};
 
 /** Import patterns for the sibling folders of electron/ named (relative imports, any depth), and the renderer. */
 function above(folders) {
@@ -25,7 +33,10 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
       'no-console': 'error',
     },
@@ -44,7 +55,10 @@ export default tseslint.config(
           ...noElectron,
           patterns: [
             { group: ['node:*'], message: 'shared/ also runs in the renderer: no Node built-ins.' },
-            { group: ['**/electron/**', '**/renderer/**'], message: 'shared/ is the contract every layer imports: it imports none of them.' },
+            {
+              group: ['**/electron/**', '**/renderer/**'],
+              message: 'shared/ is the contract every layer imports: it imports none of them.',
+            },
           ],
         },
       ],
@@ -54,15 +68,55 @@ export default tseslint.config(
   // test/unit/suite/layers.test.ts proves each rule fails a violation).
   {
     files: ['electron/services/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: above(['ipc', 'serve', 'cli', 'shell', 'start']), message: 'electron/services is plain Node below the router and front ends: it imports none of them.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          ...noElectron,
+          patterns: [
+            {
+              group: above(['ipc', 'serve', 'cli', 'shell', 'start']),
+              message: 'electron/services is plain Node below the router and front ends: it imports none of them.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['electron/libvirt/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: above(['services', 'ipc', 'serve', 'cli', 'shell', 'start']), message: 'electron/libvirt is the protocol client: it knows no service or front end (a transport only as a Dialer).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          ...noElectron,
+          patterns: [
+            {
+              group: above(['services', 'ipc', 'serve', 'cli', 'shell', 'start']),
+              message:
+                'electron/libvirt is the protocol client: it knows no service or front end (a transport only as a Dialer).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['electron/transport/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { ...noElectron, patterns: [{ group: above(['libvirt', 'services', 'ipc', 'serve', 'cli', 'shell', 'start']), message: 'electron/transport gives byte streams: it knows neither libvirt nor the services.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          ...noElectron,
+          patterns: [
+            {
+              group: above(['libvirt', 'services', 'ipc', 'serve', 'cli', 'shell', 'start']),
+              message: 'electron/transport gives byte streams: it knows neither libvirt nor the services.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
@@ -84,7 +138,17 @@ export default tseslint.config(
           ...noElectron,
           patterns: [
             rendererBoundary,
-            { group: ['**/backend', '**/backend.js', '**/api', '**/api.js', '**/stores/store-api', '**/stores/store-api.js'], message: 'A view calls no backend: use a store action (renderer/stores/), which reaches it.' },
+            {
+              group: [
+                '**/backend',
+                '**/backend.js',
+                '**/api',
+                '**/api.js',
+                '**/stores/store-api',
+                '**/stores/store-api.js',
+              ],
+              message: 'A view calls no backend: use a store action (renderer/stores/), which reaches it.',
+            },
           ],
         },
       ],

@@ -16,7 +16,9 @@ function leaveOutNativeAddOns(): Plugin {
       return OPTIONAL_NATIVE.has(id) || id.endsWith('.node') ? `\0native:${id}` : null;
     },
     load(id) {
-      return id.startsWith('\0native:') ? `throw new Error(${JSON.stringify(`${id.slice(8)}: native add-ons are not bundled`)});` : null;
+      return id.startsWith('\0native:')
+        ? `throw new Error(${JSON.stringify(`${id.slice(8)}: native add-ons are not bundled`)});`
+        : null;
     },
   };
 }

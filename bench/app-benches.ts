@@ -20,11 +20,29 @@ const idle = () => import('./idle.js');
 
 export const appBenches: Record<string, Bench> = {
   async g(log) {
-    log('(g) Proxies view in Chromium through egress-desk serve: first render of 1,000 rows and of 10 (alternating, 5 rounds), scrolling the 1,000');
+    log(
+      '(g) Proxies view in Chromium through egress-desk serve: first render of 1,000 rows and of 10 (alternating, 5 rounds), scrolling the 1,000',
+    );
     const f = await (await ui()).firstRenderFigures();
     return [
-      result({ name: '(g) first render, 1,000 proxies, vs the 200 ms budget', ours: f.thousandMs, peer: 200, unit: 'ms', lowerIsBetter: true, target: 1.0, note: `from the proxies:list answer reaching the page to the end of the first painted frame with rows; median of ${f.rounds}; ${f.thousandScriptMs.toFixed(0)} ms of it before that frame (parse, store, React); main-thread CPU ${f.thousandCpuMs.toFixed(0)} ms; load average ${f.load[0].toFixed(1)}→${f.load[1].toFixed(1)} on ${cpus().length} cores` }),
-      result({ name: '(g) first render, 1,000 proxies vs 10', ours: f.thousandMs, peer: f.tenMs, unit: 'ms', lowerIsBetter: true, target: 0, note: 'the same page and path with 10 proxies, same run: what 990 more rows cost (for scale)' }),
+      result({
+        name: '(g) first render, 1,000 proxies, vs the 200 ms budget',
+        ours: f.thousandMs,
+        peer: 200,
+        unit: 'ms',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `from the proxies:list answer reaching the page to the end of the first painted frame with rows; median of ${f.rounds}; ${f.thousandScriptMs.toFixed(0)} ms of it before that frame (parse, store, React); main-thread CPU ${f.thousandCpuMs.toFixed(0)} ms; load average ${f.load[0].toFixed(1)}→${f.load[1].toFixed(1)} on ${cpus().length} cores`,
+      }),
+      result({
+        name: '(g) first render, 1,000 proxies vs 10',
+        ours: f.thousandMs,
+        peer: f.tenMs,
+        unit: 'ms',
+        lowerIsBetter: true,
+        target: 0,
+        note: 'the same page and path with 10 proxies, same run: what 990 more rows cost (for scale)',
+      }),
       result({
         name: '(g) longest frame scrolling 1,000 rows vs the 50 ms budget',
         ours: f.longestFrameMs,
@@ -48,10 +66,14 @@ export const appBenches: Record<string, Bench> = {
   async h(log) {
     const missing = testEnvMissing();
     if (missing) {
-      log(`(h) skipped: it launches through the real backend and needs the test environment (${missing}); run \`bash test/env/up.sh\` as root`);
+      log(
+        `(h) skipped: it launches through the real backend and needs the test environment (${missing}); run \`bash test/env/up.sh\` as root`,
+      );
       return [];
     }
-    log('(h) Launch dialog submit to the first progress step shown, in Chromium through serve, on the test environment\'s libvirtd: 1 + 5 launches, each cancelled');
+    log(
+      "(h) Launch dialog submit to the first progress step shown, in Chromium through serve, on the test environment's libvirtd: 1 + 5 launches, each cancelled",
+    );
     const f = await (await ui()).launchClickFigures(env());
     return [
       result({
@@ -80,12 +102,30 @@ export const appBenches: Record<string, Bench> = {
     const mb = (b: number) => (b / MIB).toFixed(0);
     const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
     return [
-      result({ name: `(i) backend RSS, ${count} proxies, idle, vs the 250 MB budget`, ours: full.rssBytes / MIB, peer: 250, unit: 'MB', lowerIsBetter: true, target: 1.0, note: `peak ${mb(full.peakRssBytes)} MB; the same process with no proxy: ${mb(empty.rssBytes)} MB (peak ${mb(empty.peakRssBytes)} MB)` }),
-      result({ name: `(i) backend CPU, ${count} proxies, idle ${IDLE_WINDOW_MS / 1000} s, vs a 1 % budget`, ours: full.cpuShare * 100, peer: 1, unit: '% of a core', lowerIsBetter: true, target: 1.0, note: `the window includes one background re-listing (60 s); with no proxy: ${pct(empty.cpuShare)}` }),
+      result({
+        name: `(i) backend RSS, ${count} proxies, idle, vs the 250 MB budget`,
+        ours: full.rssBytes / MIB,
+        peer: 250,
+        unit: 'MB',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `peak ${mb(full.peakRssBytes)} MB; the same process with no proxy: ${mb(empty.rssBytes)} MB (peak ${mb(empty.peakRssBytes)} MB)`,
+      }),
+      result({
+        name: `(i) backend CPU, ${count} proxies, idle ${IDLE_WINDOW_MS / 1000} s, vs a 1 % budget`,
+        ours: full.cpuShare * 100,
+        peer: 1,
+        unit: '% of a core',
+        lowerIsBetter: true,
+        target: 1.0,
+        note: `the window includes one background re-listing (60 s); with no proxy: ${pct(empty.cpuShare)}`,
+      }),
     ];
   },
   async m(log) {
-    log(`(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i), the watched one (stats every 5 s, health every 30 s) and a minimal prober at the same pace (its floor), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each after ${TRAFFIC_WARM_UP_MS / 1000} s of warm-up; an hour of history; then the table scrolled while figures arrive`);
+    log(
+      `(m) ${TRAFFIC_PROXIES} proxies over 4 simulated hosts: the idle backend of (i), the watched one (stats every 5 s, health every 30 s) and a minimal prober at the same pace (its floor), alternating, ${TRAFFIC_WINDOW_MS / 1000} s each after ${TRAFFIC_WARM_UP_MS / 1000} s of warm-up; an hour of history; then the table scrolled while figures arrive`,
+    );
     const b = await trafficFigures(2, log);
     const { UPDATING_SCROLL_MS, updatingScrollFigures } = await ui();
     const r = await updatingScrollFigures();

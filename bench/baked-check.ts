@@ -16,6 +16,25 @@ export const LAUNCH_TIMEOUT_S = 600;
 
 /** Fetches the page through the proxy from inside the namespace: the proxy forwards, with its credentials. */
 export function checkForwards(env: BenchEnv, proxyUrl: string, who: string): void {
-  const r = spawnSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', proxyUrl, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`], { encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0 || !r.stdout.includes(GUEST_PAGE_MARK)) throw new Error(`${who}: the proxy did not forward the page (curl exit ${r.status}: ${r.stderr.trim()})`);
+  const r = spawnSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      env.EGRESS_TEST_NETNS,
+      'curl',
+      '-sS',
+      '--max-time',
+      '20',
+      '--retry',
+      '5',
+      '--retry-all-errors',
+      '-x',
+      proxyUrl,
+      `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`,
+    ],
+    { encoding: 'utf8', timeout: 180_000 },
+  );
+  if (r.status !== 0 || !r.stdout.includes(GUEST_PAGE_MARK))
+    throw new Error(`${who}: the proxy did not forward the page (curl exit ${r.status}: ${r.stderr.trim()})`);
 }

@@ -32,15 +32,41 @@ export interface Home {
 }
 
 function cli(h: Home, config: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, '--config', config, ...args], { env: h.env, encoding: 'utf8', timeout: 30 * 60_000 });
+  const r = spawnSync(process.execPath, [CLI, '--config', config, ...args], {
+    env: h.env,
+    encoding: 'utf8',
+    timeout: 30 * 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** One `proxies launch --wait`: ms from the call to its `proxy` step done, and its progress lines. */
-async function oursLaunch(env: BenchEnv, h: Home, config: string): Promise<{ ms: number; url: string; lines: string[] }> {
+async function oursLaunch(
+  env: BenchEnv,
+  h: Home,
+  config: string,
+): Promise<{ ms: number; url: string; lines: string[] }> {
   const allow = testNetworkCidr(env);
   const t0 = Date.now();
-  const launch = spawn(process.execPath, [CLI, '--config', config, 'proxies', 'launch', OURS, '--wait', '--timeout', String(LAUNCH_TIMEOUT_S), '--port', String(PORT), '--allow', allow], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const launch = spawn(
+    process.execPath,
+    [
+      CLI,
+      '--config',
+      config,
+      'proxies',
+      'launch',
+      OURS,
+      '--wait',
+      '--timeout',
+      String(LAUNCH_TIMEOUT_S),
+      '--port',
+      String(PORT),
+      '--allow',
+      allow,
+    ],
+    { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   launch.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   let readyAt = 0;
@@ -50,24 +76,36 @@ async function oursLaunch(env: BenchEnv, h: Home, config: string): Promise<{ ms:
     if (!readyAt && /^\s+proxy done/.test(line)) readyAt = Date.now();
   }
   const code = await exited(launch);
-  if (code !== 0 || !readyAt) throw new Error(`the launch did not say ready (exit ${code}): ${lines.slice(-5).join(' | ')}`);
+  if (code !== 0 || !readyAt)
+    throw new Error(`the launch did not say ready (exit ${code}): ${lines.slice(-5).join(' | ')}`);
   return { ms: readyAt - t0, url: stdout.trim(), lines };
 }
 
 /** Deletes ours, whether it is there or not. */
 export function oursDelete(h: Home): void {
-  spawnSync(process.execPath, [CLI, '--config', h.plainConfig, 'proxies', 'delete', OURS], { env: h.env, stdio: 'ignore', timeout: 300_000 });
+  spawnSync(process.execPath, [CLI, '--config', h.plainConfig, 'proxies', 'delete', OURS], {
+    env: h.env,
+    stdio: 'ignore',
+    timeout: 300_000,
+  });
 }
 
 /** ours: the first launch (mirror), the bake, the baked launch (no mirror); the proxy and the baked volume removed after. */
-export async function oursRound(env: BenchEnv, h: Home, baked: string, mirror: ReturnType<typeof namespaceHttpServer>, log: (line: string) => void): Promise<OursTimes> {
+export async function oursRound(
+  env: BenchEnv,
+  h: Home,
+  baked: string,
+  mirror: ReturnType<typeof namespaceHttpServer>,
+  log: (line: string) => void,
+): Promise<OursTimes> {
   try {
     const before = mirror.requests().length;
     const first = await oursLaunch(env, h, h.mirrorConfig);
     const base = first.lines.find((l) => /^\s+base done/.test(l)) ?? '';
     if (base.includes(baked)) throw new Error(`the first launch used the baked base: ${base.trim()}`);
     const fetched = mirror.requests().slice(before).join('\n');
-    if (!/tinyproxy_[^ ]+\.deb/.test(fetched)) throw new Error('the first launch did not fetch tinyproxy from the mirror');
+    if (!/tinyproxy_[^ ]+\.deb/.test(fetched))
+      throw new Error('the first launch did not fetch tinyproxy from the mirror');
     checkForwards(env, first.url, 'ours, first launch');
     log(`(j)   ours, first launch (mirror): ${(first.ms / 1000).toFixed(1)} s to ready; ${base.trim()}`);
     oursDelete(h);
@@ -75,7 +113,8 @@ export async function oursRound(env: BenchEnv, h: Home, baked: string, mirror: R
     const t0 = Date.now();
     const b = cli(h, h.mirrorConfig, 'images', 'bake', 'guest', '--host', 'local');
     const bakeMs = Date.now() - t0;
-    if (b.code !== 0 || !b.stdout.includes(baked)) throw new Error(`images bake failed (exit ${b.code}): ${b.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    if (b.code !== 0 || !b.stdout.includes(baked))
+      throw new Error(`images bake failed (exit ${b.code}): ${b.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     log(`(j)   ours, images bake: ${(bakeMs / 1000).toFixed(1)} s`);
 
     // The server's log lines arrive as events: let those of the bake (a synchronous spawn) in first.
@@ -83,7 +122,10 @@ export async function oursRound(env: BenchEnv, h: Home, baked: string, mirror: R
     const quiet = mirror.requests().length;
     const second = await oursLaunch(env, h, h.plainConfig);
     const bakedBase = second.lines.find((l) => /^\s+base done/.test(l)) ?? '';
-    if (!bakedBase.includes(baked)) throw new Error(`the launch after the bake did not use the baked base: ${bakedBase.trim() || second.lines.slice(-5).join(' | ')}`);
+    if (!bakedBase.includes(baked))
+      throw new Error(
+        `the launch after the bake did not use the baked base: ${bakedBase.trim() || second.lines.slice(-5).join(' | ')}`,
+      );
     const asked = mirror.requests().slice(quiet);
     if (asked.length > 0) throw new Error(`the baked launch asked the mirror: ${asked.join(' | ')}`);
     checkForwards(env, second.url, 'ours, baked');

@@ -52,7 +52,11 @@ export interface BakedFigures {
 }
 
 function bareImage(): { path: string; sha256: string } {
-  const r = spawnSync('bash', ['test/env/guest-image.sh', '--bare'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 20 * 60_000 });
+  const r = spawnSync('bash', ['test/env/guest-image.sh', '--bare'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 20 * 60_000,
+  });
   if (r.status !== 0) throw new Error(`test/env/guest-image.sh --bare failed (exit ${r.status})`);
   const path = r.stdout.trim().split('\n').pop()!;
   return { path, sha256: spawnSync('sha256sum', [path], { encoding: 'utf8' }).stdout.split(' ')[0]! };
@@ -66,9 +70,17 @@ export async function bakedFigures(env: BenchEnv, log: (line: string) => void, r
   const baked = bakedVolumeName(image.sha256, proxyRecipe());
   const pool = env.EGRESS_TEST_POOL;
   const before = { domains: domains(), volumes: volumes(pool) };
-  if (before.volumes.includes(baked)) throw new Error(`${baked} is already in ${pool} (left by an earlier run?): the first launch would not be unbaked; remove it with virsh vol-delete --pool ${pool} ${baked}`);
+  if (before.volumes.includes(baked))
+    throw new Error(
+      `${baked} is already in ${pool} (left by an earlier run?): the first launch would not be unbaked; remove it with virsh vol-delete --pool ${pool} ${baked}`,
+    );
   const dir = mkdtempSync(join(tmpdir(), 'egress-bench-j-'));
-  const h: Home = { dir, mirrorConfig: join(dir, 'mirror.yaml'), plainConfig: join(dir, 'config.yaml'), env: guestCliEnv(env, dir) };
+  const h: Home = {
+    dir,
+    mirrorConfig: join(dir, 'mirror.yaml'),
+    plainConfig: join(dir, 'config.yaml'),
+    env: guestCliEnv(env, dir),
+  };
   const mirrorUrl = `http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`;
   writeFileSync(h.mirrorConfig, guestConfig(env, image, siteMirrorVendorData(mirrorUrl)));
   // No mirror: nothing to install and no apt source to reach.
@@ -104,6 +116,9 @@ export async function bakedFigures(env: BenchEnv, log: (line: string) => void, r
     rmSync(dir, { recursive: true, force: true });
   }
   const after = { domains: domains(), volumes: volumes(pool) };
-  const leftovers = [...after.domains.filter((d) => !before.domains.includes(d)).map((d) => `domain ${d}`), ...after.volumes.filter((v) => !before.volumes.includes(v)).map((v) => `volume ${v}`)];
+  const leftovers = [
+    ...after.domains.filter((d) => !before.domains.includes(d)).map((d) => `domain ${d}`),
+    ...after.volumes.filter((v) => !before.volumes.includes(v)).map((v) => `volume ${v}`),
+  ];
   return { rounds: all, leftovers };
 }

@@ -28,7 +28,9 @@ async function serve(file: string): Promise<{ url: string; stop: () => void }> {
     }).listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
   `;
   const child = spawn(process.execPath, ['-e', script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
   return { url: `http://127.0.0.1:${port}/image.qcow2`, stop: () => child.kill() };
 }
 

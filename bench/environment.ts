@@ -24,7 +24,8 @@ export function testEnvMissing(): string | undefined {
   const file = envFile();
   if (!existsSync(file)) return `${file} is missing`;
   const r = spawnSync('virsh', ['-c', 'qemu:///system', 'version'], { encoding: 'utf8', timeout: 10_000 });
-  if (r.status !== 0) return `libvirtd at qemu:///system does not answer${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`;
+  if (r.status !== 0)
+    return `libvirtd at qemu:///system does not answer${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''}`;
   return undefined;
 }
 

@@ -38,7 +38,11 @@ export async function defineFleet(env: BenchEnv, count = FLEET_SIZE): Promise<st
     await Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const spec = resolveSpec({ name: `${PREFIX}${String(i).padStart(3, '0')}` }, config, config.hosts[0]!);
-        const r = renderProxy(spec, { domainType: 'qemu', basePath: '/var/tmp/egress-bench/none.qcow2', createdAt: new Date() });
+        const r = renderProxy(spec, {
+          domainType: 'qemu',
+          basePath: '/var/tmp/egress-bench/none.qcow2',
+          createdAt: new Date(),
+        });
         await client.call('DOMAIN_DEFINE_XML_FLAGS', { xml: r.domainXml, flags: 0 });
         names.push(r.id);
       }),

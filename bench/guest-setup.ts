@@ -28,7 +28,11 @@ export interface GuestImage {
  * image as the default; `vendorData` replaces the default, which installs nothing (the test
  * network has no distribution mirror: the default vendor-data's `packages` would fail).
  */
-export function guestConfig(env: Pick<BenchEnv, 'EGRESS_TEST_POOL' | 'EGRESS_TEST_NETWORK'>, image: GuestImage, vendorData?: string): string {
+export function guestConfig(
+  env: Pick<BenchEnv, 'EGRESS_TEST_POOL' | 'EGRESS_TEST_NETWORK'>,
+  image: GuestImage,
+  vendorData?: string,
+): string {
   // Nothing to install: the image ships the agent (and the proxy's user-data starts it).
   const vendor = vendorData ?? '#cloud-config\n';
   return [
@@ -42,7 +46,10 @@ export function guestConfig(env: Pick<BenchEnv, 'EGRESS_TEST_POOL' | 'EGRESS_TES
     `    guest: { url: "file://${image.path}", sha256: ${image.sha256} }`,
     '  defaults: { machineType: small, image: guest }',
     '  vendorData: |',
-    ...vendor.trimEnd().split('\n').map((line) => (line ? `    ${line}` : '')),
+    ...vendor
+      .trimEnd()
+      .split('\n')
+      .map((line) => (line ? `    ${line}` : '')),
     '',
   ].join('\n');
 }
@@ -53,7 +60,16 @@ export function guestConfig(env: Pick<BenchEnv, 'EGRESS_TEST_POOL' | 'EGRESS_TES
  * otherwise), and the default vendor-data's agent, which a vendorData of one's own replaces.
  */
 export function siteMirrorVendorData(mirrorUrl: string): string {
-  return ['#cloud-config', 'apt:', '  preserve_sources_list: false', '  sources_list: |', `    deb [trusted=yes] ${mirrorUrl} ./`, 'packages:', '  - qemu-guest-agent', ''].join('\n');
+  return [
+    '#cloud-config',
+    'apt:',
+    '  preserve_sources_list: false',
+    '  sources_list: |',
+    `    deb [trusted=yes] ${mirrorUrl} ./`,
+    'packages:',
+    '  - qemu-guest-agent',
+    '',
+  ].join('\n');
 }
 
 /** The page test/fixtures/guest-www serves, and how to find it in a response. */
@@ -68,12 +84,32 @@ export function namespaceHttpServer(
   port = 18081,
   directory = 'test/fixtures/guest-www',
 ): { child: ChildProcess; url: string; requests: () => string[] } {
-  const child = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'python3', '-m', 'http.server', String(port), '--bind', env.EGRESS_TEST_BRIDGE_IP, '--directory', directory], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      env.EGRESS_TEST_NETNS,
+      'python3',
+      '-m',
+      'http.server',
+      String(port),
+      '--bind',
+      env.EGRESS_TEST_BRIDGE_IP,
+      '--directory',
+      directory,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     log += chunk;
   });
-  return { child, url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html`, requests: () => log.split('\n').filter((l) => l.includes('"GET ')) };
+  return {
+    child,
+    url: `http://${env.EGRESS_TEST_BRIDGE_IP}:${port}/index.html`,
+    requests: () => log.split('\n').filter((l) => l.includes('"GET ')),
+  };
 }
 
 /** The test network as a CIDR block (its bridge address's /24): a proxy's allow list for clients in the namespace. */
@@ -87,10 +123,17 @@ export function testNetworkCidr(env: Pick<BenchEnv, 'EGRESS_TEST_BRIDGE_IP'>): s
  * the guests' addresses are.
  */
 export function guestCliEnv(env: Pick<BenchEnv, 'EGRESS_TEST_NETNS'>, dir: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: dir, EGRESS_DESK_HOME: join(dir, 'data'), EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS };
+  return {
+    PATH: process.env.PATH,
+    HOME: dir,
+    EGRESS_DESK_HOME: join(dir, 'data'),
+    EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS,
+  };
 }
 
 /** Resolves with the child's exit code once it has exited (at once when it already has). */
 export function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 }

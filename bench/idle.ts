@@ -29,7 +29,9 @@ export interface IdleFigures {
 }
 
 function procStatus(pid: number, field: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   if (!line) throw new Error(`/proc/${pid}/status has no ${field}`);
   return Number(line.split(/\s+/)[1]) * 1024;
 }
@@ -47,7 +49,14 @@ export async function idleFigures(env: BenchEnv, expected: number, log: (line: s
   const { home } = tinyHome(env, 'egress-bench-idle-');
   // EGRESS_BENCH_PROFILE_DIR: the backend writes a CPU profile there when it exits (node --cpu-prof).
   const profile = process.env.EGRESS_BENCH_PROFILE_DIR;
-  const serve = await startServeProcess(CLI, { HOME: home, EGRESS_DESK_HOME: home }, [], 20_000, undefined, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+  const serve = await startServeProcess(
+    CLI,
+    { HOME: home, EGRESS_DESK_HOME: home },
+    [],
+    20_000,
+    undefined,
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+  );
   const browser = await launchChromium();
   try {
     const page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();

@@ -12,7 +12,10 @@ import { tinyHome } from './tiny-home.js';
 const CLI = new URL('../electron/cli/main.js', import.meta.url).pathname;
 
 function cli(home: string, config: string, args: string[]): string {
-  const r = spawnSync(process.execPath, [CLI, '--config', config, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') } });
+  const r = spawnSync(process.execPath, [CLI, '--config', config, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') },
+  });
   if (r.status !== 0) throw new Error(`egress-desk ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}`);
   return r.stdout;
 }
@@ -35,15 +38,26 @@ export function launchFigures(env: BenchEnv, runs = 5): LaunchFigures {
     cli(home, config, ['proxies', 'launch', name, '--allow', '192.168.150.0/24', '--json']);
     cli(home, config, ['proxies', 'delete', name]);
     for (let i = 0; i < runs; i++) {
-      const r = JSON.parse(cli(home, config, ['proxies', 'launch', name, '--allow', '192.168.150.0/24', '--json'])) as { timings: Record<string, number> };
+      const r = JSON.parse(cli(home, config, ['proxies', 'launch', name, '--allow', '192.168.150.0/24', '--json'])) as {
+        timings: Record<string, number>;
+      };
       cli(home, config, ['proxies', 'delete', name]);
       const { boot = 0, ...steps } = r.timings;
       overheads.push(Object.values(steps).reduce((a, b) => a + b, 0));
       boots.push(boot);
     }
   } finally {
-    spawnSync(process.execPath, [CLI, '--config', config, 'proxies', 'delete', name], { env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') } });
-    spawnSync('virsh', ['-c', 'qemu:///system', 'vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${sha256}.qcow2`]);
+    spawnSync(process.execPath, [CLI, '--config', config, 'proxies', 'delete', name], {
+      env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') },
+    });
+    spawnSync('virsh', [
+      '-c',
+      'qemu:///system',
+      'vol-delete',
+      '--pool',
+      env.EGRESS_TEST_POOL,
+      `egress-base-${sha256}.qcow2`,
+    ]);
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   return { overheadMs: median(overheads), bootMs: median(boots), runs };

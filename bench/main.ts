@@ -12,17 +12,34 @@ import { type BenchResult, formatLine, formatTable } from './results.js';
 
 // The benchmarks by letter, in letter order (the order they run in, and docs/performance.md's):
 // the data path's (data-path-benches.ts) and the app's (app-benches.ts).
-const benches: Record<string, Bench> = Object.fromEntries(Object.entries({ ...dataPathBenches, ...appBenches }).sort(([x], [y]) => x.localeCompare(y)));
+const benches: Record<string, Bench> = Object.fromEntries(
+  Object.entries({ ...dataPathBenches, ...appBenches }).sort(([x], [y]) => x.localeCompare(y)),
+);
 
 /**
  * Runs one benchmark in a fresh process: peak-RSS figures then belong to that benchmark
  * alone, and one benchmark's garbage does not slow the next.
  */
 function runIsolated(name: string, log: (line: string) => void): BenchResult[] {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--only', name, '--json', '--child'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--only', name, '--json', '--child'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (r.status !== 0 && !r.stdout.trim()) {
     log(`(${name}) failed to run (exit ${r.status})`);
-    return [{ name: `(${name}) failed`, ours: 0, peer: 0, unit: '', ratio: 0, target: 1, met: false, note: `exit ${r.status}` }];
+    return [
+      {
+        name: `(${name}) failed`,
+        ours: 0,
+        peer: 0,
+        unit: '',
+        ratio: 0,
+        target: 1,
+        met: false,
+        note: `exit ${r.status}`,
+      },
+    ];
   }
   return JSON.parse(r.stdout) as BenchResult[];
 }
@@ -30,13 +47,16 @@ function runIsolated(name: string, log: (line: string) => void): BenchResult[] {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const json = args.includes('--json');
-  const onlyArg = args.find((a) => a.startsWith('--only='))?.slice(7) ?? (args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined);
+  const onlyArg =
+    args.find((a) => a.startsWith('--only='))?.slice(7) ??
+    (args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined);
   const names = onlyArg ? onlyArg.split(',') : Object.keys(benches);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const results: BenchResult[] = [];
   for (const name of names) {
     const bench = benches[name];
-    if (!bench) throw new Error(`unknown benchmark ${JSON.stringify(name)} (known: ${Object.keys(benches).join(', ')})`);
+    if (!bench)
+      throw new Error(`unknown benchmark ${JSON.stringify(name)} (known: ${Object.keys(benches).join(', ')})`);
     if (!args.includes('--child')) {
       const got = runIsolated(name, log);
       for (const r of got) log(formatLine(r));
@@ -49,7 +69,16 @@ async function main(): Promise<void> {
       // One benchmark failing must not hide the others' figures.
       process.exitCode = 1;
       log(`(${name}) failed: ${err instanceof Error ? err.message : String(err)}`);
-      results.push({ name: `(${name}) failed`, ours: 0, peer: 0, unit: '', ratio: 0, target: 1, met: false, note: err instanceof Error ? err.message : String(err) });
+      results.push({
+        name: `(${name}) failed`,
+        ours: 0,
+        peer: 0,
+        unit: '',
+        ratio: 0,
+        target: 1,
+        met: false,
+        note: err instanceof Error ? err.message : String(err),
+      });
     }
   }
   process.stdout.write(json ? `${JSON.stringify(results, null, 2)}\n` : `${formatTable(results)}\n`);

@@ -26,7 +26,13 @@ c.close()
 }
 
 /** Seconds for `virsh vol-upload` of `file` into `pool` as `volume`, through `uri`. */
-export function virshUploadSeconds(uri: string, pool: string, volume: string, file: string, env?: NodeJS.ProcessEnv): number {
+export function virshUploadSeconds(
+  uri: string,
+  pool: string,
+  volume: string,
+  file: string,
+  env?: NodeJS.ProcessEnv,
+): number {
   const t = performance.now();
   run('virsh', ['-c', uri, 'vol-upload', '--pool', pool, volume, file], env);
   return (performance.now() - t) / 1000;

@@ -30,7 +30,8 @@ function attempt(address: string, port: number): Promise<boolean> {
 async function main(): Promise<void> {
   const [address, portArg, limitArg] = process.argv.slice(2);
   const port = Number(portArg);
-  if (!address || !Number.isInteger(port) || port <= 0 || port > 65535) throw new Error('usage: port-watch ADDRESS PORT [LIMIT_MS]');
+  if (!address || !Number.isInteger(port) || port <= 0 || port > 65535)
+    throw new Error('usage: port-watch ADDRESS PORT [LIMIT_MS]');
   const until = Date.now() + Number(limitArg ?? 600_000);
   for (let attempts = 1; ; attempts++) {
     if (await attempt(address, port)) {

@@ -44,7 +44,14 @@ export interface ReadinessFigures {
 
 /** The preinstalled guest image (test/env/guest-image.sh; built once and cached). */
 function guestImage(): { path: string; sha256: string } {
-  const path = spawnSync('bash', ['test/env/guest-image.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).stdout.trim().split('\n').pop()!;
+  const path = spawnSync('bash', ['test/env/guest-image.sh'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 15 * 60_000,
+  })
+    .stdout.trim()
+    .split('\n')
+    .pop()!;
   return { path, sha256: spawnSync('sha256sum', [path], { encoding: 'utf8' }).stdout.split(' ')[0]! };
 }
 
@@ -60,7 +67,25 @@ function home(env: BenchEnv): { home: string; config: string; env: NodeJS.Proces
 async function round(env: BenchEnv, h: ReturnType<typeof home>, log: (line: string) => void): Promise<ReadinessRound> {
   const allow = testNetworkCidr(env);
   const launchAt = Date.now();
-  const launch = spawn(process.execPath, [CLI, '--config', h.config, 'proxies', 'launch', NAME, '--wait', '--timeout', '300', '--port', String(PORT), '--allow', allow], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const launch = spawn(
+    process.execPath,
+    [
+      CLI,
+      '--config',
+      h.config,
+      'proxies',
+      'launch',
+      NAME,
+      '--wait',
+      '--timeout',
+      '300',
+      '--port',
+      String(PORT),
+      '--allow',
+      allow,
+    ],
+    { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   launch.stdout.resume();
   let addressAt = 0;
   let readyAt = 0;
@@ -72,7 +97,11 @@ async function round(env: BenchEnv, h: ReturnType<typeof home>, log: (line: stri
     const address = /^\s+address done: (\d+\.\d+\.\d+\.\d+)/.exec(line)?.[1];
     if (address && !watcher) {
       addressAt = at;
-      const w = spawn('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, process.execPath, PORT_WATCH, address, String(PORT), '300000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const w = spawn(
+        'ip',
+        ['netns', 'exec', env.EGRESS_TEST_NETNS, process.execPath, PORT_WATCH, address, String(PORT), '300000'],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
       w.stdout.on('data', (c: Buffer) => (out += c.toString()));
       watcher = exited(w).then((code) => {
@@ -83,9 +112,12 @@ async function round(env: BenchEnv, h: ReturnType<typeof home>, log: (line: stri
     if (/^\s+proxy done/.test(line)) readyAt = at;
   }
   const code = await exited(launch);
-  if (code !== 0 || !readyAt || !watcher) throw new Error(`the launch did not say ready (exit ${code}): ${lines.slice(-5).join(' | ')}`);
+  if (code !== 0 || !readyAt || !watcher)
+    throw new Error(`the launch did not say ready (exit ${code}): ${lines.slice(-5).join(' | ')}`);
   const seen = await watcher;
-  log(`(l)   launch to ready ${((readyAt - launchAt) / 1000).toFixed(1)} s; port open → ready ${readyAt - seen.openAt} ms (${seen.attempts} probe attempts from the address step)`);
+  log(
+    `(l)   launch to ready ${((readyAt - launchAt) / 1000).toFixed(1)} s; port open → ready ${readyAt - seen.openAt} ms (${seen.attempts} probe attempts from the address step)`,
+  );
   return { ...seen, readyAt, addressAt, launchAt };
 }
 
@@ -94,7 +126,11 @@ function remove(h: ReturnType<typeof home>): void {
 }
 
 /** `rounds` launches, each removed after; the base volume stays in the pool, as the guest lane leaves it. */
-export async function readinessFigures(env: BenchEnv, log: (line: string) => void, rounds = 3): Promise<ReadinessFigures> {
+export async function readinessFigures(
+  env: BenchEnv,
+  log: (line: string) => void,
+  rounds = 3,
+): Promise<ReadinessFigures> {
   const h = home(env);
   const all: ReadinessRound[] = [];
   try {
@@ -111,5 +147,9 @@ export async function readinessFigures(env: BenchEnv, log: (line: string) => voi
     remove(h);
   }
   const counted = all.filter((r) => !r.openAtFirst);
-  return { latenciesMs: counted.map((r) => r.readyAt - r.openAt), rounds: all, launchToReadyMs: all.map((r) => r.readyAt - r.launchAt) };
+  return {
+    latenciesMs: counted.map((r) => r.readyAt - r.openAt),
+    rounds: all,
+    launchToReadyMs: all.map((r) => r.readyAt - r.launchAt),
+  };
 }

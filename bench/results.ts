@@ -21,10 +21,21 @@ export function result(r: Omit<BenchResult, 'ratio' | 'met'> & { lowerIsBetter?:
 }
 
 export function formatTable(results: readonly BenchResult[]): string {
-  const rows = results.map((r) => [r.name, `${fmt(r.ours)} ${r.unit}`, `${fmt(r.peer)} ${r.unit}`, `${r.ratio.toFixed(2)}×`, `≥ ${r.target}×`, r.met ? 'met' : 'NOT MET']);
+  const rows = results.map((r) => [
+    r.name,
+    `${fmt(r.ours)} ${r.unit}`,
+    `${fmt(r.peer)} ${r.unit}`,
+    `${r.ratio.toFixed(2)}×`,
+    `≥ ${r.target}×`,
+    r.met ? 'met' : 'NOT MET',
+  ]);
   const head = ['benchmark', 'ours', 'peer', 'ratio', 'target', ''];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const notes = results.filter((r) => r.note).map((r) => `  ${r.name}: ${r.note}`);
   return [line(head), ...rows.map(line), ...(notes.length ? ['', 'notes:', ...notes] : [])].join('\n');
 }

@@ -30,7 +30,8 @@ export const SINK_PORT = 5001;
 
 function ip(args: string[], allowFailure = false): string {
   const r = spawnSync('ip', args, { encoding: 'utf8' });
-  if (r.status !== 0 && !allowFailure) throw new Error(`ip ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.error?.message || '').trim()}`);
+  if (r.status !== 0 && !allowFailure)
+    throw new Error(`ip ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.error?.message || '').trim()}`);
   return r.stdout;
 }
 
@@ -48,7 +49,11 @@ function pidsIn(ns: string): number[] {
 
 /** Namespaces (and so veths and qdiscs) of an earlier run, and any process still in them: only this bench's names. */
 export function removeLeftovers(): string[] {
-  const present = new Set(ip(['netns', 'list'], true).split('\n').map((l) => l.split(' ')[0]!));
+  const present = new Set(
+    ip(['netns', 'list'], true)
+      .split('\n')
+      .map((l) => l.split(' ')[0]!),
+  );
   const removed: string[] = [];
   for (const ns of [WS_NS, HOST_NS]) {
     if (!present.has(ns)) continue;
@@ -111,12 +116,28 @@ export async function openShapedLink(rateMbit: number, sshPort: number): Promise
     ip(['netns', 'add', WS_NS]);
     ip(['netns', 'add', HOST_NS]);
     ip(['link', 'add', WS_DEV, 'netns', WS_NS, 'type', 'veth', 'peer', 'name', HOST_DEV, 'netns', HOST_NS]);
-    for (const [ns, dev, address] of [[WS_NS, WS_DEV, WS_ADDRESS], [HOST_NS, HOST_DEV, HOST_ADDRESS]] as const) {
+    for (const [ns, dev, address] of [
+      [WS_NS, WS_DEV, WS_ADDRESS],
+      [HOST_NS, HOST_DEV, HOST_ADDRESS],
+    ] as const) {
       ip(['-n', ns, 'addr', 'add', `${address}/30`, 'dev', dev]);
       ip(['-n', ns, 'link', 'set', 'lo', 'up']);
       ip(['-n', ns, 'link', 'set', dev, 'up']);
       // A token bucket on each end's egress: each direction of the link carries at most rateMbit.
-      inNs(ns, 'tc', ['qdisc', 'add', 'dev', dev, 'root', 'tbf', 'rate', `${rateMbit}mbit`, 'burst', '64kb', 'latency', '50ms']);
+      inNs(ns, 'tc', [
+        'qdisc',
+        'add',
+        'dev',
+        dev,
+        'root',
+        'tbf',
+        'rate',
+        `${rateMbit}mbit`,
+        'burst',
+        '64kb',
+        'latency',
+        '50ms',
+      ]);
     }
     // The loopback end: each connection on the unix socket is one to the sshd on 127.0.0.1.
     const server = createServer((c) => {
@@ -127,7 +148,21 @@ export async function openShapedLink(rateMbit: number, sshPort: number): Promise
     });
     loopRelay = server;
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socket, resolve));
-    const relay = spawn('ip', ['netns', 'exec', HOST_NS, process.execPath, fileURLToPath(new URL('./link-relay.js', import.meta.url)), HOST_ADDRESS, String(SSH_PORT), socket, String(SINK_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const relay = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        HOST_NS,
+        process.execPath,
+        fileURLToPath(new URL('./link-relay.js', import.meta.url)),
+        HOST_ADDRESS,
+        String(SSH_PORT),
+        socket,
+        String(SINK_PORT),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     hostRelay = relay;
     await new Promise<void>((resolve, reject) => {
       relay.once('exit', (code) => reject(new Error(`the link relay exited ${code} before it was ready`)));
@@ -139,7 +174,13 @@ export async function openShapedLink(rateMbit: number, sshPort: number): Promise
   }
   return {
     wsCommand: (cmd, args) => ({ cmd: 'ip', args: ['netns', 'exec', WS_NS, cmd, ...args] }),
-    qdiscs: () => [WS_NS, HOST_NS].map((ns) => `${ns}: ${ip(['netns', 'exec', ns, 'tc', 'qdisc', 'show', 'dev', ns === WS_NS ? WS_DEV : HOST_DEV]).trim()}`).join('; '),
+    qdiscs: () =>
+      [WS_NS, HOST_NS]
+        .map(
+          (ns) =>
+            `${ns}: ${ip(['netns', 'exec', ns, 'tc', 'qdisc', 'show', 'dev', ns === WS_NS ? WS_DEV : HOST_DEV]).trim()}`,
+        )
+        .join('; '),
     close,
   };
 }

@@ -64,24 +64,38 @@ function simulatedHost(proxies: readonly ProxyRecord[], clock: () => number): Pi
       const s = clock() / 1000;
       return proxies
         .filter((p) => p.state === 'running')
-        .map((p, i) => countersFromStats(p.id, i + 1, {
-          'state.state': 1,
-          'cpu.time': BigInt(Math.round(s * 1e7 * (1 + (i % 5)))),
-          'net.count': 1,
-          'net.0.name': `vnet${i}`,
-          'net.0.rx.bytes': BigInt(Math.round(s * 50_000 * (1 + (i % 7)))),
-          'net.0.rx.pkts': BigInt(Math.round(s * 40)),
-          'net.0.tx.bytes': BigInt(Math.round(s * 90_000 * (1 + (i % 3)))),
-          'net.0.tx.pkts': BigInt(Math.round(s * 60)),
-        }));
+        .map((p, i) =>
+          countersFromStats(p.id, i + 1, {
+            'state.state': 1,
+            'cpu.time': BigInt(Math.round(s * 1e7 * (1 + (i % 5)))),
+            'net.count': 1,
+            'net.0.name': `vnet${i}`,
+            'net.0.rx.bytes': BigInt(Math.round(s * 50_000 * (1 + (i % 7)))),
+            'net.0.rx.pkts': BigInt(Math.round(s * 40)),
+            'net.0.tx.bytes': BigInt(Math.round(s * 90_000 * (1 + (i % 3)))),
+            'net.0.tx.pkts': BigInt(Math.round(s * 60)),
+          }),
+        );
     },
   };
 }
 
-function sampler(proxies: readonly ProxyRecord[], clock: StatsClock | undefined, emit: (s: FleetStats) => void): FleetStatsSampler {
+function sampler(
+  proxies: readonly ProxyRecord[],
+  clock: StatsClock | undefined,
+  emit: (s: FleetStats) => void,
+): FleetStatsSampler {
   const now = clock ? () => clock.now() : () => Date.now();
   const hosts = Array.from({ length: HOSTS }, (_, h) => `sim-${h}`);
-  const apis = new Map(hosts.map((h) => [h, simulatedHost(proxies.filter((p) => p.host === h), now)]));
+  const apis = new Map(
+    hosts.map((h) => [
+      h,
+      simulatedHost(
+        proxies.filter((p) => p.host === h),
+        now,
+      ),
+    ]),
+  );
   return new FleetStatsSampler({
     hosts: () => hosts,
     // The sampler's one call on a host is domainCounters (see simulatedHost).
@@ -106,7 +120,11 @@ function credentialsFile(proxies: readonly ProxyRecord[]): { store: FileCredenti
   return { store: new FileCredentialsStore(file), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs: number): Promise<Record<string, number>> {
+async function measureWindow(
+  mode: 'watched' | 'idle',
+  ports: number[],
+  windowMs: number,
+): Promise<Record<string, number>> {
   const proxies = fleet(ports, mode === 'watched');
   const { store, remove } = credentialsFile(proxies);
   let bytes = 0;
@@ -143,7 +161,14 @@ async function measureWindow(mode: 'watched' | 'idle', ports: number[], windowMs
   health.close();
   remove();
   const healthy = health.snapshot().proxies.filter((p) => p.state === 'healthy' || p.state === 'slow').length;
-  return { cpuShare: (used.user + used.system) / 1000 / wall, samples, healthReports, bytes, healthy, proxies: proxies.length };
+  return {
+    cpuShare: (used.user + used.system) / 1000 / wall,
+    samples,
+    healthReports,
+    bytes,
+    healthy,
+    proxies: proxies.length,
+  };
 }
 
 /** Probes in flight at once in the floor: FleetHealthMonitor's default per host, over the 4 hosts. */
@@ -159,7 +184,12 @@ const FLOOR_IN_FLIGHT = DEFAULT_PROBES_PER_HOST * HOSTS;
 async function measureFloor(ports: number[], windowMs: number): Promise<Record<string, number>> {
   // The monitor's own request text (plain-probe.ts), with the first proxy's credentials.
   const { username, password } = benchCredentials(0);
-  const request = plainRequest('/', { host: `127.0.0.1:${ports[0]}`, 'user-agent': 'egress-desk-health', connection: 'close', 'proxy-authorization': `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+  const request = plainRequest('/', {
+    host: `127.0.0.1:${ports[0]}`,
+    'user-agent': 'egress-desk-health',
+    connection: 'close',
+    'proxy-authorization': `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+  });
   let answered = 0;
   const probe = (port: number) =>
     new Promise<void>((resolve) => {
@@ -175,9 +205,11 @@ async function measureFloor(ports: number[], windowMs: number): Promise<Record<s
     });
   const round = async () => {
     const queue = [...ports];
-    await Promise.all(Array.from({ length: FLOOR_IN_FLIGHT }, async () => {
-      for (let port = queue.shift(); port; port = queue.shift()) await probe(port);
-    }));
+    await Promise.all(
+      Array.from({ length: FLOOR_IN_FLIGHT }, async () => {
+        for (let port = queue.shift(); port; port = queue.shift()) await probe(port);
+      }),
+    );
   };
   // The same pace as the monitor: a round now, then one every 30 s; the window opens after the same warm-up as the watched one's.
   void round();
@@ -231,9 +263,15 @@ async function measureMemory(ports: number[]): Promise<Record<string, number>> {
 async function main(): Promise<void> {
   const [mode, portsArg, windowArg] = process.argv.slice(2);
   const ports = (portsArg ?? '').split(',').map(Number);
-  if (ports.length !== HOSTS * PER_HOST || ports.some((p) => !Number.isInteger(p) || p <= 0)) throw new Error(`expected ${HOSTS * PER_HOST} ports`);
+  if (ports.length !== HOSTS * PER_HOST || ports.some((p) => !Number.isInteger(p) || p <= 0))
+    throw new Error(`expected ${HOSTS * PER_HOST} ports`);
   const windowMs = Number(windowArg ?? 65_000);
-  const out = mode === 'memory' ? await measureMemory(ports) : mode === 'floor' ? await measureFloor(ports, windowMs) : await measureWindow(mode === 'watched' ? 'watched' : 'idle', ports, windowMs);
+  const out =
+    mode === 'memory'
+      ? await measureMemory(ports)
+      : mode === 'floor'
+        ? await measureFloor(ports, windowMs)
+        : await measureWindow(mode === 'watched' ? 'watched' : 'idle', ports, windowMs);
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

@@ -50,15 +50,17 @@ export interface TrafficFigures {
 
 async function listeners(count: number): Promise<Server[]> {
   return Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<Server>((resolve, reject) => {
-        const server = createServer((_req, res) => {
-          res.writeHead(400, { 'content-type': 'text/html', connection: 'close' });
-          res.end('<html><body>Bad request</body></html>');
-        });
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve(server));
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer((_req, res) => {
+            res.writeHead(400, { 'content-type': 'text/html', connection: 'close' });
+            res.end('<html><body>Bad request</body></html>');
+          });
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
     ),
   );
 }
@@ -67,11 +69,21 @@ function backend(mode: string, ports: number[], windowMs: number): Promise<Recor
   return new Promise((resolve, reject) => {
     // EGRESS_BENCH_PROFILE_DIR: the measured backend writes a CPU profile there when it exits (node --cpu-prof), as (i)'s does.
     const profile = process.env.EGRESS_BENCH_PROFILE_DIR;
-    const flags = ['--expose-gc', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=m-${mode}-${Date.now()}.cpuprofile`] : [])];
-    execFile(process.execPath, [...flags, BACKEND, mode, ports.join(','), String(windowMs)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${mode} backend failed: ${stderr || err.message}`));
-      resolve(JSON.parse(stdout) as Record<string, number>);
-    });
+    const flags = [
+      '--expose-gc',
+      ...(profile
+        ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=m-${mode}-${Date.now()}.cpuprofile`]
+        : []),
+    ];
+    execFile(
+      process.execPath,
+      [...flags, BACKEND, mode, ports.join(','), String(windowMs)],
+      { maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${mode} backend failed: ${stderr || err.message}`));
+        resolve(JSON.parse(stdout) as Record<string, number>);
+      },
+    );
   });
 }
 
@@ -88,7 +100,9 @@ export async function trafficFigures(rounds: number, log: (line: string) => void
     let floorAnswered = 0;
     for (let round = 0; round < rounds; round++) {
       for (const mode of round % 2 ? ['floor', 'watched', 'idle'] : ['idle', 'watched', 'floor']) {
-        log(`(m) round ${round + 1}: the ${mode === 'floor' ? 'minimal prober' : `${mode} backend`}, ${TRAFFIC_WINDOW_MS / 1000} s`);
+        log(
+          `(m) round ${round + 1}: the ${mode === 'floor' ? 'minimal prober' : `${mode} backend`}, ${TRAFFIC_WINDOW_MS / 1000} s`,
+        );
         const r = await backend(mode, ports, TRAFFIC_WINDOW_MS);
         if (mode === 'idle') idle.push(r.cpuShare!);
         else if (mode === 'floor') {
@@ -101,7 +115,22 @@ export async function trafficFigures(rounds: number, log: (line: string) => void
       }
     }
     const memory = await backend('memory', ports, 0);
-    return { idleCpu: median(idle), watchedCpu: median(watched), floorCpu: median(floor), floorAnswered, samples: last.samples!, healthReports: last.healthReports!, healthy: last.healthy!, historyBytes: memory.historyBytes!, points: memory.points!, answerBytes: memory.answerBytes!, answerRssBytes: memory.answerRssBytes!, pointsBytes: memory.pointsBytes!, hourBytes: memory.hourBytes!, rounds };
+    return {
+      idleCpu: median(idle),
+      watchedCpu: median(watched),
+      floorCpu: median(floor),
+      floorAnswered,
+      samples: last.samples!,
+      healthReports: last.healthReports!,
+      healthy: last.healthy!,
+      historyBytes: memory.historyBytes!,
+      points: memory.points!,
+      answerBytes: memory.answerBytes!,
+      answerRssBytes: memory.answerRssBytes!,
+      pointsBytes: memory.pointsBytes!,
+      hourBytes: memory.hourBytes!,
+      rounds,
+    };
   } finally {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }

@@ -20,7 +20,13 @@ import { HostQueues } from '../electron/services/provider/kvm/host-queue.js';
 import { SshConnectionPool, SshDialer } from '../electron/transport/index.js';
 import { HOST_ADDRESS, SINK_PORT, SSH_PORT } from './shaped-link.js';
 
-const Host = z.object({ home: z.string(), key: z.string(), pool: z.string(), socket: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+const Host = z.object({
+  home: z.string(),
+  key: z.string(),
+  pool: z.string(),
+  socket: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
 const Input = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('plain'), bytes: z.number().int().positive() }),
   Host.extend({ mode: z.literal('upload'), file: z.string(), size: z.number().int().positive() }),
@@ -55,10 +61,15 @@ async function plain(bytes: number): Promise<number> {
 }
 
 /** The host as the app reaches it: root over the relayed sshd, libvirt's socket forwarded. */
-async function withHost<T>(input: HostInput, run: (h: { api: ClientApi; shell: HostShell; baseImages: BaseImages }) => Promise<T>): Promise<T> {
+async function withHost<T>(
+  input: HostInput,
+  run: (h: { api: ClientApi; shell: HostShell; baseImages: BaseImages }) => Promise<T>,
+): Promise<T> {
   const target = { address: HOST_ADDRESS, sshPort: SSH_PORT, sshUser: 'root', identityFile: input.key };
   const pool = new SshConnectionPool({ homeDir: input.home, env: { HOME: input.home }, systemConfigPath: null });
-  const client = await LibvirtClient.connect(new SshDialer({ ...target, socketPath: input.socket }, pool), { uri: 'qemu:///system' });
+  const client = await LibvirtClient.connect(new SshDialer({ ...target, socketPath: input.socket }, pool), {
+    uri: 'qemu:///system',
+  });
   const shell: HostShell = async (command, signal) => pool.exec(await pool.resolve(target), command, signal);
   try {
     return await run({ api: new ClientApi(client), shell, baseImages: new BaseImages(new HostQueues()) });
@@ -82,7 +93,13 @@ async function main(): Promise<void> {
   } else if (input.mode === 'upload') {
     seconds = await withHost(input, async ({ api, baseImages }) => {
       const started = performance.now();
-      const base = await baseImages.ensure('bench', api, input.pool, { path: input.file, size: input.size, sha256: input.sha256, format: 'qcow2' }, { signal });
+      const base = await baseImages.ensure(
+        'bench',
+        api,
+        input.pool,
+        { path: input.file, size: input.size, sha256: input.sha256, format: 'qcow2' },
+        { signal },
+      );
       if (!base.uploaded) throw new Error(`${base.volume.name} was already in the pool: nothing was uploaded`);
       return (performance.now() - started) / 1000;
     });
@@ -91,7 +108,13 @@ async function main(): Promise<void> {
       const started = performance.now();
       const plan = await planTransfer('fetch', { name: 'bench', address: HOST_ADDRESS }, input.url, shell, signal);
       if (plan.mode !== 'fetch') throw new Error('the host cannot fetch the image');
-      const base = await baseImages.ensureFetched('bench', api, input.pool, { url: input.url, sha256: input.sha256, format: 'qcow2', shell, probe: plan.probe }, { signal });
+      const base = await baseImages.ensureFetched(
+        'bench',
+        api,
+        input.pool,
+        { url: input.url, sha256: input.sha256, format: 'qcow2', shell, probe: plan.probe },
+        { signal },
+      );
       if (!base.fetched) throw new Error(`${base.volume.name} was already in the pool: nothing was fetched`);
       return (performance.now() - started) / 1000;
     });

@@ -69,14 +69,21 @@ function workstationHome(env: BenchEnv, dir: string): { home: string; sshWrapper
   const knownHosts = join(home, '.ssh', 'known_hosts');
   writeFileSync(knownHosts, `[${HOST_ADDRESS}]:${SSH_PORT} ${type} ${key}\n`, { mode: 0o600 });
   const config = join(home, '.ssh', 'config');
-  writeFileSync(config, `Host ${HOST_ADDRESS}\n  Port ${SSH_PORT}\n  User root\n  IdentityFile ${env.EGRESS_TEST_SSH_KEY}\n  IdentitiesOnly yes\n  StrictHostKeyChecking yes\n  UserKnownHostsFile ${knownHosts}\n`, { mode: 0o600 });
+  writeFileSync(
+    config,
+    `Host ${HOST_ADDRESS}\n  Port ${SSH_PORT}\n  User root\n  IdentityFile ${env.EGRESS_TEST_SSH_KEY}\n  IdentitiesOnly yes\n  StrictHostKeyChecking yes\n  UserKnownHostsFile ${knownHosts}\n`,
+    { mode: 0o600 },
+  );
   const sshWrapper = join(home, 'ssh');
   writeFileSync(sshWrapper, `#!/bin/sh\nexec ssh -F ${config} "$@"\n`, { mode: 0o755 });
   return { home, sshWrapper };
 }
 
 /** The image file over HTTP on 127.0.0.1 (HEAD, whole GETs, and the probe's 32-byte range). */
-async function imageServer(file: { path: string; size: number }, requests: Record<string, number>): Promise<{ server: Server; url: string }> {
+async function imageServer(
+  file: { path: string; size: number },
+  requests: Record<string, number>,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const family = (req.headers['user-agent'] ?? 'none').split('/')[0]!;
     requests[family] = (requests[family] ?? 0) + 1;
@@ -88,7 +95,11 @@ async function imageServer(file: { path: string; size: number }, requests: Recor
       res.writeHead(206, { 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${file.size}` });
       return void (req.method === 'HEAD' ? res.end() : createReadStream(file.path, { start, end }).pipe(res));
     }
-    res.writeHead(200, { 'content-length': file.size, 'accept-ranges': 'bytes', 'content-type': 'application/octet-stream' });
+    res.writeHead(200, {
+      'content-length': file.size,
+      'accept-ranges': 'bytes',
+      'content-type': 'application/octet-stream',
+    });
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file.path, { highWaterMark: MIB }).pipe(res);
   });
@@ -110,7 +121,15 @@ function runAsync(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.slice(0, 6).join(' ')}… exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(out)
+        : reject(
+            new Error(
+              `${cmd} ${args.slice(0, 6).join(' ')}… exited ${code}: ${err.trim().split('\n').slice(-3).join(' ')}`,
+            ),
+          ),
+    );
   });
 }
 
@@ -138,12 +157,22 @@ export interface TransferOptions {
 }
 
 /** Runs (k), then checks that nothing of the shaped link is left (namespaces, veths; their qdiscs go with them). */
-export async function transferFigures(env: BenchEnv, workDir: string, log: (line: string) => void, options: TransferOptions = {}): Promise<TransferFigures> {
+export async function transferFigures(
+  env: BenchEnv,
+  workDir: string,
+  log: (line: string) => void,
+  options: TransferOptions = {},
+): Promise<TransferFigures> {
   const figures = await measureTransfers(env, workDir, log, options);
   return { ...figures, leftovers: leftovers() };
 }
 
-async function measureTransfers(env: BenchEnv, workDir: string, log: (line: string) => void, options: TransferOptions): Promise<Omit<TransferFigures, 'leftovers'>> {
+async function measureTransfers(
+  env: BenchEnv,
+  workDir: string,
+  log: (line: string) => void,
+  options: TransferOptions,
+): Promise<Omit<TransferFigures, 'leftovers'>> {
   const rounds = options.rounds ?? 3;
   const rateMbit = options.rateMbit ?? 100;
   mkdirSync(workDir, { recursive: true });
@@ -178,9 +207,17 @@ async function measureTransfers(env: BenchEnv, workDir: string, log: (line: stri
     };
     const plainBytes = 48 * MIB;
     const plainMbit = (plainBytes * 8) / 1e6 / (await inWs({ mode: 'plain', bytes: plainBytes }));
-    log(`(k) the link: a plain ${plainBytes / MIB} MiB TCP transfer across it ran at ${plainMbit.toFixed(1)} Mbit/s (tc tbf ${rateMbit} Mbit/s each way)`);
+    log(
+      `(k) the link: a plain ${plainBytes / MIB} MiB TCP transfer across it ran at ${plainMbit.toFixed(1)} Mbit/s (tc tbf ${rateMbit} Mbit/s each way)`,
+    );
 
-    const host = { home, key: env.EGRESS_TEST_SSH_KEY, pool: env.EGRESS_TEST_POOL, socket: env.EGRESS_TEST_SOCKET, sha256: image.sha256 };
+    const host = {
+      home,
+      key: env.EGRESS_TEST_SSH_KEY,
+      pool: env.EGRESS_TEST_POOL,
+      socket: env.EGRESS_TEST_SOCKET,
+      sha256: image.sha256,
+    };
     const uri = `qemu+ssh://root@${HOST_ADDRESS}:${SSH_PORT}/system?command=${encodeURIComponent(sshWrapper)}&no_tty=1`;
     const sshEnv = { ...process.env, HOME: home };
     const measures: Record<'fetch' | 'upload' | 'virsh', Measure> = {
@@ -188,7 +225,14 @@ async function measureTransfers(env: BenchEnv, workDir: string, log: (line: stri
       upload: () => inWs({ mode: 'upload', ...host, file: image.path, size: image.size }),
       virsh: async () => {
         const virsh = (...args: string[]) => ws.wsCommand('virsh', ['-c', uri, ...args]);
-        const create = virsh('vol-create-as', env.EGRESS_TEST_POOL, VIRSH_VOLUME, String(image.size), '--format', 'raw');
+        const create = virsh(
+          'vol-create-as',
+          env.EGRESS_TEST_POOL,
+          VIRSH_VOLUME,
+          String(image.size),
+          '--format',
+          'raw',
+        );
         await runAsync(create.cmd, create.args, sshEnv);
         const upload = virsh('vol-upload', '--pool', env.EGRESS_TEST_POOL, VIRSH_VOLUME, image.path);
         const started = performance.now();
@@ -205,7 +249,9 @@ async function measureTransfers(env: BenchEnv, workDir: string, log: (line: stri
         await volumes.deleteVolume(env.EGRESS_TEST_POOL, VIRSH_VOLUME);
         const seconds = await measures[name]();
         figures[name].push(seconds);
-        log(`(k) round ${round + 1}: ${name} ${seconds.toFixed(1)} s (${(image.size / MIB / seconds).toFixed(1)} MiB/s)`);
+        log(
+          `(k) round ${round + 1}: ${name} ${seconds.toFixed(1)} s (${(image.size / MIB / seconds).toFixed(1)} MiB/s)`,
+        );
       }
     }
     return { bytes: image.size, rateMbit, ...figures, plainMbit, plainBytes, qdiscs: link.qdiscs(), requests };

@@ -31,7 +31,15 @@ import { fakeHealth, fakeStats } from './browser/fake-figures.js';
 import { type FrameFigures, frameFigures, median } from './refresh.js';
 import { IDLE_FRAMES_SCRIPT, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures } from './browser/page-timing.js';
 import { startServeProcess } from './browser/serve.js';
-import { type TimedPage, call, filled, loggedIn, profileIfAsked, timedPage, waitForTime } from './browser/timed-page.js';
+import {
+  type TimedPage,
+  call,
+  filled,
+  loggedIn,
+  profileIfAsked,
+  timedPage,
+  waitForTime,
+} from './browser/timed-page.js';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
 
@@ -56,7 +64,8 @@ function percentile(values: readonly number[], p: number): number {
 function fleetAnswers(proxies: ReturnType<typeof fakeProxies>): FakeAnswers {
   return {
     'proxies:list': () => ({ proxies, hosts: [] }),
-    'proxies:stats': (input) => fakeStats(proxies, 0, Date.now(), (input as { sparkPoints?: number } | undefined)?.sparkPoints ?? 0),
+    'proxies:stats': (input) =>
+      fakeStats(proxies, 0, Date.now(), (input as { sparkPoints?: number } | undefined)?.sparkPoints ?? 0),
     'proxies:health': () => fakeHealth(proxies, 0, Date.now()),
   };
 }
@@ -104,12 +113,25 @@ export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptio
     [thousand, await startWsRelay(serve.origin, fleetAnswers(thousand), { beforeAnswer })],
     [ten, await startWsRelay(serve.origin, fleetAnswers(ten), { beforeAnswer })],
   ]);
-  const runs = { thousand: [] as number[], thousandScript: [] as number[], thousandCpu: [] as number[], ten: [] as number[], longest: [] as number[], idle: [] as number[], frames: [] as number[], long: [] as number[], scrollMs: [] as number[], scrollCpu: [] as number[] };
+  const runs = {
+    thousand: [] as number[],
+    thousandScript: [] as number[],
+    thousandCpu: [] as number[],
+    ten: [] as number[],
+    longest: [] as number[],
+    idle: [] as number[],
+    frames: [] as number[],
+    long: [] as number[],
+    scrollMs: [] as number[],
+    scrollCpu: [] as number[],
+  };
   const loadStart = loadavg()[0]!;
   try {
     const context = await loggedIn(browser, serve);
     let pages = 0;
-    const render = async (proxies: typeof thousand): Promise<TimedPage & { ms: number; scriptMs: number; cpu: number }> => {
+    const render = async (
+      proxies: typeof thousand,
+    ): Promise<TimedPage & { ms: number; scriptMs: number; cpu: number }> => {
       const timed = await timedPage(context, errors);
       let answerCpu: number | undefined;
       onListing = async () => void (answerCpu ??= await timed.cpuMs());
@@ -193,9 +215,15 @@ export const UPDATING_SCROLL_MS = 31_000;
  * arrives every 5 s and `proxy:health` every 30 s (pushed on the page's socket as serve
  * pushes them; the backend behind serve has no fleet of its own, as in (g)).
  */
-export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOptions = {}): Promise<UpdatingScrollFigures> {
+export async function updatingScrollFigures({
+  rounds = 3,
+  bin = BIN,
+}: UiBenchOptions = {}): Promise<UpdatingScrollFigures> {
   const home = mkdtempSync(join(tmpdir(), 'egress-bench-m-'));
-  writeFileSync(join(home, 'config.yaml'), 'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n');
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n',
+  );
   const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
   const browser = await launchChromium();
   const errors: string[] = [];
@@ -229,7 +257,9 @@ export async function updatingScrollFigures({ rounds = 3, bin = BIN }: UiBenchOp
       let scroll: { frames: number[]; longFrames: number[] };
       const stopProfile = await profileIfAsked(page, `m-updating-scroll-${round}`);
       try {
-        scroll = await call<{ frames: number[]; longFrames: number[] }>(page, SCROLL_FOR_SCRIPT, { durationMs: UPDATING_SCROLL_MS });
+        scroll = await call<{ frames: number[]; longFrames: number[] }>(page, SCROLL_FOR_SCRIPT, {
+          durationMs: UPDATING_SCROLL_MS,
+        });
       } finally {
         await stopProfile();
         clearInterval(statsTimer);
@@ -272,9 +302,11 @@ export interface LaunchClickFigures {
 
 const NAME = 'egtest-bench-h';
 
-
 /** (h): `rounds` launches through the dialog (plus one not counted), each cancelled and removed. */
-export async function launchClickFigures(env: BenchEnv, { rounds = 5, bin = BIN, cli = CLI }: UiBenchOptions = {}): Promise<LaunchClickFigures> {
+export async function launchClickFigures(
+  env: BenchEnv,
+  { rounds = 5, bin = BIN, cli = CLI }: UiBenchOptions = {},
+): Promise<LaunchClickFigures> {
   const tiny = tinyHome(env, 'egress-bench-h-');
   const dataEnv = { EGRESS_DESK_HOME: join(tiny.home, 'data'), HOME: tiny.home };
   const names = Array.from({ length: rounds + 1 }, (_, i) => `${NAME}-${i}`);
@@ -287,10 +319,16 @@ export async function launchClickFigures(env: BenchEnv, { rounds = 5, bin = BIN,
     const { page } = await timedPage(context, errors);
     await page.goto(`${serve.origin}/`);
     for (const [i, name] of names.entries()) {
-      await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click();
+      await page
+        .getByRole('toolbar', { name: 'Proxy actions' })
+        .getByRole('button', { name: 'Launch', exact: true })
+        .click();
       const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
       await dialog.waitFor();
-      await dialog.getByRole('combobox', { name: 'Host' }).locator('option', { hasText: 'local (connected)' }).waitFor({ state: 'attached', timeout: 60_000 });
+      await dialog
+        .getByRole('combobox', { name: 'Host' })
+        .locator('option', { hasText: 'local (connected)' })
+        .waitFor({ state: 'attached', timeout: 60_000 });
       await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
       await dialog.getByRole('combobox', { name: 'Host' }).selectOption('local');
       await dialog.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
@@ -314,8 +352,16 @@ export async function launchClickFigures(env: BenchEnv, { rounds = 5, bin = BIN,
     await browser.close();
     await serve.stop();
     const childEnv = { PATH: process.env.PATH, ...dataEnv };
-    for (const name of names) spawnSync(process.execPath, [cli, '--config', tiny.config, 'proxies', 'delete', name], { env: childEnv });
-    spawnSync('virsh', ['-c', 'qemu:///system', 'vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${tiny.sha256}.qcow2`]);
+    for (const name of names)
+      spawnSync(process.execPath, [cli, '--config', tiny.config, 'proxies', 'delete', name], { env: childEnv });
+    spawnSync('virsh', [
+      '-c',
+      'qemu:///system',
+      'vol-delete',
+      '--pool',
+      env.EGRESS_TEST_POOL,
+      `egress-base-${tiny.sha256}.qcow2`,
+    ]);
   }
   return { stepMs: median(runs.step), progressMs: median(runs.progress), dialogMs: median(runs.dialog), rounds };
 }

@@ -21,7 +21,8 @@ export function uploadFixture(dir: string, bytes = GIB): string {
   if (existsSync(file) && statSync(file).size === bytes) return file;
   const block = randomBytes(16 * 1024 * 1024);
   writeFileSync(file, '');
-  for (let done = 0; done < bytes; done += block.length) writeFileSync(file, block.subarray(0, Math.min(block.length, bytes - done)), { flag: 'a' });
+  for (let done = 0; done < bytes; done += block.length)
+    writeFileSync(file, block.subarray(0, Math.min(block.length, bytes - done)), { flag: 'a' });
   return file;
 }
 
@@ -55,7 +56,10 @@ export async function uploadFigures(env: BenchEnv, workDir: string, bytes = GIB)
   const file = uploadFixture(workDir, bytes);
   const home = sshHome(env, workDir);
   const pool = new SshConnectionPool({ homeDir: home, env: { HOME: home }, systemConfigPath: null });
-  const client = await LibvirtClient.connect(new SshDialer({ address: '127.0.0.1', socketPath: env.EGRESS_TEST_SOCKET }, pool), { uri: 'qemu:///system' });
+  const client = await LibvirtClient.connect(
+    new SshDialer({ address: '127.0.0.1', socketPath: env.EGRESS_TEST_SOCKET }, pool),
+    { uri: 'qemu:///system' },
+  );
   const volumes = new ClientApi(client);
   const ours = 'egtest-bench-ours.raw';
   const theirs = 'egtest-bench-virsh.raw';

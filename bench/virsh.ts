@@ -15,12 +15,21 @@ export function virshQuiet(...args: string[]): void {
 
 /** Every domain's name, sorted. */
 export function domains(): string[] {
-  return virsh('list', '--all', '--name').split('\n').map((l) => l.trim()).filter(Boolean).sort();
+  return virsh('list', '--all', '--name')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 /** The names of the pool's volumes, sorted (the pool refreshed first). */
 export function volumes(pool: string): string[] {
   virshQuiet('pool-refresh', pool);
   // `vol-list` prints a table: a header, a rule, then "name path" rows (names have no spaces here).
-  return virsh('vol-list', pool).split('\n').slice(2).map((l) => l.trim().split(/\s+/)[0] ?? '').filter(Boolean).sort();
+  return virsh('vol-list', pool)
+    .split('\n')
+    .slice(2)
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter(Boolean)
+    .sort();
 }

@@ -24,7 +24,10 @@ const VIEW_COMPONENTS: Record<View, () => React.JSX.Element> = {
 
 /** True while the person is typing into a field: single-key shortcuts must not fire then. */
 function typing(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))
+  );
 }
 
 /**
@@ -93,7 +96,12 @@ export function App() {
         <ul>
           {VIEWS.map((v) => (
             <li key={v}>
-              <button type="button" className="nav-item" aria-current={v === view ? 'page' : undefined} onClick={() => setView(v)}>
+              <button
+                type="button"
+                className="nav-item"
+                aria-current={v === view ? 'page' : undefined}
+                onClick={() => setView(v)}
+              >
                 {VIEW_LABELS[v]}
                 {v === 'tasks' && running > 0 && (
                   // The count is for the eye; the button's name stays "Tasks" (the view says how many run).

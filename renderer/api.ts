@@ -5,7 +5,15 @@
  * carrying the backend's name and message.
  */
 import type { RawBridge } from '../shared/ipc-transport.js';
-import { BridgeError, type ChannelName, type EgressApi, type EventName, channels, events, splitChannel } from '../shared/ipc.js';
+import {
+  BridgeError,
+  type ChannelName,
+  type EgressApi,
+  type EventName,
+  channels,
+  events,
+  splitChannel,
+} from '../shared/ipc.js';
 
 declare global {
   interface Window {

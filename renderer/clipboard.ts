@@ -10,7 +10,10 @@ export async function copyText(text: string, what: string, note = ''): Promise<b
     toast(`Copied ${what}${note}.`);
     return true;
   } catch (err) {
-    toast(`Could not copy ${what}: ${errorMessage(err)}. The browser may not allow clipboard access here; allow it for this page, or select and copy by hand.`, 'error');
+    toast(
+      `Could not copy ${what}: ${errorMessage(err)}. The browser may not allow clipboard access here; allow it for this page, or select and copy by hand.`,
+      'error',
+    );
     return false;
   }
 }

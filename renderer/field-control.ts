@@ -19,6 +19,12 @@ export interface FieldControl {
  * the problem first.
  */
 export function fieldControl(id: string, error: ReactNode, hint: ReactNode, keepHint = false): FieldControl {
-  const shown = [error ? `${id}-error` : undefined, hint && (keepHint || !error) ? `${id}-hint` : undefined].filter((s) => s !== undefined);
-  return { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': shown.length ? shown.join(' ') : undefined };
+  const shown = [error ? `${id}-error` : undefined, hint && (keepHint || !error) ? `${id}-hint` : undefined].filter(
+    (s) => s !== undefined,
+  );
+  return {
+    id,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': shown.length ? shown.join(' ') : undefined,
+  };
 }

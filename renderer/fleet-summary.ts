@@ -15,7 +15,11 @@ export interface FleetTotals {
 /** The health state a row is counted and filtered under. */
 export const healthStateOf = (health: ProxyHealth | undefined): HealthState => health?.state ?? 'unknown';
 
-export function fleetTotals(keys: Iterable<string>, health: Readonly<Record<string, ProxyHealth>>, rates: Readonly<Record<string, ProxyRates | null>>): FleetTotals {
+export function fleetTotals(
+  keys: Iterable<string>,
+  health: Readonly<Record<string, ProxyHealth>>,
+  rates: Readonly<Record<string, ProxyRates | null>>,
+): FleetTotals {
   const counts = Object.fromEntries(HEALTH_STATES.map((s) => [s, 0])) as Record<HealthState, number>;
   let inBps = 0;
   let outBps = 0;

@@ -15,4 +15,3 @@ export function formatAge(iso: string, now: number): string {
   if (h < 48) return `${h} h`;
   return `${Math.round(h / 24)} d`;
 }
-

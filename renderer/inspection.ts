@@ -12,6 +12,7 @@ export function concerns(change: ProxyChanged, name: string, inspection: ProxyIn
 export function copyUrlBlocker(inspection: ProxyInspectionView, gone: boolean): string | undefined {
   if (gone) return 'The proxy no longer exists.';
   if (inspection.addresses.length > 0) return undefined;
-  if (inspection.proxy.state !== 'running') return `The proxy is ${inspection.proxy.state}: it has no address. Start it, then copy its URL.`;
+  if (inspection.proxy.state !== 'running')
+    return `The proxy is ${inspection.proxy.state}: it has no address. Start it, then copy its URL.`;
   return 'No address yet: the URL needs the proxy’s address, which appears once the guest has booted and taken a DHCP lease. Refresh to look again.';
 }

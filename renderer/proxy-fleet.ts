@@ -9,7 +9,17 @@ import type { ProxyRecordView } from '../shared/proxies.js';
 /** The row's text the filter's plain words search: its fields, addresses, labels and owner. */
 export function searchText(p: ProxyRecordView): string {
   const labels = Object.entries(p.labels ?? {}).map(([k, v]) => `${k}=${v}`);
-  return [p.name, p.host, p.state, p.machineType, p.image.name, String(p.port), ...p.addresses.map((a) => a.address), ...labels, p.launchedBy ? ownerText(p.launchedBy) : '']
+  return [
+    p.name,
+    p.host,
+    p.state,
+    p.machineType,
+    p.image.name,
+    String(p.port),
+    ...p.addresses.map((a) => a.address),
+    ...labels,
+    p.launchedBy ? ownerText(p.launchedBy) : '',
+  ]
     .join(' ')
     .toLowerCase();
 }
@@ -19,7 +29,12 @@ export function searchText(p: ProxyRecordView): string {
  * label exactly (`env=prod` does not match `env=production`), any other word is a
  * case-insensitive substring of the row's text. With `mineOnly`, only proxies `you` launched.
  */
-export function passesFilter(p: ProxyRecordView, filter: string, you: LaunchedBy | undefined, mineOnly: boolean): boolean {
+export function passesFilter(
+  p: ProxyRecordView,
+  filter: string,
+  you: LaunchedBy | undefined,
+  mineOnly: boolean,
+): boolean {
   if (mineOnly && !(you && isMine(p.launchedBy, you))) return false;
   const words = filter.split(/\s+/).filter(Boolean);
   if (!words.length) return true;
@@ -32,9 +47,14 @@ export function passesFilter(p: ProxyRecordView, filter: string, you: LaunchedBy
 }
 
 /** The proxies of `selection` someone else launched, each with its owner as text (`bob@ws-2`). */
-export function othersIn(selection: readonly ProxyRecordView[], you: LaunchedBy | undefined): Array<{ name: string; owner: string }> {
+export function othersIn(
+  selection: readonly ProxyRecordView[],
+  you: LaunchedBy | undefined,
+): Array<{ name: string; owner: string }> {
   if (!you) return [];
-  return selection.filter((p) => p.launchedBy !== undefined && !isMine(p.launchedBy, you)).map((p) => ({ name: p.name, owner: ownerText(p.launchedBy!) }));
+  return selection
+    .filter((p) => p.launchedBy !== undefined && !isMine(p.launchedBy, you))
+    .map((p) => ({ name: p.name, owner: ownerText(p.launchedBy!) }));
 }
 
 /** A proxy's labels as the editor's text: `env=prod team=web`, keys sorted (what parseLabels reads back). */
@@ -66,7 +86,12 @@ export function labelKeys(proxies: readonly ProxyRecordView[]): string[] {
 
 /** One row of a grouped table: a group's header, or a proxy. */
 export type GroupedRow =
-  | { kind: 'group'; key: string; /** The label's value; undefined for the proxies without the key. */ value: string | undefined; count: number }
+  | {
+      kind: 'group';
+      key: string;
+      /** The label's value; undefined for the proxies without the key. */ value: string | undefined;
+      count: number;
+    }
   | { kind: 'proxy'; proxy: ProxyRecordView };
 
 /**
@@ -88,6 +113,9 @@ export function groupRows(rows: readonly ProxyRecordView[], key: string | null):
   if (groups.has(undefined)) values.push(undefined);
   return values.flatMap((value) => {
     const members = groups.get(value) ?? [];
-    return [{ kind: 'group', key, value, count: members.length } as GroupedRow, ...members.map((proxy): GroupedRow => ({ kind: 'proxy', proxy }))];
+    return [
+      { kind: 'group', key, value, count: members.length } as GroupedRow,
+      ...members.map((proxy): GroupedRow => ({ kind: 'proxy', proxy })),
+    ];
   });
 }

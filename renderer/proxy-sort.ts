@@ -26,8 +26,15 @@ function compare(a: ProxyRecordView, b: ProxyRecordView, key: SortKey): number {
 }
 
 /** The rows the filter keeps (`mineOnly`: launched by `you`), by the sort's column, then name and host. */
-export function sortAndFilter(proxies: ProxyRecordView[], filter: string, sort: Sort, you?: LaunchedBy, mineOnly = false): ProxyRecordView[] {
-  const shown = filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
+export function sortAndFilter(
+  proxies: ProxyRecordView[],
+  filter: string,
+  sort: Sort,
+  you?: LaunchedBy,
+  mineOnly = false,
+): ProxyRecordView[] {
+  const shown =
+    filter.trim() || mineOnly ? proxies.filter((p) => passesFilter(p, filter, you, mineOnly)) : proxies.slice();
   const sign = sort.dir === 'asc' ? 1 : -1;
   return shown.sort((a, b) => sign * compare(a, b, sort.key) || byText(a.name, b.name) || byText(a.host, b.host));
 }

@@ -6,14 +6,28 @@
  * reconnects with backoff.
  */
 import { EventListeners } from '../shared/event-listeners.js';
-import { type Envelope, ErrorNames, type RawBridge, SERVE_WS_PATH, type WsEvent, type WsRequest, type WsResponse } from '../shared/ipc-transport.js';
+import {
+  type Envelope,
+  ErrorNames,
+  type RawBridge,
+  SERVE_WS_PATH,
+  type WsEvent,
+  type WsRequest,
+  type WsResponse,
+} from '../shared/ipc-transport.js';
 
 /** The delays between reconnection attempts (ms): doubling from the first, capped at the last. */
 export const RECONNECT_MIN_MS = 250;
 export const RECONNECT_MAX_MS = 5000;
 
 function disconnected(reason: string): Envelope {
-  return { ok: false, error: { name: ErrorNames.disconnected, message: `The connection to egress-desk serve was lost (${reason}); the call may not have completed. Reconnecting…` } };
+  return {
+    ok: false,
+    error: {
+      name: ErrorNames.disconnected,
+      message: `The connection to egress-desk serve was lost (${reason}); the call may not have completed. Reconnecting…`,
+    },
+  };
 }
 
 function isResponse(value: unknown): value is WsResponse {
@@ -25,7 +39,9 @@ function isEvent(value: unknown): value is WsEvent {
 }
 
 /** A bridge over a WebSocket to `egress-desk serve`, at `url` (the page's own origin by default). */
-export function createServeBridge(url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${SERVE_WS_PATH}`): RawBridge {
+export function createServeBridge(
+  url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${SERVE_WS_PATH}`,
+): RawBridge {
   const pending = new Map<number, (envelope: Envelope) => void>();
   /** Calls waiting for the socket to open: sent on open, failed if this attempt fails. */
   let queued: string[] = [];

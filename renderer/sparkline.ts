@@ -8,7 +8,9 @@ export function sparkPoints(values: readonly number[], width = SPARK_WIDTH, heig
   if (values.length < 2) return '';
   const max = Math.max(...values);
   const step = width / (values.length - 1);
-  return values.map((v, i) => `${(i * step).toFixed(1)},${(height - 1 - (max > 0 ? (v / max) * (height - 2) : 0)).toFixed(1)}`).join(' ');
+  return values
+    .map((v, i) => `${(i * step).toFixed(1)},${(height - 1 - (max > 0 ? (v / max) * (height - 2) : 0)).toFixed(1)}`)
+    .join(' ');
 }
 
 /**

@@ -32,7 +32,16 @@ function merged<T extends { at: number }>(kept: T[], more: T[]): T[] {
 export function seeded(history: ProxyHistory, stats: FleetStats, ref: ProxyRef): ProxyHistory {
   const p = stats.proxies.find((s) => isRef(s, ref));
   if (!p) return history;
-  return { rates: merged(p.history ?? [], history.rates.filter((r) => r.at > (p.history?.at(-1)?.at ?? Infinity))), latency: merged(p.latency ?? [], history.latency.filter((l) => l.at > (p.latency?.at(-1)?.at ?? Infinity))) };
+  return {
+    rates: merged(
+      p.history ?? [],
+      history.rates.filter((r) => r.at > (p.history?.at(-1)?.at ?? Infinity)),
+    ),
+    latency: merged(
+      p.latency ?? [],
+      history.latency.filter((l) => l.at > (p.latency?.at(-1)?.at ?? Infinity)),
+    ),
+  };
 }
 
 /** The history after a `proxy:stats` event: the proxy's latest rates as a point at the sample's time. */
@@ -51,6 +60,9 @@ export function withProbe(history: ProxyHistory, health: FleetHealth, ref: Proxy
 }
 
 /** Columns for uPlot: times in seconds, then one array per series (null: a gap). */
-export function chartColumns<T extends { at: number }>(points: readonly T[], series: ReadonlyArray<(p: T) => number | null>): [number[], ...Array<Array<number | null>>] {
+export function chartColumns<T extends { at: number }>(
+  points: readonly T[],
+  series: ReadonlyArray<(p: T) => number | null>,
+): [number[], ...Array<Array<number | null>>] {
   return [points.map((p) => p.at / 1000), ...series.map((f) => points.map(f))];
 }

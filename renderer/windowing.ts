@@ -17,7 +17,13 @@ export interface RowWindow {
 }
 
 /** The rows to render for a viewport of `height` px scrolled to `scrollTop`, with `overscan` rows either side. */
-export function rowWindow(o: { count: number; rowHeight: number; scrollTop: number; height: number; overscan?: number }): RowWindow {
+export function rowWindow(o: {
+  count: number;
+  rowHeight: number;
+  scrollTop: number;
+  height: number;
+  overscan?: number;
+}): RowWindow {
   const count = Math.max(0, Math.floor(o.count));
   const rowHeight = Math.max(1, o.rowHeight);
   const overscan = Math.max(0, Math.floor(o.overscan ?? 5));

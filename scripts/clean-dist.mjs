@@ -1,1 +1,2 @@
-import { rmSync } from 'node:fs'; rmSync(new URL('../dist/', import.meta.url), { recursive: true, force: true });
+import { rmSync } from 'node:fs';
+rmSync(new URL('../dist/', import.meta.url), { recursive: true, force: true });

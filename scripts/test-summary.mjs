@@ -60,7 +60,12 @@ for (const f of report.testResults ?? []) {
   const unrun = tests.filter((t) => fileFailed && isSkip(t) && t.status !== 'todo' && !t.meta?.skipReason);
   const lane = /^test\/([^/]+)\//.exec(file)?.[1];
   // A file none of whose tests ran has the run's start as its own: it says nothing of its lane.
-  if (lane && Number.isFinite(f.startTime) && Number.isFinite(f.endTime) && tests.some((t) => t.status === 'passed' || t.status === 'failed')) {
+  if (
+    lane &&
+    Number.isFinite(f.startTime) &&
+    Number.isFinite(f.endTime) &&
+    tests.some((t) => t.status === 'passed' || t.status === 'failed')
+  ) {
     const [start, end] = lanes.get(lane) ?? [Infinity, -Infinity];
     lanes.set(lane, [Math.min(start, f.startTime), Math.max(end, f.endTime)]);
   }
@@ -71,7 +76,9 @@ for (const f of report.testResults ?? []) {
       const reason = t.meta?.skipReason ?? (t.status === 'todo' ? 'todo' : 'no reason given');
       if (underCi && !CI_MAY_SKIP.has(file)) {
         skippedInCi++;
-        failures.push(`  failed (skipped under CI, where only ${[...CI_MAY_SKIP].join(', ')} may be): ${where(t)}: ${reason}`);
+        failures.push(
+          `  failed (skipped under CI, where only ${[...CI_MAY_SKIP].join(', ')} may be): ${where(t)}: ${reason}`,
+        );
       } else skips.push(`  skipped: ${where(t)}: ${reason}`);
     }
   }
@@ -95,8 +102,13 @@ if (unreadable.length) notes.push(`${unreadable.length} report${unreadable.lengt
 if (skippedInCi) notes.push(`${skippedInCi} skipped under CI`);
 if (failedFiles) notes.push(`${failedFiles} test file${failedFiles === 1 ? '' : 's'} failed outside any test`);
 const minutes = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
-if (lanes.size) console.log(`Lanes (wall time): ${[...lanes].map(([lane, [start, end]]) => `${lane} ${minutes(end - start)}`).join(', ')}`);
-console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped${notes.length ? ` (${notes.join('; ')})` : ''}`);
+if (lanes.size)
+  console.log(
+    `Lanes (wall time): ${[...lanes].map(([lane, [start, end]]) => `${lane} ${minutes(end - start)}`).join(', ')}`,
+  );
+console.log(
+  `Tests: ${passed} passed, ${failed} failed, ${skipped} skipped${notes.length ? ` (${notes.join('; ')})` : ''}`,
+);
 for (const line of [...failures, ...skips]) console.log(line);
 if (passed === 0 && failed === 0) console.log('  no test passed: a run in which nothing ran counts as failed');
 process.exit(passed === 0 || failed > 0 || !report.success ? 1 : 0);

@@ -42,7 +42,10 @@ export const HostImageTransferSchema = z.object({
 });
 export type HostImageTransfer = z.infer<typeof HostImageTransferSchema>;
 
-const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (https goes through a CONNECT tunnel)' });
+const HttpUrl = z.url({
+  protocol: /^https?$/,
+  error: 'must be an http:// or https:// URL (https goes through a CONNECT tunnel)',
+});
 
 /** The health probe through each proxy (electron/services/app/fleet-health.ts). */
 export const HealthSettingsSchema = z.strictObject({
@@ -119,7 +122,11 @@ export type SettingsSetInput = z.input<typeof SettingsSetInputSchema>;
 
 /** The editable settings in force: what the file says, else the defaults (auto-bake on, auto-replace off). */
 export function editableSettingsOf(settings: AppSettings): EditableSettings {
-  return { health: settings.health, autoBake: settings.autoBake !== false, autoReplace: settings.autoReplace ?? AutoReplaceSettingsSchema.parse({}) };
+  return {
+    health: settings.health,
+    autoBake: settings.autoBake !== false,
+    autoReplace: settings.autoReplace ?? AutoReplaceSettingsSchema.parse({}),
+  };
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -130,7 +137,10 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
  * already in force is not written: a file that leaves `autoBake` out (on) does not grow
  * `"autoBake": true` because the person saved the health URLs.
  */
-export function withEditableSettings(settings: AppSettings, change: z.output<typeof SettingsSetInputSchema>): AppSettings {
+export function withEditableSettings(
+  settings: AppSettings,
+  change: z.output<typeof SettingsSetInputSchema>,
+): AppSettings {
   const now = editableSettingsOf(settings);
   const next: AppSettings = { ...settings };
   if (change.health && !sameJson(change.health, now.health)) next.health = change.health;
@@ -151,11 +161,20 @@ export function withImageTransfer(settings: AppSettings, host: string, how: Imag
 
 /** `settings` with what the last transfer to `host` did (its choice is kept, `auto` when it had none). */
 export function withLastTransfer(settings: AppSettings, host: string, last: LastTransfer): AppSettings {
-  return { ...settings, hosts: { ...settings.hosts, [host]: { imageTransfer: imageTransferOf(settings, host), ...settings.hosts[host], lastTransfer: last } } };
+  return {
+    ...settings,
+    hosts: {
+      ...settings.hosts,
+      [host]: { imageTransfer: imageTransferOf(settings, host), ...settings.hosts[host], lastTransfer: last },
+    },
+  };
 }
 
 /** One line for a person: how the last image reached the host, and why it was not fetched there. */
 export function describeLastTransfer(last: LastTransfer): string {
-  const how = last.mode === 'fetch' ? 'fetched by the host itself' : `uploaded from this machine${last.reason ? ` (not fetched on the host: ${last.reason})` : ''}`;
+  const how =
+    last.mode === 'fetch'
+      ? 'fetched by the host itself'
+      : `uploaded from this machine${last.reason ? ` (not fetched on the host: ${last.reason})` : ''}`;
   return `${last.volume} ${how}, ${last.at}`;
 }

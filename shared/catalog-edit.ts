@@ -7,7 +7,16 @@
  * config file's validation (`kvm.machineTypes.big.vcpus: must be at least 1 (got 0)`).
  */
 import { z } from 'zod';
-import { type ConfigIssue, type KVMConfig, DISK_FORMATS, ENTRY_NAME, ENTRY_NAME_MESSAGE, KVMImageSchema, KVMMachineTypeSchema, type ProviderConfig } from './config.js';
+import {
+  type ConfigIssue,
+  type KVMConfig,
+  DISK_FORMATS,
+  ENTRY_NAME,
+  ENTRY_NAME_MESSAGE,
+  KVMImageSchema,
+  KVMMachineTypeSchema,
+  type ProviderConfig,
+} from './config.js';
 import { configErrorMap, formatIssue, formatPath } from './config-issues.js';
 
 /** A machine type's or an image's name: a key of its map in the config. */
@@ -50,7 +59,9 @@ export const ImageRemoveSchema = removeSchema('image');
 /** `defaults:set`: the machine type and/or image that a launch uses when it names none. */
 export const DefaultsSetSchema = z
   .strictObject({ machineType: EntryNameSchema.optional(), image: EntryNameSchema.optional() })
-  .refine((d) => d.machineType !== undefined || d.image !== undefined, { message: 'name a machineType or an image to make the default' });
+  .refine((d) => d.machineType !== undefined || d.image !== undefined, {
+    message: 'name a machineType or an image to make the default',
+  });
 export type DefaultsSet = z.infer<typeof DefaultsSetSchema>;
 
 /** What a catalog edit channel answers: the file written. */
@@ -108,7 +119,11 @@ function saveIssues(kvm: KVMConfig, key: MapKey, entry: Record<string, unknown>)
     for (const issue of parsed.error.issues) {
       const field = issue.path[0];
       if (field === 'name' || field === 'previousName') {
-        issues.push({ path: base, field: 'name', message: `${field === 'name' ? 'name' : 'previous name'} ${issue.message}` });
+        issues.push({
+          path: base,
+          field: 'name',
+          message: `${field === 'name' ? 'name' : 'previous name'} ${issue.message}`,
+        });
       } else if (typeof field === 'string') {
         issues.push({ path: `${base}.${field}`, field: field as EditIssue['field'], message: issue.message });
       } else {
@@ -121,10 +136,17 @@ function saveIssues(kvm: KVMConfig, key: MapKey, entry: Record<string, unknown>)
   const name = entry.name;
   const previous = entry.previousName;
   if (typeof previous === 'string' && !Object.hasOwn(map, previous)) {
-    issues.push({ path: entryPath(key, previous), message: `no ${NOUN[key]} named ${JSON.stringify(previous)} any more (${known(names)}): it was renamed or removed meanwhile; reload the view` });
+    issues.push({
+      path: entryPath(key, previous),
+      message: `no ${NOUN[key]} named ${JSON.stringify(previous)} any more (${known(names)}): it was renamed or removed meanwhile; reload the view`,
+    });
   }
   if (typeof name === 'string' && name !== previous && Object.hasOwn(map, name)) {
-    issues.push({ path: base, field: 'name', message: `a ${NOUN[key]} named ${JSON.stringify(name)} already exists: choose another name, or edit that one` });
+    issues.push({
+      path: base,
+      field: 'name',
+      message: `a ${NOUN[key]} named ${JSON.stringify(name)} already exists: choose another name, or edit that one`,
+    });
   }
   return issues;
 }
@@ -132,25 +154,37 @@ function saveIssues(kvm: KVMConfig, key: MapKey, entry: Record<string, unknown>)
 function removeIssues(kvm: KVMConfig, key: MapKey, name: string): EditIssue[] {
   const map = (kvm[key] ?? {}) as Record<string, unknown>;
   const names = Object.keys(map);
-  if (!Object.hasOwn(map, name)) return [{ path: entryPath(key, name), message: `no ${NOUN[key]} named ${JSON.stringify(name)} (${known(names)})` }];
+  if (!Object.hasOwn(map, name))
+    return [{ path: entryPath(key, name), message: `no ${NOUN[key]} named ${JSON.stringify(name)} (${known(names)})` }];
   const issues: EditIssue[] = [];
   const field = DEFAULT_FIELD[key];
   if (kvm.defaults?.[field] === name) {
-    issues.push({ path: `kvm.defaults.${field}`, message: `${JSON.stringify(name)} is the default ${NOUN[key]}: make another one the default first` });
+    issues.push({
+      path: `kvm.defaults.${field}`,
+      message: `${JSON.stringify(name)} is the default ${NOUN[key]}: make another one the default first`,
+    });
   }
   if (key === 'machineTypes' && names.length === 1) {
-    issues.push({ path: 'kvm.machineTypes', message: `at least one machine type is required: add another before removing ${JSON.stringify(name)}` });
+    issues.push({
+      path: 'kvm.machineTypes',
+      message: `at least one machine type is required: add another before removing ${JSON.stringify(name)}`,
+    });
   }
   return issues;
 }
 
 function defaultsIssues(kvm: KVMConfig, edit: { machineType?: string; image?: string }): EditIssue[] {
   const issues: EditIssue[] = [];
-  if (edit.machineType === undefined && edit.image === undefined) issues.push({ path: 'kvm.defaults', message: 'name a machineType or an image to make the default' });
+  if (edit.machineType === undefined && edit.image === undefined)
+    issues.push({ path: 'kvm.defaults', message: 'name a machineType or an image to make the default' });
   for (const key of ['machineTypes', 'images'] as const) {
     const value = edit[DEFAULT_FIELD[key]];
     const names = Object.keys(kvm[key] ?? {});
-    if (value !== undefined && !names.includes(value)) issues.push({ path: `kvm.defaults.${DEFAULT_FIELD[key]}`, message: `no ${NOUN[key]} named ${JSON.stringify(value)} (${known(names)})` });
+    if (value !== undefined && !names.includes(value))
+      issues.push({
+        path: `kvm.defaults.${DEFAULT_FIELD[key]}`,
+        message: `no ${NOUN[key]} named ${JSON.stringify(value)} (${known(names)})`,
+      });
   }
   return issues;
 }
@@ -163,7 +197,8 @@ function defaultsIssues(kvm: KVMConfig, edit: { machineType?: string; image?: st
  */
 export function catalogEditIssues(config: ProviderConfig | undefined, edit: CatalogEdit): EditIssue[] {
   const kvm = config?.kvm;
-  if (!config || config.type !== 'kvm' || !kvm) return [{ path: 'kvm', message: 'the config has no usable kvm block: fix the config file (Config view) first' }];
+  if (!config || config.type !== 'kvm' || !kvm)
+    return [{ path: 'kvm', message: 'the config has no usable kvm block: fix the config file (Config view) first' }];
   switch (edit.op) {
     case 'machineType:save':
       return saveIssues(kvm, 'machineTypes', edit.entry);
@@ -224,13 +259,22 @@ export function applyCatalogEdit(config: ProviderConfig, edit: CatalogEdit): Pro
   switch (edit.op) {
     case 'machineType:save': {
       const e = MachineTypeSaveSchema.parse(edit.entry);
-      kvm.machineTypes = putEntry(kvm.machineTypes, e.previousName, e.name, { vcpus: e.vcpus, memoryMiB: e.memoryMiB, diskGiB: e.diskGiB });
-      if (e.previousName !== undefined && kvm.defaults?.machineType === e.previousName) kvm.defaults.machineType = e.name;
+      kvm.machineTypes = putEntry(kvm.machineTypes, e.previousName, e.name, {
+        vcpus: e.vcpus,
+        memoryMiB: e.memoryMiB,
+        diskGiB: e.diskGiB,
+      });
+      if (e.previousName !== undefined && kvm.defaults?.machineType === e.previousName)
+        kvm.defaults.machineType = e.name;
       break;
     }
     case 'image:save': {
       const e = ImageSaveSchema.parse(edit.entry);
-      kvm.images = putEntry(kvm.images ?? {}, e.previousName, e.name, { url: e.url, sha256: e.sha256, format: e.format });
+      kvm.images = putEntry(kvm.images ?? {}, e.previousName, e.name, {
+        url: e.url,
+        sha256: e.sha256,
+        format: e.format,
+      });
       if (e.previousName !== undefined && kvm.defaults?.image === e.previousName) kvm.defaults.image = e.name;
       break;
     }
@@ -241,7 +285,11 @@ export function applyCatalogEdit(config: ProviderConfig, edit: CatalogEdit): Pro
       kvm.images = without(kvm.images ?? {}, edit.name);
       break;
     case 'defaults:set':
-      kvm.defaults = { ...kvm.defaults, ...(edit.machineType !== undefined ? { machineType: edit.machineType } : {}), ...(edit.image !== undefined ? { image: edit.image } : {}) };
+      kvm.defaults = {
+        ...kvm.defaults,
+        ...(edit.machineType !== undefined ? { machineType: edit.machineType } : {}),
+        ...(edit.image !== undefined ? { image: edit.image } : {}),
+      };
       break;
   }
   return next;

@@ -4,7 +4,16 @@
  * check the backend runs before it saves (catalog-edit.ts, over the config's own entry
  * schemas), so the messages under the fields are the ones a save would get.
  */
-import { type EditIssue, IMAGE_FIELDS, type ImageField, ImageSaveSchema, MACHINE_TYPE_FIELDS, type MachineTypeField, MachineTypeSaveSchema, catalogEditIssues } from './catalog-edit.js';
+import {
+  type EditIssue,
+  IMAGE_FIELDS,
+  type ImageField,
+  ImageSaveSchema,
+  MACHINE_TYPE_FIELDS,
+  type MachineTypeField,
+  MachineTypeSaveSchema,
+  catalogEditIssues,
+} from './catalog-edit.js';
 import { type ProviderConfig, formatIssue } from './config.js';
 import type { ImageView, MachineTypeView } from './images-view.js';
 
@@ -23,14 +32,19 @@ export type MachineTypeForm = CatalogEntryForm<'machineType'>;
 export type ImageForm = CatalogEntryForm<'image'>;
 
 /** Each kind's fields, in the order the forms show them. */
-export const ENTRY_FIELDS: { readonly [K in CatalogEntryKind]: readonly CatalogEntryFields[K][] } = { machineType: MACHINE_TYPE_FIELDS, image: IMAGE_FIELDS };
+export const ENTRY_FIELDS: { readonly [K in CatalogEntryKind]: readonly CatalogEntryFields[K][] } = {
+  machineType: MACHINE_TYPE_FIELDS,
+  image: IMAGE_FIELDS,
+};
 
 /** What Add opens with: a small machine type, an image to be named and pointed at. */
 export const NEW_MACHINE_TYPE_FORM: MachineTypeForm = { name: '', vcpus: '1', memoryMiB: '512', diskGiB: '10' };
 export const NEW_IMAGE_FORM: ImageForm = { name: '', url: '', sha256: '', format: 'qcow2' };
 
 /** The form of a listed machine type (Edit). */
-export const machineTypeForm = (m: Pick<MachineTypeView, 'name' | 'vcpus' | 'memoryMiB' | 'diskGiB'>): MachineTypeForm => ({
+export const machineTypeForm = (
+  m: Pick<MachineTypeView, 'name' | 'vcpus' | 'memoryMiB' | 'diskGiB'>,
+): MachineTypeForm => ({
   name: m.name,
   vcpus: String(m.vcpus),
   memoryMiB: String(m.memoryMiB),
@@ -38,7 +52,12 @@ export const machineTypeForm = (m: Pick<MachineTypeView, 'name' | 'vcpus' | 'mem
 });
 
 /** The form of a listed image (Edit). */
-export const imageForm = (i: Pick<ImageView, 'name' | 'url' | 'sha256' | 'format'>): ImageForm => ({ name: i.name, url: i.url, sha256: i.sha256, format: i.format });
+export const imageForm = (i: Pick<ImageView, 'name' | 'url' | 'sha256' | 'format'>): ImageForm => ({
+  name: i.name,
+  url: i.url,
+  sha256: i.sha256,
+  format: i.format,
+});
 
 const SAVE_SCHEMA = { machineType: MachineTypeSaveSchema, image: ImageSaveSchema } as const;
 
@@ -57,7 +76,11 @@ const NUMBER_FIELDS: ReadonlySet<string> = new Set(
  * says "required"); text that is not a number is passed as typed, so the config's message
  * names it (`expected a number, got the text "lots"`).
  */
-export function formEntry<K extends CatalogEntryKind>(kind: K, form: CatalogEntryForm<K>, previousName?: string): Record<string, unknown> {
+export function formEntry<K extends CatalogEntryKind>(
+  kind: K,
+  form: CatalogEntryForm<K>,
+  previousName?: string,
+): Record<string, unknown> {
   const entry: Record<string, unknown> = previousName !== undefined ? { previousName } : {};
   const typed = form as Record<string, string>;
   for (const field of ENTRY_FIELDS[kind]) {
@@ -92,14 +115,27 @@ export interface CatalogEntryOptions<K extends CatalogEntryKind> {
 }
 
 /** Checks a form against the config as the backend's save would, and groups the problems by field. */
-export function checkCatalogEntry<K extends CatalogEntryKind>(config: ProviderConfig | undefined, kind: K, form: CatalogEntryForm<K>, options: CatalogEntryOptions<K> = {}): CatalogEntryCheck<CatalogEntryFields[K]> {
+export function checkCatalogEntry<K extends CatalogEntryKind>(
+  config: ProviderConfig | undefined,
+  kind: K,
+  form: CatalogEntryForm<K>,
+  options: CatalogEntryOptions<K> = {},
+): CatalogEntryCheck<CatalogEntryFields[K]> {
   const typed = form as Record<string, string>;
-  const filled = Object.fromEntries(Object.entries(options.filled ?? {}).filter(([field]) => (typed[field] ?? '').trim() === ''));
+  const filled = Object.fromEntries(
+    Object.entries(options.filled ?? {}).filter(([field]) => (typed[field] ?? '').trim() === ''),
+  );
   const checked = formEntry(kind, { ...form, ...filled }, options.previousName);
-  const found = catalogEditIssues(config, kind === 'machineType' ? { op: 'machineType:save', entry: checked } : { op: 'image:save', entry: checked });
+  const found = catalogEditIssues(
+    config,
+    kind === 'machineType' ? { op: 'machineType:save', entry: checked } : { op: 'image:save', entry: checked },
+  );
   const byField = new Map<string, EditIssue[]>();
-  for (const issue of found) if (issue.field !== undefined) byField.set(issue.field, [...(byField.get(issue.field) ?? []), issue]);
-  const problems: Partial<Record<string, string>> = Object.fromEntries([...byField].map(([field, issues]) => [field, issues.map(formatIssue).join('; ')]));
+  for (const issue of found)
+    if (issue.field !== undefined) byField.set(issue.field, [...(byField.get(issue.field) ?? []), issue]);
+  const problems: Partial<Record<string, string>> = Object.fromEntries(
+    [...byField].map(([field, issues]) => [field, issues.map(formatIssue).join('; ')]),
+  );
   return {
     problems: problems as Partial<Record<CatalogEntryFields[K], string>>,
     general: found.filter((i) => i.field === undefined).map(formatIssue),

@@ -55,7 +55,12 @@ const hostPort = (p: ClientProxy) => `${bracketHost(p.address)}:${p.port}`;
  */
 function oneActive(proxies: readonly ClientProxy[], lines: (p: ClientProxy) => string[]): string {
   return proxies
-    .map((p, i) => [`# ${p.name} (${p.kind})${i ? ': uncomment to use this one instead' : ''}`, ...lines(p).map((l) => (i ? `# ${l}` : l))].join('\n'))
+    .map((p, i) =>
+      [
+        `# ${p.name} (${p.kind})${i ? ': uncomment to use this one instead' : ''}`,
+        ...lines(p).map((l) => (i ? `# ${l}` : l)),
+      ].join('\n'),
+    )
     .join('\n\n')
     .concat('\n');
 }
@@ -68,7 +73,10 @@ export function buildShellExports(proxies: readonly ClientProxy[]): string {
     const u = sq(url(p));
     // Both spellings: curl and wget read the lowercase ones only, many others the uppercase.
     const vars = ['HTTP_PROXY', 'HTTPS_PROXY', ...(p.kind === 'socks5' ? ['ALL_PROXY'] : [])];
-    return [`export ${vars.map((v) => `${v}=${u}`).join(' ')} NO_PROXY=${sq(NO_PROXY)}`, `export ${vars.map((v) => `${v.toLowerCase()}=${u}`).join(' ')} no_proxy=${sq(NO_PROXY)}`];
+    return [
+      `export ${vars.map((v) => `${v}=${u}`).join(' ')} NO_PROXY=${sq(NO_PROXY)}`,
+      `export ${vars.map((v) => `${v.toLowerCase()}=${u}`).join(' ')} no_proxy=${sq(NO_PROXY)}`,
+    ];
   });
 }
 
@@ -105,8 +113,22 @@ export const FoxyProxyFileSchema = z.strictObject({
         password: z.string(),
         cc: z.string().regex(/^([A-Z]{2}|)$/),
         city: z.string(),
-        include: z.array(z.strictObject({ type: z.enum(['wildcard', 'regex']), title: z.string(), pattern: z.string(), active: z.boolean() })),
-        exclude: z.array(z.strictObject({ type: z.enum(['wildcard', 'regex']), title: z.string(), pattern: z.string(), active: z.boolean() })),
+        include: z.array(
+          z.strictObject({
+            type: z.enum(['wildcard', 'regex']),
+            title: z.string(),
+            pattern: z.string(),
+            active: z.boolean(),
+          }),
+        ),
+        exclude: z.array(
+          z.strictObject({
+            type: z.enum(['wildcard', 'regex']),
+            title: z.string(),
+            pattern: z.string(),
+            active: z.boolean(),
+          }),
+        ),
         pac: z.string(),
       }),
     )
@@ -148,7 +170,10 @@ export const KubernetesSecretSchema = z.strictObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Secret'),
   metadata: z.strictObject({
-    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/).max(253),
+    name: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/)
+      .max(253),
     labels: z.record(z.string(), z.string()).optional(),
   }),
   type: z.literal('Opaque'),
@@ -161,13 +186,23 @@ export type KubernetesSecret = z.infer<typeof KubernetesSecretSchema>;
  * `NO_PROXY` (and `ALL_PROXY` for socks5) in both spellings, ready for `envFrom`. A selection: one
  * key per proxy (its name), the URL as value, for a workload to pick from.
  */
-export function buildKubernetesSecret(proxies: readonly ClientProxy[], name = proxies.length === 1 ? `egress-proxy-${proxies[0]!.name}` : 'egress-proxies'): string {
+export function buildKubernetesSecret(
+  proxies: readonly ClientProxy[],
+  name = proxies.length === 1 ? `egress-proxy-${proxies[0]!.name}` : 'egress-proxies',
+): string {
   let stringData: Record<string, string>;
   if (proxies.length === 1) {
     const p = proxies[0]!;
     const u = url(p);
     const vars = ['HTTP_PROXY', 'HTTPS_PROXY', ...(p.kind === 'socks5' ? ['ALL_PROXY'] : [])];
-    stringData = Object.fromEntries([...vars.flatMap((v) => [[v, u], [v.toLowerCase(), u]]), ['NO_PROXY', NO_PROXY], ['no_proxy', NO_PROXY]]);
+    stringData = Object.fromEntries([
+      ...vars.flatMap((v) => [
+        [v, u],
+        [v.toLowerCase(), u],
+      ]),
+      ['NO_PROXY', NO_PROXY],
+      ['no_proxy', NO_PROXY],
+    ]);
   } else {
     stringData = Object.fromEntries(proxies.map((p) => [p.name, url(p)]));
   }
@@ -214,7 +249,8 @@ export function buildClientJson(proxies: readonly ClientProxy[]): string {
  * proxy, or says "proxies" for a selection.
  */
 export function buildClientSettings(format: ClientFormat, proxies: readonly ClientProxy[]): ClientSettingsFile {
-  if (!proxies.length) throw new Error('no proxy to write client settings for: none of those is running with an address');
+  if (!proxies.length)
+    throw new Error('no proxy to write client settings for: none of those is running with an address');
   const stem = proxies.length === 1 ? proxies[0]!.name : 'proxies';
   switch (format) {
     case 'env':

@@ -35,7 +35,11 @@ function same(a: unknown, b: unknown): boolean {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -46,7 +50,8 @@ function diffEntries(before: Record<string, unknown>, after: Record<string, unkn
     if (!Object.hasOwn(after, key)) changes.push({ kind: 'removed', key, before: value });
     else if (!same(value, after[key])) changes.push({ kind: 'changed', key, before: value, after: after[key] });
   }
-  for (const [key, value] of Object.entries(after)) if (!Object.hasOwn(before, key)) changes.push({ kind: 'added', key, after: value });
+  for (const [key, value] of Object.entries(after))
+    if (!Object.hasOwn(before, key)) changes.push({ kind: 'added', key, after: value });
   return changes;
 }
 
@@ -83,7 +88,9 @@ function hostsOf(config: unknown): Record<string, unknown> {
   const hosts = kvmOf(config).hosts;
   if (!Array.isArray(hosts)) return {};
   // Hosts without a readable name are keyed by position, so they still show up.
-  return Object.fromEntries(hosts.map((h: unknown, i) => [isRecord(h) && typeof h.name === 'string' ? h.name : `#${i}`, h]));
+  return Object.fromEntries(
+    hosts.map((h: unknown, i) => [isRecord(h) && typeof h.name === 'string' ? h.name : `#${i}`, h]),
+  );
 }
 
 function mapOf(config: unknown, field: 'machineTypes' | 'images'): Record<string, unknown> {

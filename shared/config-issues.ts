@@ -70,7 +70,8 @@ export const configErrorMap: core.$ZodErrorMap = (issue) => {
         issue.expected === 'string' && (typeof issue.input === 'number' || typeof issue.input === 'boolean')
           ? ' (put the value in quotes)'
           : '';
-      if (issue.expected === 'int' && typeof issue.input === 'number') return `must be a whole number (got ${issue.input})`;
+      if (issue.expected === 'int' && typeof issue.input === 'number')
+        return `must be a whole number (got ${issue.input})`;
       return `expected ${expected}, got ${describeValue(issue.input)}${hint}`;
     }
     case 'too_small':
@@ -96,7 +97,11 @@ function distance(a: string, b: string): number {
     row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+      row[j] = Math.min(
+        row[j]! + 1,
+        row[j - 1]! + 1,
+        prev + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+      );
       prev = cur;
     }
   }
@@ -127,14 +132,17 @@ export function issuesFromZod(issues: readonly core.$ZodIssue[], knownKeys: Know
   // `length` field (`{ length: null }`): its wrong type is the one thing to say there.
   const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => formatPath(i.path)));
   for (const issue of issues) {
-    if (issue.code !== 'invalid_type' && issue.code !== 'unrecognized_keys' && wrongType.has(formatPath(issue.path))) continue;
+    if (issue.code !== 'invalid_type' && issue.code !== 'unrecognized_keys' && wrongType.has(formatPath(issue.path)))
+      continue;
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeys(issue.path);
       for (const key of issue.keys) {
         const suggestion = suggestField(key, known);
         out.push({
           path: formatPath([...issue.path, key]),
-          message: suggestion ? `unknown field (did you mean "${suggestion}"?)` : `unknown field${known.length ? ` (known: ${known.join(', ')})` : ''}`,
+          message: suggestion
+            ? `unknown field (did you mean "${suggestion}"?)`
+            : `unknown field${known.length ? ` (known: ${known.join(', ')})` : ''}`,
         });
       }
     } else {

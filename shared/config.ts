@@ -39,11 +39,14 @@ export const DEFAULTS = {
 export const DNS_LABEL_MAX = 63;
 /** A lowercase DNS label (RFC 1123): also safe in libvirt names and volume names. */
 export const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const DNS_LABEL_MESSAGE = 'must be a lowercase DNS label (a-z, 0-9 and "-", at most 63 characters, not starting or ending with "-")';
+const DNS_LABEL_MESSAGE =
+  'must be a lowercase DNS label (a-z, 0-9 and "-", at most 63 characters, not starting or ending with "-")';
 /** Names of machine types and images: map keys that end up in volume names and metadata. */
 export const ENTRY_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
-export const ENTRY_NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+export const ENTRY_NAME_MESSAGE =
+  'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 /** An IPv6 address's zone (`fe80::1%eth0`): SSH reaches a link-local host through one. */
 const IPV6_ZONE = /^[A-Za-z0-9_.-]+$/;
 /** Longest address accepted: a DNS name's limit, more than any IPv6 address with a zone. */
@@ -88,7 +91,10 @@ export const KVMHostSchema = z.strictObject({
 
 export const KVMMachineTypeSchema = z.strictObject({
   vcpus: z.int().min(1).max(1024),
-  memoryMiB: z.int().min(128).max(16 * 1024 * 1024),
+  memoryMiB: z
+    .int()
+    .min(128)
+    .max(16 * 1024 * 1024),
   diskGiB: z.int().min(1).max(65536).optional(),
 });
 
@@ -96,12 +102,16 @@ export const KVMImageSchema = z.strictObject({
   url: nonEmpty.refine(hasAllowedScheme, {
     error: (iss) => {
       const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(String(iss.input))?.[1];
-      const got = scheme && !(URL_SCHEMES as readonly string[]).includes(scheme.toLowerCase()) ? ` (got "${scheme}")` : '';
+      const got =
+        scheme && !(URL_SCHEMES as readonly string[]).includes(scheme.toLowerCase()) ? ` (got "${scheme}")` : '';
       return `must be a URL with scheme ${URL_SCHEMES.join(', ')}${got}`;
     },
   }),
   sha256: z.string().refine((v) => /^[0-9a-f]{64}$/.test(v), {
-    error: (iss) => (/^[0-9a-fA-F]{64}$/.test(String(iss.input)) ? 'must be lowercase hexadecimal' : 'must be 64 hexadecimal characters'),
+    error: (iss) =>
+      /^[0-9a-fA-F]{64}$/.test(String(iss.input))
+        ? 'must be lowercase hexadecimal'
+        : 'must be 64 hexadecimal characters',
   }),
   format: z.enum(DISK_FORMATS).optional(),
 });
@@ -208,7 +218,10 @@ export function crossFieldIssues(input: unknown): ConfigIssue[] {
       const name = host.name;
       if (typeof name === 'string') {
         if (seen.has(name)) {
-          issues.push({ path: `kvm.hosts[${i}].name`, message: `duplicate host name ${JSON.stringify(name)} (also kvm.hosts[${seen.get(name)}])` });
+          issues.push({
+            path: `kvm.hosts[${i}].name`,
+            message: `duplicate host name ${JSON.stringify(name)} (also kvm.hosts[${seen.get(name)}])`,
+          });
         } else {
           seen.set(name, i);
         }
@@ -219,7 +232,10 @@ export function crossFieldIssues(input: unknown): ConfigIssue[] {
       if (host.address === 'local') {
         for (const field of ['sshUser', 'sshPort', 'identityFile'] as const) {
           if (host[field] !== undefined) {
-            issues.push({ path: `kvm.hosts[${i}].${field}`, message: 'not used when address is "local" (this machine is reached through its libvirt socket)' });
+            issues.push({
+              path: `kvm.hosts[${i}].${field}`,
+              message: 'not used when address is "local" (this machine is reached through its libvirt socket)',
+            });
           }
         }
       }
@@ -230,7 +246,8 @@ export function crossFieldIssues(input: unknown): ConfigIssue[] {
     const map = kvm[key];
     if (!isRecord(map)) return undefined;
     for (const name of Object.keys(map)) {
-      if (!ENTRY_NAME.test(name)) issues.push({ path: formatPath(['kvm', key, name]), message: `name ${ENTRY_NAME_MESSAGE}` });
+      if (!ENTRY_NAME.test(name))
+        issues.push({ path: formatPath(['kvm', key, name]), message: `name ${ENTRY_NAME_MESSAGE}` });
     }
     return Object.keys(map);
   };
@@ -308,14 +325,14 @@ function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] 
 }
 
 /** The result of validating a parsed file: the typed config, or every problem found. */
-export type ValidationResult =
-  | { ok: true; config: ProviderConfig }
-  | { ok: false; issues: ConfigIssue[] };
+export type ValidationResult = { ok: true; config: ProviderConfig } | { ok: false; issues: ConfigIssue[] };
 
 /** Validates an already-parsed document (from YAML or JSON) as a ProviderConfig. */
 export function validateProviderConfig(input: unknown): ValidationResult {
   const parsed = ProviderConfigSchema.safeParse(input, { error: configErrorMap });
-  const structural = parsed.success ? [] : issuesFromZod(parsed.error.issues, (path) => knownKeysAt(ProviderConfigSchema, path));
+  const structural = parsed.success
+    ? []
+    : issuesFromZod(parsed.error.issues, (path) => knownKeysAt(ProviderConfigSchema, path));
   const issues = sortByDocumentOrder([...structural, ...crossFieldIssues(input)], input);
   if (issues.length > 0 || !parsed.success) return { ok: false, issues };
   return { ok: true, config: parsed.data };
@@ -340,7 +357,10 @@ export function withDefaults(config: KVMConfig): ResolvedKVMConfig {
     Object.entries(config.machineTypes).map(([name, m]) => [name, { ...m, diskGiB: m.diskGiB ?? DEFAULTS.diskGiB }]),
   );
   const images = Object.fromEntries(
-    Object.entries(config.images ?? {}).map(([name, img]) => [name, { ...img, format: img.format ?? DEFAULTS.imageFormat }]),
+    Object.entries(config.images ?? {}).map(([name, img]) => [
+      name,
+      { ...img, format: img.format ?? DEFAULTS.imageFormat },
+    ]),
   );
   return {
     hosts,

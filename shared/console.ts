@@ -23,7 +23,12 @@ export const CONSOLE_DATA_MAX = 64 * 1024;
 export const CONSOLE_SESSIONS_MAX = 8;
 
 /** A session id: a random UUID the backend hands out. */
-export const ConsoleSessionIdSchema = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a console session id from console:open');
+export const ConsoleSessionIdSchema = z
+  .string()
+  .regex(
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    'must be a console session id from console:open',
+  );
 
 /** A lone UTF-16 surrogate cannot be encoded as UTF-8: refused rather than silently changed. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;

@@ -14,15 +14,23 @@ export const LABEL_VALUE = /^[A-Za-z0-9._-]{1,63}$/;
 /** At most this many labels on one proxy. */
 export const LABELS_MAX = 32;
 
-const LABEL_KEY_MESSAGE = 'a label key must be 1-63 characters: a lowercase letter, then lowercase letters, digits, ".", "_" or "-"';
+const LABEL_KEY_MESSAGE =
+  'a label key must be 1-63 characters: a lowercase letter, then lowercase letters, digits, ".", "_" or "-"';
 const LABEL_VALUE_MESSAGE = 'a label value must be 1-63 characters of letters, digits, ".", "_" and "-"';
 
 export const LabelKeySchema = z.string().regex(LABEL_KEY, LABEL_KEY_MESSAGE);
 export const LabelValueSchema = z.string().regex(LABEL_VALUE, LABEL_VALUE_MESSAGE);
 export const LabelsSchema = z
   // zod's record passes over a "__proto__" key without a word: every key is checked first.
-  .custom<Record<string, string>>((v) => typeof v === 'object' && v !== null && Object.keys(v).every((k) => LABEL_KEY.test(k)), LABEL_KEY_MESSAGE)
-  .pipe(z.record(LabelKeySchema, LabelValueSchema).refine((labels) => Object.keys(labels).length <= LABELS_MAX, `at most ${LABELS_MAX} labels`));
+  .custom<Record<string, string>>(
+    (v) => typeof v === 'object' && v !== null && Object.keys(v).every((k) => LABEL_KEY.test(k)),
+    LABEL_KEY_MESSAGE,
+  )
+  .pipe(
+    z
+      .record(LabelKeySchema, LabelValueSchema)
+      .refine((labels) => Object.keys(labels).length <= LABELS_MAX, `at most ${LABELS_MAX} labels`),
+  );
 export type Labels = z.infer<typeof LabelsSchema>;
 
 /**
@@ -30,13 +38,25 @@ export type Labels = z.infer<typeof LabelsSchema>;
  * authenticates: anyone who can reach the hypervisor can write metadata.
  */
 export const LaunchedBySchema = z.strictObject({
-  user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a user name must be 1-64 characters of letters, digits, ".", "_" and "-"'),
-  workstation: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'a workstation must be a host name (letters, digits, "." and "-", at most 253 characters)'),
+  user: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'a user name must be 1-64 characters of letters, digits, ".", "_" and "-"'),
+  workstation: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9.-]{1,253}$/,
+      'a workstation must be a host name (letters, digits, "." and "-", at most 253 characters)',
+    ),
 });
 export type LaunchedBy = z.infer<typeof LaunchedBySchema>;
 
 /** An ISO 8601 instant with a date and a time (`2026-12-03T18:00:00Z`). */
-export const IsoInstantSchema = z.string().refine((s) => /^\d{4}-\d\d-\d\dT[0-9:.]+(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date and time (2026-12-31T18:00:00Z)');
+export const IsoInstantSchema = z
+  .string()
+  .refine(
+    (s) => /^\d{4}-\d\d-\d\dT[0-9:.]+(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)),
+    'must be an ISO 8601 date and time (2026-12-31T18:00:00Z)',
+  );
 
 /** `key=value` → the pair; a message naming what is wrong otherwise. */
 export function parseLabel(text: string): [string, string] {
@@ -80,11 +100,18 @@ export const TTL_MAX_MS = 366 * UNIT_MS.d;
 export function expiryFrom(ttl: string, now: number): string {
   const duration = /^(?:(\d{1,4})d)?(?:(\d{1,5})h)?(?:(\d{1,6})m)?$/.exec(ttl);
   if (duration && ttl !== '') {
-    const ms = Number(duration[1] ?? 0) * UNIT_MS.d + Number(duration[2] ?? 0) * UNIT_MS.h + Number(duration[3] ?? 0) * UNIT_MS.m;
-    if (ms <= 0 || ms > TTL_MAX_MS) throw new Error(`time to live ${JSON.stringify(ttl)}: must be more than nothing and at most 366 days`);
+    const ms =
+      Number(duration[1] ?? 0) * UNIT_MS.d +
+      Number(duration[2] ?? 0) * UNIT_MS.h +
+      Number(duration[3] ?? 0) * UNIT_MS.m;
+    if (ms <= 0 || ms > TTL_MAX_MS)
+      throw new Error(`time to live ${JSON.stringify(ttl)}: must be more than nothing and at most 366 days`);
     return new Date(now + ms).toISOString();
   }
-  if (!IsoInstantSchema.safeParse(ttl).success) throw new Error(`time to live ${JSON.stringify(ttl)}: a duration (90m, 8h, 2d, 1d12h) or an ISO 8601 date and time (2026-12-31T18:00:00Z)`);
+  if (!IsoInstantSchema.safeParse(ttl).success)
+    throw new Error(
+      `time to live ${JSON.stringify(ttl)}: a duration (90m, 8h, 2d, 1d12h) or an ISO 8601 date and time (2026-12-31T18:00:00Z)`,
+    );
   const at = Date.parse(ttl);
   if (at <= now) throw new Error(`time to live ${JSON.stringify(ttl)}: that is in the past`);
   if (at - now > TTL_MAX_MS) throw new Error(`time to live ${JSON.stringify(ttl)}: at most 366 days ahead`);

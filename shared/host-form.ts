@@ -9,7 +9,18 @@
 import { type ConfigIssue, type KVMHost, type ProviderConfig, formatIssue, validateProviderConfig } from './config.js';
 
 /** The form's fields, in the order they are shown: the host schema's fields. */
-export const HOST_FIELDS = ['name', 'address', 'sshUser', 'sshPort', 'identityFile', 'socketPath', 'pool', 'network', 'bridge', 'domainType'] as const;
+export const HOST_FIELDS = [
+  'name',
+  'address',
+  'sshUser',
+  'sshPort',
+  'identityFile',
+  'socketPath',
+  'pool',
+  'network',
+  'bridge',
+  'domainType',
+] as const;
 export type HostField = (typeof HOST_FIELDS)[number];
 
 /** What the person typed, one string per field ("" = not set). */
@@ -65,7 +76,11 @@ const HOST_PATH = /kvm\.hosts\[(\d+)\]/g;
  * the candidate is validated as the last entry and its paths are then given back their
  * real index.
  */
-export function validateHostCandidate(config: ProviderConfig | undefined, candidate: unknown, options: { replacing?: string } = {}): HostFieldIssue[] {
+export function validateHostCandidate(
+  config: ProviderConfig | undefined,
+  candidate: unknown,
+  options: { replacing?: string } = {},
+): HostFieldIssue[] {
   const hosts = config?.kvm?.hosts ?? [];
   const replaced = options.replacing === undefined ? -1 : hosts.findIndex((h) => h.name === options.replacing);
   const others = hosts.filter((_, i) => i !== replaced);
@@ -79,7 +94,9 @@ export function validateHostCandidate(config: ProviderConfig | undefined, candid
   const real = (i: number) => (i === last ? realIndex : replaced >= 0 && i >= replaced ? i + 1 : i);
   const remap = (text: string) => text.replace(HOST_PATH, (_, i: string) => `kvm.hosts[${real(Number(i))}]`);
   const prefix = `kvm.hosts[${last}]`;
-  const mine = result.issues.filter((issue: ConfigIssue) => issue.path === prefix || issue.path.startsWith(`${prefix}.`));
+  const mine = result.issues.filter(
+    (issue: ConfigIssue) => issue.path === prefix || issue.path.startsWith(`${prefix}.`),
+  );
   const issues = mine.map((issue): HostFieldIssue => {
     const rest = issue.path.slice(prefix.length + 1).split(/[.[]/)[0] ?? '';
     const field = (HOST_FIELDS as readonly string[]).includes(rest) ? (rest as HostField) : 'host';

@@ -5,7 +5,14 @@ import { z } from 'zod';
  * `reconnecting`: the connection was lost (the daemon restarted, the network dropped) and the
  * app reopens it by itself, with backoff; the message says why and when it tries next.
  */
-export const HOST_STATES = ['connecting', 'connected', 'reconnecting', 'auth-needed', 'host-key-unknown', 'error'] as const;
+export const HOST_STATES = [
+  'connecting',
+  'connected',
+  'reconnecting',
+  'auth-needed',
+  'host-key-unknown',
+  'error',
+] as const;
 export type HostState = (typeof HOST_STATES)[number];
 
 export const PoolInfoSchema = z.object({

@@ -52,12 +52,14 @@ export function checksumsUrlProblem(sums: string, imageUrl: string): string | un
     return `${sums} is not a valid URL (${either(URL_SCHEMES.map((s) => `${s}://`))}${imageUrl === '' ? '; a relative one needs the image URL' : ''})`;
   }
   const scheme = parsed.protocol.slice(0, -1);
-  if (!(URL_SCHEMES as readonly string[]).includes(scheme)) return `the scheme ${scheme} is not supported (use ${either(URL_SCHEMES)})`;
+  if (!(URL_SCHEMES as readonly string[]).includes(scheme))
+    return `the scheme ${scheme} is not supported (use ${either(URL_SCHEMES)})`;
   return undefined;
 }
 
 /** The well-known image the form's URL is ('' for none): what the Well-known image list shows. */
-export const knownImageOf = (form: ImageAddForm): string => KNOWN_IMAGES.find((k) => k.url === form.url.trim())?.name ?? '';
+export const knownImageOf = (form: ImageAddForm): string =>
+  KNOWN_IMAGES.find((k) => k.url === form.url.trim())?.name ?? '';
 
 /**
  * The form with a well-known image chosen: its URL, format and checksum file; its name,
@@ -68,7 +70,15 @@ export function chooseKnownImage(form: ImageAddForm, name: string): ImageAddForm
   const known = KNOWN_IMAGES.find((k) => k.name === name);
   if (!known) return undefined;
   const typedName = form.name.trim() !== '' && !KNOWN_IMAGES.some((k) => k.name === form.name);
-  return { ...form, name: typedName ? form.name : known.name, url: known.url, format: known.format, sha256: '', checksums: known.checksumsUrl, checksumsFor: known.url };
+  return {
+    ...form,
+    name: typedName ? form.name : known.name,
+    url: known.url,
+    format: known.format,
+    sha256: '',
+    checksums: known.checksumsUrl,
+    checksumsFor: known.url,
+  };
 }
 
 /**
@@ -84,7 +94,8 @@ export function editImageAdd(form: ImageAddForm, patch: Partial<ImageForm> | { c
 }
 
 /** The form once its checksum file was read: a SHA-256 found fills the field (a SHA-512 cannot: Save learns the SHA-256). */
-export const afterLookup = (form: ImageAddForm, found: PublishedDigestView): ImageAddForm => (found.algorithm === 'sha256' ? { ...form, sha256: found.digest } : form);
+export const afterLookup = (form: ImageAddForm, found: PublishedDigestView): ImageAddForm =>
+  found.algorithm === 'sha256' ? { ...form, sha256: found.digest } : form;
 
 /** The form once a read failed: a digest the read before filled in must not outlive a read that refused it (a BAD signature, say). */
 export const afterFailedLookup = (form: ImageAddForm, before: ChecksumLookup): ImageAddForm =>
@@ -112,13 +123,23 @@ const PENDING_SHA256 = '0'.repeat(64);
  * disabled), and the checksum file field: its text, else the failure of reading the file it
  * names (a failed read of the file beside the URL is the status's to say, not the field's).
  */
-export function checkImageAddForm(config: ProviderConfig | undefined, form: ImageAddForm, lookup: ChecksumLookup): ImageAddCheck {
+export function checkImageAddForm(
+  config: ProviderConfig | undefined,
+  form: ImageAddForm,
+  lookup: ChecksumLookup,
+): ImageAddCheck {
   const url = form.url.trim();
   const named = form.checksums.trim();
-  const pending = lookup.state === 'found' && lookup.found.algorithm === 'sha512' && lookup.url === url && form.sha256.trim() === '' ? lookup.found : undefined;
+  const pending =
+    lookup.state === 'found' && lookup.found.algorithm === 'sha512' && lookup.url === url && form.sha256.trim() === ''
+      ? lookup.found
+      : undefined;
   const entry = checkCatalogEntry(config, 'image', form, pending ? { filled: { sha256: PENDING_SHA256 } } : {});
   const typed = checksumsUrlProblem(named, url);
-  const read = lookup.state === 'error' && lookup.sums !== '' && lookup.sums === named ? `No digest found: ${lookup.message}` : undefined;
+  const read =
+    lookup.state === 'error' && lookup.sums !== '' && lookup.sums === named
+      ? `No digest found: ${lookup.message}`
+      : undefined;
   const checksums = typed ?? read;
   return {
     ...entry,

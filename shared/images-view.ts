@@ -52,7 +52,12 @@ export const ImageViewSchema = z.object({
 export type ImageView = z.infer<typeof ImageViewSchema>;
 
 /** A base volume on a host that nothing uses (`images:unusedBases`): a candidate for removal. */
-export const UnusedBaseSchema = z.strictObject({ host: z.string(), pool: z.string(), volume: z.string(), bytes: z.number() });
+export const UnusedBaseSchema = z.strictObject({
+  host: z.string(),
+  pool: z.string(),
+  volume: z.string(),
+  bytes: z.number(),
+});
 export type UnusedBaseView = z.infer<typeof UnusedBaseSchema>;
 
 /** What `images:unusedBases` found: what could go, what stays and why, and the hosts it could not ask. */
@@ -67,4 +72,6 @@ export const BasePruneInputSchema = z.strictObject({
   bases: z.array(UnusedBaseSchema).min(1).max(1000),
   confirm: z.literal(true, { error: 'removing base volumes needs confirm: true' }),
 });
-export const BasePruneResultSchema = BasePruneReportSchema.pick({ kept: true }).extend({ removed: z.array(UnusedBaseSchema) });
+export const BasePruneResultSchema = BasePruneReportSchema.pick({ kept: true }).extend({
+  removed: z.array(UnusedBaseSchema),
+});

@@ -7,26 +7,66 @@
  */
 import { ClientFormatSchema } from './client-settings.js';
 import { z } from 'zod';
-import { HostImageTransferSchema, IMAGE_TRANSFERS, SettingsSetInputSchema, SettingsViewSchema } from './app-settings.js';
+import {
+  HostImageTransferSchema,
+  IMAGE_TRANSFERS,
+  SettingsSetInputSchema,
+  SettingsViewSchema,
+} from './app-settings.js';
 import { KVMHostSchema, ProviderConfigSchema } from './config.js';
 import { ConfigDiffSchema } from './config-diff.js';
-import { ConsoleCloseInputSchema, ConsoleCloseSchema, ConsoleClosedSchema, ConsoleDataSchema, ConsoleOpenInputSchema, ConsoleOpenSchema, ConsoleWriteInputSchema, ConsoleWriteSchema } from './console.js';
-import { CatalogEditResultSchema, DefaultsSetSchema, ImageRemoveSchema, ImageSaveSchema, MachineTypeRemoveSchema, MachineTypeSaveSchema } from './catalog-edit.js';
+import {
+  ConsoleCloseInputSchema,
+  ConsoleCloseSchema,
+  ConsoleClosedSchema,
+  ConsoleDataSchema,
+  ConsoleOpenInputSchema,
+  ConsoleOpenSchema,
+  ConsoleWriteInputSchema,
+  ConsoleWriteSchema,
+} from './console.js';
+import {
+  CatalogEditResultSchema,
+  DefaultsSetSchema,
+  ImageRemoveSchema,
+  ImageSaveSchema,
+  MachineTypeRemoveSchema,
+  MachineTypeSaveSchema,
+} from './catalog-edit.js';
 import { HostLoadSchema, HostStatusSchema } from './hosts.js';
 import { SshSettingsViewSchema } from './ssh-settings.js';
 import { ImageLookupSchema, ImageVerifySchema, PublishedDigestSchema } from './image-lookup.js';
-import { BasePruneInputSchema, BasePruneReportSchema, BasePruneResultSchema, ImageViewSchema, MachineTypeViewSchema } from './images-view.js';
+import {
+  BasePruneInputSchema,
+  BasePruneReportSchema,
+  BasePruneResultSchema,
+  ImageViewSchema,
+  MachineTypeViewSchema,
+} from './images-view.js';
 import type { ErrorEnvelope } from './ipc-transport.js';
 import { LAUNCH_MANY_MAX, StrategySchema } from './launch-many.js';
 import { ProxyChangedSchema } from './proxy-changed.js';
-import { FleetListingSchema, ProxyDeleteSchema, ProxyInspectionSchema, ProxyLabelResultSchema, ProxyLabelSchema, ProxyNameSchema, ProxyReplaceSchema, ProxyStopSchema } from './proxies.js';
+import {
+  FleetListingSchema,
+  ProxyDeleteSchema,
+  ProxyInspectionSchema,
+  ProxyLabelResultSchema,
+  ProxyLabelSchema,
+  ProxyNameSchema,
+  ProxyReplaceSchema,
+  ProxyStopSchema,
+} from './proxies.js';
 import { ProxySpecSchema } from './proxy.js';
 import { FleetStatsInputSchema, FleetStatsSchema } from './stats.js';
 import { FleetHealthSchema } from './health.js';
 import { TaskRefSchema, TaskSchema } from './tasks.js';
 
 /** A problem of the config file: its field's path, what is wrong, and the line of the file it is on when known. */
-const ConfigIssueSchema = z.object({ path: z.string(), message: z.string(), line: z.number().int().positive().optional() });
+const ConfigIssueSchema = z.object({
+  path: z.string(),
+  message: z.string(),
+  line: z.number().int().positive().optional(),
+});
 
 /** The app config as the renderer sees it: the file, and either the config or why it is unusable. */
 export const ConfigStateSchema = z.object({
@@ -92,7 +132,10 @@ export const ConfigExportSchema = z.object({
   mediaType: z.string(),
 });
 
-const ImportTextSchema = z.string().min(1, 'the text is empty').max(MAX_IMPORT_TEXT, `at most ${MAX_IMPORT_TEXT} characters`);
+const ImportTextSchema = z
+  .string()
+  .min(1, 'the text is empty')
+  .max(MAX_IMPORT_TEXT, `at most ${MAX_IMPORT_TEXT} characters`);
 /** How to read the text: YAML (the default; a superset of JSON) or strict JSON. */
 const ImportSyntaxSchema = z.enum(['yaml', 'json']).optional();
 
@@ -121,14 +164,26 @@ export const channels = {
   'app:info': channel(z.undefined(), AppInfoSchema),
   'config:get': channel(z.undefined(), ConfigStateSchema),
   'config:export': channel(ConfigExportInputSchema, ConfigExportSchema),
-  'config:previewImport': channel(z.strictObject({ text: ImportTextSchema, syntax: ImportSyntaxSchema }), ConfigPreviewSchema),
+  'config:previewImport': channel(
+    z.strictObject({ text: ImportTextSchema, syntax: ImportSyntaxSchema }),
+    ConfigPreviewSchema,
+  ),
   'config:import': channel(
-    z.strictObject({ text: ImportTextSchema, syntax: ImportSyntaxSchema, confirm: z.literal(true, { error: 'importing replaces the config: it needs confirm: true' }) }),
+    z.strictObject({
+      text: ImportTextSchema,
+      syntax: ImportSyntaxSchema,
+      confirm: z.literal(true, { error: 'importing replaces the config: it needs confirm: true' }),
+    }),
     z.object({ path: z.string(), diff: ConfigDiffSchema }),
   ),
   'hosts:list': channel(z.undefined(), z.array(HostStatusSchema)),
   'hosts:trust': channel(
-    z.strictObject({ host: z.string().min(1).max(63), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'must be a SHA256 fingerprint as ssh-keygen -l prints it') }),
+    z.strictObject({
+      host: z.string().min(1).max(63),
+      fingerprint: z
+        .string()
+        .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'must be a SHA256 fingerprint as ssh-keygen -l prints it'),
+    }),
     HostStatusSchema,
   ),
   /** Adds a host (the config's rules apply: shared/host-form.ts checks a candidate the same way). */
@@ -137,17 +192,26 @@ export const channels = {
   'hosts:update': channel(z.strictObject({ name: HostNameSchema, host: KVMHostSchema }), HostsEditedSchema),
   /** Removes the host from the config only: nothing on the host is touched; its proxies stop being managed. */
   'hosts:remove': channel(
-    z.strictObject({ name: HostNameSchema, confirm: z.literal(true, { error: 'removing a host needs confirm: true' }) }),
+    z.strictObject({
+      name: HostNameSchema,
+      confirm: z.literal(true, { error: 'removing a host needs confirm: true' }),
+    }),
     HostsEditedSchema.extend({ removed: z.string(), proxies: z.number().nullable(), message: z.string() }),
   ),
   /** Answers a passphrase request (state auth-needed, needs passphrase); a wrong one leaves it auth-needed, saying so. */
-  'hosts:unlock': channel(z.strictObject({ host: HostNameSchema, passphrase: PassphraseSchema, remember: z.boolean() }), HostStatusSchema),
+  'hosts:unlock': channel(
+    z.strictObject({ host: HostNameSchema, passphrase: PassphraseSchema, remember: z.boolean() }),
+    HostStatusSchema,
+  ),
   /** An SSH host's effective settings, as `egress-desk hosts ssh-config` prints them: read from ssh_config, nothing connects. */
   'hosts:sshSettings': channel(z.strictObject({ name: HostNameSchema }), SshSettingsViewSchema),
   /** How base images reach the host (the app's settings.json, as `egress-desk hosts image-transfer` reads it), and how the last one did. */
   'hosts:imageTransfer': channel(z.strictObject({ name: HostNameSchema }), HostImageTransferSchema),
   /** Sets it in settings.json (atomically; config.yaml is not touched): the next launch on the host follows it. */
-  'hosts:setImageTransfer': channel(z.strictObject({ name: HostNameSchema, imageTransfer: z.enum(IMAGE_TRANSFERS) }), HostImageTransferSchema),
+  'hosts:setImageTransfer': channel(
+    z.strictObject({ name: HostNameSchema, imageTransfer: z.enum(IMAGE_TRANSFERS) }),
+    HostImageTransferSchema,
+  ),
   /** The host's CPU, memory and pools now (the Hosts view asks every few seconds while it shows; CPU is over the time since the previous ask). */
   'hosts:load': channel(z.strictObject({ name: HostNameSchema }), HostLoadSchema),
   'machineTypes:list': channel(z.undefined(), z.array(MachineTypeViewSchema)),
@@ -196,7 +260,11 @@ export const channels = {
    * format, credentials only with `withCredentials` (then a secret, like `proxies:url`).
    */
   'proxies:clientSettings': channel(
-    z.strictObject({ names: z.array(ProxySpecSchema.shape.name).min(1).max(1000), format: ClientFormatSchema, withCredentials: z.boolean().optional() }),
+    z.strictObject({
+      names: z.array(ProxySpecSchema.shape.name).min(1).max(1000),
+      format: ClientFormatSchema,
+      withCredentials: z.boolean().optional(),
+    }),
     z.object({ text: z.string(), fileName: z.string(), mediaType: z.string() }),
   ),
   /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
@@ -230,7 +298,12 @@ export const AppCommandSchema = z.discriminatedUnion('command', [
   z.object({ command: z.literal('launch') }),
   /** File → Settings… (Ctrl/Cmd+,): shows the Settings view. */
   z.object({ command: z.literal('settings') }),
-  z.object({ command: z.literal('import'), fileName: z.string(), text: z.string().max(MAX_IMPORT_TEXT), syntax: z.enum(['yaml', 'json']) }),
+  z.object({
+    command: z.literal('import'),
+    fileName: z.string(),
+    text: z.string().max(MAX_IMPORT_TEXT),
+    syntax: z.enum(['yaml', 'json']),
+  }),
   z.object({ command: z.literal('notify'), text: z.string(), kind: z.enum(['info', 'error']) }),
 ]);
 export type AppCommand = z.infer<typeof AppCommandSchema>;
@@ -306,7 +379,9 @@ export type AreaName = Area<ChannelName>;
  * hand-written channel map (electron/ipc/handlers.ts derives the router's handlers).
  */
 export type AreaService<A extends AreaName> = {
-  [M in MethodOf<ChannelName, A>]: `${A}:${M}` extends infer C extends ChannelName ? (input: ChannelInput<C>) => Promise<ChannelOutput<C>> | ChannelOutput<C> : never;
+  [M in MethodOf<ChannelName, A>]: `${A}:${M}` extends infer C extends ChannelName
+    ? (input: ChannelInput<C>) => Promise<ChannelOutput<C>> | ChannelOutput<C>
+    : never;
 };
 
 /** Every area's service: what answers the whole contract. */

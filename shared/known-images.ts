@@ -59,7 +59,8 @@ export const KNOWN_IMAGES: readonly KnownImage[] = [
     name: 'rocky-9',
     title: 'Rocky Linux 9 GenericCloud Base, x86_64',
     url: 'https://dl.rockylinux.org/pub/rocky/9/images/x86_64/Rocky-9-GenericCloud-Base.latest.x86_64.qcow2',
-    checksumsUrl: 'https://dl.rockylinux.org/pub/rocky/9/images/x86_64/Rocky-9-GenericCloud-Base.latest.x86_64.qcow2.CHECKSUM',
+    checksumsUrl:
+      'https://dl.rockylinux.org/pub/rocky/9/images/x86_64/Rocky-9-GenericCloud-Base.latest.x86_64.qcow2.CHECKSUM',
     format: 'qcow2',
     publishes: 'sha256',
   },
@@ -102,8 +103,16 @@ export const PUBLISHER_KEYRINGS: readonly PublisherKeyrings[] = [
     package: 'ubuntu-cloudimage-keyring',
   },
   // Fedora and Rocky clearsign their CHECKSUM files; Debian ships no keyring of theirs: the app's directory holds it.
-  { name: 'Fedora', urlPrefixes: ['https://download.fedoraproject.org/', 'https://dl.fedoraproject.org/'], keyrings: [] },
-  { name: 'Rocky Linux', urlPrefixes: ['https://dl.rockylinux.org/', 'https://download.rockylinux.org/'], keyrings: [] },
+  {
+    name: 'Fedora',
+    urlPrefixes: ['https://download.fedoraproject.org/', 'https://dl.fedoraproject.org/'],
+    keyrings: [],
+  },
+  {
+    name: 'Rocky Linux',
+    urlPrefixes: ['https://dl.rockylinux.org/', 'https://download.rockylinux.org/'],
+    keyrings: [],
+  },
 ];
 
 /** The publisher of the checksum file at `url`, if it is a known one. */

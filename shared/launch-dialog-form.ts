@@ -20,7 +20,20 @@ export interface LaunchDialogForm extends Required<LaunchForm> {
 
 export type LaunchDialogField = 'name' | 'count' | 'hostList' | 'port' | 'allow' | 'labels' | 'ttl';
 
-export const EMPTY_LAUNCH_FORM: LaunchDialogForm = { name: '', count: '1', placement: 'spread', hostList: '', host: '', machineType: '', image: '', port: '', kind: 'http', allow: '', labels: '', ttl: '' };
+export const EMPTY_LAUNCH_FORM: LaunchDialogForm = {
+  name: '',
+  count: '1',
+  placement: 'spread',
+  hostList: '',
+  host: '',
+  machineType: '',
+  image: '',
+  port: '',
+  kind: 'http',
+  allow: '',
+  labels: '',
+  ttl: '',
+};
 
 /** What a valid form asks for: one proxy, or several placed by a strategy. */
 export type LaunchRequest = { one: ProxySpec } | { many: { specs: ProxySpec[]; strategy: Strategy } };
@@ -44,7 +57,8 @@ export function checkLaunchForm(form: LaunchDialogForm, now = Date.now()): Launc
     if (message !== undefined && problems[field] === undefined) problems[field] = message;
   };
   if (!launchesMany(form)) {
-    for (const [field, message] of Object.entries(launchFormErrors(form, now))) add(field as LaunchDialogField, message);
+    for (const [field, message] of Object.entries(launchFormErrors(form, now)))
+      add(field as LaunchDialogField, message);
     return Object.keys(problems).length ? { problems } : { problems, request: { one: formToSpec(form, now) } };
   }
   // Many: the pattern is judged by the names it gives, not as a name itself.
@@ -53,7 +67,8 @@ export function checkLaunchForm(form: LaunchDialogForm, now = Date.now()): Launc
   if ('problem' in expanded) add(expanded.problem.field, expanded.problem.message);
   const strategy = form.placement === 'hosts' ? parseStrategy(form.hostList) : { kind: form.placement };
   if ('problem' in strategy) add('hostList', strategy.problem.message);
-  for (const [field, message] of Object.entries(launchFormErrors({ ...form, name: 'many' }, now))) add(field as LaunchDialogField, message);
+  for (const [field, message] of Object.entries(launchFormErrors({ ...form, name: 'many' }, now)))
+    add(field as LaunchDialogField, message);
   const names = 'names' in expanded ? expanded.names : undefined;
   if (Object.keys(problems).length || !names || 'problem' in strategy) return { problems, ...(names ? { names } : {}) };
   // Placement decides each proxy's host: a host picked before the count went above 1 is not sent.

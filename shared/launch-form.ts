@@ -6,7 +6,14 @@
  */
 import { DNS_LABEL_MAX } from './config.js';
 import { LABELS_MAX, type Labels, expiryFrom, parseLabel } from './fleet-meta.js';
-import { PROXY_ALLOW_MAX, PROXY_PORT_MAX, PROXY_PORT_MIN, type ProxyKind, type ProxySpec, ProxySpecSchema } from './proxy.js';
+import {
+  PROXY_ALLOW_MAX,
+  PROXY_PORT_MAX,
+  PROXY_PORT_MIN,
+  type ProxyKind,
+  type ProxySpec,
+  ProxySpecSchema,
+} from './proxy.js';
 
 /** What the person typed, one string per field ("" = not set: the config's default or placement decides). */
 export interface LaunchForm {
@@ -31,13 +38,16 @@ export function nameError(name: string): string | undefined {
   if (!name) return 'A name is required.';
   if (name.length > DNS_LABEL_MAX) return `At most ${DNS_LABEL_MAX} characters.`;
   if (/[A-Z]/.test(name)) return 'Use lowercase letters only (a-z, 0-9 and "-").';
-  if (!fields.name.safeParse(name).success) return 'Use a lowercase DNS label: a-z, 0-9 and "-", not starting or ending with "-".';
+  if (!fields.name.safeParse(name).success)
+    return 'Use a lowercase DNS label: a-z, 0-9 and "-", not starting or ending with "-".';
   return undefined;
 }
 
 export function portError(port: string): string | undefined {
   if (!port) return undefined;
-  return fields.port.safeParse(Number(port)).success ? undefined : `A port is a whole number from ${PROXY_PORT_MIN} to ${PROXY_PORT_MAX}.`;
+  return fields.port.safeParse(Number(port)).success
+    ? undefined
+    : `A port is a whole number from ${PROXY_PORT_MIN} to ${PROXY_PORT_MAX}.`;
 }
 
 /** The allow list's entries, as typed. */
@@ -60,7 +70,12 @@ export function allowError(text: string): string | undefined {
  * label editor both read their text with it.
  */
 export function parseLabels(text: string): Labels {
-  const labels = Object.fromEntries(text.split(/[\s,]+/).filter(Boolean).map(parseLabel));
+  const labels = Object.fromEntries(
+    text
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(parseLabel),
+  );
   if (Object.keys(labels).length > LABELS_MAX) throw new Error(`At most ${LABELS_MAX} labels.`);
   return labels;
 }
@@ -89,8 +104,17 @@ export function ttlError(text: string | undefined, now: number): string | undefi
 }
 
 /** The first problem of each field; all undefined = the form can be sent. */
-export function launchFormErrors(form: LaunchForm, now = Date.now()): { name?: string; port?: string; allow?: string; labels?: string; ttl?: string } {
-  return { name: nameError(form.name), port: portError(form.port), allow: allowError(form.allow), labels: labelsError(form.labels), ttl: ttlError(form.ttl, now) };
+export function launchFormErrors(
+  form: LaunchForm,
+  now = Date.now(),
+): { name?: string; port?: string; allow?: string; labels?: string; ttl?: string } {
+  return {
+    name: nameError(form.name),
+    port: portError(form.port),
+    allow: allowError(form.allow),
+    labels: labelsError(form.labels),
+    ttl: ttlError(form.ttl, now),
+  };
 }
 
 /** The request of a valid form: empty fields left out, so that defaults and placement apply. */

@@ -29,12 +29,30 @@ export interface LaunchManyProblem<F extends LaunchManyField = LaunchManyField> 
 }
 
 /** `web-{n}` with 3 → web-1, web-2, web-3. A count above 1 needs `{n}` (names are unique). */
-export function expandNames(pattern: string, count: number): { names: string[] } | { problem: LaunchManyProblem<'count' | 'name'> } {
-  if (!Number.isInteger(count) || count < 1 || count > LAUNCH_MANY_MAX) return { problem: { field: 'count', message: `must be a whole number from 1 to ${LAUNCH_MANY_MAX} (got ${count})` } };
-  if (count > 1 && !pattern.includes('{n}')) return { problem: { field: 'name', message: `with a count above 1 the name needs {n}, which becomes 1, 2, …, ${count} (e.g. ${pattern}-{n})` } };
+export function expandNames(
+  pattern: string,
+  count: number,
+): { names: string[] } | { problem: LaunchManyProblem<'count' | 'name'> } {
+  if (!Number.isInteger(count) || count < 1 || count > LAUNCH_MANY_MAX)
+    return {
+      problem: { field: 'count', message: `must be a whole number from 1 to ${LAUNCH_MANY_MAX} (got ${count})` },
+    };
+  if (count > 1 && !pattern.includes('{n}'))
+    return {
+      problem: {
+        field: 'name',
+        message: `with a count above 1 the name needs {n}, which becomes 1, 2, …, ${count} (e.g. ${pattern}-{n})`,
+      },
+    };
   const names = Array.from({ length: count }, (_, i) => pattern.replaceAll('{n}', String(i + 1)));
   const bad = names.find((n) => !DNS_LABEL.test(n));
-  if (bad !== undefined) return { problem: { field: 'name', message: `${JSON.stringify(bad)} is not a lowercase DNS label (a-z, 0-9 and "-", at most ${DNS_LABEL_MAX} characters)` } };
+  if (bad !== undefined)
+    return {
+      problem: {
+        field: 'name',
+        message: `${JSON.stringify(bad)} is not a lowercase DNS label (a-z, 0-9 and "-", at most ${DNS_LABEL_MAX} characters)`,
+      },
+    };
   return { names };
 }
 
@@ -43,7 +61,13 @@ export function parseStrategy(text: string): Strategy | { problem: LaunchManyPro
   const t = text.trim();
   if (t === 'spread' || t === 'pack') return { kind: t };
   const hosts = t.split(',').map((h) => h.trim());
-  if (!hosts.length || hosts.some((h) => !DNS_LABEL.test(h))) return { problem: { field: 'strategy', message: `spread, pack, or a comma-separated list of host names (got ${JSON.stringify(text)})` } };
+  if (!hosts.length || hosts.some((h) => !DNS_LABEL.test(h)))
+    return {
+      problem: {
+        field: 'strategy',
+        message: `spread, pack, or a comma-separated list of host names (got ${JSON.stringify(text)})`,
+      },
+    };
   return { kind: 'hosts', hosts };
 }
 

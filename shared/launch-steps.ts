@@ -1,5 +1,17 @@
 /** The steps of a launch, in order (docs/provider.md): the provider reports them, the app shows them. */
-export const LAUNCH_STEPS = ['validate', 'place', 'image', 'upload', 'base', 'volumes', 'seed', 'define', 'boot', 'address', 'proxy'] as const;
+export const LAUNCH_STEPS = [
+  'validate',
+  'place',
+  'image',
+  'upload',
+  'base',
+  'volumes',
+  'seed',
+  'define',
+  'boot',
+  'address',
+  'proxy',
+] as const;
 export type LaunchStep = (typeof LAUNCH_STEPS)[number];
 
 /** The last steps, run only when the launch is asked to wait for the proxy to answer (`--wait`, the app). */

@@ -6,7 +6,16 @@ import { z } from 'zod';
 import { ProxyKindSchema, ProxySpecSchema } from './proxy.js';
 import { LabelKeySchema, LabelsSchema, LaunchedBySchema } from './fleet-meta.js';
 
-export const DOMAIN_STATES = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'] as const;
+export const DOMAIN_STATES = [
+  'nostate',
+  'running',
+  'blocked',
+  'paused',
+  'shutdown',
+  'shutoff',
+  'crashed',
+  'pmsuspended',
+] as const;
 export const ADDRESS_SOURCES = ['lease', 'agent', 'arp'] as const;
 
 export const GuestAddressSchema = z.object({

@@ -10,7 +10,18 @@ import { ProxyRecordSchema } from './proxies.js';
  * libvirt's lifecycle events (`virDomainEventType`, electron/libvirt/events.ts) as the fleet
  * watch forwards them; `UNKNOWN` for a value newer than the client's table.
  */
-export const LIFECYCLE_EVENTS = ['DEFINED', 'UNDEFINED', 'STARTED', 'SUSPENDED', 'RESUMED', 'STOPPED', 'SHUTDOWN', 'PMSUSPENDED', 'CRASHED', 'UNKNOWN'] as const;
+export const LIFECYCLE_EVENTS = [
+  'DEFINED',
+  'UNDEFINED',
+  'STARTED',
+  'SUSPENDED',
+  'RESUMED',
+  'STOPPED',
+  'SHUTDOWN',
+  'PMSUSPENDED',
+  'CRASHED',
+  'UNKNOWN',
+] as const;
 export const LifecycleEventSchema = z.enum(LIFECYCLE_EVENTS);
 export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
 
@@ -19,7 +30,16 @@ export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
  * and `DELETE` after the task of that verb when the proxy is still listed; `DELETED` after a
  * delete; `RECONCILED` for a change the background listing found with no event to say it.
  */
-export const APP_PROXY_EVENTS = ['LAUNCHED', 'REPLACED', 'LABELLED', 'START', 'STOP', 'DELETE', 'DELETED', 'RECONCILED'] as const;
+export const APP_PROXY_EVENTS = [
+  'LAUNCHED',
+  'REPLACED',
+  'LABELLED',
+  'START',
+  'STOP',
+  'DELETE',
+  'DELETED',
+  'RECONCILED',
+] as const;
 
 /** Every event name a `proxy:changed` carries. */
 export const ProxyEventSchema = z.enum([...LIFECYCLE_EVENTS, ...APP_PROXY_EVENTS]);
@@ -33,7 +53,12 @@ const where = {
 };
 
 /** The proxy as it is now: added, or changed. */
-export const ProxyUpsertSchema = z.object({ ...where, name: z.string(), removed: z.literal(false), proxy: ProxyRecordSchema });
+export const ProxyUpsertSchema = z.object({
+  ...where,
+  name: z.string(),
+  removed: z.literal(false),
+  proxy: ProxyRecordSchema,
+});
 /** The proxy is gone; its name when this backend had seen it (a removal libvirt reports of a domain never listed has none). */
 export const ProxyRemovedSchema = z.object({ ...where, name: z.string().optional(), removed: z.literal(true) });
 

@@ -10,7 +10,14 @@ import { type ProxyCredentials, type ProxyKind, proxyScheme } from './proxy.js';
  * The URL of a proxy at `address:port`; credentials (percent-encoded) only when given,
  * IPv6 addresses bracketed. `kind` absent = http.
  */
-export function formatProxyUrl(address: string, port: number, credentials?: ProxyCredentials, kind: ProxyKind = 'http'): string {
-  const auth = credentials ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@` : '';
+export function formatProxyUrl(
+  address: string,
+  port: number,
+  credentials?: ProxyCredentials,
+  kind: ProxyKind = 'http',
+): string {
+  const auth = credentials
+    ? `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}@`
+    : '';
   return `${proxyScheme(kind)}://${auth}${bracketHost(address)}:${port}`;
 }

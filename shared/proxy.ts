@@ -43,7 +43,9 @@ export const ProxyCredentialsSchema = z.strictObject({
 export type ProxyCredentials = z.infer<typeof ProxyCredentialsSchema>;
 
 export const ProxySpecSchema = z.strictObject({
-  name: z.string().regex(DNS_LABEL, `must be a lowercase DNS label (a-z, 0-9 and "-", at most ${DNS_LABEL_MAX} characters)`),
+  name: z
+    .string()
+    .regex(DNS_LABEL, `must be a lowercase DNS label (a-z, 0-9 and "-", at most ${DNS_LABEL_MAX} characters)`),
   /** A host name from the config; absent = placement picks one. */
   host: z.string().min(1).optional(),
   machineType: z.string().min(1).optional(),
@@ -52,7 +54,11 @@ export const ProxySpecSchema = z.strictObject({
   /** What it speaks; absent = http. */
   kind: ProxyKindSchema.optional(),
   /** Clients allowed to use the proxy (addresses or CIDR blocks); absent = loopback and private ranges. */
-  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1).max(PROXY_ALLOW_MAX).optional(),
+  allow: z
+    .array(z.string().refine(isCidr, 'must be an IP address or CIDR block'))
+    .min(1)
+    .max(PROXY_ALLOW_MAX)
+    .optional(),
   /** BasicAuth (http) or username/password (socks5) credentials; absent = generated. */
   credentials: ProxyCredentialsSchema.optional(),
   /** false turns BasicAuth off (the allow list is then the only protection). */

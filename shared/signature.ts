@@ -34,7 +34,12 @@ export const SignatureCheckSchema = z.discriminatedUnion('state', [
     tried: z.array(z.string()),
   }),
   z.object({ state: z.literal('unknown-key'), signatureUrl: z.string(), keyId: z.string(), keyringDir: z.string() }),
-  z.object({ state: z.literal('key-unusable'), signatureUrl: z.string(), keyId: z.string(), why: z.enum(['expired', 'revoked', 'signature expired']) }),
+  z.object({
+    state: z.literal('key-unusable'),
+    signatureUrl: z.string(),
+    keyId: z.string(),
+    why: z.enum(['expired', 'revoked', 'signature expired']),
+  }),
   z.object({
     state: z.literal('not-checked'),
     /** Why not: gpgv missing, a signature gpgv could not read. */
@@ -53,16 +58,25 @@ const ONLY_TLS = 'the checksum file is as trustworthy as the connection it came 
 export function signatureParts(check: SignatureCheck): { verified: boolean; detail: string } {
   switch (check.state) {
     case 'verified':
-      return { verified: true, detail: `${check.signatureUrl} is a good signature by key ${check.fingerprint}${check.signer ? ` (${check.signer})` : ''}` };
+      return {
+        verified: true,
+        detail: `${check.signatureUrl} is a good signature by key ${check.fingerprint}${check.signer ? ` (${check.signer})` : ''}`,
+      };
     case 'no-keyring':
       return {
         verified: false,
         detail: `no keyring for this publisher on this machine (put its key in ${check.keyringDir}${check.package ? `, or install the package ${check.package}` : ''})${check.keyId ? `; the signature is by key ${check.keyId}` : ''}; ${ONLY_TLS}`,
       };
     case 'unsigned':
-      return { verified: false, detail: `no signature published beside the checksum file (looked for ${check.tried.join(', ')}); ${ONLY_TLS}` };
+      return {
+        verified: false,
+        detail: `no signature published beside the checksum file (looked for ${check.tried.join(', ')}); ${ONLY_TLS}`,
+      };
     case 'unknown-key':
-      return { verified: false, detail: `signed by a key not in your keyrings (${check.keyId}); if you trust it, put the publisher's key in ${check.keyringDir}; ${ONLY_TLS}` };
+      return {
+        verified: false,
+        detail: `signed by a key not in your keyrings (${check.keyId}); if you trust it, put the publisher's key in ${check.keyringDir}; ${ONLY_TLS}`,
+      };
     case 'key-unusable':
       return {
         verified: false,

@@ -10,7 +10,15 @@ import { type Browser, chromium } from 'playwright-core';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Flags that stop Chromium's own background traffic (updates, sync, safe browsing, QUIC). */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The screenshot size: small enough to commit, wide enough for the tables. */
 export const VIEWPORT = { width: 1280, height: 800 };

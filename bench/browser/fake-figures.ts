@@ -14,27 +14,45 @@ const STATS_INTERVAL_MS = 5_000;
 /** A rate that varies with the proxy and the sample, never all zero. */
 function rates(i: number, sample: number): ProxyRates {
   const wave = 1 + Math.sin((i * 7 + sample) / 5);
-  return { inBps: Math.round(2_000 + 40_000 * wave), outBps: Math.round(1_000 + 90_000 * wave), inPps: 3 + wave * 20, outPps: 2 + wave * 30, cpuPercent: 0.5 + wave * 6 };
+  return {
+    inBps: Math.round(2_000 + 40_000 * wave),
+    outBps: Math.round(1_000 + 90_000 * wave),
+    inPps: 3 + wave * 20,
+    outPps: 2 + wave * 30,
+    cpuPercent: 0.5 + wave * 6,
+  };
 }
 
 /**
  * The fleet's stats at sample number `sample` (taken `at`); with `sparkPoints`, each running
  * proxy's total rate of the samples before it too, as the table's first ask is answered.
  */
-export function fakeStats(proxies: readonly ProxyRecordView[], sample: number, at: number, sparkPoints = 0): FleetStats {
+export function fakeStats(
+  proxies: readonly ProxyRecordView[],
+  sample: number,
+  at: number,
+  sparkPoints = 0,
+): FleetStats {
   return {
     at,
     intervalMs: STATS_INTERVAL_MS,
     failedHosts: [],
     proxies: proxies.map((p, i) => {
       const running = p.state === 'running';
-      const spark = sparkPoints > 0 && running
-        ? Array.from({ length: sparkPoints }, (_, k) => {
-            const r = rates(i, sample - sparkPoints + k);
-            return r.inBps + r.outBps;
-          })
-        : undefined;
-      return { host: p.host, domain: p.id, name: p.name, rates: running ? rates(i, sample) : null, ...(spark ? { spark } : {}) };
+      const spark =
+        sparkPoints > 0 && running
+          ? Array.from({ length: sparkPoints }, (_, k) => {
+              const r = rates(i, sample - sparkPoints + k);
+              return r.inBps + r.outBps;
+            })
+          : undefined;
+      return {
+        host: p.host,
+        domain: p.id,
+        name: p.name,
+        rates: running ? rates(i, sample) : null,
+        ...(spark ? { spark } : {}),
+      };
     }),
   };
 }
@@ -46,7 +64,15 @@ export function fakeHealth(proxies: readonly ProxyRecordView[], round: number, a
   return {
     at,
     proxies: proxies.map((p, i) => {
-      if (p.state !== 'running') return { host: p.host, domain: p.id, name: p.name, state: 'unknown', since: at - 600_000, lastError: 'not running' };
+      if (p.state !== 'running')
+        return {
+          host: p.host,
+          domain: p.id,
+          name: p.name,
+          state: 'unknown',
+          since: at - 600_000,
+          lastError: 'not running',
+        };
       const state = STATES[(i + round) % STATES.length]!;
       return {
         host: p.host,

@@ -29,7 +29,18 @@ export function fakeProxies(count: number, sha256 = '0'.repeat(64)): ProxyRecord
 export function fakeInspection(proxy: ProxyRecordView): ProxyInspectionView {
   return {
     proxy,
-    metadata: { formatVersion: 1, name: proxy.name, owner: proxy.owner, host: proxy.host, machineType: proxy.machineType, image: proxy.image, port: proxy.port, createdAt: proxy.createdAt, specHash: proxy.specHash, extra: [] },
+    metadata: {
+      formatVersion: 1,
+      name: proxy.name,
+      owner: proxy.owner,
+      host: proxy.host,
+      machineType: proxy.machineType,
+      image: proxy.image,
+      port: proxy.port,
+      createdAt: proxy.createdAt,
+      specHash: proxy.specHash,
+      extra: [],
+    },
     domainXml: `<domain type="qemu">\n  <name>${proxy.id}</name>\n  <metadata>\n    <instance xmlns="urn:egress-proxies:kvm:v1"><name>${proxy.name}</name></instance>\n  </metadata>\n</domain>\n`,
     addresses: proxy.addresses,
     problems: {},
@@ -53,7 +64,10 @@ export type FakeAnswers = Record<string, (input: unknown) => unknown>;
  * gives the text to send the page for a message of the backend, and the faked channel when it
  * replaced an answer.
  */
-export function answerFaker(answers: FakeAnswers): { fromPage(message: string): void; fromServer(message: string): { text: string; channel?: string } } {
+export function answerFaker(answers: FakeAnswers): {
+  fromPage(message: string): void;
+  fromServer(message: string): { text: string; channel?: string };
+} {
   const faked = new Map<number, { channel: string; value: unknown }>();
   return {
     fromPage(message) {
@@ -66,7 +80,10 @@ export function answerFaker(answers: FakeAnswers): { fromPage(message: string): 
       const fake = response.id === undefined ? undefined : faked.get(response.id);
       if (!fake) return { text: message };
       faked.delete(response.id!);
-      return { text: JSON.stringify({ id: response.id, envelope: { ok: true, value: fake.value } }), channel: fake.channel };
+      return {
+        text: JSON.stringify({ id: response.id, envelope: { ok: true, value: fake.value } }),
+        channel: fake.channel,
+      };
     },
   };
 }
@@ -83,7 +100,11 @@ export function answerFaker(answers: FakeAnswers): { fromPage(message: string): 
  * order: the page as it is while the backend is still at work (the Proxies table before its
  * listing arrives). Without it the returned function does nothing.
  */
-export async function routeAnswers(page: Page, answers: FakeAnswers, { hold }: { hold?: string } = {}): Promise<() => void> {
+export async function routeAnswers(
+  page: Page,
+  answers: FakeAnswers,
+  { hold }: { hold?: string } = {},
+): Promise<() => void> {
   let released = hold === undefined;
   let heldId: number | undefined;
   const queue: string[] = [];

@@ -25,9 +25,19 @@ export interface ServeProcess {
  * backend then probes guests on a network that lives there, as a workstation with a route
  * to them would; its 127.0.0.1 is the namespace's (see {@link launchChromium}'s `netns`).
  */
-export function startServeProcess(bin: string, env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: { uid: number; gid: number }, nodeArgs: string[] = [], netns?: string): Promise<ServeProcess> {
+export function startServeProcess(
+  bin: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  timeoutMs = 20_000,
+  as?: { uid: number; gid: number },
+  nodeArgs: string[] = [],
+  netns?: string,
+): Promise<ServeProcess> {
   const argv = [...nodeArgs, bin, 'serve', '--no-open', ...args];
-  const [user, userArgs] = as ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, ...argv]] : [process.execPath, argv];
+  const [user, userArgs] = as
+    ? ['setpriv', [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, ...argv]]
+    : [process.execPath, argv];
   const [command, commandArgs] = netns ? ['ip', ['netns', 'exec', netns, user, ...userArgs]] : [user, userArgs];
   const home = env.HOME ?? process.env.HOME ?? '/';
   const child = spawn(command, commandArgs, {

@@ -53,7 +53,11 @@ export async function profileIfAsked(page: Page, name: string): Promise<() => Pr
   const cdp = profiles.get(page);
   const browser = page.context().browser();
   // A Chromium trace (EGRESS_BENCH_TRACE_DIR) says what the profile calls "(program)": style, layout, paint, GC.
-  if (traceDir && browser) await browser.startTracing(page, { path: join(traceDir, `${name}.trace.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink.user_timing'] });
+  if (traceDir && browser)
+    await browser.startTracing(page, {
+      path: join(traceDir, `${name}.trace.json`),
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink.user_timing'],
+    });
   if (!dir || !cdp) return async () => void (traceDir && browser && (await browser.stopTracing()));
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
@@ -88,7 +92,9 @@ export async function timedPage(context: BrowserContext, errors: string[]): Prom
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
   profiles.set(page, cdp);
-  const cpuMs = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) * 1000;
+  const cpuMs = async () =>
+    ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? Number.NaN) *
+    1000;
   await page.addInitScript(TIMING_INIT_SCRIPT);
   return { page, cpuMs };
 }

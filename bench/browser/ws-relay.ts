@@ -35,22 +35,35 @@ export interface WsRelayOptions {
 }
 
 /** Starts a relay to serve at `serveOrigin` on a free port of 127.0.0.1. */
-export async function startWsRelay(serveOrigin: string, answers: FakeAnswers, { beforeAnswer }: WsRelayOptions = {}): Promise<WsRelay> {
+export async function startWsRelay(
+  serveOrigin: string,
+  answers: FakeAnswers,
+  { beforeAnswer }: WsRelayOptions = {},
+): Promise<WsRelay> {
   const target = new URL(serveOrigin);
   // serve accepts only its own Host and, on the socket, its own Origin: the relay speaks for the page.
-  const towardServe = (req: IncomingMessage) => ({ ...req.headers, host: target.host, ...(req.headers.origin ? { origin: target.origin } : {}) });
+  const towardServe = (req: IncomingMessage) => ({
+    ...req.headers,
+    host: target.host,
+    ...(req.headers.origin ? { origin: target.origin } : {}),
+  });
   const pages = new Set<WebSocket>();
   const http = createServer((req, res) => {
-    const forward = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: towardServe(req) }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: towardServe(req) },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', (err) => res.destroy(err));
     req.pipe(forward);
   });
   const wss = new WebSocketServer({ noServer: true });
   http.on('upgrade', (req, socket, head) => {
-    const upstream = new WebSocket(`ws://${target.host}${req.url ?? '/ws'}`, { headers: { cookie: req.headers.cookie ?? '', origin: target.origin } });
+    const upstream = new WebSocket(`ws://${target.host}${req.url ?? '/ws'}`, {
+      headers: { cookie: req.headers.cookie ?? '', origin: target.origin },
+    });
     upstream.on('error', () => socket.destroy());
     upstream.on('unexpected-response', (_req, res) => socket.end(`HTTP/1.1 ${res.statusCode ?? 502} relayed\r\n\r\n`));
     upstream.on('open', () =>

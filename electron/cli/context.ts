@@ -29,7 +29,12 @@ export function createContext(io: CliIo, options: GlobalOptions): CliContext {
     configFile: explicit ? resolve(io.cwd, options.config!) : configPath(dir),
     configExplicit: explicit,
     get log() {
-      log ??= createLogger({ dataDir: dir, sync: true, level: options.verbose ? 'debug' : 'info', ...(options.verbose ? { echo: io.stderr } : {}) });
+      log ??= createLogger({
+        dataDir: dir,
+        sync: true,
+        level: options.verbose ? 'debug' : 'info',
+        ...(options.verbose ? { echo: io.stderr } : {}),
+      });
       return log;
     },
     // Diagnostics open the log only with --verbose: a read-only command leaves the disk as it was.

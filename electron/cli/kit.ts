@@ -9,7 +9,9 @@ import type { CliIo, GlobalOptions } from './io.js';
 
 export interface CommandKit {
   /** Wraps an action: its resolved number becomes the process's exit code. */
-  action<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<number> | number): (...args: A) => Promise<void>;
+  action<A extends unknown[]>(
+    fn: (ctx: CliContext, ...args: A) => Promise<number> | number,
+  ): (...args: A) => Promise<void>;
 }
 
 /** The kit of one program: each action's exit code goes to `setExit`. */

@@ -10,7 +10,10 @@ import { CliError, EXIT } from './io.js';
  * Loads the config a command works on. The app's own config may not exist yet: then the
  * default that a first start writes stands in (commands that only read never write it).
  */
-export async function loadConfigForCommand(ctx: CliContext, file?: string): Promise<{ file: string; config: ProviderConfig }> {
+export async function loadConfigForCommand(
+  ctx: CliContext,
+  file?: string,
+): Promise<{ file: string; config: ProviderConfig }> {
   const target = file !== undefined ? resolve(ctx.io.cwd, file) : ctx.configFile;
   const implicit = file === undefined && !ctx.configExplicit;
   try {
@@ -29,7 +32,10 @@ export async function loadConfigForCommand(ctx: CliContext, file?: string): Prom
 export async function loadKvmConfig(ctx: CliContext): Promise<ResolvedKVMConfig> {
   const { file, config } = await loadConfigForCommand(ctx);
   if (config.type !== 'kvm' || !config.kvm) {
-    throw new CliError(`${file} configures the ${config.type} provider; Egress Desk manages kvm providers`, EXIT.failed);
+    throw new CliError(
+      `${file} configures the ${config.type} provider; Egress Desk manages kvm providers`,
+      EXIT.failed,
+    );
   }
   return withDefaults(config.kvm);
 }

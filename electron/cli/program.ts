@@ -57,7 +57,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-const BUILTIN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'EvalError', 'URIError', 'AggregateError']);
+const BUILTIN_ERRORS = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'ReferenceError',
+  'SyntaxError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+]);
 
 function reportError(err: unknown, io: CliIo, verbose: boolean): number {
   if (err instanceof CommanderError) {
@@ -69,7 +78,9 @@ function reportError(err: unknown, io: CliIo, verbose: boolean): number {
     return EXIT.usage;
   }
   if (err instanceof ConfigInvalidError) {
-    io.stderr(`egress-desk: ${err.file} is not a valid config:\n${err.issues.map((i) => `  ${formatIssue(i)}\n`).join('')}`);
+    io.stderr(
+      `egress-desk: ${err.file} is not a valid config:\n${err.issues.map((i) => `  ${formatIssue(i)}\n`).join('')}`,
+    );
     return EXIT.failed;
   }
   if (err instanceof CliError) {
@@ -81,7 +92,9 @@ function reportError(err: unknown, io: CliIo, verbose: boolean): number {
     return EXIT.failed;
   }
   if (err instanceof z.ZodError) {
-    io.stderr(`egress-desk: invalid input:\n${err.issues.map((i) => `  ${i.path.join('.') || 'input'}: ${i.message}\n`).join('')}`);
+    io.stderr(
+      `egress-desk: invalid input:\n${err.issues.map((i) => `  ${i.path.join('.') || 'input'}: ${i.message}\n`).join('')}`,
+    );
     return EXIT.failed;
   }
   const message = messageOf(err);

@@ -16,7 +16,9 @@ export function cliSshPool(ctx: CliContext): SshConnectionPool {
     askPassphrase: async (keyPath, request) => {
       const known = request.retry ? undefined : await remembered.ask(keyPath, request);
       if (known !== undefined) {
-        ctx.debug(`using the passphrase for ${keyPath} remembered in ${secretsPath(ctx.dataDir)} (mode 0600, readable only by you)`);
+        ctx.debug(
+          `using the passphrase for ${keyPath} remembered in ${secretsPath(ctx.dataDir)} (mode 0600, readable only by you)`,
+        );
         return known;
       }
       return askSecret(`${request.retry ? 'Wrong passphrase. ' : ''}Passphrase for ${keyPath} (${request.endpoint}): `);

@@ -52,7 +52,11 @@ export interface AppServicesOptions {
 }
 
 /** The services, handlers and router for a data directory, as seen from `frontEnd`. */
-export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd'], options: AppServicesOptions): AppServices {
+export function createAppServices(
+  dataDir: string,
+  frontEnd: AppInfo['frontEnd'],
+  options: AppServicesOptions,
+): AppServices {
   const info: AppInfo = { name: 'Egress Desk', version: options.version, frontEnd, dataDir };
   const store = new ConfigStore(options.configFile ?? configPath(dataDir));
   const config = new ConfigService(store);
@@ -60,7 +64,8 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
   const passphrases = new Passphrases(options.secrets ?? new FileSecretStore(secretsPath(dataDir)));
   const openBackend =
     options.openBackend ??
-    ((kvm: ResolvedKVMConfig) => openFleetBackend({
+    ((kvm: ResolvedKVMConfig) =>
+      openFleetBackend({
         config: kvm,
         dataDir,
         sshPool: new SshConnectionPool({ env: process.env, askPassphrase: passphrases.ask }),
@@ -68,7 +73,14 @@ export function createAppServices(dataDir: string, frontEnd: AppInfo['frontEnd']
         passphrases,
         // The app watches its hosts for as long as it runs: a lost connection comes back by itself.
         reconnect: {},
-        ...(options.keyring ? { credentials: new KeyringCredentialsStore(options.keyring, new FileCredentialsStore(credentialsPath(dataDir))) } : {}),
+        ...(options.keyring
+          ? {
+              credentials: new KeyringCredentialsStore(
+                options.keyring,
+                new FileCredentialsStore(credentialsPath(dataDir)),
+              ),
+            }
+          : {}),
       }));
   const app = new AppService({
     store,

@@ -30,13 +30,22 @@ export function appEventLogger(log: Logger): EventSink {
     const warnings = (status.warnings ?? []).join('\n');
     if (warnings !== (hostWarnings.get(status.name) ?? '')) {
       hostWarnings.set(status.name, warnings);
-      if (warnings) log.warn({ host: status.name, warnings: status.warnings }, `host ${status.name}: ssh_config: ${status.warnings!.join('; ')}`);
+      if (warnings)
+        log.warn(
+          { host: status.name, warnings: status.warnings },
+          `host ${status.name}: ssh_config: ${status.warnings!.join('; ')}`,
+        );
     }
     const key = `${status.state}\n${status.message ?? ''}`;
     if (hostStates.get(status.name) === key) return;
     const first = !hostStates.has(status.name);
     hostStates.set(status.name, key);
-    const fields = { host: status.name, via: status.via, state: status.state, ...(status.message ? { reason: status.message } : {}) };
+    const fields = {
+      host: status.name,
+      via: status.via,
+      state: status.state,
+      ...(status.message ? { reason: status.message } : {}),
+    };
     if (status.state === 'error') log.warn(fields, `host ${status.name}: ${status.state}`);
     else log.info({ ...fields, first }, `host ${status.name}: ${status.state}`);
   };
@@ -48,7 +57,11 @@ export function appEventLogger(log: Logger): EventSink {
       tasks.set(task.id, 'finished');
       const ms = task.started && task.finished ? Date.parse(task.finished) - Date.parse(task.started) : undefined;
       const outcome = { ...fields, state: task.state, ...(ms !== undefined ? { ms } : {}) };
-      if (task.state === 'failed') log.warn({ ...outcome, error: { name: task.error?.name, message: task.error?.message, step: task.error?.step } }, `task failed: ${task.title}`);
+      if (task.state === 'failed')
+        log.warn(
+          { ...outcome, error: { name: task.error?.name, message: task.error?.message, step: task.error?.step } },
+          `task failed: ${task.title}`,
+        );
       else log.info(outcome, `task ${task.state}: ${task.title}`);
     } else if (seen === undefined) {
       tasks.set(task.id, 'started');
@@ -59,10 +72,16 @@ export function appEventLogger(log: Logger): EventSink {
   const onConfig = (state: ConfigChanged) => {
     // A write through the app is the call's own outcome (logged as a call when it fails), not news.
     if (state.by === 'app') return;
-    if (state.config) log.info({ file: state.path }, `config: ${state.path} changed outside the app; the new config is in use`);
+    if (state.config)
+      log.info({ file: state.path }, `config: ${state.path} changed outside the app; the new config is in use`);
     else {
-      const problems = state.issues?.map((i) => `${i.line !== undefined ? `line ${i.line}: ` : ''}${i.path}: ${i.message}`) ?? [state.error ?? 'cannot be read'];
-      log.warn({ file: state.path, problems }, `config: ${state.path} changed outside the app and does not load (${problems.join('; ')}); ${state.lastGood ? 'the app keeps using the last good config' : 'no config is in use'}`);
+      const problems = state.issues?.map(
+        (i) => `${i.line !== undefined ? `line ${i.line}: ` : ''}${i.path}: ${i.message}`,
+      ) ?? [state.error ?? 'cannot be read'];
+      log.warn(
+        { file: state.path, problems },
+        `config: ${state.path} changed outside the app and does not load (${problems.join('; ')}); ${state.lastGood ? 'the app keeps using the last good config' : 'no config is in use'}`,
+      );
     }
   };
   return <E extends EventName>(event: E, payload: EventPayload<E>) => {
@@ -84,7 +103,10 @@ export function loggedRouter(router: Router, log: Logger): Router {
     async invoke(channel: unknown, input: unknown): Promise<Envelope> {
       const envelope = await router.invoke(channel, input);
       if (!envelope.ok) {
-        const fields = { channel: typeof channel === 'string' ? channel.slice(0, 100) : typeof channel, error: { name: envelope.error.name, message: envelope.error.message } };
+        const fields = {
+          channel: typeof channel === 'string' ? channel.slice(0, 100) : typeof channel,
+          error: { name: envelope.error.name, message: envelope.error.message },
+        };
         if (envelope.error.name === 'ValidationError') log.debug(fields, 'call refused: invalid input');
         else log.warn(fields, `call failed: ${fields.channel}`);
       }

@@ -14,7 +14,9 @@ import type { Envelope } from '../../shared/ipc.js';
 import type { Router } from './router.js';
 
 const sessionOf = (input: unknown): string | undefined =>
-  typeof input === 'object' && input !== null && 'session' in input && typeof input.session === 'string' ? input.session : undefined;
+  typeof input === 'object' && input !== null && 'session' in input && typeof input.session === 'string'
+    ? input.session
+    : undefined;
 
 /** Told as sessions become a client's and stop being so (serve routes their events by these). */
 export interface ConsoleOwnerHooks {
@@ -43,8 +45,19 @@ export class ConsoleOwner {
   /** Routes one call, remembering the console sessions it opens or closes. */
   async invoke(channel: unknown, input: unknown): Promise<Envelope> {
     const session = sessionOf(input);
-    if ((channel === 'console:write' || channel === 'console:close') && session !== undefined && !this.sessions.has(session)) {
-      return { ok: false, error: { name: 'ConsoleSessionUnknown', message: 'this console session is not open in this window (it ended, or another window or tab opened it): connect again' } };
+    if (
+      (channel === 'console:write' || channel === 'console:close') &&
+      session !== undefined &&
+      !this.sessions.has(session)
+    ) {
+      return {
+        ok: false,
+        error: {
+          name: 'ConsoleSessionUnknown',
+          message:
+            'this console session is not open in this window (it ended, or another window or tab opened it): connect again',
+        },
+      };
     }
     const generation = this.generation;
     const envelope = await this.router.invoke(channel, input);

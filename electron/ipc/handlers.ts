@@ -5,7 +5,14 @@
  * Code's `ProxyChannel.fromService`. The types make a missing or mistyped method a
  * compile error; the check below makes it a start-up error too.
  */
-import { type AppInfo, type AreaName, type ChannelName, type ContractService, channels, splitChannel } from '../../shared/ipc.js';
+import {
+  type AppInfo,
+  type AreaName,
+  type ChannelName,
+  type ContractService,
+  channels,
+  splitChannel,
+} from '../../shared/ipc.js';
 import type { AppService } from '../services/app/app-service.js';
 import type { Handlers } from './router.js';
 

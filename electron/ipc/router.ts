@@ -7,7 +7,16 @@
 import type { z } from 'zod';
 import { formatIssue } from '../../shared/config.js';
 import { configErrorMap } from '../../shared/config-issues.js';
-import { type ChannelInput, type ChannelName, type ChannelOutput, type Envelope, type ErrorEnvelope, type EventName, type EventPayload, channels } from '../../shared/ipc.js';
+import {
+  type ChannelInput,
+  type ChannelName,
+  type ChannelOutput,
+  type Envelope,
+  type ErrorEnvelope,
+  type EventName,
+  type EventPayload,
+  channels,
+} from '../../shared/ipc.js';
 
 /** The service side of every channel. */
 export type Handlers = { [C in ChannelName]: (input: ChannelInput<C>) => Promise<ChannelOutput<C>> | ChannelOutput<C> };
@@ -32,7 +41,10 @@ export function toErrorEnvelope(err: unknown): ErrorEnvelope {
   if (err instanceof Error) {
     const issues = (err as { issues?: unknown }).issues;
     const envelope: ErrorEnvelope = { name: err.name, message: err.message };
-    if (Array.isArray(issues)) envelope.issues = issues.filter((i): i is { path: string; message: string } => typeof i?.path === 'string' && typeof i?.message === 'string');
+    if (Array.isArray(issues))
+      envelope.issues = issues.filter(
+        (i): i is { path: string; message: string } => typeof i?.path === 'string' && typeof i?.message === 'string',
+      );
     return envelope;
   }
   return { name: 'Error', message: String(err) };
@@ -79,7 +91,9 @@ export function createRouter(handlers: Handlers, hooks: RouterHooks = {}): Route
         const checked = spec.output.safeParse(result);
         if (!checked.success) {
           // A service returned something the contract does not allow: a bug here, not the caller's.
-          throw new Error(`internal error: ${name} returned data outside its contract (${zodIssues(checked.error).map(formatIssue).join('; ')})`);
+          throw new Error(
+            `internal error: ${name} returned data outside its contract (${zodIssues(checked.error).map(formatIssue).join('; ')})`,
+          );
         }
         return { ok: true, value: checked.data };
       } catch (err) {

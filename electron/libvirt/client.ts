@@ -11,9 +11,26 @@ import { decodeAll } from './codec.js';
 import { AuthType, ConnectFlags, ConsoleFlags, Feature } from './constants.js';
 import { type KeepaliveOptions, RpcConnection } from './connection.js';
 import { ConnectionClosedError, ErrorCode, LibvirtError, ProtocolError } from './errors.js';
-import { DomainEvents, LIFECYCLE_EVENTS, type LifecycleEvent, type LifecycleListener, METADATA_CHANGE_EVENTS, type MetadataChangeEvent, type MetadataChangeListener, type SubscribeOptions } from './events.js';
+import {
+  DomainEvents,
+  LIFECYCLE_EVENTS,
+  type LifecycleEvent,
+  type LifecycleListener,
+  METADATA_CHANGE_EVENTS,
+  type MetadataChangeEvent,
+  type MetadataChangeListener,
+  type SubscribeOptions,
+} from './events.js';
 import { Program } from './packet.js';
-import { type CallArgs, type CallName, type Caller, type LibvirtApi, type ReplyOf, createApi, spec } from './procedures.js';
+import {
+  type CallArgs,
+  type CallName,
+  type Caller,
+  type LibvirtApi,
+  type ReplyOf,
+  createApi,
+  spec,
+} from './procedures.js';
 import { type TransferOptions, downloadVolume, openConsole, uploadVolume } from './streams.js';
 import type { DomainRef, StorageVolRef } from './types.js';
 
@@ -45,7 +62,11 @@ export interface ConnectOptions extends ClientOptions, OpenOptions {
   signal?: AbortSignal;
 }
 
-const AUTH_NAMES: Record<number, string> = { [AuthType.NONE]: 'none', [AuthType.SASL]: 'SASL', [AuthType.POLKIT]: 'polkit' };
+const AUTH_NAMES: Record<number, string> = {
+  [AuthType.NONE]: 'none',
+  [AuthType.SASL]: 'SASL',
+  [AuthType.POLKIT]: 'polkit',
+};
 
 /** A libvirt connection. Emits `close` once, with the reason (undefined after `close()`). */
 export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefined] }> implements Caller {
@@ -62,7 +83,8 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
   static async connect(dialer: Dialer, options: ConnectOptions): Promise<LibvirtClient> {
     const duplex = await dialer.dial(options.signal ? { signal: options.signal } : undefined);
     const client = new LibvirtClient(duplex, options);
-    const onAbort = (): void => client.destroy(new ConnectionClosedError('connecting was cancelled', { cause: options.signal?.reason }));
+    const onAbort = (): void =>
+      client.destroy(new ConnectionClosedError('connecting was cancelled', { cause: options.signal?.reason }));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await client.open(options);
@@ -111,11 +133,16 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
     if (methods.length > 0 && !methods.includes(AuthType.NONE)) {
       if (!methods.includes(AuthType.POLKIT)) {
         const names = methods.map((m) => AUTH_NAMES[m] ?? `type ${m}`).join(', ');
-        throw LibvirtError.local(ErrorCode.AUTH_UNAVAILABLE, `libvirtd requires ${names} authentication; this client supports polkit and none`, 'AUTH_LIST');
+        throw LibvirtError.local(
+          ErrorCode.AUTH_UNAVAILABLE,
+          `libvirtd requires ${names} authentication; this client supports polkit and none`,
+          'AUTH_LIST',
+        );
       }
       options.onPolkit?.();
       const complete = await this.call('AUTH_POLKIT');
-      if (complete === 0) throw LibvirtError.local(ErrorCode.AUTH_FAILED, 'polkit authorisation was not completed', 'AUTH_POLKIT');
+      if (complete === 0)
+        throw LibvirtError.local(ErrorCode.AUTH_FAILED, 'polkit authorisation was not completed', 'AUTH_POLKIT');
     }
     if (options.keepalive !== false) {
       // Must come before CONNECT_OPEN: the daemon answers this feature without a hypervisor connection.
@@ -131,7 +158,8 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
   async call<K extends CallName>(name: K, ...args: CallArgs<K>): Promise<ReplyOf<K>> {
     const row = spec(name);
     if (row.kind !== 'call') throw new TypeError(`${name} is not a plain call (it is a ${row.kind})`);
-    if (this.closePromise && name !== 'CONNECT_CLOSE') throw this.conn.closedError ?? new ConnectionClosedError('the client is closing');
+    if (this.closePromise && name !== 'CONNECT_CLOSE')
+      throw this.conn.closedError ?? new ConnectionClosedError('the client is closing');
     const { reply } = this.conn.request(Program.REMOTE, row.proc, name, (w) => row.args.encode(w, args[0]));
     const payload = await reply;
     try {
@@ -214,7 +242,13 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
       timer = setTimeout(resolve, this.closeTimeoutMs);
       timer.unref();
     });
-    await Promise.race([reply.then(() => undefined, () => undefined), timeout]);
+    await Promise.race([
+      reply.then(
+        () => undefined,
+        () => undefined,
+      ),
+      timeout,
+    ]);
     clearTimeout(timer);
     await this.conn.endTransport(this.closeTimeoutMs);
     this.conn.shutdown(new ConnectionClosedError('the connection was closed by the client'), undefined);
@@ -222,7 +256,10 @@ export class LibvirtClient extends EventEmitter<{ close: [reason: Error | undefi
 
   /** Drops the connection at once (no CONNECT_CLOSE). Pending calls reject; `close` is emitted with `reason`. */
   destroy(reason?: Error): void {
-    const error = new ConnectionClosedError(reason ? `connection dropped: ${reason.message}` : 'the connection was destroyed', { cause: reason });
+    const error = new ConnectionClosedError(
+      reason ? `connection dropped: ${reason.message}` : 'the connection was destroyed',
+      { cause: reason },
+    );
     if (reason) this.conn.fail(error, reason);
     else this.conn.shutdown(error, undefined);
   }

@@ -25,13 +25,41 @@ function primitive<T>(xdr: string, encode: (w: XdrWriter, v: T) => void, decode:
 }
 
 /** No bytes at all: the args or reply of a procedure that has none. */
-export const xvoid: Codec<undefined> = primitive<undefined>('void', () => undefined, () => undefined);
-export const int = primitive<number>('int', (w, v) => w.int(v), (r) => r.int());
-export const uint = primitive<number>('unsigned int', (w, v) => w.uint(v), (r) => r.uint());
-export const hyper = primitive<bigint>('hyper', (w, v) => w.hyper(v), (r) => r.hyper());
-export const uhyper = primitive<bigint>('unsigned hyper', (w, v) => w.uhyper(v), (r) => r.uhyper());
-export const bool = primitive<boolean>('bool', (w, v) => w.bool(v), (r) => r.bool());
-export const double = primitive<number>('double', (w, v) => w.double(v), (r) => r.double());
+export const xvoid: Codec<undefined> = primitive<undefined>(
+  'void',
+  () => undefined,
+  () => undefined,
+);
+export const int = primitive<number>(
+  'int',
+  (w, v) => w.int(v),
+  (r) => r.int(),
+);
+export const uint = primitive<number>(
+  'unsigned int',
+  (w, v) => w.uint(v),
+  (r) => r.uint(),
+);
+export const hyper = primitive<bigint>(
+  'hyper',
+  (w, v) => w.hyper(v),
+  (r) => r.hyper(),
+);
+export const uhyper = primitive<bigint>(
+  'unsigned hyper',
+  (w, v) => w.uhyper(v),
+  (r) => r.uhyper(),
+);
+export const bool = primitive<boolean>(
+  'bool',
+  (w, v) => w.bool(v),
+  (r) => r.bool(),
+);
+export const double = primitive<number>(
+  'double',
+  (w, v) => w.double(v),
+  (r) => r.double(),
+);
 
 // XDR has no 8- or 16-bit types: char, short and their unsigned forms travel as a full
 // 4-byte int (libvirt's rpcgen maps them to xdr_char/xdr_short, which do exactly that).
@@ -58,17 +86,29 @@ export const ushort = narrow('unsigned short', 0, 65535, false);
 
 /** `string<max>`. */
 export function string(max?: number): Codec<string> {
-  return primitive<string>(max === undefined ? 'string<>' : `string<${max}>`, (w, v) => w.string(v, max), (r) => r.string(max));
+  return primitive<string>(
+    max === undefined ? 'string<>' : `string<${max}>`,
+    (w, v) => w.string(v, max),
+    (r) => r.string(max),
+  );
 }
 
 /** `opaque<max>`. */
 export function opaque(max?: number): Codec<Buffer> {
-  return primitive<Buffer>(max === undefined ? 'opaque<>' : `opaque<${max}>`, (w, v) => w.opaque(v, max), (r) => r.opaque(max));
+  return primitive<Buffer>(
+    max === undefined ? 'opaque<>' : `opaque<${max}>`,
+    (w, v) => w.opaque(v, max),
+    (r) => r.opaque(max),
+  );
 }
 
 /** `opaque[size]`. */
 export function fixedOpaque(size: number): Codec<Buffer> {
-  return primitive<Buffer>(`opaque[${size}]`, (w, v) => w.fixedOpaque(v, size), (r) => r.fixedOpaque(size));
+  return primitive<Buffer>(
+    `opaque[${size}]`,
+    (w, v) => w.fixedOpaque(v, size),
+    (r) => r.fixedOpaque(size),
+  );
 }
 
 /** `*T`: a 0/1 word, then the value when present. Absent is `null`. */
@@ -112,7 +152,8 @@ export function array<T>(inner: Codec<T>, max: number): Codec<T[]> {
       if (n > max) throw new XdrError(`array length ${n} exceeds maximum ${max}`);
       // Every XDR item is at least 4 bytes (void elements do not exist in these layouts),
       // so a count the buffer cannot hold is refused before looping over it.
-      if (n * 4 > r.remaining) throw new XdrError(`truncated: array of ${n} elements cannot fit in ${r.remaining} bytes`);
+      if (n * 4 > r.remaining)
+        throw new XdrError(`truncated: array of ${n} elements cannot fit in ${r.remaining} bytes`);
       const out: T[] = new Array<T>(n);
       for (let i = 0; i < n; i++) out[i] = inElement(i, () => inner.decode(r));
       return out;

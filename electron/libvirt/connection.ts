@@ -61,7 +61,10 @@ export function decodeRemoteError(payload: Buffer, procedure?: string): Error {
   try {
     return new LibvirtError(remoteError.decode(new XdrReader(payload)), procedure);
   } catch (err) {
-    return new ProtocolError(`undecodable error payload${procedure ? ` for ${procedure}` : ''}: ${(err as Error).message}`, { cause: err });
+    return new ProtocolError(
+      `undecodable error payload${procedure ? ` for ${procedure}` : ''}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -89,7 +92,9 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
     duplex.on('data', (chunk: Buffer) => this.onData(chunk));
     // An 'error' listener stays attached for the stream's whole life: an emitted 'error'
     // without one would crash the process.
-    duplex.on('error', (err: Error) => this.fail(new ConnectionClosedError(`connection to libvirtd failed: ${err.message}`, { cause: err }), err));
+    duplex.on('error', (err: Error) =>
+      this.fail(new ConnectionClosedError(`connection to libvirtd failed: ${err.message}`, { cause: err }), err),
+    );
     duplex.on('end', () => this.peerGone('libvirtd closed the connection'));
     duplex.on('close', () => this.peerGone('the connection to libvirtd was closed'));
     duplex.on('drain', () => this.settleDrainWaiters(null));
@@ -123,10 +128,23 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
    * written, so a fast reply always finds it; if the write fails, both are removed and the
    * call rejects. Throws (synchronously) if the arguments do not encode.
    */
-  request(prog: number, proc: number, name: string, encodeArgs: (w: XdrWriter) => void, stream?: StreamHandler): { serial: number; reply: Promise<Buffer> } {
+  request(
+    prog: number,
+    proc: number,
+    name: string,
+    encodeArgs: (w: XdrWriter) => void,
+    stream?: StreamHandler,
+  ): { serial: number; reply: Promise<Buffer> } {
     if (this.failure) return { serial: 0, reply: Promise.reject(this.failure) };
     const serial = this.allocSerial();
-    const w = startPacket({ prog, vers: PROTOCOL_VERSION, proc, type: MessageType.CALL, serial, status: MessageStatus.OK });
+    const w = startPacket({
+      prog,
+      vers: PROTOCOL_VERSION,
+      proc,
+      type: MessageType.CALL,
+      serial,
+      status: MessageStatus.OK,
+    });
     encodeArgs(w);
     const bytes = finishPacket(w);
     const reply = new Promise<Buffer>((resolve, reject) => this.pending.set(serial, { prog, name, resolve, reject }));
@@ -205,7 +223,10 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
     const deadAfter = options.deadAfterMs ?? 30_000;
     if (this.failure || this.keepaliveTimer) return;
     this.lastRx = Date.now();
-    this.keepaliveTimer = setInterval(() => this.keepaliveTick(interval, deadAfter), Math.max(1, Math.min(interval, deadAfter)));
+    this.keepaliveTimer = setInterval(
+      () => this.keepaliveTick(interval, deadAfter),
+      Math.max(1, Math.min(interval, deadAfter)),
+    );
     // An idle client must not keep the process alive.
     this.keepaliveTimer.unref();
   }
@@ -222,7 +243,14 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
       const err = new ProtocolError(`no data from libvirtd for ${Math.round(idle / 1000)} s: the connection is dead`);
       this.fail(new ConnectionClosedError(err.message, { cause: err }), err);
     } else if (idle >= interval) {
-      this.send({ prog: Program.KEEPALIVE, vers: PROTOCOL_VERSION, proc: KeepaliveProc.PING, type: MessageType.MESSAGE, serial: 0, status: MessageStatus.OK });
+      this.send({
+        prog: Program.KEEPALIVE,
+        vers: PROTOCOL_VERSION,
+        proc: KeepaliveProc.PING,
+        type: MessageType.MESSAGE,
+        serial: 0,
+        status: MessageStatus.OK,
+      });
     }
   }
 
@@ -244,7 +272,14 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
     if (h.prog === Program.KEEPALIVE) {
       if (h.type !== MessageType.MESSAGE) throw new ProtocolError(`unexpected keepalive packet (${describeHeader(h)})`);
       if (h.proc === KeepaliveProc.PING) {
-        this.send({ prog: Program.KEEPALIVE, vers: PROTOCOL_VERSION, proc: KeepaliveProc.PONG, type: MessageType.MESSAGE, serial: 0, status: MessageStatus.OK });
+        this.send({
+          prog: Program.KEEPALIVE,
+          vers: PROTOCOL_VERSION,
+          proc: KeepaliveProc.PONG,
+          type: MessageType.MESSAGE,
+          serial: 0,
+          status: MessageStatus.OK,
+        });
       }
       return;
     }
@@ -267,7 +302,9 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
         const stream = this.streams.get(h.serial);
         if (stream) return stream.packet(h, payload);
         if (this.finishedStreams.includes(h.serial)) return;
-        throw new ProtocolError(`stream packet for serial ${h.serial}, which has no open stream (${describeHeader(h)})`);
+        throw new ProtocolError(
+          `stream packet for serial ${h.serial}, which has no open stream (${describeHeader(h)})`,
+        );
       }
       default:
         throw new ProtocolError(`unexpected packet type ${h.type} from the daemon (${describeHeader(h)})`);
@@ -277,7 +314,8 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
   private dispatchReply(h: PacketHeader, payload: Buffer): void {
     const call = this.pending.get(h.serial);
     if (call) {
-      if (call.prog !== h.prog) throw new ProtocolError(`reply for serial ${h.serial} carries the wrong program (${describeHeader(h)})`);
+      if (call.prog !== h.prog)
+        throw new ProtocolError(`reply for serial ${h.serial} carries the wrong program (${describeHeader(h)})`);
       this.pending.delete(h.serial);
       if (h.status === MessageStatus.OK) call.resolve(payload);
       else if (h.status === MessageStatus.ERROR) call.reject(decodeRemoteError(payload, call.name));
@@ -292,7 +330,10 @@ export class RpcConnection extends EventEmitter<{ close: [reason: Error | undefi
     // A stream's call is answered once; the daemon confirms or fails the stream with STREAM
     // packets. A second REPLY on its serial is another call's answer gone astray: taking it
     // as the stream's confirmation would end a download early, as if it had succeeded.
-    if (this.streams.has(h.serial)) throw new ProtocolError(`reply for serial ${h.serial}, whose call was already answered and which now carries a stream (${describeHeader(h)})`);
+    if (this.streams.has(h.serial))
+      throw new ProtocolError(
+        `reply for serial ${h.serial}, whose call was already answered and which now carries a stream (${describeHeader(h)})`,
+      );
     if (this.finishedStreams.includes(h.serial)) return;
     throw new ProtocolError(`reply for serial ${h.serial}, which no call is waiting for (${describeHeader(h)})`);
   }

@@ -31,7 +31,14 @@ export const ListDomains = {
 } as const;
 
 /** `virConnectListAllStoragePoolsFlags` and `virConnectListAllNetworksFlags` (same low bits). */
-export const ListPoolsOrNetworks = { INACTIVE: 1, ACTIVE: 2, PERSISTENT: 4, TRANSIENT: 8, AUTOSTART: 16, NO_AUTOSTART: 32 } as const;
+export const ListPoolsOrNetworks = {
+  INACTIVE: 1,
+  ACTIVE: 2,
+  PERSISTENT: 4,
+  TRANSIENT: 8,
+  AUTOSTART: 16,
+  NO_AUTOSTART: 32,
+} as const;
 
 /** `virDomainXMLFlags`. */
 export const DomainXml = { SECURE: 1, INACTIVE: 2, UPDATE_CPU: 4, MIGRATABLE: 8 } as const;
@@ -43,7 +50,14 @@ export const DomainAffect = { CURRENT: 0, LIVE: 1, CONFIG: 2 } as const;
 export const MetadataType = { DESCRIPTION: 0, TITLE: 1, ELEMENT: 2 } as const;
 
 /** `virDomainUndefineFlagsValues`. */
-export const DomainUndefine = { MANAGED_SAVE: 1, SNAPSHOTS_METADATA: 2, NVRAM: 4, KEEP_NVRAM: 8, CHECKPOINTS_METADATA: 16, TPM: 32 } as const;
+export const DomainUndefine = {
+  MANAGED_SAVE: 1,
+  SNAPSHOTS_METADATA: 2,
+  NVRAM: 4,
+  KEEP_NVRAM: 8,
+  CHECKPOINTS_METADATA: 16,
+  TPM: 32,
+} as const;
 
 /** `virDomainDefineFlags`. */
 export const DomainDefine = { VALIDATE: 1 } as const;

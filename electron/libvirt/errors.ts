@@ -119,7 +119,19 @@ export class LibvirtError extends Error {
   /** An error raised on this side in libvirt's vocabulary (e.g. an unsupported auth method). */
   static local(code: number, message: string, procedure?: string): LibvirtError {
     return new LibvirtError(
-      { code, domain: ErrorDomain.REMOTE, message, level: ErrorLevel.ERROR, dom: null, str1: null, str2: null, str3: null, int1: 0, int2: 0, net: null },
+      {
+        code,
+        domain: ErrorDomain.REMOTE,
+        message,
+        level: ErrorLevel.ERROR,
+        dom: null,
+        str1: null,
+        str2: null,
+        str3: null,
+        int1: 0,
+        int2: 0,
+        net: null,
+      },
       procedure,
     );
   }
@@ -166,7 +178,12 @@ export function isNotFound(err: unknown): boolean {
   return code !== undefined && NOT_FOUND.has(code);
 }
 
-const EXISTS = new Set<number>([ErrorCode.DOM_EXIST, ErrorCode.NETWORK_EXIST, ErrorCode.STORAGE_VOL_EXIST, ErrorCode.NETWORK_PORT_EXIST]);
+const EXISTS = new Set<number>([
+  ErrorCode.DOM_EXIST,
+  ErrorCode.NETWORK_EXIST,
+  ErrorCode.STORAGE_VOL_EXIST,
+  ErrorCode.NETWORK_PORT_EXIST,
+]);
 
 /**
  * True when the object already exists. Defining a domain or pool whose name is taken by
@@ -179,7 +196,13 @@ export function isAlreadyExists(err: unknown): boolean {
   return code === ErrorCode.OPERATION_FAILED && /already exists/i.test((err as LibvirtError).message);
 }
 
-const AUTH = new Set<number>([ErrorCode.AUTH_FAILED, ErrorCode.AUTH_CANCELLED, ErrorCode.AUTH_UNAVAILABLE, ErrorCode.ACCESS_DENIED, ErrorCode.OPERATION_DENIED]);
+const AUTH = new Set<number>([
+  ErrorCode.AUTH_FAILED,
+  ErrorCode.AUTH_CANCELLED,
+  ErrorCode.AUTH_UNAVAILABLE,
+  ErrorCode.ACCESS_DENIED,
+  ErrorCode.OPERATION_DENIED,
+]);
 
 /** True for authentication and authorisation failures (polkit refused, ACL denied, SASL needed). */
 export function isAuthError(err: unknown): boolean {

@@ -35,7 +35,17 @@ const DETAIL_NAMES: Record<LifecycleEventName, readonly string[]> = {
   DEFINED: ['ADDED', 'UPDATED', 'RENAMED', 'FROM_SNAPSHOT'],
   UNDEFINED: ['REMOVED', 'RENAMED'],
   STARTED: ['BOOTED', 'MIGRATED', 'RESTORED', 'FROM_SNAPSHOT', 'WAKEUP', 'RECREATED'],
-  SUSPENDED: ['PAUSED', 'MIGRATED', 'IOERROR', 'WATCHDOG', 'RESTORED', 'FROM_SNAPSHOT', 'API_ERROR', 'POSTCOPY', 'POSTCOPY_FAILED'],
+  SUSPENDED: [
+    'PAUSED',
+    'MIGRATED',
+    'IOERROR',
+    'WATCHDOG',
+    'RESTORED',
+    'FROM_SNAPSHOT',
+    'API_ERROR',
+    'POSTCOPY',
+    'POSTCOPY_FAILED',
+  ],
   RESUMED: ['UNPAUSED', 'MIGRATED', 'FROM_SNAPSHOT', 'POSTCOPY', 'POSTCOPY_FAILED'],
   STOPPED: ['SHUTDOWN', 'DESTROYED', 'CRASHED', 'MIGRATED', 'SAVED', 'FAILED', 'FROM_SNAPSHOT'],
   SHUTDOWN: ['FINISHED', 'GUEST', 'HOST'],
@@ -96,7 +106,10 @@ export function decodeLifecycle(payload: Buffer): { callbackID: number; event: L
   const msg = decodeAll(procedures.DOMAIN_EVENT_CALLBACK_LIFECYCLE.args, payload);
   const known = EVENT_NAMES[msg.event] as LifecycleEventName | undefined;
   const detailName = known ? DETAIL_NAMES[known][msg.detail] : undefined;
-  return { callbackID: msg.callbackID, event: { dom: msg.dom, event: msg.event, eventName: known ?? 'UNKNOWN', detail: msg.detail, detailName } };
+  return {
+    callbackID: msg.callbackID,
+    event: { dom: msg.dom, event: msg.event, eventName: known ?? 'UNKNOWN', detail: msg.detail, detailName },
+  };
 }
 
 /** Decodes a metadata-change MESSAGE payload (procedure 379). */
@@ -164,9 +177,15 @@ export class DomainEvents<E extends { dom: DomainRef }> {
   private async ensureRegistered(): Promise<void> {
     if (this.callbackId !== null) return;
     if (!(await this.host.supportsFeature(Feature.REMOTE_EVENT_CALLBACK))) {
-      throw LibvirtError.local(ErrorCode.NO_SUPPORT, 'this libvirtd does not support callback-based events (feature REMOTE_EVENT_CALLBACK)');
+      throw LibvirtError.local(
+        ErrorCode.NO_SUPPORT,
+        'this libvirtd does not support callback-based events (feature REMOTE_EVENT_CALLBACK)',
+      );
     }
-    this.callbackId = await this.host.call('CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY', { eventID: this.kind.eventID, dom: null });
+    this.callbackId = await this.host.call('CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY', {
+      eventID: this.kind.eventID,
+      dom: null,
+    });
   }
 
   private async deregisterIfIdle(): Promise<void> {

@@ -81,7 +81,12 @@ export async function findVolume(client: Caller, pool: StoragePoolRef, name: str
  * The metadata element in namespace `uri` (as libvirt returns it: it may be spelled with
  * the prefix it was stored under), or null when the domain has none (error 80).
  */
-export async function getMetadataElement(client: Caller, dom: DomainRef, uri: string, flags = 0): Promise<string | null> {
+export async function getMetadataElement(
+  client: Caller,
+  dom: DomainRef,
+  uri: string,
+  flags = 0,
+): Promise<string | null> {
   try {
     return await client.call('DOMAIN_GET_METADATA', { dom, type: MetadataType.ELEMENT, uri, flags });
   } catch (err) {

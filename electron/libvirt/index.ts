@@ -22,7 +22,15 @@ export {
 export { XdrError, XdrReader, XdrWriter } from './xdr.js';
 export * as codec from './codec.js';
 export { PacketParser } from './framing.js';
-export { MAX_PACKET, MessageStatus, MessageType, Program, STREAM_CHUNK_MAX, type Packet, type PacketHeader } from './packet.js';
+export {
+  MAX_PACKET,
+  MessageStatus,
+  MessageType,
+  Program,
+  STREAM_CHUNK_MAX,
+  type Packet,
+  type PacketHeader,
+} from './packet.js';
 export {
   createApi,
   procedures,
@@ -51,6 +59,14 @@ export {
   type TypedParamValue,
 } from './types.js';
 export * from './constants.js';
-export { LifecycleEventType, type LifecycleEvent, type LifecycleEventName, type LifecycleListener, type MetadataChangeEvent, type MetadataChangeListener, type SubscribeOptions } from './events.js';
+export {
+  LifecycleEventType,
+  type LifecycleEvent,
+  type LifecycleEventName,
+  type LifecycleListener,
+  type MetadataChangeEvent,
+  type MetadataChangeListener,
+  type SubscribeOptions,
+} from './events.js';
 export type { TransferOptions } from './streams.js';
 export * from './helpers.js';

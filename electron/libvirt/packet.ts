@@ -79,13 +79,20 @@ export function decodeHeader(buf: Buffer, offset = 4): PacketHeader {
  */
 export function startPacket(header: PacketHeader, payloadHint = 64): XdrWriter {
   const w = new XdrWriter(PACKET_OVERHEAD + payloadHint);
-  w.uint(0).uint(header.prog).uint(header.vers).int(header.proc).int(header.type).uint(header.serial).int(header.status);
+  w.uint(0)
+    .uint(header.prog)
+    .uint(header.vers)
+    .int(header.proc)
+    .int(header.type)
+    .uint(header.serial)
+    .int(header.status);
   return w;
 }
 
 /** Fills in the length word and returns the packet's bytes. */
 export function finishPacket(w: XdrWriter): Buffer {
-  if (w.length > MAX_PACKET) throw new RangeError(`packet of ${w.length} bytes exceeds libvirt's maximum of ${MAX_PACKET}`);
+  if (w.length > MAX_PACKET)
+    throw new RangeError(`packet of ${w.length} bytes exceeds libvirt's maximum of ${MAX_PACKET}`);
   w.patchUint(0, w.length);
   return w.finish();
 }
@@ -99,6 +106,7 @@ export function encodePacket(header: PacketHeader, payload: Uint8Array = Buffer.
 
 /** A short human description of a header for error messages. */
 export function describeHeader(h: PacketHeader): string {
-  const prog = h.prog === Program.REMOTE ? 'REMOTE' : h.prog === Program.KEEPALIVE ? 'KEEPALIVE' : `0x${h.prog.toString(16)}`;
+  const prog =
+    h.prog === Program.REMOTE ? 'REMOTE' : h.prog === Program.KEEPALIVE ? 'KEEPALIVE' : `0x${h.prog.toString(16)}`;
   return `prog ${prog} proc ${h.proc} type ${h.type} serial ${h.serial} status ${h.status}`;
 }

@@ -8,7 +8,21 @@
  * Replies with a single field are declared as that field's codec (an XDR struct of one
  * member is that member on the wire), so `CONNECT_GET_URI` returns a string, not `{ uri }`.
  */
-import { array, char, type Codec, type Infer, int, map, optional, struct, uchar, uhyper, uint, ushort, xvoid } from './codec.js';
+import {
+  array,
+  char,
+  type Codec,
+  type Infer,
+  int,
+  map,
+  optional,
+  struct,
+  uchar,
+  uhyper,
+  uint,
+  ushort,
+  xvoid,
+} from './codec.js';
 import {
   Limits,
   dhcpLease,
@@ -43,7 +57,11 @@ export interface ProcedureSpec<A, R, K extends ProcedureKind = ProcedureKind> {
 function call<A, R>(proc: number, args: Codec<A>, reply: Codec<R>): ProcedureSpec<A, R, 'call'> {
   return { proc, kind: 'call', args, reply };
 }
-function stream<A, K extends 'upload' | 'download' | 'duplex'>(proc: number, kind: K, args: Codec<A>): ProcedureSpec<A, undefined, K> {
+function stream<A, K extends 'upload' | 'download' | 'duplex'>(
+  proc: number,
+  kind: K,
+  args: Codec<A>,
+): ProcedureSpec<A, undefined, K> {
   return { proc, kind, args, reply: xvoid };
 }
 function event<M>(proc: number, message: Codec<M>): ProcedureSpec<M, undefined, 'event'> {
@@ -59,9 +77,19 @@ const listArgs = struct('list_all_args', { needResults: int, flags: uint });
 const volFlags = struct('vol_flags_args', { vol: storageVol, flags: uint });
 const volArgs = struct('vol_args', { vol: storageVol });
 const poolArgs = struct('pool_args', { pool: storagePool });
-const volTransfer = struct('storage_vol_transfer_args', { vol: storageVol, offset: uhyper, length: uhyper, flags: uint });
+const volTransfer = struct('storage_vol_transfer_args', {
+  vol: storageVol,
+  offset: uhyper,
+  length: uhyper,
+  flags: uint,
+});
 /** `int` results that are really yes/no (CONNECT_SUPPORTS_FEATURE). */
-const intBool = map(int, 'int', (v) => v !== 0, (b: boolean) => (b ? 1 : 0));
+const intBool = map(
+  int,
+  'int',
+  (v) => v !== 0,
+  (b: boolean) => (b ? 1 : 0),
+);
 
 /** The procedure table. Numbers match libvirt ≥ 3.x (checked against remote_protocol.x). */
 export const procedures = {
@@ -78,7 +106,13 @@ export const procedures = {
   DOMAIN_GET_INFO: call(
     16,
     domArgs,
-    struct('remote_domain_get_info_ret', { state: uchar, maxMem: uhyper, memory: uhyper, nrVirtCpu: ushort, cpuTime: uhyper }),
+    struct('remote_domain_get_info_ret', {
+      state: uchar,
+      maxMem: uhyper,
+      memory: uhyper,
+      nrVirtCpu: ushort,
+      cpuTime: uhyper,
+    }),
   ),
   DOMAIN_LOOKUP_BY_NAME: call(23, nameArgs, domain),
   DOMAIN_LOOKUP_BY_UUID: call(24, struct('remote_domain_lookup_by_uuid_args', { uuid }), domain),
@@ -96,22 +130,52 @@ export const procedures = {
   STORAGE_POOL_GET_INFO: call(
     87,
     poolArgs,
-    struct('remote_storage_pool_get_info_ret', { state: uchar, capacity: uhyper, allocation: uhyper, available: uhyper }),
+    struct('remote_storage_pool_get_info_ret', {
+      state: uchar,
+      capacity: uhyper,
+      allocation: uhyper,
+      available: uhyper,
+    }),
   ),
-  STORAGE_VOL_CREATE_XML: call(93, struct('remote_storage_vol_create_xml_args', { pool: storagePool, xml: rstring, flags: uint }), storageVol),
+  STORAGE_VOL_CREATE_XML: call(
+    93,
+    struct('remote_storage_vol_create_xml_args', { pool: storagePool, xml: rstring, flags: uint }),
+    storageVol,
+  ),
   STORAGE_VOL_DELETE: call(94, volFlags, xvoid),
-  STORAGE_VOL_LOOKUP_BY_NAME: call(95, struct('remote_storage_vol_lookup_by_name_args', { pool: storagePool, name: rstring }), storageVol),
+  STORAGE_VOL_LOOKUP_BY_NAME: call(
+    95,
+    struct('remote_storage_vol_lookup_by_name_args', { pool: storagePool, name: rstring }),
+    storageVol,
+  ),
   // `char type` (virStorageVolType: 0 file, 1 block, 2 dir…) is 4 bytes on the wire like every char.
-  STORAGE_VOL_GET_INFO: call(98, volArgs, struct('remote_storage_vol_get_info_ret', { type: char, capacity: uhyper, allocation: uhyper })),
+  STORAGE_VOL_GET_INFO: call(
+    98,
+    volArgs,
+    struct('remote_storage_vol_get_info_ret', { type: char, capacity: uhyper, allocation: uhyper }),
+  ),
   STORAGE_VOL_GET_XML_DESC: call(99, volFlags, rstring),
   STORAGE_VOL_GET_PATH: call(100, volArgs, rstring),
   // libvirt copies `clonevol` (of any active pool) into a new volume of `pool`, itself: no bytes cross the connection.
-  STORAGE_VOL_CREATE_XML_FROM: call(125, struct('remote_storage_vol_create_xml_from_args', { pool: storagePool, xml: rstring, clonevol: storageVol, flags: uint }), storageVol),
+  STORAGE_VOL_CREATE_XML_FROM: call(
+    125,
+    struct('remote_storage_vol_create_xml_from_args', {
+      pool: storagePool,
+      xml: rstring,
+      clonevol: storageVol,
+      flags: uint,
+    }),
+    storageVol,
+  ),
   NODE_GET_FREE_MEMORY: call(102, xvoid, uhyper),
   CONNECT_GET_URI: call(110, xvoid, rstring),
   CONNECT_GET_LIB_VERSION: call(157, xvoid, uhyper),
   DOMAIN_CREATE_WITH_FLAGS: call(196, domFlags, domain),
-  DOMAIN_OPEN_CONSOLE: stream(201, 'duplex', struct('remote_domain_open_console_args', { dom: domain, devName: ostring, flags: uint })),
+  DOMAIN_OPEN_CONSOLE: stream(
+    201,
+    'duplex',
+    struct('remote_domain_open_console_args', { dom: domain, devName: ostring, flags: uint }),
+  ),
   STORAGE_VOL_UPLOAD: stream(208, 'upload', volTransfer),
   STORAGE_VOL_DOWNLOAD: stream(209, 'download', volTransfer),
   DOMAIN_GET_STATE: call(212, domFlags, struct('remote_domain_get_state_ret', { state: int, reason: int })),
@@ -131,10 +195,21 @@ export const procedures = {
   DOMAIN_SHUTDOWN_FLAGS: call(258, domFlags, xvoid),
   DOMAIN_SET_METADATA: call(
     264,
-    struct('remote_domain_set_metadata_args', { dom: domain, type: int, metadata: ostring, key: ostring, uri: ostring, flags: uint }),
+    struct('remote_domain_set_metadata_args', {
+      dom: domain,
+      type: int,
+      metadata: ostring,
+      key: ostring,
+      uri: ostring,
+      flags: uint,
+    }),
     xvoid,
   ),
-  DOMAIN_GET_METADATA: call(265, struct('remote_domain_get_metadata_args', { dom: domain, type: int, uri: ostring, flags: uint }), rstring),
+  DOMAIN_GET_METADATA: call(
+    265,
+    struct('remote_domain_get_metadata_args', { dom: domain, type: int, uri: ostring, flags: uint }),
+    rstring,
+  ),
   CONNECT_LIST_ALL_DOMAINS: call(
     273,
     listArgs,
@@ -143,7 +218,10 @@ export const procedures = {
   CONNECT_LIST_ALL_STORAGE_POOLS: call(
     281,
     listArgs,
-    struct('remote_connect_list_all_storage_pools_ret', { pools: array(storagePool, Limits.STORAGE_POOL_LIST), ret: uint }),
+    struct('remote_connect_list_all_storage_pools_ret', {
+      pools: array(storagePool, Limits.STORAGE_POOL_LIST),
+      ret: uint,
+    }),
   ),
   STORAGE_POOL_LIST_ALL_VOLUMES: call(
     282,
@@ -176,12 +254,22 @@ export const procedures = {
   ),
   CONNECT_GET_DOMAIN_CAPABILITIES: call(
     342,
-    struct('remote_connect_get_domain_capabilities_args', { emulatorbin: ostring, arch: ostring, machine: ostring, virttype: ostring, flags: uint }),
+    struct('remote_connect_get_domain_capabilities_args', {
+      emulatorbin: ostring,
+      arch: ostring,
+      machine: ostring,
+      virttype: ostring,
+      flags: uint,
+    }),
     rstring,
   ),
   CONNECT_GET_ALL_DOMAIN_STATS: call(
     344,
-    struct('remote_connect_get_all_domain_stats_args', { doms: array(domain, Limits.DOMAIN_LIST), stats: uint, flags: uint }),
+    struct('remote_connect_get_all_domain_stats_args', {
+      doms: array(domain, Limits.DOMAIN_LIST),
+      stats: uint,
+      flags: uint,
+    }),
     array(domainStatsRecord, Limits.DOMAIN_LIST),
   ),
   DOMAIN_DEFINE_XML_FLAGS: call(350, xmlFlags, domain),
@@ -192,7 +280,12 @@ export const procedures = {
   ),
   DOMAIN_EVENT_CALLBACK_METADATA_CHANGE: event(
     379,
-    struct('remote_domain_event_callback_metadata_change_msg', { callbackID: int, dom: domain, type: int, nsuri: ostring }),
+    struct('remote_domain_event_callback_metadata_change_msg', {
+      callbackID: int,
+      dom: domain,
+      type: int,
+      nsuri: ostring,
+    }),
   ),
 } as const;
 
@@ -218,14 +311,18 @@ export function spec(name: ProcedureName): AnySpec {
   return procedures[name] as AnySpec;
 }
 
-const byNumber = new Map<number, ProcedureName>(Object.entries(procedures).map(([name, s]) => [s.proc, name as ProcedureName]));
+const byNumber = new Map<number, ProcedureName>(
+  Object.entries(procedures).map(([name, s]) => [s.proc, name as ProcedureName]),
+);
 
 /** The table name of a procedure number, if it is in the table. */
 export function procedureName(proc: number): ProcedureName | undefined {
   return byNumber.get(proc);
 }
 
-type PascalWords<S extends string> = S extends `${infer H}_${infer T}` ? `${Capitalize<Lowercase<H>>}${PascalWords<T>}` : Capitalize<Lowercase<S>>;
+type PascalWords<S extends string> = S extends `${infer H}_${infer T}`
+  ? `${Capitalize<Lowercase<H>>}${PascalWords<T>}`
+  : Capitalize<Lowercase<S>>;
 /** `DOMAIN_GET_XML_DESC` → `domainGetXmlDesc`. */
 export type CamelName<S extends string> = Uncapitalize<PascalWords<S>>;
 

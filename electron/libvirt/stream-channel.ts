@@ -48,7 +48,9 @@ export class StreamChannel implements StreamHandler {
       if (payload.length > 0) {
         // The daemon may hold a stream open on this serial all the same: tell it to drop it.
         this.abort();
-        throw new ProtocolError(`${this.name}: the reply that opens the stream carries ${payload.length} bytes; it should be empty`);
+        throw new ProtocolError(
+          `${this.name}: the reply that opens the stream carries ${payload.length} bytes; it should be empty`,
+        );
       }
     } catch (err) {
       this.end();
@@ -63,7 +65,8 @@ export class StreamChannel implements StreamHandler {
       // Holes are only sent to clients that asked for sparse streams; this one never does.
       return this.settle(new ProtocolError(`${this.name}: unexpected sparse-stream hole`));
     }
-    if (h.type !== MessageType.STREAM) return this.settle(new ProtocolError(`${this.name}: unexpected packet type ${h.type} on the stream`));
+    if (h.type !== MessageType.STREAM)
+      return this.settle(new ProtocolError(`${this.name}: unexpected packet type ${h.type} on the stream`));
     if (h.status === MessageStatus.CONTINUE) {
       if (payload.length > 0) events.data(payload);
       else events.eof();
@@ -95,7 +98,14 @@ export class StreamChannel implements StreamHandler {
   }
 
   private header(status: number): PacketHeader {
-    return { prog: Program.REMOTE, vers: PROTOCOL_VERSION, proc: this.proc, type: MessageType.STREAM, serial: this.serial, status };
+    return {
+      prog: Program.REMOTE,
+      vers: PROTOCOL_VERSION,
+      proc: this.proc,
+      type: MessageType.STREAM,
+      serial: this.serial,
+      status,
+    };
   }
 
   /** Sends bytes (callers keep pieces ≤ STREAM_CHUNK_MAX); waits for drain when the transport is full. */

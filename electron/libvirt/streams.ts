@@ -86,7 +86,12 @@ function transferArgs(vol: StorageVolRef, options: TransferOptions) {
  * daemon confirms. If the daemon refuses the upload call, `source` is left unread; once
  * streaming has begun it is consumed (and destroyed on failure), as by `pipeline`.
  */
-export async function uploadVolume(conn: RpcConnection, vol: StorageVolRef, source: Readable, options: TransferOptions = {}): Promise<number> {
+export async function uploadVolume(
+  conn: RpcConnection,
+  vol: StorageVolRef,
+  source: Readable,
+  options: TransferOptions = {},
+): Promise<number> {
   options.signal?.throwIfAborted();
   const row = spec('STORAGE_VOL_UPLOAD');
   const channel = new StreamChannel(conn, row.proc, 'STORAGE_VOL_UPLOAD');
@@ -139,7 +144,12 @@ export async function uploadVolume(conn: RpcConnection, vol: StorageVolRef, sour
 }
 
 /** Downloads `vol` into `sink` (STORAGE_VOL_DOWNLOAD). Resolves with the bytes received once the daemon confirms. */
-export async function downloadVolume(conn: RpcConnection, vol: StorageVolRef, sink: Writable, options: TransferOptions = {}): Promise<number> {
+export async function downloadVolume(
+  conn: RpcConnection,
+  vol: StorageVolRef,
+  sink: Writable,
+  options: TransferOptions = {},
+): Promise<number> {
   options.signal?.throwIfAborted();
   const row = spec('STORAGE_VOL_DOWNLOAD');
   const channel = new StreamChannel(conn, row.proc, 'STORAGE_VOL_DOWNLOAD');
@@ -211,7 +221,12 @@ export async function downloadVolume(conn: RpcConnection, vol: StorageVolRef, si
  * the stream; destroying it aborts. Console output is small, so it is buffered rather
  * than pausing the whole connection when nobody reads.
  */
-export async function openConsole(conn: RpcConnection, dom: DomainRef, devName: string | null, flags: number): Promise<Duplex> {
+export async function openConsole(
+  conn: RpcConnection,
+  dom: DomainRef,
+  devName: string | null,
+  flags: number,
+): Promise<Duplex> {
   const row = spec('DOMAIN_OPEN_CONSOLE');
   const channel = new StreamChannel(conn, row.proc, 'DOMAIN_OPEN_CONSOLE');
   const confirmed = deferred<undefined>();

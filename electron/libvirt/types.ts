@@ -86,7 +86,12 @@ const typedParamValue = union('remote_typed_param_value', {
   [TypedParamType.ULLONG]: uhyper,
   [TypedParamType.DOUBLE]: double,
   // BOOLEAN is an int on the wire, not an XDR bool: any non-zero value is true.
-  [TypedParamType.BOOLEAN]: map(int, 'int', (v) => v !== 0, (b: boolean) => (b ? 1 : 0)),
+  [TypedParamType.BOOLEAN]: map(
+    int,
+    'int',
+    (v) => v !== 0,
+    (b: boolean) => (b ? 1 : 0),
+  ),
   [TypedParamType.STRING]: rstring,
 });
 export type TypedParamValue = Infer<typeof typedParamValue>;

@@ -84,7 +84,8 @@ export class XdrWriter {
   }
 
   hyper(value: bigint): this {
-    if (typeof value !== 'bigint' || value < HYPER_MIN || value > HYPER_MAX) throw new XdrError(`hyper out of range: ${String(value)}`);
+    if (typeof value !== 'bigint' || value < HYPER_MIN || value > HYPER_MAX)
+      throw new XdrError(`hyper out of range: ${String(value)}`);
     this.ensure(8);
     this.buf.writeBigInt64BE(value, this.pos);
     this.pos += 8;
@@ -92,7 +93,8 @@ export class XdrWriter {
   }
 
   uhyper(value: bigint): this {
-    if (typeof value !== 'bigint' || value < 0n || value > UHYPER_MAX) throw new XdrError(`unsigned hyper out of range: ${String(value)}`);
+    if (typeof value !== 'bigint' || value < 0n || value > UHYPER_MAX)
+      throw new XdrError(`unsigned hyper out of range: ${String(value)}`);
     this.ensure(8);
     this.buf.writeBigUInt64BE(value, this.pos);
     this.pos += 8;
@@ -180,7 +182,9 @@ export class XdrReader {
 
   private need(n: number, what: string): void {
     if (this.pos + n > this.buf.length) {
-      throw new XdrError(`truncated: ${what} needs ${n} bytes at offset ${this.pos}, only ${this.buf.length - this.pos} left`);
+      throw new XdrError(
+        `truncated: ${what} needs ${n} bytes at offset ${this.pos}, only ${this.buf.length - this.pos} left`,
+      );
     }
   }
 

@@ -51,7 +51,9 @@ function reply(res: ServerResponse, status: number, text: string, headers: Recor
 
 function refuseUpgrade(socket: Duplex, status: 401 | 403 | 404, reason: string): void {
   const title = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status];
-  socket.end(`HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`,
+  );
 }
 
 /** Says goodbye to every browser (code 1001), and cuts the ones that do not answer within `graceMs`. */
@@ -85,8 +87,10 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
   const unsubscribe = router.subscribe?.((event, payload) => broadcast(event, payload));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.headers.host !== auth.host) return reply(res, 403, 'Egress Desk: wrong Host header; open the link that egress-desk serve printed.\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, 'Egress Desk: only GET is served here.\n', { Allow: 'GET, HEAD' });
+    if (req.headers.host !== auth.host)
+      return reply(res, 403, 'Egress Desk: wrong Host header; open the link that egress-desk serve printed.\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return reply(res, 405, 'Egress Desk: only GET is served here.\n', { Allow: 'GET, HEAD' });
     const url = new URL(req.url ?? '/', auth.origin);
     const token = url.searchParams.get('token');
     if (token !== null) {
@@ -125,7 +129,8 @@ export async function startServeServer(options: ServeOptions): Promise<ServeServ
     const path = new URL(req.url ?? '/', auth.origin).pathname;
     if (path !== SERVE_WS_PATH) return refuseUpgrade(socket, 404, 'no WebSocket here');
     if (req.headers.host !== auth.host) return refuseUpgrade(socket, 403, 'wrong Host');
-    if (!auth.hasSession(req.headers.cookie)) return refuseUpgrade(socket, 401, 'no session: open the link egress-desk serve printed');
+    if (!auth.hasSession(req.headers.cookie))
+      return refuseUpgrade(socket, 401, 'no session: open the link egress-desk serve printed');
     // The cookie alone is not enough: only our own page may open the socket.
     if (req.headers.origin !== auth.origin) {
       log.warn({ origin: req.headers.origin ?? null }, 'serve: refused a WebSocket from another origin');

@@ -58,7 +58,8 @@ export function staticFileFor(root: string, pathname: string): string | undefine
   }
   if (decoded === '/') decoded = '/index.html';
   const segments = decoded.slice(1).split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes(':') || s.includes('\0'))) return undefined;
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes(':') || s.includes('\0')))
+    return undefined;
   const base = resolve(root);
   const file = resolve(base, ...segments);
   return inside(base, file) && file !== base ? file : undefined;

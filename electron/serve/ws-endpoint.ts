@@ -47,7 +47,10 @@ export async function answer(router: Pick<Router, 'invoke'>, data: RawData, isBi
   const parsed = WsRequestSchema.safeParse(message);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
-    return { id: salvageId(message), envelope: protocolError(`malformed call (expected {id, channel, input}): ${detail}`) };
+    return {
+      id: salvageId(message),
+      envelope: protocolError(`malformed call (expected {id, channel, input}): ${detail}`),
+    };
   }
   const { id, channel, input } = parsed.data;
   return { id, envelope: await router.invoke(channel, input) };
@@ -62,7 +65,11 @@ const send = (socket: WebSocket, text: string): void => {
  * (`{event, payload}` to every open socket, except a console's events, which go to the
  * socket that opened it alone; the server feeds it the router's events).
  */
-export function serveContract(wss: WebSocketServer, router: Router, log: Logger): (event: string, payload: unknown) => void {
+export function serveContract(
+  wss: WebSocketServer,
+  router: Router,
+  log: Logger,
+): (event: string, payload: unknown) => void {
   /** Each browser's console sessions, for releasing them with its socket. */
   const owners = new Map<WebSocket, ConsoleOwner>();
   /** Which socket each console session's events go to (held while its open is answering). */

@@ -45,7 +45,9 @@ export function startShell(): void {
   const log = createLogger({ dataDir: dir });
   log.info({ version: app.getVersion(), electron: process.versions.electron, dataDir: dir }, 'app: starting');
   // The monitor only observes: Electron still handles the exception as it would without it.
-  process.on('uncaughtExceptionMonitor', (err) => log.error({ err: err.message, stack: err.stack }, 'app: uncaught exception'));
+  process.on('uncaughtExceptionMonitor', (err) =>
+    log.error({ err: err.message, stack: err.stack }, 'app: uncaught exception'),
+  );
   // One OS-keychain store for SSH passphrases and proxy credentials alike.
   const keyring = safeStorageSecretStore(dir);
   const services = createAppServices(dir, 'electron', { version: app.getVersion(), secrets: keyring, keyring });
@@ -88,14 +90,24 @@ export function startShell(): void {
     event.preventDefault();
     log.info('app: quitting');
     // Bounded: a task that ignores its cancellation must not keep a windowless app alive.
-    void closeWithin(() => services.close(), QUIT_DEADLINE_MS, (what, err) =>
-      log.warn({ err: err === undefined ? undefined : messageOf(err) }, what === 'timed-out' ? `app: services still closing after ${QUIT_DEADLINE_MS} ms; quitting anyway` : 'app: closing the services failed'),
+    void closeWithin(
+      () => services.close(),
+      QUIT_DEADLINE_MS,
+      (what, err) =>
+        log.warn(
+          { err: err === undefined ? undefined : messageOf(err) },
+          what === 'timed-out'
+            ? `app: services still closing after ${QUIT_DEADLINE_MS} ms; quitting anyway`
+            : 'app: closing the services failed',
+        ),
     ).finally(() => {
       log.flush();
       app.quit();
     });
   });
-  app.on('web-contents-created', (_e, contents) => lockNavigation(contents, appUrl, (url) => void shell.openExternal(url)));
+  app.on('web-contents-created', (_e, contents) =>
+    lockNavigation(contents, appUrl, (url) => void shell.openExternal(url)),
+  );
 
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession);
@@ -117,11 +129,18 @@ export function startShell(): void {
       ),
     );
     const restored = await restoredWindowOptions(dir);
-    window = new BrowserWindow({ ...restored.options, show: false, title: 'Egress Desk', webPreferences: secureWebPreferences(preloadScript, app.isPackaged) });
+    window = new BrowserWindow({
+      ...restored.options,
+      show: false,
+      title: 'Egress Desk',
+      webPreferences: secureWebPreferences(preloadScript, app.isPackaged),
+    });
     rememberWindowState(window, dir, log);
     // maximize() also shows the window: only once it has something to show.
     window.once('ready-to-show', () => (restored.maximized ? window?.maximize() : window?.show()));
-    window.webContents.on('render-process-gone', (_e, details) => log.error({ reason: details.reason, exitCode: details.exitCode }, 'app: the window\'s renderer process ended'));
+    window.webContents.on('render-process-gone', (_e, details) =>
+      log.error({ reason: details.reason, exitCode: details.exitCode }, "app: the window's renderer process ended"),
+    );
     // A reload starts a new renderer: queue again until it has loaded (it then asks tasks:list).
     window.webContents.on('did-start-loading', () => {
       ready = false;

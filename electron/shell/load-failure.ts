@@ -20,7 +20,7 @@ export interface LoadFailure {
 export function loadFailureHtml(failure: LoadFailure, logDir: string): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
-    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
     '<title>Egress Desk could not start</title>',
     '<style>body{font:15px system-ui,sans-serif;margin:3em;max-width:44em}code{word-break:break-all}</style>',
     '</head><body><h1>Egress Desk could not load its window</h1>',

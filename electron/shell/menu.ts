@@ -6,7 +6,13 @@
  *
  * Everything the menu touches is injected, so the template is tested without Electron.
  */
-import type { MenuItemConstructorOptions, OpenDialogOptions, OpenDialogReturnValue, SaveDialogOptions, SaveDialogReturnValue } from 'electron';
+import type {
+  MenuItemConstructorOptions,
+  OpenDialogOptions,
+  OpenDialogReturnValue,
+  SaveDialogOptions,
+  SaveDialogReturnValue,
+} from 'electron';
 import { type AppCommand, type ChannelOutput, type ExportFormat, MAX_IMPORT_TEXT } from '../../shared/ipc.js';
 import { messageOf } from '../../shared/errors.js';
 
@@ -45,7 +51,10 @@ export async function importConfig(deps: MenuDeps): Promise<void> {
     title: 'Import a config',
     defaultPath: deps.defaultDir,
     properties: ['openFile'],
-    filters: [{ name: 'Config (YAML or JSON)', extensions: ['yaml', 'yml', 'json'] }, { name: 'All files', extensions: ['*'] }],
+    filters: [
+      { name: 'Config (YAML or JSON)', extensions: ['yaml', 'yml', 'json'] },
+      { name: 'All files', extensions: ['*'] },
+    ],
   });
   const path = chosen.filePaths[0];
   if (chosen.canceled || !path) return;
@@ -57,10 +66,19 @@ export async function importConfig(deps: MenuDeps): Promise<void> {
     return;
   }
   if (bytes.length > MAX_IMPORT_TEXT) {
-    deps.command({ command: 'notify', kind: 'error', text: `${path} is ${bytes.length} bytes: a config is at most ${MAX_IMPORT_TEXT} bytes.` });
+    deps.command({
+      command: 'notify',
+      kind: 'error',
+      text: `${path} is ${bytes.length} bytes: a config is at most ${MAX_IMPORT_TEXT} bytes.`,
+    });
     return;
   }
-  deps.command({ command: 'import', fileName: path, text: bytes.toString('utf8'), syntax: path.toLowerCase().endsWith('.json') ? 'json' : 'yaml' });
+  deps.command({
+    command: 'import',
+    fileName: path,
+    text: bytes.toString('utf8'),
+    syntax: path.toLowerCase().endsWith('.json') ? 'json' : 'yaml',
+  });
 }
 
 /** Exports in one format to a file the person chooses. */
@@ -73,7 +91,11 @@ export async function exportConfig(deps: MenuDeps, format: ExportFormat): Promis
     deps.command({ command: 'notify', kind: 'error', text: `Cannot export: ${messageOf(err)}` });
     return;
   }
-  const chosen = await deps.showSaveDialog({ title: `Export ${entry.label.replace('…', '')}`, defaultPath: `${deps.defaultDir}/${exported.fileName}`, filters: entry.filters });
+  const chosen = await deps.showSaveDialog({
+    title: `Export ${entry.label.replace('…', '')}`,
+    defaultPath: `${deps.defaultDir}/${exported.fileName}`,
+    filters: entry.filters,
+  });
   if (chosen.canceled || !chosen.filePath) return;
   try {
     await deps.writeFile(chosen.filePath, exported.text);
@@ -115,7 +137,10 @@ export function menuTemplate(deps: MenuDeps, isMac = process.platform === 'darwi
       { label: 'Settings…', accelerator: 'CmdOrCtrl+,', click: () => deps.command({ command: 'settings' }) },
       { type: 'separator' },
       { label: 'Import Config…', accelerator: 'CmdOrCtrl+O', click: () => void importConfig(deps) },
-      { label: 'Export', submenu: EXPORTS.map((e) => ({ label: e.label, click: () => void exportConfig(deps, e.format) })) },
+      {
+        label: 'Export',
+        submenu: EXPORTS.map((e) => ({ label: e.label, click: () => void exportConfig(deps, e.format) })),
+      },
       { type: 'separator' },
       isMac ? { role: 'close' } : { role: 'quit' },
     ],

@@ -12,7 +12,11 @@ export const QUIT_DEADLINE_MS = 10_000;
  * Runs `close` and resolves when it settles or after `ms`, whichever comes first: `'closed'`,
  * `'failed'` (it rejected: reported through `onProblem`) or `'timed-out'`.
  */
-export async function closeWithin(close: () => Promise<unknown>, ms: number, onProblem: (what: 'failed' | 'timed-out', err?: unknown) => void): Promise<'closed' | 'failed' | 'timed-out'> {
+export async function closeWithin(
+  close: () => Promise<unknown>,
+  ms: number,
+  onProblem: (what: 'failed' | 'timed-out', err?: unknown) => void,
+): Promise<'closed' | 'failed' | 'timed-out'> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timed-out'>((resolve) => {
     timer = setTimeout(() => resolve('timed-out'), ms);

@@ -11,12 +11,21 @@
  * synchronous `encryptString` of earlier versions still decrypt with `decryptStringAsync`.
  */
 import { app, safeStorage } from 'electron';
-import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretStore, type SecretStoreAvailability, SecretStoreUnavailableError, safeSecretsPath } from '../services/credentials/secret-store.js';
+import {
+  FileSecretStore,
+  SAFE_STORAGE_ENCODING,
+  type SecretStore,
+  type SecretStoreAvailability,
+  SecretStoreUnavailableError,
+  safeSecretsPath,
+} from '../services/credentials/secret-store.js';
 
 export { safeSecretsPath } from '../services/credentials/secret-store.js';
 
-const NO_KEYCHAIN = 'the OS keychain is not available to this app (on Linux: start gnome-keyring or KWallet), so it cannot be stored encrypted';
-const BASIC_TEXT = 'no keyring (gnome-keyring, KWallet) is running: Electron would only obfuscate it with a fixed key, so it is not stored';
+const NO_KEYCHAIN =
+  'the OS keychain is not available to this app (on Linux: start gnome-keyring or KWallet), so it cannot be stored encrypted';
+const BASIC_TEXT =
+  'no keyring (gnome-keyring, KWallet) is running: Electron would only obfuscate it with a fixed key, so it is not stored';
 
 /**
  * Whether safeStorage can encrypt, asked once. Its asynchronous encryptor starts only once
@@ -47,7 +56,8 @@ class KeychainCheck {
 function availability(platform: NodeJS.Platform, keychain: KeychainCheck): SecretStoreAvailability {
   if (keychain.known === false) return { available: false, reason: NO_KEYCHAIN };
   // A Linux notion: elsewhere the keychain check decides. 'unknown' (before ready) is settled by encode's wait.
-  if (platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') return { available: false, reason: BASIC_TEXT };
+  if (platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text')
+    return { available: false, reason: BASIC_TEXT };
   return { available: true };
 }
 

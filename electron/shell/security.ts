@@ -10,7 +10,10 @@ import { APP_ORIGIN } from './renderer-protocol.js';
 export { CONTENT_SECURITY_POLICY } from '../../shared/csp.js';
 
 /** `packaged`: Developer Tools cannot be opened at all (the menu offers them only unpackaged as well). */
-export function secureWebPreferences(preload: string, packaged: boolean): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
+export function secureWebPreferences(
+  preload: string,
+  packaged: boolean,
+): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
   return {
     preload,
     devTools: !packaged,
@@ -54,8 +57,12 @@ export function permissionAllowed(permission: string, origin: string | undefined
  * response (the app scheme's handler sets it as well: webRequest does not see every scheme).
  */
 export function hardenSession(session: Session): void {
-  session.setPermissionRequestHandler((_wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl)));
-  session.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin));
+  session.setPermissionRequestHandler((_wc, permission, callback, details) =>
+    callback(permissionAllowed(permission, details.requestingUrl)),
+  );
+  session.setPermissionCheckHandler((_wc, permission, requestingOrigin) =>
+    permissionAllowed(permission, requestingOrigin),
+  );
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } });
   });

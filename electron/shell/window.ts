@@ -6,7 +6,13 @@ import { type BrowserWindow, type BrowserWindowConstructorOptions, screen } from
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../services/log/logger.js';
-import { captureState, placeWindow, readWindowState, saveWindowState, windowStatePath } from '../services/window/window-state.js';
+import {
+  captureState,
+  placeWindow,
+  readWindowState,
+  saveWindowState,
+  windowStatePath,
+} from '../services/window/window-state.js';
 import { messageOf } from '../../shared/errors.js';
 
 /** The 512 px icon from build/icons (packaged beside dist/, see build/electron-builder.yml). */
@@ -20,7 +26,9 @@ const SAVE_DELAY_MS = 1000;
  * apply after creation), clamped to the displays attached now, plus the icon on Linux
  * (macOS and Windows take it from the app bundle).
  */
-export async function restoredWindowOptions(dataDir: string): Promise<{ options: BrowserWindowConstructorOptions; maximized: boolean }> {
+export async function restoredWindowOptions(
+  dataDir: string,
+): Promise<{ options: BrowserWindowConstructorOptions; maximized: boolean }> {
   const saved = await readWindowState(windowStatePath(dataDir));
   const placement = placeWindow(
     saved,
@@ -40,7 +48,9 @@ export function rememberWindowState(window: BrowserWindow, dataDir: string, log:
     clearTimeout(timer);
     if (window.isDestroyed()) return;
     const state = captureState(window.getNormalBounds(), window.isMaximized() || window.isFullScreen());
-    saveWindowState(file, state).catch((err: unknown) => log.warn({ err: messageOf(err), file }, 'window state not saved'));
+    saveWindowState(file, state).catch((err: unknown) =>
+      log.warn({ err: messageOf(err), file }, 'window state not saved'),
+    );
   };
   const later = () => {
     clearTimeout(timer);

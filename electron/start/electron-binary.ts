@@ -17,15 +17,21 @@ export type ElectronBinary = { found: true; path: string } | { found: false; why
  * not installed). Honours ELECTRON_OVERRIDE_DIST_PATH as the package does: the binary is then
  * looked for in that directory instead of the package's `dist/`.
  */
-export function findElectronBinary(packageDir: string | undefined, env: Readonly<Record<string, string | undefined>>): ElectronBinary {
-  if (packageDir === undefined) return { found: false, why: 'the electron package is not installed', downloadable: false };
+export function findElectronBinary(
+  packageDir: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): ElectronBinary {
+  if (packageDir === undefined)
+    return { found: false, why: 'the electron package is not installed', downloadable: false };
   const pathFile = join(packageDir, 'path.txt');
   // path.txt names the executable inside the unpacked archive; the install script writes it last.
   const executable = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : undefined;
   const override = env.ELECTRON_OVERRIDE_DIST_PATH;
   if (override) {
     const path = join(override, executable || 'electron');
-    return existsSync(path) ? { found: true, path } : { found: false, why: `ELECTRON_OVERRIDE_DIST_PATH is set, but ${path} does not exist`, downloadable: false };
+    return existsSync(path)
+      ? { found: true, path }
+      : { found: false, why: `ELECTRON_OVERRIDE_DIST_PATH is set, but ${path} does not exist`, downloadable: false };
   }
   // Electron downloads its binary on first use, not on npm install: a fresh install has none yet.
   if (!executable) return { found: false, why: 'the electron package has not downloaded it yet', downloadable: true };

@@ -44,9 +44,7 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
  * it is the browser and how to get the window.
  */
 export type FrontEnd =
-  | { kind: 'window'; electron: string }
-  | { kind: 'download' }
-  | { kind: 'browser'; serveArgs: string[]; note: string };
+  { kind: 'window'; electron: string } | { kind: 'download' } | { kind: 'browser'; serveArgs: string[]; note: string };
 
 export interface StartFacts {
   options: StartOptions;
@@ -72,11 +70,18 @@ export function hasDesktop(env: Readonly<Record<string, string | undefined>>, pl
  * one try to fetch it, where a window could be shown), or when there is no desktop.
  */
 export function chooseFrontEnd({ options, binary, env, platform, download }: StartFacts): FrontEnd {
-  const browser = (why: string, how: string): FrontEnd => ({ kind: 'browser', serveArgs: options.serveArgs, note: `Egress Desk runs in the browser: ${why}; ${how}.` });
+  const browser = (why: string, how: string): FrontEnd => ({
+    kind: 'browser',
+    serveArgs: options.serveArgs,
+    note: `Egress Desk runs in the browser: ${why}; ${how}.`,
+  });
   if (options.browser) return browser('you asked for it (--browser)', 'npm start without it opens the desktop window');
   // The window takes no options: whoever passes serve's options means the browser.
   if (options.serveArgs.length > 0) {
-    return browser(`you passed options of egress-desk serve (${options.serveArgs.join(' ')})`, 'npm start without them opens the desktop window');
+    return browser(
+      `you passed options of egress-desk serve (${options.serveArgs.join(' ')})`,
+      'npm start without them opens the desktop window',
+    );
   }
   const desktop = hasDesktop(env, platform);
   if (!binary.found) {
@@ -85,7 +90,11 @@ export function chooseFrontEnd({ options, binary, env, platform, download }: Sta
     const why = download?.error === undefined ? binary.why : `its download failed: ${download.error}`;
     return browser(`there is no Electron binary (${why})`, GET_THE_BINARY);
   }
-  if (!desktop) return browser('there is no desktop here (neither DISPLAY nor WAYLAND_DISPLAY is set)', 'run npm start in a desktop session for the window');
+  if (!desktop)
+    return browser(
+      'there is no desktop here (neither DISPLAY nor WAYLAND_DISPLAY is set)',
+      'run npm start in a desktop session for the window',
+    );
   return { kind: 'window', electron: binary.path };
 }
 

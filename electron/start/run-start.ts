@@ -25,10 +25,16 @@ function electronPackageDir(repoRoot: string): string | undefined {
  */
 function downloadElectron(packageDir: string, env: NodeJS.ProcessEnv): string | undefined {
   process.stderr.write('Egress Desk: fetching the Electron binary (once, about 100 MB)…\n');
-  const run = spawnSync(process.execPath, [join(packageDir, 'install.js')], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(packageDir, 'install.js')], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (run.status === 0) return undefined;
   // The installer prints a stack; its first line is the error ("TypeError: fetch failed", "HTTPError: Response code 404 …").
-  return (run.stderr.split('\n').find((line) => line.trim() !== '') ?? `the installer exited with ${run.status ?? run.signal}`).trim();
+  return (
+    run.stderr.split('\n').find((line) => line.trim() !== '') ?? `the installer exited with ${run.status ?? run.signal}`
+  ).trim();
 }
 
 /** Runs a child on this terminal until it exits: its exit code, or the error that kept it from starting. */
@@ -53,7 +59,11 @@ function runChild(command: string, args: string[], cwd?: string): Promise<{ code
 }
 
 /** Runs `npm start`'s front end for `argv` (after `--`) and resolves to the exit code. */
-export async function runStart(argv: readonly string[], repoRoot: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runStart(
+  argv: readonly string[],
+  repoRoot: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const options = parseStartArgs(argv);
   if (options.help) {
     process.stdout.write(`${START_USAGE}\n`);

@@ -34,7 +34,10 @@ export abstract class TransportError extends Error {
 /** The local libvirt socket does not exist: libvirt is not installed, not started, or the path is wrong. */
 export class SocketMissingError extends TransportError {
   readonly code = 'SOCKET_MISSING';
-  constructor(readonly socketPath: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly socketPath: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `libvirt's socket ${socketPath} does not exist: install libvirt-daemon-system and start libvirtd, ` +
         `or set socketPath to a session daemon's $XDG_RUNTIME_DIR/libvirt/libvirt-sock`,
@@ -46,7 +49,10 @@ export class SocketMissingError extends TransportError {
 /** The local libvirt socket exists but this user may not connect to it. */
 export class SocketPermissionError extends TransportError {
   readonly code = 'SOCKET_PERMISSION';
-  constructor(readonly socketPath: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly socketPath: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `permission denied on libvirt's socket ${socketPath}: join the libvirt group: ` +
         `sudo usermod -aG libvirt $USER, then log in again`,
@@ -58,7 +64,10 @@ export class SocketPermissionError extends TransportError {
 /** The socket file is there but nothing listens on it: the daemon that created it is gone. */
 export class SocketRefusedError extends TransportError {
   readonly code = 'SOCKET_REFUSED';
-  constructor(readonly socketPath: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly socketPath: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `libvirt's socket ${socketPath} refused the connection: the daemon is not running. ` +
         `Start it (sudo systemctl start libvirtd) and try again`,
@@ -70,7 +79,11 @@ export class SocketRefusedError extends TransportError {
 /** Any other failure to open the local socket. */
 export class SocketError extends TransportError {
   readonly code = 'SOCKET_ERROR';
-  constructor(readonly socketPath: string, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly socketPath: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(`cannot connect to libvirt's socket ${socketPath}: ${detail}`, options);
   }
 }

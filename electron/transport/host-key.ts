@@ -9,13 +9,7 @@
  */
 import { TransportError } from './errors.js';
 import { SshConfigError } from './ssh-errors.js';
-import {
-  appendKnownHost,
-  fingerprintSha256,
-  KnownHosts,
-  knownHostsName,
-  type KnownHostLine,
-} from './known-hosts.js';
+import { appendKnownHost, fingerprintSha256, KnownHosts, knownHostsName, type KnownHostLine } from './known-hosts.js';
 
 /** Where host keys are read from and written to, for one host. */
 export interface HostKeyFiles {
@@ -103,9 +97,22 @@ export function verifyHostKey(known: KnownHosts, files: HostKeyFiles, keyType: s
   const found = known.lookup(files.hostKeyName, files.port, keyType, key);
   if (found.status === 'trusted') return { ok: true };
   if (found.status === 'mismatch') {
-    return { ok: false, error: new HostKeyMismatchError(files.hostKeyName, files.port, keyType, key, expectation(found.line!), found.revoked) };
+    return {
+      ok: false,
+      error: new HostKeyMismatchError(
+        files.hostKeyName,
+        files.port,
+        keyType,
+        key,
+        expectation(found.line!),
+        found.revoked,
+      ),
+    };
   }
-  return { ok: false, error: new HostKeyUnknownError(files.hostKeyName, files.port, keyType, key, trustFile(files), files.hash) };
+  return {
+    ok: false,
+    error: new HostKeyUnknownError(files.hostKeyName, files.port, keyType, key, trustFile(files), files.hash),
+  };
 }
 
 /** Reads the host's known_hosts files (missing ones count as empty). */
@@ -121,7 +128,9 @@ export function loadHostKeys(files: HostKeyFiles): Promise<KnownHosts> {
 export async function trustHostKey(error: HostKeyUnknownError): Promise<string | undefined> {
   const current = await KnownHosts.load([error.knownHostsFile]);
   if (current.check(error.host, error.port, error.keyType, error.key) === 'trusted') return undefined;
-  return appendKnownHost(error.knownHostsFile, error.host, error.port, error.keyType, error.key, { hash: error.hashKnownHosts });
+  return appendKnownHost(error.knownHostsFile, error.host, error.port, error.keyType, error.key, {
+    hash: error.hashKnownHosts,
+  });
 }
 
 function trustFile(files: HostKeyFiles): string {

@@ -12,7 +12,14 @@ export type { Dialer } from './dialer.js';
 export * from './errors.js';
 export { DEFAULT_SOCKET_PATH, LocalSocketDialer, localSocketError } from './local.js';
 export * from './ssh-errors.js';
-export { HostKeyMismatchError, HostKeyUnknownError, trustHostKey, verifyHostKey, type HostKeyExpectation, type HostKeyFiles } from './host-key.js';
+export {
+  HostKeyMismatchError,
+  HostKeyUnknownError,
+  trustHostKey,
+  verifyHostKey,
+  type HostKeyExpectation,
+  type HostKeyFiles,
+} from './host-key.js';
 export {
   appendKnownHost,
   fingerprintSha256,
@@ -27,7 +34,20 @@ export {
   type HostKeyStatus,
   type KnownHostLine,
 } from './known-hosts.js';
-export { parseProxyJump, resolveSshHost, type IdentityFileSetting, type IdentitySource, type SettingOrigin, type SshConfigWarning, type JumpSpec, type SshConfigFile, type SshConfigSources, type SshHostSettings, type SshLocalContext, type SshTarget } from './ssh-config.js';
+export {
+  parseProxyJump,
+  resolveSshHost,
+  type IdentityFileSetting,
+  type IdentitySource,
+  type SettingOrigin,
+  type SshConfigWarning,
+  type JumpSpec,
+  type SshConfigFile,
+  type SshConfigSources,
+  type SshHostSettings,
+  type SshLocalContext,
+  type SshTarget,
+} from './ssh-config.js';
 export { loadSshConfig, type SshConfigPaths } from './ssh-config-load.js';
 export type { AskPassphrase, PassphraseRequest } from './ssh-auth.js';
 export { decryptKeyFile, type KeyUnlock } from './key-unlock.js';

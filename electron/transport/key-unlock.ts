@@ -16,7 +16,8 @@ import { errnoCode } from './errors.js';
 import { messageOf } from '../../shared/errors.js';
 
 /** The outcome of {@link decryptKeyFile}; never holds the passphrase. */
-export type KeyUnlock = { ok: true; key: ParsedKey } | { ok: false; reason: 'wrong-passphrase' | 'unreadable'; message: string };
+export type KeyUnlock =
+  { ok: true; key: ParsedKey } | { ok: false; reason: 'wrong-passphrase' | 'unreadable'; message: string };
 
 /** Decrypts the private key in `path` with `passphrase`. */
 export async function decryptKeyFile(path: string, passphrase: string): Promise<KeyUnlock> {
@@ -24,7 +25,11 @@ export async function decryptKeyFile(path: string, passphrase: string): Promise<
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    return { ok: false, reason: 'unreadable', message: `cannot read the key file ${path}: ${errnoCode(err) ?? messageOf(err)}` };
+    return {
+      ok: false,
+      reason: 'unreadable',
+      message: `cannot read the key file ${path}: ${errnoCode(err) ?? messageOf(err)}`,
+    };
   }
   const parsed = ssh2.utils.parseKey(text, passphrase);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;

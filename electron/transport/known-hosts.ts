@@ -88,7 +88,13 @@ function hashedMatches(field: string, name: string): boolean {
  * for the host is a mismatch even if another line trusts it. `@cert-authority` lines are
  * ignored: host certificates are not supported.
  */
-export function lookupHostKey(lines: readonly KnownHostLine[], host: string, port: number, keyType: string, keyBlob: Buffer): HostKeyLookup {
+export function lookupHostKey(
+  lines: readonly KnownHostLine[],
+  host: string,
+  port: number,
+  keyType: string,
+  keyBlob: Buffer,
+): HostKeyLookup {
   const name = knownHostsName(host, port);
   let conflicting: KnownHostLine | undefined;
   let trusted: KnownHostLine | undefined;
@@ -101,7 +107,8 @@ export function lookupHostKey(lines: readonly KnownHostLine[], host: string, por
     }
     if (same) trusted ??= line;
     // Prefer a same-type line as the one to name in a mismatch message.
-    else if (conflicting === undefined || (conflicting.keyType !== keyType && line.keyType === keyType)) conflicting = line;
+    else if (conflicting === undefined || (conflicting.keyType !== keyType && line.keyType === keyType))
+      conflicting = line;
   }
   if (trusted) return { status: 'trusted', revoked: false, line: trusted };
   if (conflicting) return { status: 'mismatch', revoked: false, line: conflicting };
@@ -168,7 +175,13 @@ export function hashHostName(name: string, salt: Buffer = randomBytes(20)): stri
 }
 
 /** One known_hosts line for a key, in `[host]:port` form off port 22; hashed when asked. */
-export function formatKnownHostLine(host: string, port: number, keyType: string, keyBlob: Buffer, options: { hash?: boolean; salt?: Buffer } = {}): string {
+export function formatKnownHostLine(
+  host: string,
+  port: number,
+  keyType: string,
+  keyBlob: Buffer,
+  options: { hash?: boolean; salt?: Buffer } = {},
+): string {
   const name = knownHostsName(host, port);
   const field = options.hash ? hashHostName(name, options.salt) : name;
   return `${field} ${keyType} ${keyBlob.toString('base64')}`;
@@ -179,8 +192,16 @@ export function formatKnownHostLine(host: string, port: number, keyType: string,
  * OpenSSH append cannot interleave with it), the file created 0600 and its directory 0700
  * when missing, as OpenSSH does. Returns the line written.
  */
-export async function appendKnownHost(file: string, host: string, port: number, keyType: string, keyBlob: Buffer, options: { hash?: boolean } = {}): Promise<string> {
-  if (keyTypeOf(keyBlob) !== keyType) throw new Error(`the key blob is a ${keyTypeOf(keyBlob) || 'unreadable'} key, not ${keyType}`);
+export async function appendKnownHost(
+  file: string,
+  host: string,
+  port: number,
+  keyType: string,
+  keyBlob: Buffer,
+  options: { hash?: boolean } = {},
+): Promise<string> {
+  if (keyTypeOf(keyBlob) !== keyType)
+    throw new Error(`the key blob is a ${keyTypeOf(keyBlob) || 'unreadable'} key, not ${keyType}`);
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const line = formatKnownHostLine(host, port, keyType, keyBlob, options);
   const handle = await open(file, 'a+', 0o600);

@@ -4,7 +4,15 @@
 import { createConnection, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Dialer } from './dialer.js';
-import { abortReason, errnoCode, SocketError, SocketMissingError, SocketPermissionError, SocketRefusedError, type TransportError } from './errors.js';
+import {
+  abortReason,
+  errnoCode,
+  SocketError,
+  SocketMissingError,
+  SocketPermissionError,
+  SocketRefusedError,
+  type TransportError,
+} from './errors.js';
 import { messageOf } from '../../shared/errors.js';
 
 /** The system daemon's socket, libvirt's default. */

@@ -42,7 +42,8 @@ export function hostKeyPreference(knownKeyTypes: readonly string[]): ServerHostK
   const preferred: ServerHostKeyAlgorithm[] = [];
   for (const type of knownKeyTypes) {
     // An "ssh-rsa" key signs with rsa-sha2-512/256 (or, for old servers, ssh-rsa itself).
-    const algorithms: ServerHostKeyAlgorithm[] = type === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : HOST_KEY_ALGORITHMS.filter((a) => a === type);
+    const algorithms: ServerHostKeyAlgorithm[] =
+      type === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : HOST_KEY_ALGORITHMS.filter((a) => a === type);
     for (const a of algorithms) if (!preferred.includes(a)) preferred.push(a);
   }
   return [...preferred, ...HOST_KEY_ALGORITHMS.filter((a) => !preferred.includes(a))];

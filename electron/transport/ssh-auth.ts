@@ -7,7 +7,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import ssh2 from 'ssh2';
-import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, BaseAgent, IdentityCallback, NextAuthHandler, ParsedKey, PublicKeyEntry, SignCallback, SigningRequestOptions } from 'ssh2';
+import type {
+  AnyAuthMethod,
+  AuthHandlerMiddleware,
+  AuthenticationType,
+  BaseAgent,
+  IdentityCallback,
+  NextAuthHandler,
+  ParsedKey,
+  PublicKeyEntry,
+  SignCallback,
+  SigningRequestOptions,
+} from 'ssh2';
 import { errnoCode } from './errors.js';
 import type { IdentitySource } from './ssh-config.js';
 import { SshConfigError, type SshAuthAttempt } from './ssh-errors.js';
@@ -49,7 +60,11 @@ const MAX_PASSPHRASE_TRIES = 3;
  * them when `required` is `explicit`, or those in the set), whose absence is a configuration
  * error. Unreadable ones are reported as attempts.
  */
-export async function readIdentities(paths: readonly string[], required: IdentitySource | ReadonlySet<string>, attempts: SshAuthAttempt[]): Promise<Identity[]> {
+export async function readIdentities(
+  paths: readonly string[],
+  required: IdentitySource | ReadonlySet<string>,
+  attempts: SshAuthAttempt[],
+): Promise<Identity[]> {
   const out: Identity[] = [];
   for (const path of paths) {
     let text: string;
@@ -103,20 +118,30 @@ export class AuthSession {
   private readonly steps: Array<() => Promise<AnyAuthMethod | undefined>> = [];
   private readonly offered: Buffer[] = [];
 
-  constructor(private readonly ctx: AuthContext, earlier: SshAuthAttempt[] = []) {
+  constructor(
+    private readonly ctx: AuthContext,
+    earlier: SshAuthAttempt[] = [],
+  ) {
     this.attempts = earlier;
     if (ctx.agentSocket !== undefined) this.steps.push(() => Promise.resolve(this.agentStep(ctx.agentSocket!)));
     for (const identity of ctx.identities) this.steps.push(() => this.identityStep(identity));
   }
 
   /** ssh2's `authHandler`: called first with `authsLeft` null, then after each failure. */
-  readonly handler: AuthHandlerMiddleware = (authsLeft: AuthenticationType[] | null, _partial: boolean | null, next: NextAuthHandler): void => {
+  readonly handler: AuthHandlerMiddleware = (
+    authsLeft: AuthenticationType[] | null,
+    _partial: boolean | null,
+    next: NextAuthHandler,
+  ): void => {
     const done = next as (method: AnyAuthMethod | false) => void; // ssh2 takes `false` for "no more methods"
     if (authsLeft !== null && !authsLeft.includes('publickey')) {
       done(false);
       return;
     }
-    void this.nextMethod().then((method) => done(method ?? false), () => done(false));
+    void this.nextMethod().then(
+      (method) => done(method ?? false),
+      () => done(false),
+    );
   };
 
   private async nextMethod(): Promise<AnyAuthMethod | undefined> {
@@ -135,7 +160,9 @@ export class AuthSession {
   private agentStep(socketPath: string): AnyAuthMethod {
     const attempt = this.record({ method: 'agent', source: socketPath, outcome: 'rejected' });
     const inner = (this.ctx.createAgent ?? ssh2.createAgent)(socketPath);
-    const onlyIdentities = this.ctx.identitiesOnly ? this.ctx.identities.flatMap((i) => (i.publicKey ? [i.publicKey.getPublicSSH()] : [])) : undefined;
+    const onlyIdentities = this.ctx.identitiesOnly
+      ? this.ctx.identities.flatMap((i) => (i.publicKey ? [i.publicKey.getPublicSSH()] : []))
+      : undefined;
     const agent = new ListingAgent(inner, (keys, err) => {
       if (err) {
         attempt.outcome = 'unavailable';
@@ -165,7 +192,11 @@ export class AuthSession {
     const attempt = this.record({ method: 'key', source: identity.path, outcome: 'rejected' });
     if (identity.publicKey) {
       // Offer the public half; the passphrase is asked for only when the server takes it.
-      return { type: 'agent', username, agent: new LockedKeyAgent(identity.publicKey, () => this.unlock(identity, attempt)) };
+      return {
+        type: 'agent',
+        username,
+        agent: new LockedKeyAgent(identity.publicKey, () => this.unlock(identity, attempt)),
+      };
     }
     // No public half on disk (an old PEM key without its .pub): decrypt first.
     const key = await this.unlock(identity, attempt);
@@ -184,7 +215,9 @@ export class AuthSession {
     for (let n = 1; n <= MAX_PASSPHRASE_TRIES; n++) {
       let passphrase: string | undefined;
       try {
-        passphrase = await this.ctx.suspend(ask(identity.path, { endpoint: this.ctx.endpoint, attempt: n, retry: n > 1 }));
+        passphrase = await this.ctx.suspend(
+          ask(identity.path, { endpoint: this.ctx.endpoint, attempt: n, retry: n > 1 }),
+        );
       } catch {
         passphrase = undefined; // a failed or cancelled prompt skips the key, like an empty answer to OpenSSH's
       }
@@ -208,14 +241,19 @@ export class AuthSession {
 
 /** Wraps an agent to see (and filter) its key list; an unreachable agent counts as an empty one. */
 class ListingAgent extends ssh2.BaseAgent<ParsedKey> {
-  constructor(private readonly inner: BaseAgent, private readonly onKeys: (keys: ParsedKey[], err?: Error) => ParsedKey[]) {
+  constructor(
+    private readonly inner: BaseAgent,
+    private readonly onKeys: (keys: ParsedKey[], err?: Error) => ParsedKey[],
+  ) {
     super();
   }
 
   getIdentities(cb: IdentityCallback<ParsedKey>): void {
     this.inner.getIdentities((err, keys) => {
       if (err) return cb(null, this.onKeys([], err));
-      const parsed = (keys ?? []).map((k) => first(ssh2.utils.parseKey(unwrap(k)))).filter((k): k is ParsedKey => !(k instanceof Error));
+      const parsed = (keys ?? [])
+        .map((k) => first(ssh2.utils.parseKey(unwrap(k))))
+        .filter((k): k is ParsedKey => !(k instanceof Error));
       cb(null, this.onKeys(parsed));
     });
   }
@@ -231,7 +269,10 @@ class ListingAgent extends ssh2.BaseAgent<ParsedKey> {
 
 /** One encrypted identity file presented as an agent, so that it is unlocked only when the server takes it. */
 class LockedKeyAgent extends ssh2.BaseAgent<ParsedKey> {
-  constructor(private readonly publicKey: ParsedKey, private readonly unlock: () => Promise<ParsedKey | undefined>) {
+  constructor(
+    private readonly publicKey: ParsedKey,
+    private readonly unlock: () => Promise<ParsedKey | undefined>,
+  ) {
     super();
   }
 

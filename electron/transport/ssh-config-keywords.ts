@@ -34,7 +34,23 @@ export const KNOWN_KEYWORDS: ReadonlySet<string> = new Set(
 );
 
 /** Keywords read as one argument: more is "extra arguments at end of line". */
-const SINGLE = new Set(['hostname', 'user', 'port', 'hostkeyalias', 'identityfile', 'identityfile2', 'identityagent', 'identitiesonly', 'hashknownhosts', 'connecttimeout', 'serveraliveinterval', 'serveralivecountmax', 'canonicalizehostname', 'canonicalizemaxdots', 'ignoreunknown']);
+const SINGLE = new Set([
+  'hostname',
+  'user',
+  'port',
+  'hostkeyalias',
+  'identityfile',
+  'identityfile2',
+  'identityagent',
+  'identitiesonly',
+  'hashknownhosts',
+  'connecttimeout',
+  'serveraliveinterval',
+  'serveralivecountmax',
+  'canonicalizehostname',
+  'canonicalizemaxdots',
+  'ignoreunknown',
+]);
 const FLAGS = new Set(['identitiesonly', 'hashknownhosts']);
 const TIMES = new Set(['connecttimeout', 'serveraliveinterval']);
 const INTEGERS = new Set(['serveralivecountmax', 'canonicalizemaxdots']);
@@ -93,17 +109,24 @@ export function parsePort(value: string, services: ReadonlyMap<string, number> |
  * e.g. `Bad port 'xx'.`; undefined when the line is acceptable. (Unknown keywords, Match
  * and ProxyJump are checked where they are read.)
  */
-export function checkArguments(keyword: string, args: readonly string[], services: ReadonlyMap<string, number> | undefined): string | undefined {
+export function checkArguments(
+  keyword: string,
+  args: readonly string[],
+  services: ReadonlyMap<string, number> | undefined,
+): string | undefined {
   const arg = args[0] ?? '';
   let problem: string | undefined;
   if (keyword === 'port' && parsePort(arg, services) === undefined) problem = `Bad port '${arg}'.`;
   else if (FLAGS.has(keyword) && parseFlag(arg) === undefined) problem = `unsupported option "${arg}".`;
-  else if (keyword === 'canonicalizehostname' && parseCanonicalize(arg) === undefined) problem = `unsupported option "${arg}".`;
+  else if (keyword === 'canonicalizehostname' && parseCanonicalize(arg) === undefined)
+    problem = `unsupported option "${arg}".`;
   else if (TIMES.has(keyword) && parseTime(arg) === undefined) problem = 'invalid time value.';
   else if (INTEGERS.has(keyword)) {
     const n = parseInteger(arg);
     if (typeof n === 'string') problem = n;
-  } else if ((keyword === 'host' || keyword === 'include') && args.some((a) => a === '')) problem = `keyword ${keyword} empty argument`;
-  if (problem === undefined && SINGLE.has(keyword) && args.length > 1) problem = `keyword ${keyword} extra arguments at end of line`;
+  } else if ((keyword === 'host' || keyword === 'include') && args.some((a) => a === ''))
+    problem = `keyword ${keyword} empty argument`;
+  if (problem === undefined && SINGLE.has(keyword) && args.length > 1)
+    problem = `keyword ${keyword} extra arguments at end of line`;
   return problem;
 }

@@ -35,7 +35,9 @@ export async function loadSshConfig(paths: SshConfigPaths): Promise<SshConfigSou
   while (queue.length > 0) {
     const { file, isUser } = queue.shift()!;
     // Lines OpenSSH refuses are reported by resolveSshHost, with the file's name and line.
-    const includeArgs = parseConfigFile(file).lines.filter((l) => l.keyword === 'include').flatMap((l) => l.args);
+    const includeArgs = parseConfigFile(file)
+      .lines.filter((l) => l.keyword === 'include')
+      .flatMap((l) => l.args);
     for (const pattern of includeArgs) {
       const absolute = includePattern(pattern, isUser, paths.homeDir);
       if (includes.has(absolute)) continue;

@@ -7,9 +7,21 @@
  * The resolver runs it once, or twice when the config asks for the final host name.
  */
 import { checkArguments, KNOWN_KEYWORDS } from './ssh-config-keywords.js';
-import { parseConfigFile, strdelim, type ConfigLine, type ConfigProblem, type ParsedConfigFile } from './ssh-config-parse.js';
+import {
+  parseConfigFile,
+  strdelim,
+  type ConfigLine,
+  type ConfigProblem,
+  type ParsedConfigFile,
+} from './ssh-config-parse.js';
 import { percentExpand } from './ssh-config-tokens.js';
-import type { SettingOrigin, SshConfigFile, SshConfigSources, SshConfigWarning, SshLocalContext } from './ssh-config-types.js';
+import type {
+  SettingOrigin,
+  SshConfigFile,
+  SshConfigSources,
+  SshConfigWarning,
+  SshLocalContext,
+} from './ssh-config-types.js';
 import { SshConfigError } from './ssh-errors.js';
 import { parseProxyJump, proxyJumpText } from './ssh-jump.js';
 import { matchPattern, matchPatternList } from './ssh-patterns.js';
@@ -43,7 +55,14 @@ export class Options {
 
   /** Keeps `line` as the value of `key` unless one was obtained already: the first wins. */
   set(key: string, line: ConfigLine): void {
-    if (!this.values.has(key)) this.values.set(key, { args: line.args, rest: line.rest, file: line.file, line: line.line, order: this.values.size });
+    if (!this.values.has(key))
+      this.values.set(key, {
+        args: line.args,
+        rest: line.rest,
+        file: line.file,
+        line: line.line,
+        order: this.values.size,
+      });
   }
 
   /** Sets `key` as ssh's command line does, before any file is read, so that no file overrides it. */
@@ -61,7 +80,8 @@ export class Options {
 
   /** Records a warning once, however many passes or hops meet its line. */
   warn(warning: SshConfigWarning): void {
-    if (!this.warnings.some((w) => w.file === warning.file && w.line === warning.line && w.message === warning.message)) this.warnings.push(warning);
+    if (!this.warnings.some((w) => w.file === warning.file && w.line === warning.line && w.message === warning.message))
+      this.warnings.push(warning);
   }
 }
 
@@ -105,7 +125,14 @@ interface ReadFlags {
 }
 
 /** OpenSSH's `read_config_file_depth`: returns nothing; problems are collected in ctx. */
-function readFile(parsed: ParsedSources, file: ParsedConfigFile, o: Options, ctx: PassContext, flags: ReadFlags, depth: number): void {
+function readFile(
+  parsed: ParsedSources,
+  file: ParsedConfigFile,
+  o: Options,
+  ctx: PassContext,
+  flags: ReadFlags,
+  depth: number,
+): void {
   if (depth > MAX_DEPTH) throw new SshConfigError(`${file.path}: Include nests more than ${MAX_DEPTH} levels deep`);
   // Problems are reported once, from the first pass, as ssh reports them before anything else.
   if (!ctx.final) ctx.problems.push(...file.problems);
@@ -140,7 +167,14 @@ function readFile(parsed: ParsedSources, file: ParsedConfigFile, o: Options, ctx
         }
         const home = nonEmpty(ctx.local.env?.HOME) ?? ctx.local.homeDir;
         for (const included of parsed.sources.includes?.get(includePattern(pattern, flags.userConf, home)) ?? []) {
-          readFile(parsed, parsed.parse(included), o, ctx, { userConf: flags.userConf, neverMatch: flags.neverMatch || !active }, depth + 1);
+          readFile(
+            parsed,
+            parsed.parse(included),
+            o,
+            ctx,
+            { userConf: flags.userConf, neverMatch: flags.neverMatch || !active },
+            depth + 1,
+          );
         }
       }
       continue;
@@ -148,7 +182,13 @@ function readFile(parsed: ParsedSources, file: ParsedConfigFile, o: Options, ctx
     if (!KNOWN_KEYWORDS.has(kw)) {
       const ignore = o.get('ignoreunknown');
       if (ignore && matchPatternList(kw, ignore.args[0]!.split(','), { lowerCase: true }) === 'match') continue;
-      if (!ctx.final) ctx.problems.push({ file: line.file, line: line.line, message: `Bad configuration option: ${kw}`, colonAfterFile: true });
+      if (!ctx.final)
+        ctx.problems.push({
+          file: line.file,
+          line: line.line,
+          message: `Bad configuration option: ${kw}`,
+          colonAfterFile: true,
+        });
       continue;
     }
     if (kw === 'proxyjump' || kw === 'proxycommand') {
@@ -170,7 +210,8 @@ function readFile(parsed: ParsedSources, file: ParsedConfigFile, o: Options, ctx
       continue;
     }
     if (!active) continue;
-    if (kw === 'identityfile' || kw === 'identityfile2') o.addIdentity(line.args[0]!, flags.userConf ? 2 : 0, { kind: 'ssh_config', file: line.file, line: line.line });
+    if (kw === 'identityfile' || kw === 'identityfile2')
+      o.addIdentity(line.args[0]!, flags.userConf ? 2 : 0, { kind: 'ssh_config', file: line.file, line: line.line });
     else o.set(kw, line);
   }
 }
@@ -197,7 +238,11 @@ function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean 
   const fail = (detail: string, ownLine = false): 'error' => {
     if (ctx.final) return 'error';
     // ssh prints the 'all' complaint as a line of its own, the others inside the condition's.
-    if (ownLine) ctx.problems.push({ file: line.file, line: line.line, message: detail }, { file: line.file, line: line.line, message: 'Bad Match condition' });
+    if (ownLine)
+      ctx.problems.push(
+        { file: line.file, line: line.line, message: detail },
+        { file: line.file, line: line.line, message: 'Bad Match condition' },
+      );
     else ctx.problems.push({ file: line.file, line: line.line, message: `Bad Match condition (${detail})` });
     return 'error';
   };
@@ -230,7 +275,8 @@ function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean 
     const name = (negate ? attrib.slice(1) : attrib).toLowerCase();
     if (name === 'all') {
       const arg = next();
-      if (attributes > 1 || (arg !== null && arg !== '' && !arg.startsWith('#'))) return fail(`'${attrib}' cannot be combined with other Match attributes`, true);
+      if (attributes > 1 || (arg !== null && arg !== '' && !arg.startsWith('#')))
+        return fail(`'${attrib}' cannot be combined with other Match attributes`, true);
       if (result) result = !negate;
       return result && !execSkipped;
     }
@@ -245,14 +291,20 @@ function evaluateMatch(line: ConfigLine, o: Options, ctx: PassContext): boolean 
     const patterns = arg.split(',');
     let r: boolean;
     if (name === 'host') r = matchPatternList(host.toLowerCase(), patterns, { lowerCase: true }) === 'match';
-    else if (name === 'originalhost') r = matchPatternList(ctx.originalHost.toLowerCase(), patterns, { lowerCase: true }) === 'match';
+    else if (name === 'originalhost')
+      r = matchPatternList(ctx.originalHost.toLowerCase(), patterns, { lowerCase: true }) === 'match';
     else if (name === 'user') r = matchPatternList(ruser, patterns, { lowerCase: false }) === 'match';
-    else if (name === 'localuser') r = matchPatternList(ctx.local.localUser, patterns, { lowerCase: false }) === 'match';
+    else if (name === 'localuser')
+      r = matchPatternList(ctx.local.localUser, patterns, { lowerCase: false }) === 'match';
     else if (name === 'exec') {
       // ssh skips the command when an earlier criterion already failed: then nothing differs.
       if (result) {
         execSkipped = true;
-        o.warn({ file: line.file, line: line.line, message: `Match exec "${arg}" was not run (Egress Desk never runs commands from ssh_config): the block is treated as not matching, where ssh would run the command and apply the block if it succeeded` });
+        o.warn({
+          file: line.file,
+          line: line.line,
+          message: `Match exec "${arg}" was not run (Egress Desk never runs commands from ssh_config): the block is treated as not matching, where ssh would run the command and apply the block if it succeeded`,
+        });
       }
       continue;
     } else return fail(`Unsupported Match attribute ${attrib}`);
@@ -284,4 +336,3 @@ export function includePattern(pattern: string, isUser: boolean, home: string): 
 export function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value !== '' ? value : undefined;
 }
-

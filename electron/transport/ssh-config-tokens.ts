@@ -37,7 +37,9 @@ export interface TokenValues extends Record<string, string> {
 
 /** %C, as OpenSSH's `ssh_connection_hash` computes it. */
 export function connectionHash(localHost: string, host: string, port: string, user: string): string {
-  return createHash('sha1').update(localHost + host + port + user).digest('hex');
+  return createHash('sha1')
+    .update(localHost + host + port + user)
+    .digest('hex');
 }
 
 /**
@@ -54,9 +56,13 @@ export function percentExpand(value: string, tokens: Readonly<Record<string, str
     }
     const key = value[++i];
     if (key === '%') out += '%';
-    else if (key === undefined) throw new SshConfigError(`${what} "${value}": a % at the end (write %% for a percent sign)`);
+    else if (key === undefined)
+      throw new SshConfigError(`${what} "${value}": a % at the end (write %% for a percent sign)`);
     else if (Object.prototype.hasOwnProperty.call(tokens, key)) out += tokens[key];
-    else throw new SshConfigError(`${what} "${value}": unknown token %${key} (as OpenSSH says: "percent_expand: unknown key %${key}")`);
+    else
+      throw new SshConfigError(
+        `${what} "${value}": unknown token %${key} (as OpenSSH says: "percent_expand: unknown key %${key}")`,
+      );
   }
   return out;
 }
@@ -64,9 +70,11 @@ export function percentExpand(value: string, tokens: Readonly<Record<string, str
 /** `${VAR}` from the environment; an unset or empty one is an error, as for OpenSSH. */
 export function dollarExpand(value: string, env: Readonly<Record<string, string | undefined>>, what: string): string {
   return value.replace(/\$\{([^}]*)\}/g, (_whole, name: string) => {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new SshConfigError(`${what} "${value}": \${${name}} is not a variable name`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new SshConfigError(`${what} "${value}": \${${name}} is not a variable name`);
     const v = env[name];
-    if (v === undefined || v === '') throw new SshConfigError(`${what} "${value}": the environment variable \${${name}} has no value`);
+    if (v === undefined || v === '')
+      throw new SshConfigError(`${what} "${value}": the environment variable \${${name}} has no value`);
     return v;
   });
 }
@@ -79,6 +87,12 @@ export function tildeExpand(value: string, homeDir: string): string {
 }
 
 /** A path setting as ssh expands IdentityFile, UserKnownHostsFile, IdentityAgent: `~`, then tokens and `${VAR}`. */
-export function expandPath(value: string, tokens: Readonly<Record<string, string>>, homeDir: string, env: Readonly<Record<string, string | undefined>>, what: string): string {
+export function expandPath(
+  value: string,
+  tokens: Readonly<Record<string, string>>,
+  homeDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  what: string,
+): string {
   return dollarExpand(percentExpand(tildeExpand(value, homeDir), tokens, what), env, what);
 }

@@ -34,12 +34,30 @@ import { parseCanonicalize, parseFlag, parseInteger, parsePort, parseTime } from
 import type { ConfigProblem } from './ssh-config-parse.js';
 import { type Obtained, Options, ParsedSources, nonEmpty, readAll, throwProblems } from './ssh-config-pass.js';
 import { connectionHash, expandPath, percentExpand, tildeExpand, type TokenValues } from './ssh-config-tokens.js';
-import type { IdentityFileSetting, IdentitySource, SettingOrigin, SshConfigSources, SshHostSettings, SshLocalContext, SshTarget } from './ssh-config-types.js';
+import type {
+  IdentityFileSetting,
+  IdentitySource,
+  SettingOrigin,
+  SshConfigSources,
+  SshHostSettings,
+  SshLocalContext,
+  SshTarget,
+} from './ssh-config-types.js';
 import { SshConfigError } from './ssh-errors.js';
 import { parseProxyJump, type JumpSpec } from './ssh-jump.js';
 import { bracketHost } from '../../shared/net.js';
 
-export type { IdentityFileSetting, IdentitySource, SettingOrigin, SshConfigFile, SshConfigSources, SshConfigWarning, SshHostSettings, SshLocalContext, SshTarget } from './ssh-config-types.js';
+export type {
+  IdentityFileSetting,
+  IdentitySource,
+  SettingOrigin,
+  SshConfigFile,
+  SshConfigSources,
+  SshConfigWarning,
+  SshHostSettings,
+  SshLocalContext,
+  SshTarget,
+} from './ssh-config-types.js';
 export { parseProxyJump, type JumpSpec } from './ssh-jump.js';
 
 /** OpenSSH 9.2's defaults, minus the security-key and XMSS files ssh2 cannot use. */
@@ -51,8 +69,17 @@ export function resolveSshHost(target: SshTarget, sources: SshConfigSources, loc
   return resolve(target, parsed, local, 0, undefined);
 }
 
-function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContext, depth: number, jumpOverride: JumpSpec[] | undefined): SshHostSettings {
-  if (depth > 8) throw new SshConfigError(`ProxyJump for ${target.address} nests more than 8 hops deep: is there a loop in ~/.ssh/config?`);
+function resolve(
+  target: SshTarget,
+  parsed: ParsedSources,
+  local: SshLocalContext,
+  depth: number,
+  jumpOverride: JumpSpec[] | undefined,
+): SshHostSettings {
+  if (depth > 8)
+    throw new SshConfigError(
+      `ProxyJump for ${target.address} nests more than 8 hops deep: is there a loop in ~/.ssh/config?`,
+    );
   const alias = target.address.trim();
   if (alias === '') throw new SshConfigError('the host address is empty');
   const env = local.env ?? {};
@@ -62,12 +89,15 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
   // The app's fields are ssh's command line: set before any file is read.
   if (target.sshUser !== undefined) o.preset('user', target.sshUser);
   if (target.sshPort !== undefined) {
-    if (!Number.isInteger(target.sshPort) || target.sshPort < 1 || target.sshPort > 65535) throw new SshConfigError(`the SSH port for ${alias} must be 1–65535 (got ${target.sshPort})`);
+    if (!Number.isInteger(target.sshPort) || target.sshPort < 1 || target.sshPort > 65535)
+      throw new SshConfigError(`the SSH port for ${alias} must be 1–65535 (got ${target.sshPort})`);
     o.preset('port', String(target.sshPort));
   }
-  if (target.identityFile !== undefined && target.identityFile.trim() !== '') o.addIdentity(target.identityFile.trim(), 1, app);
+  if (target.identityFile !== undefined && target.identityFile.trim() !== '')
+    o.addIdentity(target.identityFile.trim(), 1, app);
   // ssh -J for the hops before the last: they win over the hop's own ProxyJump.
-  if (jumpOverride !== undefined && jumpOverride.length > 0) o.preset('proxyjump', jumpOverride.map(formatHop).join(','));
+  if (jumpOverride !== undefined && jumpOverride.length > 0)
+    o.preset('proxyjump', jumpOverride.map(formatHop).join(','));
 
   const problems: ConfigProblem[] = [];
   readAll(parsed, o, { host: alias, originalHost: alias, final: false, local, services, problems });
@@ -82,11 +112,21 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
     const setting = o.get('canonicalizehostname')!;
     const domains = (o.get('canonicaldomains')?.args ?? []).filter((d) => d.toLowerCase() !== 'none');
     if (domains.length > 0 || host.endsWith('.')) {
-      o.warn({ file: setting.file, line: setting.line, message: `CanonicalizeHostname ${setting.args[0]}: Egress Desk does not look host names up in DNS, so "${host}" is used as written (ssh may turn it into a longer name)` });
+      o.warn({
+        file: setting.file,
+        line: setting.line,
+        message: `CanonicalizeHostname ${setting.args[0]}: Egress Desk does not look host names up in DNS, so "${host}" is used as written (ssh may turn it into a longer name)`,
+      });
     }
   }
   if (o.wantFinal || canonicalize !== 'no') {
-    o.values.set('hostname', { args: [host], rest: host, file: hostNameSetting?.file ?? '', line: hostNameSetting?.line ?? 0, order: hostNameSetting?.order ?? o.values.size });
+    o.values.set('hostname', {
+      args: [host],
+      rest: host,
+      file: hostNameSetting?.file ?? '',
+      line: hostNameSetting?.line ?? 0,
+      order: hostNameSetting?.order ?? o.values.size,
+    });
     readAll(parsed, o, { host, originalHost: alias, final: true, local, services, problems });
     throwProblems(problems);
   }
@@ -100,7 +140,8 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
   // ProxyJump and ProxyCommand share one slot in OpenSSH: whichever is obtained first wins.
   const jumpSetting = o.get('proxyjump');
   const commandSetting = o.get('proxycommand');
-  const jumpFirst = jumpSetting !== undefined && (commandSetting === undefined || jumpSetting.order < commandSetting.order);
+  const jumpFirst =
+    jumpSetting !== undefined && (commandSetting === undefined || jumpSetting.order < commandSetting.order);
   let chain: JumpSpec[] = [];
   let proxyCommand: string | undefined;
   let proxyJump: string | undefined;
@@ -133,38 +174,66 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
     .filter((i) => i.written.toLowerCase() !== 'none')
     .map((i) => ({ path: path(i.written, 'IdentityFile'), written: i.written, origin: i.origin }));
   if (o.identities.length === 0) {
-    identities = DEFAULT_IDENTITIES.map((n) => ({ path: `${local.homeDir}/.ssh/${n}`, written: `~/.ssh/${n}`, origin: { kind: 'default' } }));
+    identities = DEFAULT_IDENTITIES.map((n) => ({
+      path: `${local.homeDir}/.ssh/${n}`,
+      written: `~/.ssh/${n}`,
+      origin: { kind: 'default' },
+    }));
   }
-  const identitySource: IdentitySource = identities[0]?.origin.kind === 'app' ? 'explicit' : o.identities.length > 0 ? 'ssh_config' : 'default';
+  const identitySource: IdentitySource =
+    identities[0]?.origin.kind === 'app' ? 'explicit' : o.identities.length > 0 ? 'ssh_config' : 'default';
 
   const agentSetting = o.get('identityagent')?.args[0];
   let agentSocket: string | undefined = nonEmpty(env.SSH_AUTH_SOCK);
   if (agentSetting !== undefined) {
     if (agentSetting.toLowerCase() === 'none') agentSocket = undefined;
     else if (agentSetting === 'SSH_AUTH_SOCK') agentSocket = nonEmpty(env.SSH_AUTH_SOCK);
-    else if (agentSetting.startsWith('$') && !agentSetting.startsWith('${')) agentSocket = nonEmpty(env[agentSetting.slice(1)]);
+    else if (agentSetting.startsWith('$') && !agentSetting.startsWith('${'))
+      agentSocket = nonEmpty(env[agentSetting.slice(1)]);
     else agentSocket = path(agentSetting, 'IdentityAgent');
   }
 
   // As `ssh -J a,b` does: the last hop is reached through the ones before it, and the first
   // hop through whatever its own config says. Hops get no -i: ssh passes -l, -p and -J only.
-  const jump = last === undefined ? undefined : resolve({ address: last.host, ...(last.user !== undefined ? { sshUser: last.user } : {}), ...(last.port !== undefined ? { sshPort: last.port } : {}) }, parsed, local, depth + 1, chain.slice(0, -1));
+  const jump =
+    last === undefined
+      ? undefined
+      : resolve(
+          {
+            address: last.host,
+            ...(last.user !== undefined ? { sshUser: last.user } : {}),
+            ...(last.port !== undefined ? { sshPort: last.port } : {}),
+          },
+          parsed,
+          local,
+          depth + 1,
+          chain.slice(0, -1),
+        );
 
   const userKnown = o.get('userknownhostsfile');
   const globalKnown = o.get('globalknownhostsfile');
-  const knownFiles = (setting: Obtained | undefined, defaults: readonly string[], expand: (v: string) => string): string[] => {
+  const knownFiles = (
+    setting: Obtained | undefined,
+    defaults: readonly string[],
+    expand: (v: string) => string,
+  ): string[] => {
     if (setting === undefined) return [...defaults];
     if (setting.args.length === 1 && setting.args[0]!.toLowerCase() === 'none') return [];
     return setting.args.map(expand);
   };
-  const origin = (s: Obtained | undefined): SettingOrigin => (s === undefined ? { kind: 'default' } : s.line === 0 ? app : { kind: 'ssh_config', file: s.file, line: s.line });
+  const origin = (s: Obtained | undefined): SettingOrigin =>
+    s === undefined ? { kind: 'default' } : s.line === 0 ? app : { kind: 'ssh_config', file: s.file, line: s.line };
 
   const timeout = o.get('connecttimeout');
   const aliveInterval = o.get('serveraliveinterval');
   const aliveCount = o.get('serveralivecountmax');
   const warnings = [...o.warnings];
   if (proxyCommand !== undefined) {
-    warnings.push({ file: commandSetting!.file, line: commandSetting!.line, message: `ProxyCommand is not run by Egress Desk: connecting to ${alias} fails until it uses ProxyJump instead` });
+    warnings.push({
+      file: commandSetting!.file,
+      line: commandSetting!.line,
+      message: `ProxyCommand is not run by Egress Desk: connecting to ${alias} fails until it uses ProxyJump instead`,
+    });
   }
   return {
     alias,
@@ -179,9 +248,17 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
     jump,
     proxyJump,
     proxyCommand,
-    userKnownHostsFiles: knownFiles(userKnown, local.userKnownHostsFiles ?? [`${local.homeDir}/.ssh/known_hosts`, `${local.homeDir}/.ssh/known_hosts2`], (v) => path(v, 'UserKnownHostsFile')),
+    userKnownHostsFiles: knownFiles(
+      userKnown,
+      local.userKnownHostsFiles ?? [`${local.homeDir}/.ssh/known_hosts`, `${local.homeDir}/.ssh/known_hosts2`],
+      (v) => path(v, 'UserKnownHostsFile'),
+    ),
     // OpenSSH expands no tokens here, only `~`.
-    globalKnownHostsFiles: knownFiles(globalKnown, local.globalKnownHostsFiles ?? ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2'], (v) => tildeExpand(v, local.homeDir)),
+    globalKnownHostsFiles: knownFiles(
+      globalKnown,
+      local.globalKnownHostsFiles ?? ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2'],
+      (v) => tildeExpand(v, local.homeDir),
+    ),
     hostKeyName: hostKeyAlias ?? host,
     hostKeyPort: hostKeyAlias !== undefined ? 22 : port,
     hashKnownHosts: parseFlag(o.get('hashknownhosts')?.args[0] ?? 'no') ?? false,
@@ -195,7 +272,12 @@ function resolve(target: SshTarget, parsed: ParsedSources, local: SshLocalContex
       user: origin(userSetting),
       ...(jumpFirst ? { proxyJump: origin(jumpSetting) } : {}),
     },
-    warnings: [...warnings, ...(jump?.warnings ?? []).filter((w) => !warnings.some((x) => x.file === w.file && x.line === w.line && x.message === w.message))],
+    warnings: [
+      ...warnings,
+      ...(jump?.warnings ?? []).filter(
+        (w) => !warnings.some((x) => x.file === w.file && x.line === w.line && x.message === w.message),
+      ),
+    ],
   };
 }
 function formatHop(hop: JumpSpec): string {

@@ -9,7 +9,13 @@ import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client, NegotiatedAlgorithms, ParsedKey, VerifyCallback } from 'ssh2';
 import { abortReason, errnoCode } from './errors.js';
-import { loadHostKeys, verifyHostKey, type HostKeyFiles, type HostKeyMismatchError, type HostKeyUnknownError } from './host-key.js';
+import {
+  loadHostKeys,
+  verifyHostKey,
+  type HostKeyFiles,
+  type HostKeyMismatchError,
+  type HostKeyUnknownError,
+} from './host-key.js';
 import { keyTypeOf, type KnownHosts } from './known-hosts.js';
 import { cipherPreference, hostKeyPreference } from './ssh-algorithms.js';
 import { AuthSession, readIdentities, type AskPassphrase, type Identity } from './ssh-auth.js';
@@ -74,7 +80,8 @@ export async function connectSsh(settings: SshHostSettings, options: ConnectSshO
   const onAbort = (): void => local.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
-  deadline.onExpire = () => local.abort(new SshConnectError(hostName, port, `timed out after ${formatSeconds(options.timeoutMs)}`));
+  deadline.onExpire = () =>
+    local.abort(new SshConnectError(hostName, port, `timed out after ${formatSeconds(options.timeoutMs)}`));
   try {
     if (local.signal.aborted) throw abortReason(local.signal);
     const sock = options.sock ?? (await (options.connectTcp ?? connectTcp)(hostName, port, local.signal));
@@ -91,7 +98,15 @@ export async function connectSsh(settings: SshHostSettings, options: ConnectSshO
       },
       earlier,
     );
-    return await handshake(settings, sock, auth, known.keyTypesFor(settings.hostKeyName, settings.hostKeyPort), (keyType, key) => verifyHostKey(known, files, keyType, key), options, local.signal);
+    return await handshake(
+      settings,
+      sock,
+      auth,
+      known.keyTypesFor(settings.hostKeyName, settings.hostKeyPort),
+      (keyType, key) => verifyHostKey(known, files, keyType, key),
+      options,
+      local.signal,
+    );
   } catch (err) {
     options.sock?.destroy(); // a tunnel handed in is ours to close on failure
     throw err;
@@ -101,7 +116,10 @@ export async function connectSsh(settings: SshHostSettings, options: ConnectSshO
   }
 }
 
-type Verifier = (keyType: string, key: Buffer) => { ok: true } | { ok: false; error: HostKeyUnknownError | HostKeyMismatchError };
+type Verifier = (
+  keyType: string,
+  key: Buffer,
+) => { ok: true } | { ok: false; error: HostKeyUnknownError | HostKeyMismatchError };
 
 function handshake(
   settings: SshHostSettings,
@@ -150,7 +168,12 @@ function handshake(
       finish(mapConnectError(hostName, port, err));
     };
     const onClose = (): void => {
-      finish(hostKeyError ?? (authStarted ? authError('the server closed the connection') : new SshConnectError(hostName, port, 'the server closed the connection during the SSH handshake')));
+      finish(
+        hostKeyError ??
+          (authStarted
+            ? authError('the server closed the connection')
+            : new SshConnectError(hostName, port, 'the server closed the connection during the SSH handshake')),
+      );
     };
     const onAbort = (): void => finish(abortReason(signal));
     client.on('ready', onReady);
@@ -224,15 +247,27 @@ export function connectTcp(host: string, port: number, signal: AbortSignal): Pro
 export function mapConnectError(host: string, port: number, err: Error): SshConnectError {
   switch (errnoCode(err)) {
     case 'ECONNREFUSED':
-      return new SshConnectError(host, port, 'connection refused', { cause: err, hint: `Is sshd running on ${host} and listening on port ${port}?` });
+      return new SshConnectError(host, port, 'connection refused', {
+        cause: err,
+        hint: `Is sshd running on ${host} and listening on port ${port}?`,
+      });
     case 'ETIMEDOUT':
-      return new SshConnectError(host, port, 'the connection timed out', { cause: err, hint: `Is the host up, and does a firewall let port ${port} through?` });
+      return new SshConnectError(host, port, 'the connection timed out', {
+        cause: err,
+        hint: `Is the host up, and does a firewall let port ${port} through?`,
+      });
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return new SshConnectError(host, port, 'no route to the host', { cause: err, hint: 'Is the host up and on a network this machine reaches?' });
+      return new SshConnectError(host, port, 'no route to the host', {
+        cause: err,
+        hint: 'Is the host up and on a network this machine reaches?',
+      });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new SshConnectError(host, port, `the name ${host} does not resolve`, { cause: err, hint: 'Check the address, or add a HostName for it in ~/.ssh/config' });
+      return new SshConnectError(host, port, `the name ${host} does not resolve`, {
+        cause: err,
+        hint: 'Check the address, or add a HostName for it in ~/.ssh/config',
+      });
     case 'ECONNRESET':
     case 'EPIPE':
       return new SshConnectError(host, port, 'the server reset the connection', { cause: err });

@@ -38,7 +38,8 @@ export interface SshAuthAttempt {
   /** The agent's socket path or the key file's path. */
   source: string;
   /** What happened: the server refused it, the person skipped its passphrase, … */
-  outcome: 'rejected' | 'skipped' | 'wrong-passphrase' | 'no-passphrase-prompt' | 'unreadable' | 'unavailable' | 'no-keys';
+  outcome:
+    'rejected' | 'skipped' | 'wrong-passphrase' | 'no-passphrase-prompt' | 'unreadable' | 'unavailable' | 'no-keys';
   /** More words for the outcome, e.g. "3 keys" or a parse error; never a secret. */
   detail?: string;
 }
@@ -69,7 +70,10 @@ export class SshAuthError extends TransportError {
   ) {
     const endpoint = sshEndpoint(user, host, port);
     const passphraseOnly = attempts.length > 0 && attempts.every((a) => a.outcome === 'wrong-passphrase');
-    const tried = attempts.length > 0 ? attempts.map(describeAttempt).join('; ') : 'no agent (SSH_AUTH_SOCK unset) and no identity file found';
+    const tried =
+      attempts.length > 0
+        ? attempts.map(describeAttempt).join('; ')
+        : 'no agent (SSH_AUTH_SOCK unset) and no identity file found';
     const lead = passphraseOnly
       ? `SSH authentication as ${endpoint} failed: wrong passphrase for ${attempts.map((a) => a.source).join(', ')}`
       : `SSH authentication as ${endpoint} failed`;
@@ -96,7 +100,12 @@ export class RemoteSocketError extends TransportError {
   }
 }
 
-function remoteSocketMessage(host: string, socketPath: string, reasonCode: number | undefined, user: string | undefined): string {
+function remoteSocketMessage(
+  host: string,
+  socketPath: string,
+  reasonCode: number | undefined,
+  user: string | undefined,
+): string {
   // 1 = SSH_OPEN_ADMINISTRATIVELY_PROHIBITED: sshd refuses streamlocal forwarding altogether.
   if (reasonCode === 1) {
     return (
@@ -115,7 +124,12 @@ function remoteSocketMessage(host: string, socketPath: string, reasonCode: numbe
 /** The SSH connection died under an open stream or a pending dial. */
 export class SshConnectionLostError extends TransportError {
   readonly code = 'SSH_CONNECTION_LOST';
-  constructor(readonly host: string, readonly port: number, reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
     const h = bracketHost(host);
     super(`the SSH connection to ${h}:${port} was lost: ${reason}`, options);
   }

@@ -50,7 +50,11 @@ export type PatternListMatch = 'match' | 'negated' | 'none';
  * Matches `text` against a list of patterns, each possibly negated with `!`. A matching
  * negated pattern wins over everything else ("negated"), whatever the order.
  */
-export function matchPatternList(text: string, patterns: readonly string[], options: PatternOptions = LOWER): PatternListMatch {
+export function matchPatternList(
+  text: string,
+  patterns: readonly string[],
+  options: PatternOptions = LOWER,
+): PatternListMatch {
   let result: PatternListMatch = 'none';
   for (const raw of patterns) {
     const pattern = raw.trim();

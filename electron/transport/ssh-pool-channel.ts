@@ -32,7 +32,14 @@ export class StaleConnection extends Error {}
  * leaves the request unanswered for `timeoutMs` (the connection is then dropped), with the
  * signal's reason when it fires, and with `openError(err)` when the server refuses.
  */
-export function openChannelOn(live: LiveConnection, settings: SshHostSettings, timeoutMs: number, signal: AbortSignal | undefined, open: OpenChannel, openError: (err: Error) => Error): Promise<Duplex> {
+export function openChannelOn(
+  live: LiveConnection,
+  settings: SshHostSettings,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  open: OpenChannel,
+  openError: (err: Error) => Error,
+): Promise<Duplex> {
   if (live.dead) return Promise.reject(new StaleConnection());
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   return new Promise<Duplex>((resolve, reject) => {
@@ -57,7 +64,11 @@ export function openChannelOn(live: LiveConnection, settings: SshHostSettings, t
       open(live.client, (err, channel) => {
         if (err) {
           // ssh2 fails pending opens with "No response from server" when the connection drops.
-          settle(live.dead || /No response from server/.test(err.message) ? new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed') : openError(err));
+          settle(
+            live.dead || /No response from server/.test(err.message)
+              ? new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed')
+              : openError(err),
+          );
           return;
         }
         const stream = new ChannelStream(channel);

@@ -99,23 +99,45 @@ export class SshConnectionPool {
 
   /** A host's effective settings, read afresh from ssh_config (so edits apply on the next connection). */
   async resolve(target: SshTarget): Promise<SshHostSettings> {
-    const sources = await loadSshConfig({ homeDir: this.local.homeDir, userConfigPath: this.options.userConfigPath, systemConfigPath: this.options.systemConfigPath });
+    const sources = await loadSshConfig({
+      homeDir: this.local.homeDir,
+      userConfigPath: this.options.userConfigPath,
+      systemConfigPath: this.options.systemConfigPath,
+    });
     this.services ??= readServices();
     return resolveSshHost(target, sources, { ...this.local, services: await this.services });
   }
 
   /** Opens a stream to a unix socket on the host (libvirt's), over the host's shared connection. */
   openStreamLocal(settings: SshHostSettings, socketPath: string, signal?: AbortSignal): Promise<Duplex> {
-    return this.openChannel(settings, signal, (client, cb) => client.openssh_forwardOutStreamLocal(socketPath, cb), (err) => {
-      return new RemoteSocketError(settings.alias, socketPath, channelFailureReason(err), { cause: err, user: settings.user });
-    });
+    return this.openChannel(
+      settings,
+      signal,
+      (client, cb) => client.openssh_forwardOutStreamLocal(socketPath, cb),
+      (err) => {
+        return new RemoteSocketError(settings.alias, socketPath, channelFailureReason(err), {
+          cause: err,
+          user: settings.user,
+        });
+      },
+    );
   }
 
   /** Opens a TCP stream from the host to `host:port` (a guest's proxy port, say), over the host's shared connection. */
   openTcp(settings: SshHostSettings, host: string, port: number, signal?: AbortSignal): Promise<Duplex> {
-    return this.openChannel(settings, signal, (client, cb) => client.forwardOut('127.0.0.1', 0, host, port, cb), (err) => {
-      return new SshConnectError(host, port, `${settings.alias} could not open a forwarded connection to it: ${messageOf(err)}`, { cause: err });
-    });
+    return this.openChannel(
+      settings,
+      signal,
+      (client, cb) => client.forwardOut('127.0.0.1', 0, host, port, cb),
+      (err) => {
+        return new SshConnectError(
+          host,
+          port,
+          `${settings.alias} could not open a forwarded connection to it: ${messageOf(err)}`,
+          { cause: err },
+        );
+      },
+    );
   }
 
   /**
@@ -135,7 +157,13 @@ export class SshConnectionPool {
           if (!err) collector.watch(channel);
           cb(err, channel);
         }),
-      (err) => new SshConnectError(settings.hostName, settings.port, `${settings.alias} refused to run a command: ${messageOf(err)}`, { cause: err }),
+      (err) =>
+        new SshConnectError(
+          settings.hostName,
+          settings.port,
+          `${settings.alias} refused to run a command: ${messageOf(err)}`,
+          { cause: err },
+        ),
     );
     return collector.collect(stream, signal);
   }
@@ -155,7 +183,11 @@ export class SshConnectionPool {
 
   /** The connections currently held, for status displays and tests. */
   connections(): Array<{ key: string; state: 'connecting' | 'ready'; streams: number }> {
-    return [...this.entries.values()].map((e) => ({ key: e.key, state: e.live ? 'ready' : 'connecting', streams: e.live?.streams.size ?? 0 }));
+    return [...this.entries.values()].map((e) => ({
+      key: e.key,
+      state: e.live ? 'ready' : 'connecting',
+      streams: e.live?.streams.size ?? 0,
+    }));
   }
 
   /** Ends every connection (their streams are destroyed) and refuses further dials. */
@@ -164,27 +196,34 @@ export class SshConnectionPool {
     const entries = [...this.entries.values()];
     this.entries.clear();
     this.keyCache.clear();
-    await Promise.all(entries.map(async (e) => {
-      const live = e.live;
-      if (!live) {
-        e.abort.abort(new SshConnectionLostError(e.settings.hostName, e.settings.port, 'the SSH connection pool was closed'));
-        return;
-      }
-      if (live.dead) return;
-      live.reason = 'the SSH connection pool was closed';
-      for (const stream of live.streams) stream.destroy();
-      const closedEvent = new Promise<void>((resolve) => live.client.once('close', () => resolve()));
-      live.client.end();
-      // A server that never answers the disconnect must not hold close() up.
-      const timer = setTimeout(() => live.client.destroy(), 2_000);
-      await closedEvent;
-      clearTimeout(timer);
-    }));
+    await Promise.all(
+      entries.map(async (e) => {
+        const live = e.live;
+        if (!live) {
+          e.abort.abort(
+            new SshConnectionLostError(e.settings.hostName, e.settings.port, 'the SSH connection pool was closed'),
+          );
+          return;
+        }
+        if (live.dead) return;
+        live.reason = 'the SSH connection pool was closed';
+        for (const stream of live.streams) stream.destroy();
+        const closedEvent = new Promise<void>((resolve) => live.client.once('close', () => resolve()));
+        live.client.end();
+        // A server that never answers the disconnect must not hold close() up.
+        const timer = setTimeout(() => live.client.destroy(), 2_000);
+        await closedEvent;
+        clearTimeout(timer);
+      }),
+    );
   }
 
   /** The host's live connection, connecting (once, however many callers wait) when there is none. */
   private connection(settings: SshHostSettings, signal?: AbortSignal): Promise<LiveConnection> {
-    if (this.closed) return Promise.reject(new SshConnectionLostError(settings.hostName, settings.port, 'the SSH connection pool was closed'));
+    if (this.closed)
+      return Promise.reject(
+        new SshConnectionLostError(settings.hostName, settings.port, 'the SSH connection pool was closed'),
+      );
     const key = connectionKey(settings);
     let entry = this.entries.get(key);
     if (!entry || entry.live?.dead) {
@@ -204,7 +243,9 @@ export class SshConnectionPool {
     this.emit({ type: 'connecting', key });
     try {
       // The jump host's own connection is pooled too: two hosts behind one bastion share it.
-      const sock = settings.jump ? await this.openTcp(settings.jump, settings.hostName, settings.port, entry.abort.signal) : undefined;
+      const sock = settings.jump
+        ? await this.openTcp(settings.jump, settings.hostName, settings.port, entry.abort.signal)
+        : undefined;
       const { client, negotiated } = await connectSsh(settings, {
         ...(sock ? { sock } : {}),
         ...(this.options.connectTcp ? { connectTcp: this.options.connectTcp } : {}),
@@ -225,7 +266,13 @@ export class SshConnectionPool {
         throw new SshConnectionLostError(settings.hostName, settings.port, 'the SSH connection pool was closed');
       }
       entry.live = live;
-      this.emit({ type: 'ready', key, cipher: negotiated?.cs.cipher, hostKeyType: negotiated?.serverHostKey, kex: negotiated?.kex });
+      this.emit({
+        type: 'ready',
+        key,
+        cipher: negotiated?.cs.cipher,
+        hostKeyType: negotiated?.serverHostKey,
+        kex: negotiated?.kex,
+      });
       return live;
     } catch (err) {
       if (this.entries.get(key) === entry) this.entries.delete(key);
@@ -238,7 +285,8 @@ export class SshConnectionPool {
     live.dead = true;
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
     const reason = live.reason ?? 'the server closed it';
-    for (const stream of live.streams) stream.destroy(new SshConnectionLostError(entry.settings.hostName, entry.settings.port, reason));
+    for (const stream of live.streams)
+      stream.destroy(new SshConnectionLostError(entry.settings.hostName, entry.settings.port, reason));
     live.streams.clear();
     this.emit({ type: 'closed', key: entry.key, reason });
   }
@@ -258,7 +306,8 @@ export class SshConnectionPool {
       } catch (err) {
         // The connection died between being handed out and the channel request: connect again, once.
         if (err instanceof StaleConnection && tries === 0) continue;
-        if (err instanceof StaleConnection) throw new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed');
+        if (err instanceof StaleConnection)
+          throw new SshConnectionLostError(settings.hostName, settings.port, live.reason ?? 'closed');
         throw err;
       }
     }

@@ -25,7 +25,10 @@ export class SshDialer implements Dialer {
   readonly socketPath: string;
   private resolved: SshHostSettings | undefined;
 
-  constructor(readonly target: SshDialTarget, private readonly pool: SshConnectionPool) {
+  constructor(
+    readonly target: SshDialTarget,
+    private readonly pool: SshConnectionPool,
+  ) {
     this.socketPath = target.socketPath ?? DEFAULT_SOCKET_PATH;
   }
 

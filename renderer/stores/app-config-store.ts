@@ -82,8 +82,15 @@ export const useAppConfigStore = create<AppConfigStore>((set, get) => ({
     // A broken file is not taken: the app keeps the last good config, and its catalog.
     if (state.config) catalogRead = get().refreshCatalog();
     if (by === 'app') return;
-    if (state.config) useUiStore.getState().toast('The config file was changed outside the app; the new config is in use.', 'info');
-    else useUiStore.getState().toast(`The config file was changed and does not load: ${configProblem(state)}. The app keeps using the last good config.`, 'error');
+    if (state.config)
+      useUiStore.getState().toast('The config file was changed outside the app; the new config is in use.', 'info');
+    else
+      useUiStore
+        .getState()
+        .toast(
+          `The config file was changed and does not load: ${configProblem(state)}. The app keeps using the last good config.`,
+          'error',
+        );
   },
   start() {
     const api = storeApi();

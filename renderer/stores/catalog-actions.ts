@@ -17,17 +17,23 @@ export type CatalogKind = 'machineType' | 'image';
 const write = <T>(call: (api: EgressApi) => Promise<T>): Promise<T> => useAppConfigStore.getState().write(call);
 
 /** Adds or edits (renames, with `previousName`) a machine type. */
-export const saveMachineType = (entry: ChannelInput<'machineTypes:save'>) => write((api) => api.machineTypes.save(entry));
+export const saveMachineType = (entry: ChannelInput<'machineTypes:save'>) =>
+  write((api) => api.machineTypes.save(entry));
 
 /** Adds or edits (renames, with `previousName`) an image. */
 export const saveImage = (entry: ChannelInput<'images:save'>) => write((api) => api.images.save(entry));
 
 /** Takes an entry out of the config (the person confirmed). */
 export const removeCatalogEntry = (kind: CatalogKind, name: string) =>
-  write((api) => (kind === 'machineType' ? api.machineTypes.remove({ name, confirm: true }) : api.images.remove({ name, confirm: true })));
+  write((api) =>
+    kind === 'machineType'
+      ? api.machineTypes.remove({ name, confirm: true })
+      : api.images.remove({ name, confirm: true }),
+  );
 
 /** Makes an entry the default of its kind. */
-export const setCatalogDefault = (kind: CatalogKind, name: string) => write((api) => api.defaults.set(kind === 'machineType' ? { machineType: name } : { image: name }));
+export const setCatalogDefault = (kind: CatalogKind, name: string) =>
+  write((api) => api.defaults.set(kind === 'machineType' ? { machineType: name } : { image: name }));
 
 /** Starts pulling an image into the cache (a task: the tasks store follows it). */
 export const pullImage = (name: string) => storeApi().images.pull({ name });
@@ -36,7 +42,8 @@ export const pullImage = (name: string) => storeApi().images.pull({ name });
 export const bakeImage = (name: string, host: string) => storeApi().images.bake({ name, host });
 
 /** Reads the publisher's checksum file for an image URL. */
-export const lookupImage = (input: ChannelInput<'images:lookup'>): Promise<ChannelOutput<'images:lookup'>> => storeApi().images.lookup(input);
+export const lookupImage = (input: ChannelInput<'images:lookup'>): Promise<ChannelOutput<'images:lookup'>> =>
+  storeApi().images.lookup(input);
 
 /**
  * The SHA-256 of an image published with a SHA-512 only: starts `images:verifySha512`
@@ -45,7 +52,10 @@ export const lookupImage = (input: ChannelInput<'images:lookup'>): Promise<Chann
  * SHA-256 it learned. Rejects with what the task said when it did not succeed (a mismatch
  * names both digests).
  */
-export async function learnSha256(input: ChannelInput<'images:verifySha512'>, started: (taskId: string) => void): Promise<string> {
+export async function learnSha256(
+  input: ChannelInput<'images:verifySha512'>,
+  started: (taskId: string) => void,
+): Promise<string> {
   const { taskId } = await storeApi().images.verifySha512(input);
   started(taskId);
   const done = await taskEnded(taskId);
@@ -57,4 +67,6 @@ export async function learnSha256(input: ChannelInput<'images:verifySha512'>, st
 export const findUnusedBases = (): Promise<ChannelOutput<'images:unusedBases'>> => storeApi().images.unusedBases();
 
 /** Removes the confirmed base volumes (each judged again first). */
-export const pruneBases = (bases: ChannelInput<'images:pruneBases'>['bases']): Promise<ChannelOutput<'images:pruneBases'>> => storeApi().images.pruneBases({ bases, confirm: true });
+export const pruneBases = (
+  bases: ChannelInput<'images:pruneBases'>['bases'],
+): Promise<ChannelOutput<'images:pruneBases'>> => storeApi().images.pruneBases({ bases, confirm: true });

@@ -10,10 +10,13 @@ import { storeApi } from './store-api.js';
 type Syntax = NonNullable<ChannelInput<'config:import'>['syntax']>;
 
 /** The config (or the fleet's proxies) as a file of a format. */
-export const exportConfig = (format: ChannelInput<'config:export'>['format']): Promise<ChannelOutput<'config:export'>> => storeApi().config.export({ format });
+export const exportConfig = (
+  format: ChannelInput<'config:export'>['format'],
+): Promise<ChannelOutput<'config:export'>> => storeApi().config.export({ format });
 
 /** What importing this text would do (nothing is written). */
-export const previewImport = (text: string, syntax: Syntax): Promise<ChannelOutput<'config:previewImport'>> => storeApi().config.previewImport({ text, syntax });
+export const previewImport = (text: string, syntax: Syntax): Promise<ChannelOutput<'config:previewImport'>> =>
+  storeApi().config.previewImport({ text, syntax });
 
 /** Replaces the config file with this text (the person confirmed the preview). */
 export const importConfig = (text: string, syntax: Syntax): Promise<ChannelOutput<'config:import'>> =>

@@ -25,20 +25,31 @@ function answered<T extends { hosts: HostStatus[] }>(result: T): T {
 
 /** Adds a host, or replaces the entry named `editing`; resolves once the hosts and the config show it. */
 export async function saveHost(host: KVMHost, editing?: string): Promise<void> {
-  await useAppConfigStore.getState().write(async (api) => answered(await (editing !== undefined ? api.hosts.update({ name: editing, host }) : api.hosts.add({ host }))));
+  await useAppConfigStore
+    .getState()
+    .write(async (api) =>
+      answered(await (editing !== undefined ? api.hosts.update({ name: editing, host }) : api.hosts.add({ host }))),
+    );
 }
 
 /** Removes a host from the config (nothing on the host is touched); resolves with the backend's message. */
 export async function removeHost(name: string): Promise<string | undefined> {
-  const result = await useAppConfigStore.getState().write(async (api) => answered(await api.hosts.remove({ name, confirm: true })));
+  const result = await useAppConfigStore
+    .getState()
+    .write(async (api) => answered(await api.hosts.remove({ name, confirm: true })));
   return result.message;
 }
 
 /** How base images reach a host, and how the last one got there. */
-export const imageTransfer = (name: string): Promise<ChannelOutput<'hosts:imageTransfer'>> => storeApi().hosts.imageTransfer({ name });
+export const imageTransfer = (name: string): Promise<ChannelOutput<'hosts:imageTransfer'>> =>
+  storeApi().hosts.imageTransfer({ name });
 
 /** Sets how base images reach a host (settings.json); resolves with the choice as saved. */
-export const setImageTransfer = (name: string, imageTransfer: ImageTransfer): Promise<ChannelOutput<'hosts:setImageTransfer'>> => storeApi().hosts.setImageTransfer({ name, imageTransfer });
+export const setImageTransfer = (
+  name: string,
+  imageTransfer: ImageTransfer,
+): Promise<ChannelOutput<'hosts:setImageTransfer'>> => storeApi().hosts.setImageTransfer({ name, imageTransfer });
 
 /** The SSH settings that apply to a host (read from ~/.ssh/config by ssh -G). */
-export const sshSettings = (name: string): Promise<ChannelOutput<'hosts:sshSettings'>> => storeApi().hosts.sshSettings({ name });
+export const sshSettings = (name: string): Promise<ChannelOutput<'hosts:sshSettings'>> =>
+  storeApi().hosts.sshSettings({ name });

@@ -51,7 +51,8 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
         if (!stopped) set((s) => ({ loads: { ...s.loads, [host]: load } }));
       } catch {
         // The card still has the facts from the connection; the next ask may succeed.
-        if (!stopped) set((s) => ({ loads: Object.fromEntries(Object.entries(s.loads).filter(([name]) => name !== host)) }));
+        if (!stopped)
+          set((s) => ({ loads: Object.fromEntries(Object.entries(s.loads).filter(([name]) => name !== host)) }));
       }
       // The next ask after this one answered: a slow host never has two in flight.
       if (!stopped) timer = setTimeout(() => void ask(), HOST_LOAD_INTERVAL_MS);
@@ -77,7 +78,10 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
       const status = await storeApi().hosts.unlock({ host, passphrase, remember });
       get().upsert(status);
       // Still asking: the backend said why (a wrong passphrase).
-      if (status.needs === 'passphrase') set((s) => ({ unlockError: { ...s.unlockError, [host]: status.message ?? 'the passphrase did not unlock the key' } }));
+      if (status.needs === 'passphrase')
+        set((s) => ({
+          unlockError: { ...s.unlockError, [host]: status.message ?? 'the passphrase did not unlock the key' },
+        }));
     } catch (err) {
       set((s) => ({ unlockError: { ...s.unlockError, [host]: errorMessage(err) } }));
     } finally {
@@ -90,7 +94,8 @@ export const useHostsStore = create<HostsStore>((set, get) => ({
       if (i < 0) return { hosts: [...s.hosts, host] };
       const previous = s.hosts[i]!;
       // A status change without facts keeps the facts last seen while it stays connected.
-      const merged = !host.info && host.state === 'connected' && previous.info ? { ...host, info: previous.info } : host;
+      const merged =
+        !host.info && host.state === 'connected' && previous.info ? { ...host, info: previous.info } : host;
       const hosts = s.hosts.slice();
       hosts[i] = merged;
       return { hosts };

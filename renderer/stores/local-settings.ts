@@ -59,4 +59,5 @@ export function localSettings<S>(legacy: Readonly<Record<string, keyof S>> = {})
 }
 
 /** True for a plain object: what a stored state must be before its fields are looked at. */
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -31,7 +31,8 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
         // that could not name the domain still lands, and the old domain of a replaced proxy
         // goes without taking its replacement (same name, same host, other domain) along.
         const exact = key in s.proxies;
-        const gone = (k: string, p: ProxyRecordView) => k === key || (!exact && change.name !== undefined && p.host === change.host && p.name === change.name);
+        const gone = (k: string, p: ProxyRecordView) =>
+          k === key || (!exact && change.name !== undefined && p.host === change.host && p.name === change.name);
         const rest = Object.fromEntries(Object.entries(s.proxies).filter(([k, p]) => !gone(k, p)));
         return Object.keys(rest).length === Object.keys(s.proxies).length ? {} : { proxies: rest };
       }
@@ -44,7 +45,13 @@ export const useProxiesStore = create<ProxiesStore>((set, get) => ({
       subscribe: (apply) => [api.on('proxy:changed', apply)],
       load: async () => {
         const listing = await api.proxies.list();
-        set({ proxies: Object.fromEntries(listing.proxies.map((p) => [recordKey(p), p])), hosts: listing.hosts, ...(listing.you ? { you: listing.you } : {}), loaded: true, error: undefined });
+        set({
+          proxies: Object.fromEntries(listing.proxies.map((p) => [recordKey(p), p])),
+          hosts: listing.hosts,
+          ...(listing.you ? { you: listing.you } : {}),
+          loaded: true,
+          error: undefined,
+        });
       },
       apply: (c) => get().apply(c),
       fail: (err) => set({ loaded: true, error: errorMessage(err) }),

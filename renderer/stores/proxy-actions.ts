@@ -18,7 +18,8 @@ export const launchProxy = (spec: ChannelInput<'proxies:launch'>) => storeApi().
 export const launchProxies = (input: ChannelInput<'proxies:launchMany'>) => storeApi().proxies.launchMany(input);
 
 /** Where a launch would go now, and why (nothing changes): the Launch dialog's "Automatic". */
-export const placeFor = (input: ChannelInput<'proxies:place'>): Promise<ChannelOutput<'proxies:place'>> => storeApi().proxies.place(input);
+export const placeFor = (input: ChannelInput<'proxies:place'>): Promise<ChannelOutput<'proxies:place'>> =>
+  storeApi().proxies.place(input);
 
 /** A lifecycle action on several proxies. */
 export type ProxyAction = 'start' | 'stop' | 'delete';
@@ -32,7 +33,13 @@ export async function actOn(action: ProxyAction, names: readonly string[], force
   const api = storeApi();
   const f = force ? { force: true } : {};
   const results = await Promise.allSettled(
-    names.map((name) => (action === 'delete' ? api.proxies.delete({ name, confirm: true, ...f }) : action === 'stop' ? api.proxies.stop({ name, ...f }) : api.proxies.start({ name }))),
+    names.map((name) =>
+      action === 'delete'
+        ? api.proxies.delete({ name, confirm: true, ...f })
+        : action === 'stop'
+          ? api.proxies.stop({ name, ...f })
+          : api.proxies.start({ name }),
+    ),
   );
   return results.flatMap((r, i) => (r.status === 'rejected' ? [`${names[i]}: ${errorMessage(r.reason)}`] : []));
 }
@@ -44,15 +51,33 @@ export const replaceProxies = (input: ChannelInput<'proxies:replace'>) => storeA
  * Sets and removes labels of a proxy. The answer is the labels as stored: the row shows
  * them at once, not only when the `proxy:changed` event arrives.
  */
-export async function labelProxy(proxy: ProxyRecordView, set: Record<string, string>, remove: readonly string[]): Promise<void> {
-  const answer = await storeApi().proxies.label({ name: proxy.name, ...(Object.keys(set).length ? { set } : {}), ...(remove.length ? { remove: [...remove] } : {}) });
+export async function labelProxy(
+  proxy: ProxyRecordView,
+  set: Record<string, string>,
+  remove: readonly string[],
+): Promise<void> {
+  const answer = await storeApi().proxies.label({
+    name: proxy.name,
+    ...(Object.keys(set).length ? { set } : {}),
+    ...(remove.length ? { remove: [...remove] } : {}),
+  });
   const store = useProxiesStore.getState();
   const live = store.proxies[recordKey(proxy)];
-  if (live && answer.host === proxy.host) store.apply({ host: proxy.host, domain: proxy.id, name: proxy.name, event: 'LABELLED', removed: false, proxy: { ...live, labels: answer.labels } });
+  if (live && answer.host === proxy.host)
+    store.apply({
+      host: proxy.host,
+      domain: proxy.id,
+      name: proxy.name,
+      event: 'LABELLED',
+      removed: false,
+      proxy: { ...live, labels: answer.labels },
+    });
 }
 
 /** The ready-to-copy URL, credentials included (a secret): null while the proxy has no address. */
 export const proxyUrl = (name: string): Promise<ChannelOutput<'proxies:url'>> => storeApi().proxies.url({ name });
 
 /** A client settings file for a selection (with credentials only when asked). */
-export const clientSettings = (input: ChannelInput<'proxies:clientSettings'>): Promise<ChannelOutput<'proxies:clientSettings'>> => storeApi().proxies.clientSettings(input);
+export const clientSettings = (
+  input: ChannelInput<'proxies:clientSettings'>,
+): Promise<ChannelOutput<'proxies:clientSettings'>> => storeApi().proxies.clientSettings(input);

@@ -6,4 +6,5 @@ import { storeApi } from './store-api.js';
 export const readSettings = (): Promise<ChannelOutput<'settings:get'>> => storeApi().settings.get();
 
 /** Saves the sections given; resolves with the settings in force after it (refused input names its field). */
-export const saveSettings = (input: ChannelInput<'settings:set'>): Promise<ChannelOutput<'settings:set'>> => storeApi().settings.set(input);
+export const saveSettings = (input: ChannelInput<'settings:set'>): Promise<ChannelOutput<'settings:set'>> =>
+  storeApi().settings.set(input);

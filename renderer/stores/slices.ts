@@ -14,7 +14,12 @@ import type { UiStore } from './ui-store.js';
 export const frameConfig = (s: AppConfigStore) => ({ info: s.info, state: s.state, error: s.error });
 
 /** The frame's sidebar and Launch dialog; the toasts are read by the Toasts component alone. */
-export const frameUi = (s: UiStore) => ({ view: s.view, setView: s.setView, launchOpen: s.launchOpen, setLaunchOpen: s.setLaunchOpen });
+export const frameUi = (s: UiStore) => ({
+  view: s.view,
+  setView: s.setView,
+  launchOpen: s.launchOpen,
+  setLaunchOpen: s.setLaunchOpen,
+});
 
 /** The sidebar's count of running tasks: a number, so a task's progress re-renders nothing. */
 export const runningTasks = (s: TasksStore): number => Object.values(s.tasks).filter(isActive).length;
@@ -26,4 +31,13 @@ export const inspecting = (s: UiStore): boolean => s.inspected !== null;
 export const tableProxies = (s: ProxiesStore) => ({ proxies: s.proxies, loaded: s.loaded, error: s.error, you: s.you });
 
 /** The table's sort, the row to give the focus back to (after the inspector), and the actions it calls. */
-export const tableUi = (s: UiStore) => ({ sort: s.sort, groupBy: s.groupBy, setGroupBy: s.setGroupBy, returnTo: s.returnTo, setSort: s.setSort, inspect: s.inspect, setLaunchOpen: s.setLaunchOpen, toast: s.toast });
+export const tableUi = (s: UiStore) => ({
+  sort: s.sort,
+  groupBy: s.groupBy,
+  setGroupBy: s.setGroupBy,
+  returnTo: s.returnTo,
+  setSort: s.setSort,
+  inspect: s.inspect,
+  setLaunchOpen: s.setLaunchOpen,
+  toast: s.toast,
+});

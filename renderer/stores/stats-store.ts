@@ -62,10 +62,12 @@ export const useStatsStore = create<StatsStore>((set) => ({
     const off = api.on('proxy:stats', (stats) => useStatsStore.getState().apply(stats));
     // A renewal says which sample the store has: the answer then carries rows only when a newer one exists.
     const ask = (seed: boolean) =>
-      api.proxies.stats({ watch: true, ...(seed ? { sparkPoints: SPARK_POINTS } : { since: useStatsStore.getState().at }) }).then(
-        (stats) => useStatsStore.getState().apply(stats),
-        () => undefined, // the next renewal asks again; the table shows dashes meanwhile
-      );
+      api.proxies
+        .stats({ watch: true, ...(seed ? { sparkPoints: SPARK_POINTS } : { since: useStatsStore.getState().at }) })
+        .then(
+          (stats) => useStatsStore.getState().apply(stats),
+          () => undefined, // the next renewal asks again; the table shows dashes meanwhile
+        );
     void ask(options.seed !== false);
     const timer = setInterval(() => void ask(false), WATCH_LEASE_MS / 2);
     return () => {
@@ -82,11 +84,20 @@ export const useStatsStore = create<StatsStore>((set) => ({
  */
 export function watchProxyHistory(
   ref: ProxyRef,
-  on: { answer: (stats: FleetStats) => void; error: (err: unknown) => void; sample: (stats: FleetStats) => void; probe: (health: FleetHealth) => void },
+  on: {
+    answer: (stats: FleetStats) => void;
+    error: (err: unknown) => void;
+    sample: (stats: FleetStats) => void;
+    probe: (health: FleetHealth) => void;
+  },
 ): () => void {
   const api = storeApi();
   let live = true;
-  const ask = () => api.proxies.stats({ watch: true, historyOf: ref }).then((stats) => live && on.answer(stats), (err: unknown) => live && on.error(err));
+  const ask = () =>
+    api.proxies.stats({ watch: true, historyOf: ref }).then(
+      (stats) => live && on.answer(stats),
+      (err: unknown) => live && on.error(err),
+    );
   void ask();
   const timer = setInterval(() => void ask(), WATCH_LEASE_MS / 2);
   const offs = [api.on('proxy:stats', on.sample), api.on('proxy:health', on.probe)];

@@ -30,7 +30,11 @@ export const useTasksStore = create<TasksStore>((set, get) => ({
       load: async () => {
         const list = await api.tasks.list();
         // Updates already seen (a launch started before the answer) stay as they are.
-        set((s) => ({ tasks: { ...Object.fromEntries(list.map((t) => [t.id, t])), ...s.tasks }, loaded: true, error: undefined }));
+        set((s) => ({
+          tasks: { ...Object.fromEntries(list.map((t) => [t.id, t])), ...s.tasks },
+          loaded: true,
+          error: undefined,
+        }));
       },
       apply: (t) => get().upsert(t),
       fail: (err) => set({ loaded: true, error: errorMessage(err) }),

@@ -13,7 +13,14 @@ import { isRecord, localSettings } from './local-settings.js';
 
 export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
-export const VIEW_LABELS: Record<View, string> = { proxies: 'Proxies', hosts: 'Hosts', catalog: 'Images & machine types', config: 'Config', tasks: 'Tasks', settings: 'Settings' };
+export const VIEW_LABELS: Record<View, string> = {
+  proxies: 'Proxies',
+  hosts: 'Hosts',
+  catalog: 'Images & machine types',
+  config: 'Config',
+  tasks: 'Tasks',
+  settings: 'Settings',
+};
 
 export const SORT_KEYS = ['state', 'name', 'host', 'address', 'port', 'machineType', 'image', 'age'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -34,7 +41,10 @@ export interface Inspected {
 
 const isView = (v: unknown): v is View => typeof v === 'string' && (VIEWS as readonly string[]).includes(v);
 const isSort = (v: unknown): v is Sort =>
-  typeof v === 'object' && v !== null && (SORT_KEYS as readonly unknown[]).includes((v as Sort).key) && ((v as Sort).dir === 'asc' || (v as Sort).dir === 'desc');
+  typeof v === 'object' &&
+  v !== null &&
+  (SORT_KEYS as readonly unknown[]).includes((v as Sort).key) &&
+  ((v as Sort).dir === 'asc' || (v as Sort).dir === 'desc');
 
 interface Toast {
   id: number;
@@ -87,10 +97,15 @@ type RememberedUi = Pick<UiStore, 'view' | 'sort' | 'inspected' | 'groupBy'>;
 
 /** The localStorage key, and the keys each setting had before `persist` (read once, then removed). */
 export const UI_SETTINGS = 'egress-desk.ui';
-const LEGACY_UI_KEYS: Record<string, keyof RememberedUi> = { 'egress-desk.view': 'view', 'egress-desk.proxies.sort': 'sort', 'egress-desk.inspector': 'inspected' };
+const LEGACY_UI_KEYS: Record<string, keyof RememberedUi> = {
+  'egress-desk.view': 'view',
+  'egress-desk.proxies.sort': 'sort',
+  'egress-desk.inspector': 'inspected',
+};
 
 const isGroupBy = (v: unknown): v is string | null => v === null || (typeof v === 'string' && LABEL_KEY.test(v));
-const isInspected = (v: unknown): v is Inspected | null => v === null || (isRecord(v) && typeof v.name === 'string' && typeof v.tab === 'string');
+const isInspected = (v: unknown): v is Inspected | null =>
+  v === null || (isRecord(v) && typeof v.name === 'string' && typeof v.tab === 'string');
 
 let nextToast = 1;
 

@@ -7,7 +7,14 @@
  * form holds more than the entry); `CatalogEntryEditor` holds them itself.
  */
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
-import { type CatalogEntryCheck, type CatalogEntryFields, type CatalogEntryForm, type CatalogEntryKind, ENTRY_FIELDS, checkCatalogEntry } from '../../shared/catalog-entry-form.js';
+import {
+  type CatalogEntryCheck,
+  type CatalogEntryFields,
+  type CatalogEntryForm,
+  type CatalogEntryKind,
+  ENTRY_FIELDS,
+  checkCatalogEntry,
+} from '../../shared/catalog-entry-form.js';
 import { errorMessage } from '../format.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { saveImage, saveMachineType } from '../stores/catalog-actions.js';
@@ -41,7 +48,18 @@ export interface EntryFormProps<K extends CatalogEntryKind> extends EntryPlace {
   beforeSave?: ((entry: Record<string, unknown>) => Promise<Record<string, unknown>>) | undefined;
 }
 
-export function EntryForm<K extends CatalogEntryKind>({ kind, form, initial, onField, check, previousName, colSpan, onDone, top, beforeSave }: EntryFormProps<K>) {
+export function EntryForm<K extends CatalogEntryKind>({
+  kind,
+  form,
+  initial,
+  onField,
+  check,
+  previousName,
+  colSpan,
+  onDone,
+  top,
+  beforeSave,
+}: EntryFormProps<K>) {
   const base = useId();
   const busy = useConfigBusy();
   const toast = useUiStore((s) => s.toast);
@@ -54,7 +72,11 @@ export function EntryForm<K extends CatalogEntryKind>({ kind, form, initial, onF
   const fields = ENTRY_FIELDS[kind];
   const table = ENTRY_FIELD_TABLES[kind] as Record<CatalogEntryFields[K], EntryFieldSpec>;
   const { entry, issues } = check;
-  const reason = saving ? 'Saving…' : issues.length ? `Cannot save yet: ${issues[0]}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}` : busy;
+  const reason = saving
+    ? 'Saving…'
+    : issues.length
+      ? `Cannot save yet: ${issues[0]}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`
+      : busy;
 
   async function save() {
     if (reason) return;
@@ -95,9 +117,22 @@ export function EntryForm<K extends CatalogEntryKind>({ kind, form, initial, onF
             const set = (value: string) => onField(field, value);
             const shown = touched[field] || form[field] !== initial[field] ? check.problems[field] : undefined;
             return (
-              <Field key={field} id={`${base}-${field}`} label={spec.label} error={shown} announce={false} hint={spec.hint} keepHint className={`entry-field${spec.wide ? ' entry-field-wide' : ''}`}>
+              <Field
+                key={field}
+                id={`${base}-${field}`}
+                label={spec.label}
+                error={shown}
+                announce={false}
+                hint={spec.hint}
+                keepHint
+                className={`entry-field${spec.wide ? ' entry-field-wide' : ''}`}
+              >
                 {(c) => {
-                  const common = { ...c, value: form[field], onBlur: () => setTouched((t) => ({ ...t, [field]: true })) };
+                  const common = {
+                    ...c,
+                    value: form[field],
+                    onBlur: () => setTouched((t) => ({ ...t, [field]: true })),
+                  };
                   return spec.kind === 'select' ? (
                     <select {...common} onChange={(e) => set(e.target.value)}>
                       {spec.options?.map((o) => (
@@ -129,7 +164,13 @@ export function EntryForm<K extends CatalogEntryKind>({ kind, form, initial, onF
             </ul>
           )}
           <div className="entry-actions">
-            <button type="button" className="primary" disabled={reason !== undefined} aria-describedby={reason ? `${base}-reason` : undefined} onClick={() => void save()}>
+            <button
+              type="button"
+              className="primary"
+              disabled={reason !== undefined}
+              aria-describedby={reason ? `${base}-reason` : undefined}
+              onClick={() => void save()}
+            >
               Save
             </button>
             {/* No blur on press: a field's blur would show its message, move this button down, and the click would miss it. */}
@@ -150,9 +191,22 @@ export function EntryForm<K extends CatalogEntryKind>({ kind, form, initial, onF
 }
 
 /** An entry form that holds its own form object: Edit on a row, and Add machine type. */
-export function CatalogEntryEditor<K extends CatalogEntryKind>({ kind, initial, ...place }: EntryPlace & { kind: K; initial: CatalogEntryForm<K> }) {
+export function CatalogEntryEditor<K extends CatalogEntryKind>({
+  kind,
+  initial,
+  ...place
+}: EntryPlace & { kind: K; initial: CatalogEntryForm<K> }) {
   const config = useAppConfigStore((s) => s.state?.config);
   const [form, setForm] = useState(initial);
   const check = checkCatalogEntry(config, kind, form, { previousName: place.previousName });
-  return <EntryForm kind={kind} form={form} initial={initial} onField={(field, value) => setForm((f) => ({ ...f, [field]: value }))} check={check} {...place} />;
+  return (
+    <EntryForm
+      kind={kind}
+      form={form}
+      initial={initial}
+      onField={(field, value) => setForm((f) => ({ ...f, [field]: value }))}
+      check={check}
+      {...place}
+    />
+  );
 }

@@ -54,7 +54,9 @@ export function CatalogPanel({ spec, state, onAdd, above, count, children }: Cat
                 <th key={c}>{c}</th>
               ))}
               <th>Default</th>
-              <th><span className="visually-hidden">Actions</span></th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>{children}</tbody>

@@ -38,7 +38,9 @@ export function CatalogRemoveDialog({ kind, name, onClose }: CatalogRemoveDialog
   }
   return (
     <Modal labelledBy={id} onClose={onClose} className="confirm">
-      <h2 id={id}>Remove the {NOUN[kind]} {name}?</h2>
+      <h2 id={id}>
+        Remove the {NOUN[kind]} {name}?
+      </h2>
       {issues.length > 0 ? (
         <div role="alert" aria-label="Why it cannot be removed">
           <p>It cannot be removed now:</p>
@@ -51,7 +53,8 @@ export function CatalogRemoveDialog({ kind, name, onClose }: CatalogRemoveDialog
       ) : (
         <p>
           It is taken out of the config file. Proxies already launched with it keep running.
-          {kind === 'image' && ' The cached file stays in the image cache (it is shared by digest and is what hosts are uploaded from).'}
+          {kind === 'image' &&
+            ' The cached file stays in the image cache (it is shared by digest and is what hosts are uploaded from).'}
         </p>
       )}
       <Refusal what="Not removed" error={error} />

@@ -18,15 +18,38 @@ export interface CatalogRowProps<K extends CatalogEntryKind, E extends { name: s
   children: ReactNode;
 }
 
-export function CatalogRow<K extends CatalogEntryKind, E extends { name: string; isDefault: boolean }>({ kind, entry, panel, form, colSpan, children }: CatalogRowProps<K, E>) {
+export function CatalogRow<K extends CatalogEntryKind, E extends { name: string; isDefault: boolean }>({
+  kind,
+  entry,
+  panel,
+  form,
+  colSpan,
+  children,
+}: CatalogRowProps<K, E>) {
   const { name, isDefault } = entry;
-  if (panel.editing === name) return <CatalogEntryEditor kind={kind} initial={form(entry)} previousName={name} colSpan={colSpan} onDone={(saved) => panel.closeForm(saved, name)} />;
+  if (panel.editing === name)
+    return (
+      <CatalogEntryEditor
+        kind={kind}
+        initial={form(entry)}
+        previousName={name}
+        colSpan={colSpan}
+        onDone={(saved) => panel.closeForm(saved, name)}
+      />
+    );
   return (
     <tr>
       {children}
       <td>{isDefault ? <span className="badge default-badge">default</span> : ''}</td>
       <td>
-        <CatalogRowActions kind={kind} name={name} isDefault={isDefault} busy={panel.busy} onEdit={() => panel.setEditing(name)} onRemove={() => panel.setRemoving(name)} />
+        <CatalogRowActions
+          kind={kind}
+          name={name}
+          isDefault={isDefault}
+          busy={panel.busy}
+          onEdit={() => panel.setEditing(name)}
+          onRemove={() => panel.setRemoving(name)}
+        />
       </td>
     </tr>
   );

@@ -33,15 +33,21 @@ export interface CatalogRowActionsProps {
 /** Edit and Remove hand the row back to its panel; Make default is run here and said in a toast. */
 export function CatalogRowActions({ kind, name, isDefault, busy, onEdit, onRemove }: CatalogRowActionsProps) {
   const act = useCatalogAction();
-  const makeDefault = () =>
-    act(`The default ${NOUN[kind]} is now ${name}.`, () => setCatalogDefault(kind, name));
+  const makeDefault = () => act(`The default ${NOUN[kind]} is now ${name}.`, () => setCatalogDefault(kind, name));
   return (
     <div className="row-actions">
       <button type="button" className="small" aria-label={`Edit ${name}`} onClick={onEdit}>
         Edit
       </button>
       {!isDefault && (
-        <button type="button" className="small" aria-label={`Make default: ${name}`} disabled={busy !== undefined} title={busy} onClick={() => void makeDefault()}>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Make default: ${name}`}
+          disabled={busy !== undefined}
+          title={busy}
+          onClick={() => void makeDefault()}
+        >
           Make default
         </button>
       )}

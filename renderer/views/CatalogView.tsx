@@ -16,9 +16,16 @@ import { UnusedBases } from './UnusedBases.js';
 
 /** The catalog view: machine types, images and unused base volumes; the catalog is read again when the set of connected hosts changes. */
 export function CatalogView() {
-  const { machineTypes, images, catalogError } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, catalogError: s.catalogError })));
+  const { machineTypes, images, catalogError } = useAppConfigStore(
+    useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, catalogError: s.catalogError })),
+  );
   // Presence is asked only of connected hosts: read the catalog again when that set changes.
-  const connected = useHostsStore((s) => s.hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(','));
+  const connected = useHostsStore((s) =>
+    s.hosts
+      .filter((h) => h.state === 'connected')
+      .map((h) => h.name)
+      .join(','),
+  );
   const refreshCatalog = useAppConfigStore((s) => s.refreshCatalog);
   useEffect(() => {
     void refreshCatalog();
@@ -28,7 +35,11 @@ export function CatalogView() {
       <div className="view-head">
         <h2 id="catalog-h">Images &amp; machine types</h2>
       </div>
-      {catalogError && <p role="alert" className="error">Cannot list them: {catalogError}</p>}
+      {catalogError && (
+        <p role="alert" className="error">
+          Cannot list them: {catalogError}
+        </p>
+      )}
       <MachineTypesPanel machineTypes={machineTypes} />
       <ImagesPanel images={images} />
       <UnusedBases />

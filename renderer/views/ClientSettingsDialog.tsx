@@ -25,9 +25,9 @@ export function ClientSettingsDialog({ names, onClose }: { names: readonly strin
   useEffect(() => {
     let live = true;
     clientSettings({ names: [...names], format }).then(
-        (file) => live && setPreview({ file }),
-        (err: unknown) => live && setPreview({ error: errorMessage(err) }),
-      );
+      (file) => live && setPreview({ file }),
+      (err: unknown) => live && setPreview({ error: errorMessage(err) }),
+    );
     return () => {
       live = false;
     };
@@ -36,7 +36,11 @@ export function ClientSettingsDialog({ names, onClose }: { names: readonly strin
   const fetchFile = () => clientSettings({ names: [...names], format, withCredentials });
   async function copy() {
     try {
-      await copyText((await fetchFile()).text, `the ${CLIENT_FORMAT_LABELS[format]} settings`, withCredentials ? ' (they include the passwords)' : '');
+      await copyText(
+        (await fetchFile()).text,
+        `the ${CLIENT_FORMAT_LABELS[format]} settings`,
+        withCredentials ? ' (they include the passwords)' : '',
+      );
     } catch (err) {
       toast(`Could not copy the client settings: ${errorMessage(err)}`, 'error');
     }
@@ -56,22 +60,35 @@ export function ClientSettingsDialog({ names, onClose }: { names: readonly strin
         <label htmlFor={`${base}-format`}>Format</label>
         <select id={`${base}-format`} value={format} onChange={(e) => setFormat(e.target.value as ClientFormat)}>
           {CLIENT_FORMATS.map((f) => (
-            <option key={f} value={f}>{CLIENT_FORMAT_LABELS[f]}</option>
+            <option key={f} value={f}>
+              {CLIENT_FORMAT_LABELS[f]}
+            </option>
           ))}
         </select>
       </div>
       <label>
-        <input type="checkbox" checked={withCredentials} onChange={(e) => setWithCredentials(e.target.checked)} /> Include usernames and passwords when copying or downloading
+        <input type="checkbox" checked={withCredentials} onChange={(e) => setWithCredentials(e.target.checked)} />{' '}
+        Include usernames and passwords when copying or downloading
       </label>
       {preview.error ? (
-        <p role="alert" className="error">{preview.error}</p>
+        <p role="alert" className="error">
+          {preview.error}
+        </p>
       ) : (
-        <pre className="client-settings-preview" aria-label="Preview (without credentials)">{preview.file?.text ?? 'loading…'}</pre>
+        <pre className="client-settings-preview" aria-label="Preview (without credentials)">
+          {preview.file?.text ?? 'loading…'}
+        </pre>
       )}
       <div className="dialog-actions">
-        <button type="button" disabled={!preview.file} onClick={() => void copy()}>Copy</button>
-        <button type="button" disabled={!preview.file} onClick={() => void download()}>Download{preview.file ? ` ${preview.file.fileName}` : ''}</button>
-        <button type="button" autoFocus onClick={onClose}>Close</button>
+        <button type="button" disabled={!preview.file} onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" disabled={!preview.file} onClick={() => void download()}>
+          Download{preview.file ? ` ${preview.file.fileName}` : ''}
+        </button>
+        <button type="button" autoFocus onClick={onClose}>
+          Close
+        </button>
       </div>
     </Modal>
   );

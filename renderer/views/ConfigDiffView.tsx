@@ -14,7 +14,12 @@ function ChangeList({ title, changes }: { title: string; changes: Change[] }) {
         {changes.map((c) => (
           <li key={`${c.kind}:${c.key}`} className={`diff-${c.kind}`}>
             <span className="diff-kind">{c.kind}</span> <code>{c.key}</code>
-            {c.kind === 'changed' && <span className="meta"> {show(c.before)} → {show(c.after)}</span>}
+            {c.kind === 'changed' && (
+              <span className="meta">
+                {' '}
+                {show(c.before)} → {show(c.after)}
+              </span>
+            )}
             {c.kind === 'added' && <span className="meta"> {show(c.after)}</span>}
           </li>
         ))}

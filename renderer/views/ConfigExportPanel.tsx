@@ -57,16 +57,35 @@ export function ConfigExportPanel() {
         <label htmlFor="cfg-export-format">Format</label>
         <select id="cfg-export-format" value={format} onChange={(e) => setFormat(e.target.value as ExportFormat)}>
           {FORMATS.map((f) => (
-            <option key={f} value={f}>{FORMAT_LABELS[f]}</option>
+            <option key={f} value={f}>
+              {FORMAT_LABELS[f]}
+            </option>
           ))}
         </select>
-        <button type="button" className="primary" disabled={busy} onClick={() => void show()}>Show export</button>
-        <button type="button" disabled={!exported} onClick={() => void copy()}>Copy</button>
-        <button type="button" disabled={!exported} onClick={download}>Download</button>
+        <button type="button" className="primary" disabled={busy} onClick={() => void show()}>
+          Show export
+        </button>
+        <button type="button" disabled={!exported} onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" disabled={!exported} onClick={download}>
+          Download
+        </button>
       </div>
-      {error && <p role="alert" className="error">Cannot export: {error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          Cannot export: {error}
+        </p>
+      )}
       {exported && (
-        <textarea className="config-text" aria-label="Exported config" readOnly rows={14} spellCheck={false} value={exported.text} />
+        <textarea
+          className="config-text"
+          aria-label="Exported config"
+          readOnly
+          rows={14}
+          spellCheck={false}
+          value={exported.text}
+        />
       )}
     </section>
   );

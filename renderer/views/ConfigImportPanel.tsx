@@ -83,23 +83,46 @@ export function ConfigImportPanel() {
             <section role="alert" aria-label="Import problems" className="import-problems">
               <h4>The text cannot be imported</h4>
               <ul className="issues">
-                {preview.error && <li><code>{preview.error}</code></li>}
+                {preview.error && (
+                  <li>
+                    <code>{preview.error}</code>
+                  </li>
+                )}
                 {preview.issues.map((i) => (
-                  <li key={formatIssue(i)}><code>{formatIssue(i)}</code></li>
+                  <li key={formatIssue(i)}>
+                    <code>{formatIssue(i)}</code>
+                  </li>
                 ))}
               </ul>
             </section>
           ) : undefined
         }
       >
-        {(c) => <textarea {...c} className="config-text" rows={14} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} />}
+        {(c) => (
+          <textarea
+            {...c}
+            className="config-text"
+            rows={14}
+            spellCheck={false}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
+        )}
       </Field>
       <div className="config-actions">
-        <button type="button" disabled={busy || text.length === 0} onClick={() => void runPreview()}>Preview import</button>
-        <button type="button" className="primary" disabled={!canImport} onClick={() => setConfirming(true)}>Import</button>
+        <button type="button" disabled={busy || text.length === 0} onClick={() => void runPreview()}>
+          Preview import
+        </button>
+        <button type="button" className="primary" disabled={!canImport} onClick={() => setConfirming(true)}>
+          Import
+        </button>
         {preview && !current && <span className="meta">The text changed since the preview: preview it again.</span>}
       </div>
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
       {current && preview.diff && (
         <section aria-label="Import changes">
           <h4>What the import changes</h4>
@@ -107,8 +130,16 @@ export function ConfigImportPanel() {
         </section>
       )}
       {confirming && preview && (
-        <ConfirmDialog title="Replace the config?" confirmLabel="Import" onCancel={() => setConfirming(false)} onConfirm={() => void runImport()}>
-          <p>The config file is replaced by the pasted text. {preview.diff?.unchanged ? 'Nothing changes.' : 'The changes are listed in the preview.'}</p>
+        <ConfirmDialog
+          title="Replace the config?"
+          confirmLabel="Import"
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => void runImport()}
+        >
+          <p>
+            The config file is replaced by the pasted text.{' '}
+            {preview.diff?.unchanged ? 'Nothing changes.' : 'The changes are listed in the preview.'}
+          </p>
         </ConfirmDialog>
       )}
     </section>

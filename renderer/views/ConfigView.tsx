@@ -13,13 +13,22 @@ export function ConfigView() {
     <section className="view view-config" aria-labelledby="config-h">
       <div className="view-head">
         <h2 id="config-h">Config</h2>
-        {state && <span className="meta">file <code>{state.path}</code></span>}
+        {state && (
+          <span className="meta">
+            file <code>{state.path}</code>
+          </span>
+        )}
       </div>
       {state?.error && (
         <section role="alert" className="panel">
           <h3>The config file cannot be read</h3>
           <p className="error">{state.error}</p>
-          {state.lastGood && <p>The app keeps working on the last config that loaded; changes from the app are refused until the file loads again.</p>}
+          {state.lastGood && (
+            <p>
+              The app keeps working on the last config that loaded; changes from the app are refused until the file
+              loads again.
+            </p>
+          )}
         </section>
       )}
       {state?.issues && (
@@ -27,11 +36,17 @@ export function ConfigView() {
           <h3>The config file has problems</h3>
           <p>
             Fix them in the file; it is left as it is until then.
-            {state.lastGood && ' The app keeps working on the last config that loaded; changes from the app are refused until the file loads again.'}
+            {state.lastGood &&
+              ' The app keeps working on the last config that loaded; changes from the app are refused until the file loads again.'}
           </p>
           <ul className="issues">
             {state.issues.map((i) => (
-              <li key={formatIssue(i)}><code>{i.line !== undefined ? `line ${i.line}: ` : ''}{formatIssue(i)}</code></li>
+              <li key={formatIssue(i)}>
+                <code>
+                  {i.line !== undefined ? `line ${i.line}: ` : ''}
+                  {formatIssue(i)}
+                </code>
+              </li>
             ))}
           </ul>
         </section>
@@ -42,7 +57,12 @@ export function ConfigView() {
             <h3 id="cfg-hosts-h">Hosts</h3>
             <table>
               <thead>
-                <tr><th>Name</th><th>Address</th><th>Pool</th><th>Network</th></tr>
+                <tr>
+                  <th>Name</th>
+                  <th>Address</th>
+                  <th>Pool</th>
+                  <th>Network</th>
+                </tr>
               </thead>
               <tbody>
                 {kvm.hosts.map((h) => (
@@ -60,12 +80,20 @@ export function ConfigView() {
             <h3 id="cfg-types-h">Machine types</h3>
             <table>
               <thead>
-                <tr><th>Name</th><th>vCPUs</th><th>Memory</th><th>Disk</th></tr>
+                <tr>
+                  <th>Name</th>
+                  <th>vCPUs</th>
+                  <th>Memory</th>
+                  <th>Disk</th>
+                </tr>
               </thead>
               <tbody>
                 {Object.entries(kvm.machineTypes).map(([name, m]) => (
                   <tr key={name}>
-                    <td>{name}</td><td>{m.vcpus}</td><td>{m.memoryMiB} MiB</td><td>{m.diskGiB ?? 10} GiB</td>
+                    <td>{name}</td>
+                    <td>{m.vcpus}</td>
+                    <td>{m.memoryMiB} MiB</td>
+                    <td>{m.diskGiB ?? 10} GiB</td>
                   </tr>
                 ))}
               </tbody>
@@ -74,16 +102,27 @@ export function ConfigView() {
           <section className="panel" aria-labelledby="cfg-images-h">
             <h3 id="cfg-images-h">Images</h3>
             {Object.keys(kvm.images ?? {}).length === 0 ? (
-              <p className="empty">No image yet. Add one under <code>kvm.images</code> in the config file, with the sha256 from its publisher&apos;s SHA256SUMS.</p>
+              <p className="empty">
+                No image yet. Add one under <code>kvm.images</code> in the config file, with the sha256 from its
+                publisher&apos;s SHA256SUMS.
+              </p>
             ) : (
               <table>
                 <thead>
-                  <tr><th>Name</th><th>Format</th><th>sha256</th></tr>
+                  <tr>
+                    <th>Name</th>
+                    <th>Format</th>
+                    <th>sha256</th>
+                  </tr>
                 </thead>
                 <tbody>
                   {Object.entries(kvm.images ?? {}).map(([name, img]) => (
                     <tr key={name}>
-                      <td>{name}</td><td>{img.format ?? 'qcow2'}</td><td><code>{img.sha256.slice(0, 16)}…</code></td>
+                      <td>{name}</td>
+                      <td>{img.format ?? 'qcow2'}</td>
+                      <td>
+                        <code>{img.sha256.slice(0, 16)}…</code>
+                      </td>
                     </tr>
                   ))}
                 </tbody>

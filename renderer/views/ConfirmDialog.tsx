@@ -5,7 +5,17 @@
  */
 import { type ReactNode, useEffect, useId, useRef } from 'react';
 
-export function Modal({ labelledBy, onClose, children, className }: { labelledBy: string; onClose: () => void; children: ReactNode; className?: string }) {
+export function Modal({
+  labelledBy,
+  onClose,
+  children,
+  className,
+}: {
+  labelledBy: string;
+  onClose: () => void;
+  children: ReactNode;
+  className?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const close = useRef(onClose);
   useEffect(() => {
@@ -32,15 +42,31 @@ export function Modal({ labelledBy, onClose, children, className }: { labelledBy
   );
 }
 
-export function ConfirmDialog({ title, confirmLabel, onConfirm, onCancel, children }: { title: string; confirmLabel: string; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
+export function ConfirmDialog({
+  title,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  children,
+}: {
+  title: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
   const id = useId();
   return (
     <Modal labelledBy={id} onClose={onCancel} className="confirm">
       <h2 id={id}>{title}</h2>
       {children}
       <div className="dialog-actions">
-        <button type="button" autoFocus onClick={onCancel}>Cancel</button>
-        <button type="button" className="danger" onClick={onConfirm}>{confirmLabel}</button>
+        <button type="button" autoFocus onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
       </div>
     </Modal>
   );

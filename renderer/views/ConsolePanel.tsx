@@ -30,7 +30,7 @@ const WRITE_PIECE = 16 * 1024;
 /** Splits text into pieces of at most `max` UTF-16 units, never inside a surrogate pair. */
 function pieces(text: string, max: number): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let end = Math.min(text.length, i + max);
     if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
     out.push(text.slice(i, end));
@@ -43,7 +43,12 @@ function pieces(text: string, max: number): string[] {
 function themeOf(element: HTMLElement): ITheme {
   const css = getComputedStyle(element);
   const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
-  return { background: v('--panel', '#ffffff'), foreground: v('--text', '#1b1d21'), cursor: v('--accent', '#2f6feb'), selectionBackground: v('--selected', '#e3ecfd') };
+  return {
+    background: v('--panel', '#ffffff'),
+    foreground: v('--text', '#1b1d21'),
+    cursor: v('--accent', '#2f6feb'),
+    selectionBackground: v('--selected', '#e3ecfd'),
+  };
 }
 
 function stateLine(state: ConsoleState, name: string): string {
@@ -86,7 +91,13 @@ function ConsoleSession({ name }: { name: string }) {
   useEffect(() => {
     const element = box.current;
     if (!element) return;
-    const term = new Terminal({ cursorBlink: true, fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace', fontSize: 13, scrollback: 5000, theme: themeOf(element) });
+    const term = new Terminal({
+      cursorBlink: true,
+      fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace',
+      fontSize: 13,
+      scrollback: 5000,
+      theme: themeOf(element),
+    });
     const fit = new FitAddon();
     term.loadAddon(fit);
     const cleanupSheets = openTerminal(term, element);
@@ -106,7 +117,13 @@ function ConsoleSession({ name }: { name: string }) {
     scheme.addEventListener('change', retheme);
     // Ctrl+] (virsh console's escape) leaves the terminal: without it a keyboard user could not reach the buttons.
     term.attachCustomKeyEventHandler((e) => {
-      if (e.type === 'keydown' && e.ctrlKey && !e.altKey && !e.metaKey && (e.key === ']' || e.code === 'BracketRight')) {
+      if (
+        e.type === 'keydown' &&
+        e.ctrlKey &&
+        !e.altKey &&
+        !e.metaKey &&
+        (e.key === ']' || e.code === 'BracketRight')
+      ) {
         e.preventDefault();
         bar.current?.querySelector<HTMLButtonElement>('button:not([disabled])')?.focus();
         return false;
@@ -128,7 +145,10 @@ function ConsoleSession({ name }: { name: string }) {
             // The page lost the backend (serve stopped, the socket dropped): the backend has closed the session.
             if (isErrorNamed(err, ErrorNames.disconnected)) {
               session.current = null;
-              setState({ phase: 'closed', reason: 'the connection to Egress Desk was lost: reload the page to connect again' });
+              setState({
+                phase: 'closed',
+                reason: 'the connection to Egress Desk was lost: reload the page to connect again',
+              });
             }
             return;
           }
@@ -221,12 +241,23 @@ function ConsoleSession({ name }: { name: string }) {
             Disconnect
           </button>
         ) : (
-          <button type="button" className="primary" aria-label={`Connect to the console of ${name}`} disabled={connecting} onClick={() => void connect(false)}>
+          <button
+            type="button"
+            className="primary"
+            aria-label={`Connect to the console of ${name}`}
+            disabled={connecting}
+            onClick={() => void connect(false)}
+          >
             Connect
           </button>
         )}
         {state.phase === 'busy' && (
-          <button type="button" className="danger" aria-label={`Take over the console of ${name} (disconnects the other client)`} onClick={() => void connect(true)}>
+          <button
+            type="button"
+            className="danger"
+            aria-label={`Take over the console of ${name} (disconnects the other client)`}
+            onClick={() => void connect(true)}
+          >
             Take over
           </button>
         )}

@@ -36,7 +36,18 @@ export interface FieldProps {
   children: (control: FieldControl) => ReactNode;
 }
 
-export function Field({ id, label, error, announce = true, hint, keepHint = false, hideLabel = false, checkbox = false, className, children }: FieldProps) {
+export function Field({
+  id,
+  label,
+  error,
+  announce = true,
+  hint,
+  keepHint = false,
+  hideLabel = false,
+  checkbox = false,
+  className,
+  children,
+}: FieldProps) {
   const control = children(fieldControl(id, error, hint, keepHint));
   const hintShown = hint && (keepHint || !error);
   return (

@@ -14,7 +14,17 @@ import { useStatsStore } from '../stores/stats-store.js';
  * `waiting`: the listing has not arrived; the summary is there with dashes for figures, so
  * that the table does not move down when it arrives (and its elements are made already).
  */
-export function FleetSummary({ keys, filter, onFilter, waiting = false }: { keys: readonly string[]; filter: HealthState | null; onFilter: (state: HealthState | null) => void; waiting?: boolean }) {
+export function FleetSummary({
+  keys,
+  filter,
+  onFilter,
+  waiting = false,
+}: {
+  keys: readonly string[];
+  filter: HealthState | null;
+  onFilter: (state: HealthState | null) => void;
+  waiting?: boolean;
+}) {
   const health = useHealthStore((s) => s.health);
   const rates = useStatsStore((s) => s.rates);
   const totals = useMemo(() => fleetTotals(keys, health, rates), [keys, health, rates]);
@@ -31,12 +41,18 @@ export function FleetSummary({ keys, filter, onFilter, waiting = false }: { keys
           onClick={() => onFilter(filter === state ? null : state)}
           title={filter === state ? 'Show all proxies again' : `Show only the ${state} proxies`}
         >
-          <span aria-hidden="true" className="dot">●</span> {figure(totals.counts[state])} {state}
+          <span aria-hidden="true" className="dot">
+            ●
+          </span>{' '}
+          {figure(totals.counts[state])} {state}
         </button>
       ))}
       <span className="summary-traffic">
         Traffic now: ↓ {figure(formatRate(totals.inBps))} in · ↑ {figure(formatRate(totals.outBps))} out
-        <span className="meta"> ({waiting ? 'listing the proxies' : `${totals.measured} of ${keys.length} measured`})</span>
+        <span className="meta">
+          {' '}
+          ({waiting ? 'listing the proxies' : `${totals.measured} of ${keys.length} measured`})
+        </span>
       </span>
     </div>
   );

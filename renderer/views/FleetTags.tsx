@@ -11,9 +11,17 @@ export function FleetTags({ proxy, you, now }: { proxy: ProxyRecordView; you: La
       {labels.map(([k, v]) => (
         <span key={k} className="label-chip" title={`label ${k}=${v}`}>{`${k}=${v}`}</span>
       ))}
-      {theirs && <span className="meta owner" title="launched by someone else: stopping or deleting it asks first">{` by ${theirs}`}</span>}
+      {theirs && (
+        <span
+          className="meta owner"
+          title="launched by someone else: stopping or deleting it asks first"
+        >{` by ${theirs}`}</span>
+      )}
       {proxy.expiresAt && (
-        <span className="meta expiry" title={`deleted at ${proxy.expiresAt}`}>{` ⏱ ${countdown(proxy.expiresAt, now)}`}</span>
+        <span
+          className="meta expiry"
+          title={`deleted at ${proxy.expiresAt}`}
+        >{` ⏱ ${countdown(proxy.expiresAt, now)}`}</span>
       )}
     </span>
   );

@@ -41,8 +41,12 @@ export function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: Ho
     <article className={`host host-${host.state}`} aria-labelledby={`host-${host.name}`}>
       <div className="host-head">
         <h3 id={`host-${host.name}`}>{host.name}</h3>
-        <span className={`badge host-state-${host.state}`}>{host.hostKeyMismatch ? 'refused: host key changed' : HOST_STATE_TEXT[host.state]}</span>
-        <span className="meta">{host.address === 'local' ? 'this machine' : host.address} · {host.via}</span>
+        <span className={`badge host-state-${host.state}`}>
+          {host.hostKeyMismatch ? 'refused: host key changed' : HOST_STATE_TEXT[host.state]}
+        </span>
+        <span className="meta">
+          {host.address === 'local' ? 'this machine' : host.address} · {host.via}
+        </span>
         <span className="host-actions">
           {onEdit && (
             <button type="button" onClick={onEdit} aria-label={`Edit ${host.name}`}>
@@ -56,7 +60,9 @@ export function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: Ho
           )}
         </span>
       </div>
-      {host.message && !prompted && <p className={host.state === 'connected' || host.state === 'reconnecting' ? 'meta' : 'error'}>{host.message}</p>}
+      {host.message && !prompted && (
+        <p className={host.state === 'connected' || host.state === 'reconnecting' ? 'meta' : 'error'}>{host.message}</p>
+      )}
       {host.state === 'host-key-unknown' && (
         <>
           <p className="meta">{host.message}</p>
@@ -74,7 +80,8 @@ export function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: Ho
       )}
       {sameAs && (
         <p className="meta">
-          Same hypervisor as <strong>{sameAs}</strong>: its proxies are listed once, each under the entry that launched it.
+          Same hypervisor as <strong>{sameAs}</strong>: its proxies are listed once, each under the entry that launched
+          it.
         </p>
       )}
       <dl className="facts">
@@ -101,10 +108,19 @@ export function HostCard({ host, proxies, onHost, sameAs, onEdit, onRemove }: Ho
             <dd>
               {!pools || pools.length === 0
                 ? 'none'
-                : pools.map((p) => `${p.name}${p.active ? '' : ' (inactive)'}: ${formatBytes(p.availableBytes)} free of ${formatBytes(p.capacityBytes)}`).join('; ')}
+                : pools
+                    .map(
+                      (p) =>
+                        `${p.name}${p.active ? '' : ' (inactive)'}: ${formatBytes(p.availableBytes)} free of ${formatBytes(p.capacityBytes)}`,
+                    )
+                    .join('; ')}
             </dd>
             <dt>Networks</dt>
-            <dd>{info.networks.length === 0 ? 'none' : info.networks.map((n) => `${n.name}${n.active ? '' : ' (inactive)'}`).join(', ')}</dd>
+            <dd>
+              {info.networks.length === 0
+                ? 'none'
+                : info.networks.map((n) => `${n.name}${n.active ? '' : ' (inactive)'}`).join(', ')}
+            </dd>
             <dt>Domains</dt>
             <dd>{info.domainCount}</dd>
           </>

@@ -7,7 +7,16 @@
 import { type FormEvent, useId, useMemo, useState } from 'react';
 import type { KVMHost } from '../../shared/config.js';
 import { DOMAIN_TYPES } from '../../shared/config.js';
-import { EMPTY_HOST_FORM, HOST_FIELDS, type HostField, type HostForm, formToHost, hostToForm, issuesByField, validateHostCandidate } from '../../shared/host-form.js';
+import {
+  EMPTY_HOST_FORM,
+  HOST_FIELDS,
+  type HostField,
+  type HostForm,
+  formToHost,
+  hostToForm,
+  issuesByField,
+  validateHostCandidate,
+} from '../../shared/host-form.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { saveHost } from '../stores/host-actions.js';
 import { errorMessage } from '../format.js';
@@ -21,10 +30,18 @@ type TextField = Exclude<HostField, 'domainType'>;
 /** How each text field is shown, keyed by field so that a field added to the host form cannot go without its label. */
 const TEXT_FIELDS: { readonly [F in TextField]: { label: string; hint: string; placeholder?: string } } = {
   name: { label: 'Name', hint: 'A lowercase DNS label, unique among the hosts, e.g. edge-a.' },
-  address: { label: 'Address', hint: '"local" for this machine, else the hostname or IP address reached over SSH.', placeholder: 'local or 203.0.113.10' },
+  address: {
+    label: 'Address',
+    hint: '"local" for this machine, else the hostname or IP address reached over SSH.',
+    placeholder: 'local or 203.0.113.10',
+  },
   sshUser: { label: 'SSH user', hint: 'Empty: from ~/.ssh/config, else your user name.' },
   sshPort: { label: 'SSH port', hint: 'Empty: from ~/.ssh/config, else 22.', placeholder: '22' },
-  identityFile: { label: 'Identity file', hint: 'Empty: your SSH agent and ~/.ssh/config. An encrypted key asks for its passphrase.', placeholder: '~/.ssh/id_ed25519' },
+  identityFile: {
+    label: 'Identity file',
+    hint: 'Empty: your SSH agent and ~/.ssh/config. An encrypted key asks for its passphrase.',
+    placeholder: '~/.ssh/id_ed25519',
+  },
   socketPath: { label: 'libvirt socket path', hint: 'Empty: /var/run/libvirt/libvirt-sock (the system daemon).' },
   pool: { label: 'Storage pool', hint: 'Empty: default.' },
   network: { label: 'Network', hint: 'A libvirt network (empty: default). Set this or a bridge, not both.' },
@@ -43,10 +60,16 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
   const [submitting, setSubmitting] = useState(false);
   const [submitError, setSubmitError] = useState<string>();
 
-  const issues = useMemo(() => validateHostCandidate(config, formToHost(form), editing ? { replacing: editing.name } : {}), [config, form, editing]);
+  const issues = useMemo(
+    () => validateHostCandidate(config, formToHost(form), editing ? { replacing: editing.name } : {}),
+    [config, form, editing],
+  );
   const byField = issuesByField(issues);
   const shown = (field: HostField) => (touched[field] ? byField[field] : undefined);
-  const reason = issues.length === 0 ? undefined : `${issues.length === 1 ? 'One problem' : `${issues.length} problems`} to fix first: ${issues[0]!.text}`;
+  const reason =
+    issues.length === 0
+      ? undefined
+      : `${issues.length === 1 ? 'One problem' : `${issues.length} problems`} to fix first: ${issues[0]!.text}`;
   const reasonId = `${base}-reason`;
 
   const change = (field: HostField, value: string) => {
@@ -78,7 +101,13 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
         <h2 id={headingId}>{title}</h2>
         <div className="host-form">
           {TEXT_FIELD_ORDER.map((field) => (
-            <Field key={field} id={id(field)} label={TEXT_FIELDS[field].label} error={shown(field)} hint={TEXT_FIELDS[field].hint}>
+            <Field
+              key={field}
+              id={id(field)}
+              label={TEXT_FIELDS[field].label}
+              error={shown(field)}
+              hint={TEXT_FIELDS[field].hint}
+            >
               {(c) => (
                 <input
                   {...c}
@@ -93,7 +122,12 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
               )}
             </Field>
           ))}
-          <Field id={id('domainType')} label="Domain type" error={shown('domainType')} hint="auto: KVM where the host offers it, else qemu (emulated, slow).">
+          <Field
+            id={id('domainType')}
+            label="Domain type"
+            error={shown('domainType')}
+            hint="auto: KVM where the host offers it, else qemu (emulated, slow)."
+          >
             {(c) => (
               <select {...c} value={form.domainType} onChange={(e) => change('domainType', e.target.value)}>
                 <option value="">Default (auto)</option>
@@ -121,7 +155,12 @@ export function HostDialog({ editing, onClose }: { editing?: KVMHost; onClose: (
           <button type="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="primary" disabled={issues.length > 0 || submitting} aria-describedby={reason ? reasonId : undefined}>
+          <button
+            type="submit"
+            className="primary"
+            disabled={issues.length > 0 || submitting}
+            aria-describedby={reason ? reasonId : undefined}
+          >
             {submitting ? 'Saving…' : editing ? 'Save' : 'Add host'}
           </button>
         </div>

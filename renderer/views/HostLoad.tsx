@@ -18,8 +18,18 @@ function Meter({ label, value, max, text }: { label: string; value: number; max:
   const id = useId();
   return (
     <div className="meter-row">
-      <span id={id} className="meter-label">{label}</span>
-      <meter aria-labelledby={id} min={0} max={max > 0 ? max : 1} value={Math.min(Math.max(value, 0), max)} low={max * 0.6} high={max * 0.8} optimum={0} />
+      <span id={id} className="meter-label">
+        {label}
+      </span>
+      <meter
+        aria-labelledby={id}
+        min={0}
+        max={max > 0 ? max : 1}
+        value={Math.min(Math.max(value, 0), max)}
+        low={max * 0.6}
+        high={max * 0.8}
+        optimum={0}
+      />
       <span className="meter-text">{text}</span>
     </div>
   );
@@ -32,7 +42,17 @@ export interface HostProxy {
   name: string;
 }
 
-export function HostLoad({ host, info, load, proxies }: { host: string; info: HostInfo | undefined; load?: HostLoadFigures | undefined; proxies: readonly HostProxy[] }) {
+export function HostLoad({
+  host,
+  info,
+  load,
+  proxies,
+}: {
+  host: string;
+  info: HostInfo | undefined;
+  load?: HostLoadFigures | undefined;
+  proxies: readonly HostProxy[];
+}) {
   // The proxies' CPU now, summed; recomputed per sample for this card only.
   const cpuPercent = useStatsStore((s) => proxies.reduce((sum, p) => sum + (s.rates[p.key]?.cpuPercent ?? 0), 0));
   const memory = load?.memoryBytes ?? info?.memoryBytes ?? 0;
@@ -44,14 +64,35 @@ export function HostLoad({ host, info, load, proxies }: { host: string; info: Ho
     <div className="host-load">
       {(info || load) && (
         <div className="meters" role="group" aria-label={`Load of ${host}`}>
-          <Meter label="Memory" value={used} max={memory} text={`${formatBytes(used)} of ${formatBytes(memory)} in use (${pct(used, memory)})`} />
+          <Meter
+            label="Memory"
+            value={used}
+            max={memory}
+            text={`${formatBytes(used)} of ${formatBytes(memory)} in use (${pct(used, memory)})`}
+          />
           {load?.cpuBusy !== undefined && (
-            <Meter label="CPU (host)" value={load.cpuBusy * cpus * 100} max={cpus * 100} text={`${Math.round(load.cpuBusy * 100)} % of ${cpus} ${cpus === 1 ? 'core' : 'cores'} busy, over the last ${Math.max(1, Math.round((load.cpuWindowMs ?? 0) / 1000))} s`} />
+            <Meter
+              label="CPU (host)"
+              value={load.cpuBusy * cpus * 100}
+              max={cpus * 100}
+              text={`${Math.round(load.cpuBusy * 100)} % of ${cpus} ${cpus === 1 ? 'core' : 'cores'} busy, over the last ${Math.max(1, Math.round((load.cpuWindowMs ?? 0) / 1000))} s`}
+            />
           )}
           {pools.map((p) => (
-            <Meter key={p.name} label={`Pool ${p.name}`} value={p.capacityBytes - p.availableBytes} max={p.capacityBytes} text={`${formatBytes(p.capacityBytes - p.availableBytes)} of ${formatBytes(p.capacityBytes)} used${p.active ? '' : ' (inactive)'}`} />
+            <Meter
+              key={p.name}
+              label={`Pool ${p.name}`}
+              value={p.capacityBytes - p.availableBytes}
+              max={p.capacityBytes}
+              text={`${formatBytes(p.capacityBytes - p.availableBytes)} of ${formatBytes(p.capacityBytes)} used${p.active ? '' : ' (inactive)'}`}
+            />
           ))}
-          <Meter label="CPU (proxies)" value={cpuPercent} max={cpus * 100} text={`${cpuPercent.toFixed(cpuPercent < 10 ? 1 : 0)} % of one core, on ${cpus} ${cpus === 1 ? 'core' : 'cores'} (${pct(cpuPercent, cpus * 100)})`} />
+          <Meter
+            label="CPU (proxies)"
+            value={cpuPercent}
+            max={cpus * 100}
+            text={`${cpuPercent.toFixed(cpuPercent < 10 ? 1 : 0)} % of one core, on ${cpus} ${cpus === 1 ? 'core' : 'cores'} (${pct(cpuPercent, cpus * 100)})`}
+          />
         </div>
       )}
       <div className="host-proxies">

@@ -23,10 +23,14 @@ const NO_PROXIES: readonly HostProxy[] = [];
 
 /** The Hosts view: what the config lists and how each host is reached, with Add, Edit and Remove. */
 export function HostsView() {
-  const { hosts, loaded, error } = useHostsStore(useShallow((s) => ({ hosts: s.hosts, loaded: s.loaded, error: s.error })));
+  const { hosts, loaded, error } = useHostsStore(
+    useShallow((s) => ({ hosts: s.hosts, loaded: s.loaded, error: s.error })),
+  );
   const proxies = useProxiesStore((s) => s.proxies);
   const configHosts = useAppConfigStore((s) => s.state?.config?.kvm?.hosts);
-  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }>();
+  const [dialog, setDialog] = useState<
+    { kind: 'add' } | { kind: 'edit'; host: KVMHost } | { kind: 'remove'; name: string }
+  >();
   const [notice, setNotice] = useState<string>();
   const same = sameHypervisorAs(hosts);
   const counts = new Map<string, number>();
@@ -57,7 +61,13 @@ export function HostsView() {
         <h2 id="hosts-h">Hosts</h2>
         <span className="meta">{loaded ? `${hosts.length} in the config` : 'connecting…'}</span>
         <div className="toolbar" role="toolbar" aria-label="Host actions">
-          <button type="button" className="primary" disabled={!configHosts} title={configHosts ? undefined : 'The config has no kvm block: fix it in the Config view'} onClick={() => setDialog({ kind: 'add' })}>
+          <button
+            type="button"
+            className="primary"
+            disabled={!configHosts}
+            title={configHosts ? undefined : 'The config has no kvm block: fix it in the Config view'}
+            onClick={() => setDialog({ kind: 'add' })}
+          >
             Add host
           </button>
         </div>
@@ -67,14 +77,20 @@ export function HostsView() {
           {notice}
         </p>
       )}
-      {error && <p role="alert" className="error">Cannot list the hosts: {error}. Fix the config (see the Config view) and reload the window.</p>}
+      {error && (
+        <p role="alert" className="error">
+          Cannot list the hosts: {error}. Fix the config (see the Config view) and reload the window.
+        </p>
+      )}
       {loaded && !error && hosts.length === 0 && (
         <div className="empty-state">
           <h3>No host yet</h3>
           <p>
             Add one: <code>local</code> for this machine, or a remote machine reached over SSH.
           </p>
-          <button type="button" disabled={!configHosts} onClick={() => setDialog({ kind: 'add' })}>Add a host</button>
+          <button type="button" disabled={!configHosts} onClick={() => setDialog({ kind: 'add' })}>
+            Add a host
+          </button>
         </div>
       )}
       {dialog?.kind === 'add' && <HostDialog onClose={() => setDialog(undefined)} />}
@@ -93,13 +109,20 @@ export function HostsView() {
         <>
           <table aria-label="Host summary">
             <thead>
-              <tr><th>Name</th><th>State</th><th>Reached via</th><th>Proxies</th></tr>
+              <tr>
+                <th>Name</th>
+                <th>State</th>
+                <th>Reached via</th>
+                <th>Proxies</th>
+              </tr>
             </thead>
             <tbody>
               {hosts.map((h) => (
                 <tr key={h.name}>
                   <td>{h.name}</td>
-                  <td><span className={`badge host-state-${h.state}`}>{HOST_STATE_TEXT[h.state]}</span></td>
+                  <td>
+                    <span className={`badge host-state-${h.state}`}>{HOST_STATE_TEXT[h.state]}</span>
+                  </td>
                   <td>
                     {h.via}
                     {same.get(h.name) && <span className="meta"> (same hypervisor as {same.get(h.name)})</span>}

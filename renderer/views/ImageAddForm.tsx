@@ -12,7 +12,17 @@
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { NEW_IMAGE_FORM } from '../../shared/catalog-entry-form.js';
-import { type ChecksumLookup, type ImageAddForm as Form, NEW_IMAGE_ADD_FORM, afterFailedLookup, afterLookup, checkImageAddForm, chooseKnownImage, editImageAdd, knownImageOf } from '../../shared/image-add-form.js';
+import {
+  type ChecksumLookup,
+  type ImageAddForm as Form,
+  NEW_IMAGE_ADD_FORM,
+  afterFailedLookup,
+  afterLookup,
+  checkImageAddForm,
+  chooseKnownImage,
+  editImageAdd,
+  knownImageOf,
+} from '../../shared/image-add-form.js';
 import type { PublishedDigestView } from '../../shared/image-lookup.js';
 import { KNOWN_IMAGES } from '../../shared/known-images.js';
 import { signatureParts } from '../../shared/signature.js';
@@ -29,14 +39,29 @@ import { PullProgress } from './ImagePull.js';
  * with that image chosen and its checksum file read, so adding Debian's image is two
  * clicks (this one and Save).
  */
-export function QuickAdd({ urls, disabled, onAdd }: { urls: readonly string[]; disabled: boolean; onAdd: (known: string) => void }) {
+export function QuickAdd({
+  urls,
+  disabled,
+  onAdd,
+}: {
+  urls: readonly string[];
+  disabled: boolean;
+  onAdd: (known: string) => void;
+}) {
   const missing = KNOWN_IMAGES.filter((k) => !urls.includes(k.url));
   if (missing.length === 0) return null;
   return (
     <div className="quick-add" role="group" aria-label="Add a well-known image">
       <span className="meta">Add a well-known image:</span>
       {missing.map((k) => (
-        <button key={k.name} type="button" className="small" disabled={disabled} aria-label={`Add ${k.title}`} onClick={() => onAdd(k.name)}>
+        <button
+          key={k.name}
+          type="button"
+          className="small"
+          disabled={disabled}
+          aria-label={`Add ${k.title}`}
+          onClick={() => onAdd(k.name)}
+        >
           {k.title}
         </button>
       ))}
@@ -45,7 +70,15 @@ export function QuickAdd({ urls, disabled, onAdd }: { urls: readonly string[]; d
 }
 
 /** `known`: a well-known image's name to choose as the form opens (from {@link QuickAdd}). */
-export function ImageAddForm({ colSpan, onDone, known }: { colSpan: number; onDone: (saved?: string) => void; known?: string | undefined }) {
+export function ImageAddForm({
+  colSpan,
+  onDone,
+  known,
+}: {
+  colSpan: number;
+  onDone: (saved?: string) => void;
+  known?: string | undefined;
+}) {
   const id = useId();
   const config = useAppConfigStore((s) => s.state?.config);
   const [form, setForm] = useState<Form>(NEW_IMAGE_ADD_FORM);
@@ -87,7 +120,15 @@ export function ImageAddForm({ colSpan, onDone, known }: { colSpan: number; onDo
   const { pending } = check;
   async function verifyFirst(entry: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!pending) return entry;
-    const sha256 = await learnSha256({ name: String(entry.name), url: String(entry.url), sha512: pending.digest, format: entry.format === 'raw' ? 'raw' : 'qcow2' }, setTaskId);
+    const sha256 = await learnSha256(
+      {
+        name: String(entry.name),
+        url: String(entry.url),
+        sha512: pending.digest,
+        format: entry.format === 'raw' ? 'raw' : 'qcow2',
+      },
+      setTaskId,
+    );
     setForm((f) => ({ ...f, sha256 }));
     return { ...entry, sha256 };
   }
@@ -107,7 +148,13 @@ export function ImageAddForm({ colSpan, onDone, known }: { colSpan: number; onDo
         )}
       </Field>
       {/* A failed read of the file named here is said under this field, as an alert (an answer to the button); a typing mistake is only described. */}
-      <Field id={`${id}-sums`} label="Checksum file" error={check.problems.checksums} announce={check.checksumsRead} className="entry-field entry-field-wide">
+      <Field
+        id={`${id}-sums`}
+        label="Checksum file"
+        error={check.problems.checksums}
+        announce={check.checksumsRead}
+        className="entry-field entry-field-wide"
+      >
         {(c) => (
           <input
             {...c}
@@ -153,7 +200,12 @@ export function ImageAddForm({ colSpan, onDone, known }: { colSpan: number; onDo
 /** What the checksum file lists, said plainly, and what checking its signature found. */
 function Found({ lookup, url, pending }: { lookup: ChecksumLookup; url: string; pending: boolean }) {
   if (lookup.state === 'idle') return null;
-  if (lookup.state === 'reading') return <p className="meta published-status" role="status">Reading the publisher&apos;s checksum file…</p>;
+  if (lookup.state === 'reading')
+    return (
+      <p className="meta published-status" role="status">
+        Reading the publisher&apos;s checksum file…
+      </p>
+    );
   if (lookup.state === 'error') {
     // A checksum file named in the form: its failure is shown under that field instead.
     if (lookup.sums !== '') return null;

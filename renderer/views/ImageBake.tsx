@@ -14,7 +14,8 @@ import { isActive, useTasksStore } from '../stores/tasks-store.js';
 
 function latestBake(tasks: Record<string, Task>, target: string): Task | undefined {
   let latest: Task | undefined;
-  for (const t of Object.values(tasks)) if (t.kind === 'images:bake' && t.target === target && (!latest || t.created > latest.created)) latest = t;
+  for (const t of Object.values(tasks))
+    if (t.kind === 'images:bake' && t.target === target && (!latest || t.created > latest.created)) latest = t;
   return latest;
 }
 
@@ -43,7 +44,12 @@ export function ImageBake({ image, presence }: { image: string; presence: ImageP
   return (
     <span className="bake">
       {' '}
-      <span className={`base-${presence.base}`} title={presence.base === 'baked' ? presence.bakedVolume : 'Launches here install the proxy software at first boot'}>
+      <span
+        className={`base-${presence.base}`}
+        title={
+          presence.base === 'baked' ? presence.bakedVolume : 'Launches here install the proxy software at first boot'
+        }
+      >
         ({presence.base})
       </span>
       {active ? (
@@ -52,7 +58,12 @@ export function ImageBake({ image, presence }: { image: string; presence: ImageP
           baking: {task.step ?? 'starting'}
           {p ? ` ${formatBytes(p.done)}${p.total ? ` of ${formatBytes(p.total)}` : ''}` : ''}…{' '}
           {task.cancellable && (
-            <button type="button" className="small" aria-label={`Cancel baking ${image} on ${presence.host}`} onClick={() => void cancel(task.id)}>
+            <button
+              type="button"
+              className="small"
+              aria-label={`Cancel baking ${image} on ${presence.host}`}
+              onClick={() => void cancel(task.id)}
+            >
               Cancel
             </button>
           )}
@@ -61,7 +72,13 @@ export function ImageBake({ image, presence }: { image: string; presence: ImageP
         presence.base === 'plain' && (
           <>
             {' '}
-            <button type="button" className="small" aria-label={`Bake ${image} on ${presence.host}`} disabled={starting} onClick={() => void bake()}>
+            <button
+              type="button"
+              className="small"
+              aria-label={`Bake ${image} on ${presence.host}`}
+              disabled={starting}
+              onClick={() => void bake()}
+            >
               Bake
             </button>
           </>

@@ -38,9 +38,16 @@ export function PullProgress({ task, name }: { task: Task; name: string }) {
         max={100}
         value={percent}
       />
-      <span className="meta pull-bytes">{p ? `${formatBytes(p.done)}${total ? ` of ${formatBytes(total)}` : ''}` : 'starting…'}</span>
+      <span className="meta pull-bytes">
+        {p ? `${formatBytes(p.done)}${total ? ` of ${formatBytes(total)}` : ''}` : 'starting…'}
+      </span>
       {task.cancellable && (
-        <button type="button" className="small" aria-label={`Cancel pulling ${name}`} onClick={() => void cancel(task.id)}>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Cancel pulling ${name}`}
+          onClick={() => void cancel(task.id)}
+        >
           Cancel
         </button>
       )}
@@ -51,7 +58,11 @@ export function PullProgress({ task, name }: { task: Task; name: string }) {
 function Outcome({ task }: { task: Task }) {
   if (task.state === 'succeeded') {
     const size = (task.result as { sizeBytes?: unknown } | undefined)?.sizeBytes;
-    return <span className="ok pull-outcome">Pulled, sha256 verified{typeof size === 'number' ? ` (${formatBytes(size)})` : ''}</span>;
+    return (
+      <span className="ok pull-outcome">
+        Pulled, sha256 verified{typeof size === 'number' ? ` (${formatBytes(size)})` : ''}
+      </span>
+    );
   }
   if (task.state === 'cancelled') return <span className="meta pull-outcome">Pull cancelled</span>;
   return (
@@ -86,7 +97,13 @@ export function ImagePull({ image }: { image: ImageView }) {
       {active ? (
         <PullProgress task={task} name={image.name} />
       ) : (
-        <button type="button" className="small" aria-label={`${label} ${image.name}`} disabled={starting} onClick={() => void pull()}>
+        <button
+          type="button"
+          className="small"
+          aria-label={`${label} ${image.name}`}
+          disabled={starting}
+          onClick={() => void pull()}
+        >
           {label}
         </button>
       )}

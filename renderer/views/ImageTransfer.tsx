@@ -13,9 +13,18 @@ import { isActive, useTasksStore } from '../stores/tasks-store.js';
 import { Field } from './Field.js';
 
 const CHOICES: Record<ImageTransfer, { label: string; hint: string }> = {
-  auto: { label: 'Automatic', hint: 'The host downloads the image itself when it can reach the URL (checked from the host each time); otherwise it is uploaded from this machine, saying why.' },
-  fetch: { label: 'The host downloads it', hint: 'Always downloaded and checked on the host; a launch fails, saying why, when the host cannot reach the URL.' },
-  upload: { label: 'Upload from this machine', hint: 'Always sent from this machine over the SSH connection, as for a host that cannot reach the internet.' },
+  auto: {
+    label: 'Automatic',
+    hint: 'The host downloads the image itself when it can reach the URL (checked from the host each time); otherwise it is uploaded from this machine, saying why.',
+  },
+  fetch: {
+    label: 'The host downloads it',
+    hint: 'Always downloaded and checked on the host; a launch fails, saying why, when the host cannot reach the URL.',
+  },
+  upload: {
+    label: 'Upload from this machine',
+    hint: 'Always sent from this machine over the SSH connection, as for a host that cannot reach the internet.',
+  },
 };
 
 function LastTransfer({ last }: { last: NonNullable<HostImageTransfer['last']> }) {
@@ -36,14 +45,16 @@ export function ImageTransferSection({ host }: { host: string }) {
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
   // How many launches have ended: each may have recorded a transfer, so the section reads again.
-  const ended = useTasksStore((s) => Object.values(s.tasks).filter((t) => t.kind === 'proxies:launch' && !isActive(t)).length);
+  const ended = useTasksStore(
+    (s) => Object.values(s.tasks).filter((t) => t.kind === 'proxies:launch' && !isActive(t)).length,
+  );
 
   useEffect(() => {
     let live = true;
     imageTransfer(host).then(
-        (v) => live && (setView(v), setError(undefined)),
-        (err: unknown) => live && setError(errorMessage(err)),
-      );
+      (v) => live && (setView(v), setError(undefined)),
+      (err: unknown) => live && setError(errorMessage(err)),
+    );
     return () => {
       live = false;
     };
@@ -71,12 +82,19 @@ export function ImageTransferSection({ host }: { host: string }) {
         label={`How base images reach ${host}`}
         hint={
           <>
-            {view ? CHOICES[view.imageTransfer].hint : ''} Kept in {view ? <code>{view.file}</code> : 'the app\'s settings file'}, not in config.yaml; <code>egress-desk hosts image-transfer {host}</code> reads the same.
+            {view ? CHOICES[view.imageTransfer].hint : ''} Kept in{' '}
+            {view ? <code>{view.file}</code> : "the app's settings file"}, not in config.yaml;{' '}
+            <code>egress-desk hosts image-transfer {host}</code> reads the same.
           </>
         }
       >
         {(c) => (
-          <select {...c} value={view?.imageTransfer ?? ''} disabled={!view || saving} onChange={(e) => void choose(e.target.value as ImageTransfer)}>
+          <select
+            {...c}
+            value={view?.imageTransfer ?? ''}
+            disabled={!view || saving}
+            onChange={(e) => void choose(e.target.value as ImageTransfer)}
+          >
             {!view && <option value="">Reading…</option>}
             {IMAGE_TRANSFERS.map((how) => (
               <option key={how} value={how}>

@@ -19,7 +19,8 @@ const SPEC: CatalogPanelSpec = {
   kind: 'image',
   title: 'Images',
   addLabel: 'Add image',
-  emptyText: "No image yet. Add one: choose a well-known image (Debian, Ubuntu, Rocky) or type a URL; its publisher's checksum file is read for you.",
+  emptyText:
+    "No image yet. Add one: choose a well-known image (Debian, Ubuntu, Rocky) or type a URL; its publisher's checksum file is read for you.",
   columns: ['Name', 'Source', 'sha256', 'Cache', 'Size', 'Hosts'],
 };
 const IMAGE_COLUMNS = catalogColSpan(SPEC);
@@ -39,23 +40,41 @@ export function ImagesPanel({ images }: { images: ImageView[] }) {
     panel.setEditing('');
   };
   return (
-    <CatalogPanel spec={SPEC} state={panel} onAdd={() => add()} above={<QuickAdd urls={images.map((i) => i.url)} disabled={!panel.canAdd} onAdd={add} />} count={images.length}>
+    <CatalogPanel
+      spec={SPEC}
+      state={panel}
+      onAdd={() => add()}
+      above={<QuickAdd urls={images.map((i) => i.url)} disabled={!panel.canAdd} onAdd={add} />}
+      count={images.length}
+    >
       {images.map((i) => (
         <CatalogRow key={i.name} kind="image" entry={i} panel={panel} form={imageForm} colSpan={IMAGE_COLUMNS}>
           <td>{i.name}</td>
           <td className="image-source">
-            <span className="url" title={i.url}>{i.url}</span> <span className="badge">{i.format}</span>
+            <span className="url" title={i.url}>
+              {i.url}
+            </span>{' '}
+            <span className="badge">{i.format}</span>
           </td>
-          <td><ImageDigest sha256={i.sha256} name={i.name} /></td>
+          <td>
+            <ImageDigest sha256={i.sha256} name={i.name} />
+          </td>
           <td>
             <span className={`badge cache-${i.cache}`}>{cacheText(i)}</span>
             <ImagePull image={i} />
           </td>
-          <td className="size">{i.sizeBytes !== undefined ? formatBytes(i.sizeBytes) : '—'}{i.totalBytes ? ` of ${formatBytes(i.totalBytes)}` : ''}</td>
-          <td><ImageOnHosts hosts={i.hosts} image={i.name} /></td>
+          <td className="size">
+            {i.sizeBytes !== undefined ? formatBytes(i.sizeBytes) : '—'}
+            {i.totalBytes ? ` of ${formatBytes(i.totalBytes)}` : ''}
+          </td>
+          <td>
+            <ImageOnHosts hosts={i.hosts} image={i.name} />
+          </td>
         </CatalogRow>
       ))}
-      {panel.editing === '' && <ImageAddForm colSpan={IMAGE_COLUMNS} known={known} onDone={(saved) => panel.closeForm(saved)} />}
+      {panel.editing === '' && (
+        <ImageAddForm colSpan={IMAGE_COLUMNS} known={known} onDone={(saved) => panel.closeForm(saved)} />
+      )}
     </CatalogPanel>
   );
 }

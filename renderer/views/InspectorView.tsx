@@ -49,13 +49,26 @@ function ExitNotice({ statsKey, name }: { statsKey: ProxyKey; name: string }) {
 /** True while the person is typing into a field, or in a terminal: Escape belongs to them then. */
 function keepsEscape(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.closest('.xterm') !== null;
+  return (
+    target.isContentEditable ||
+    ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) ||
+    target.closest('.xterm') !== null
+  );
 }
 
 export function InspectorView() {
-  const { target, close, setTab } = useUiStore(useShallow((s) => ({ target: s.inspected, close: s.closeInspector, setTab: s.setInspectorTab })));
+  const { target, close, setTab } = useUiStore(
+    useShallow((s) => ({ target: s.inspected, close: s.closeInspector, setTab: s.setInspectorTab })),
+  );
   const { inspection, loading, error, gone, refresh, follow } = useInspectorStore(
-    useShallow((s) => ({ inspection: s.inspection, loading: s.loading, error: s.error, gone: s.gone, refresh: s.refresh, follow: s.follow })),
+    useShallow((s) => ({
+      inspection: s.inspection,
+      loading: s.loading,
+      error: s.error,
+      gone: s.gone,
+      refresh: s.refresh,
+      follow: s.follow,
+    })),
   );
   const name = target?.name;
 
@@ -67,7 +80,8 @@ export function InspectorView() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented || keepsEscape(e.target) || document.querySelector('dialog[open]')) return;
+      if (e.key !== 'Escape' || e.defaultPrevented || keepsEscape(e.target) || document.querySelector('dialog[open]'))
+        return;
       e.preventDefault();
       close();
     };
@@ -77,7 +91,9 @@ export function InspectorView() {
 
   if (!target) return null;
   const state = inspection?.proxy.state;
-  const tabs: TabDef[] = inspection ? TABS.map((t) => ({ id: t.id, label: t.label, panel: () => <t.Panel inspection={inspection} gone={gone} /> })) : [];
+  const tabs: TabDef[] = inspection
+    ? TABS.map((t) => ({ id: t.id, label: t.label, panel: () => <t.Panel inspection={inspection} gone={gone} /> }))
+    : [];
 
   return (
     <section className="view view-inspector" aria-label={`Inspector for ${target.name}`}>
@@ -89,26 +105,45 @@ export function InspectorView() {
         {state && !gone && <span className={`badge state-${state}`}>{state}</span>}
         {inspection && <span className="meta">on {inspection.proxy.host}</span>}
         <div className="toolbar" role="toolbar" aria-label="Inspector actions">
-          <span className="meta" aria-live="polite">{loading ? 'refreshing…' : ''}</span>
-          <button type="button" disabled={loading || gone} onClick={() => void refresh()}>Refresh</button>
-          <button type="button" aria-label="Close inspector" onClick={close}>Close</button>
+          <span className="meta" aria-live="polite">
+            {loading ? 'refreshing…' : ''}
+          </span>
+          <button type="button" disabled={loading || gone} onClick={() => void refresh()}>
+            Refresh
+          </button>
+          <button type="button" aria-label="Close inspector" onClick={close}>
+            Close
+          </button>
         </div>
       </div>
       {gone && (
         <div role="alert" className="notice notice-error">
           <strong>{target.name} no longer exists.</strong> It was deleted (here, by another client or on the host).{' '}
-          {inspection ? 'What is shown is its last known state.' : ''} <button type="button" className="small" onClick={close}>Back to proxies</button>
+          {inspection ? 'What is shown is its last known state.' : ''}{' '}
+          <button type="button" className="small" onClick={close}>
+            Back to proxies
+          </button>
         </div>
       )}
       {error && (
         <div role="alert" className="notice notice-error">
           Cannot inspect {target.name}: {error}. Check its host in the Hosts view, then{' '}
-          <button type="button" className="small" onClick={() => void refresh()}>try again</button>
+          <button type="button" className="small" onClick={() => void refresh()}>
+            try again
+          </button>
         </div>
       )}
       {inspection && !gone && <ExitNotice statsKey={recordKey(inspection.proxy)} name={target.name} />}
       {!inspection && !gone && !error && <p className="meta">Loading {target.name}…</p>}
-      {inspection && <Tabs tabs={tabs} selected={target.tab} onSelect={setTab} label={`Sections of ${target.name}`} idPrefix="inspector" />}
+      {inspection && (
+        <Tabs
+          tabs={tabs}
+          selected={target.tab}
+          onSelect={setTab}
+          label={`Sections of ${target.name}`}
+          idPrefix="inspector"
+        />
+      )}
     </section>
   );
 }

@@ -49,13 +49,31 @@ export function LabelsDialog({ proxy, onClose }: { proxy: ProxyRecordView; onClo
     <Modal labelledBy={ids.heading} onClose={onClose} className="confirm">
       <form onSubmit={(e) => void save(e)} noValidate>
         <h2 id={ids.heading}>Labels of {proxy.name}</h2>
-        <Field id={ids.field} label="Labels" error={invalid} hint="key=value pairs, separated by spaces or commas. Remove a pair to remove the label. Saved in the VM's metadata; it keeps running.">
-          {(c) => <input {...c} value={text} spellCheck={false} autoFocus placeholder="env=prod team=web" onChange={(e) => setText(e.target.value)} />}
+        <Field
+          id={ids.field}
+          label="Labels"
+          error={invalid}
+          hint="key=value pairs, separated by spaces or commas. Remove a pair to remove the label. Saved in the VM's metadata; it keeps running."
+        >
+          {(c) => (
+            <input
+              {...c}
+              value={text}
+              spellCheck={false}
+              autoFocus
+              placeholder="env=prod team=web"
+              onChange={(e) => setText(e.target.value)}
+            />
+          )}
         </Field>
         <Refusal what="Could not save the labels" error={saveError} />
         <div className="dialog-actions">
-          <button type="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className="primary" disabled={saving || invalid !== undefined}>{saving ? 'Saving…' : 'Save'}</button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={saving || invalid !== undefined}>
+            {saving ? 'Saving…' : 'Save'}
+          </button>
         </div>
       </form>
     </Modal>

@@ -6,7 +6,14 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { DEFAULTS } from '../../shared/config.js';
-import { EMPTY_LAUNCH_FORM, type LaunchDialogField, type LaunchDialogForm, type Placement, checkLaunchForm, launchesMany } from '../../shared/launch-dialog-form.js';
+import {
+  EMPTY_LAUNCH_FORM,
+  type LaunchDialogField,
+  type LaunchDialogForm,
+  type Placement,
+  checkLaunchForm,
+  launchesMany,
+} from '../../shared/launch-dialog-form.js';
 import { LAUNCH_MANY_MAX } from '../../shared/launch-many.js';
 import { SOCKS5_DEFAULT_PORT } from '../../shared/proxy.js';
 import { errorMessage } from '../format.js';
@@ -33,15 +40,42 @@ interface TextField {
 }
 
 const TEXT_FIELDS: readonly TextField[] = [
-  { field: 'port', label: 'Port', hint: (p) => `Empty: the default (${p}).`, placeholder: (p) => String(p), numeric: true, trim: true },
-  { field: 'allow', label: 'Allowed clients (CIDRs)', hint: () => 'Addresses or CIDR blocks, separated by commas or spaces. Empty: loopback and private ranges.', rows: 2 },
-  { field: 'labels', label: 'Labels', hint: () => 'key=value pairs, separated by spaces or commas (env=prod team=web). Editable later.', placeholder: () => 'env=prod' },
-  { field: 'ttl', label: 'Expires after', hint: () => 'Optional: 8h, 2d, or a date and time (2026-12-31T18:00:00Z). It is then deleted. Empty: never.', trim: true },
+  {
+    field: 'port',
+    label: 'Port',
+    hint: (p) => `Empty: the default (${p}).`,
+    placeholder: (p) => String(p),
+    numeric: true,
+    trim: true,
+  },
+  {
+    field: 'allow',
+    label: 'Allowed clients (CIDRs)',
+    hint: () => 'Addresses or CIDR blocks, separated by commas or spaces. Empty: loopback and private ranges.',
+    rows: 2,
+  },
+  {
+    field: 'labels',
+    label: 'Labels',
+    hint: () => 'key=value pairs, separated by spaces or commas (env=prod team=web). Editable later.',
+    placeholder: () => 'env=prod',
+  },
+  {
+    field: 'ttl',
+    label: 'Expires after',
+    hint: () => 'Optional: 8h, 2d, or a date and time (2026-12-31T18:00:00Z). It is then deleted. Empty: never.',
+    trim: true,
+  },
 ];
 
 /** What "Automatic" would choose now, and why: asked again when the machine type or the connected hosts change (asking never connects a host). */
 function useAutomaticHint(host: string, machineType: string): string | undefined {
-  const connectedHosts = useHostsStore((s) => s.hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(','));
+  const connectedHosts = useHostsStore((s) =>
+    s.hosts
+      .filter((h) => h.state === 'connected')
+      .map((h) => h.name)
+      .join(','),
+  );
   const [auto, setAuto] = useState<{ ok: true; reason: string } | { ok: false; message: string }>();
   useEffect(() => {
     if (host) return;
@@ -64,7 +98,9 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const headingId = `${base}-h`;
   const id = (field: keyof LaunchDialogForm) => `${base}-${field}`;
   const hosts = useHostsStore((s) => s.hosts);
-  const { machineTypes, images, state } = useAppConfigStore(useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })));
+  const { machineTypes, images, state } = useAppConfigStore(
+    useShallow((s) => ({ machineTypes: s.machineTypes, images: s.images, state: s.state })),
+  );
   const [form, setForm] = useState<LaunchDialogForm>(EMPTY_LAUNCH_FORM);
   /** The name's problem waits for the first keystroke there (or a submit): an empty form opens without an error. */
   const [touched, setTouched] = useState(false);
@@ -77,8 +113,10 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   const many = launchesMany(form);
   const check = checkLaunchForm(form);
   const problems = { ...check.problems, name: touched ? check.problems.name : undefined };
-  const defaultPort = form.kind === 'socks5' ? SOCKS5_DEFAULT_PORT : (state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort);
-  const change = <K extends keyof LaunchDialogForm>(field: K, value: LaunchDialogForm[K]) => setForm((f) => ({ ...f, [field]: value }));
+  const defaultPort =
+    form.kind === 'socks5' ? SOCKS5_DEFAULT_PORT : (state?.config?.kvm?.proxy?.port ?? DEFAULTS.proxyPort);
+  const change = <K extends keyof LaunchDialogForm>(field: K, value: LaunchDialogForm[K]) =>
+    setForm((f) => ({ ...f, [field]: value }));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -98,8 +136,19 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
   }
 
   const back = () => setTaskId(undefined);
-  if (taskId && many) return <LaunchManyProgress headingId={headingId} task={task} taskId={taskId} onBack={back} onClose={onClose} />;
-  if (taskId) return <LaunchProgress headingId={headingId} name={form.name} task={task} taskId={taskId} onBack={back} onClose={onClose} />;
+  if (taskId && many)
+    return <LaunchManyProgress headingId={headingId} task={task} taskId={taskId} onBack={back} onClose={onClose} />;
+  if (taskId)
+    return (
+      <LaunchProgress
+        headingId={headingId}
+        name={form.name}
+        task={task}
+        taskId={taskId}
+        onBack={back}
+        onClose={onClose}
+      />
+    );
 
   const defaultOf = <T extends { name: string; isDefault: boolean }>(list: readonly T[]) => {
     const d = list.find((x) => x.isDefault);
@@ -109,7 +158,12 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
     <Modal labelledBy={headingId} onClose={onClose} className="launch">
       <form onSubmit={(e) => void submit(e)} noValidate>
         <h2 id={headingId}>Launch a proxy</h2>
-        <Field id={id('name')} label="Name" error={problems.name} hint={many ? 'A pattern with {n}, e.g. web-{n}.' : 'A lowercase DNS label, e.g. proxy-eu-1.'}>
+        <Field
+          id={id('name')}
+          label="Name"
+          error={problems.name}
+          hint={many ? 'A pattern with {n}, e.g. web-{n}.' : 'A lowercase DNS label, e.g. proxy-eu-1.'}
+        >
           {(c) => (
             <input
               {...c}
@@ -124,11 +178,22 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             />
           )}
         </Field>
-        <Field id={id('count')} label="How many" error={problems.count} hint={`1 to ${LAUNCH_MANY_MAX}. Above 1 the name needs {n}, which becomes 1, 2, 3…`}>
-          {(c) => <input {...c} inputMode="numeric" value={form.count} onChange={(e) => change('count', e.target.value)} />}
+        <Field
+          id={id('count')}
+          label="How many"
+          error={problems.count}
+          hint={`1 to ${LAUNCH_MANY_MAX}. Above 1 the name needs {n}, which becomes 1, 2, 3…`}
+        >
+          {(c) => (
+            <input {...c} inputMode="numeric" value={form.count} onChange={(e) => change('count', e.target.value)} />
+          )}
         </Field>
         {many && (
-          <Field id={id('placement')} label="Placement" hint="Spread: one per host first, then by free memory. Pack: fill the host with the most free memory first. Or the hosts you list, in turn.">
+          <Field
+            id={id('placement')}
+            label="Placement"
+            hint="Spread: one per host first, then by free memory. Pack: fill the host with the most free memory first. Or the hosts you list, in turn."
+          >
             {(c) => (
               <select {...c} value={form.placement} onChange={(e) => change('placement', e.target.value as Placement)}>
                 <option value="spread">Spread over the hosts</option>
@@ -139,8 +204,20 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
           </Field>
         )}
         {many && form.placement === 'hosts' && (
-          <Field id={id('hostList')} label="Hosts, in turn" error={problems.hostList} hint={`Host names separated by commas (${hosts.map((h) => h.name).join(', ')}).`}>
-            {(c) => <input {...c} value={form.hostList} spellCheck={false} onChange={(e) => change('hostList', e.target.value)} />}
+          <Field
+            id={id('hostList')}
+            label="Hosts, in turn"
+            error={problems.hostList}
+            hint={`Host names separated by commas (${hosts.map((h) => h.name).join(', ')}).`}
+          >
+            {(c) => (
+              <input
+                {...c}
+                value={form.hostList}
+                spellCheck={false}
+                onChange={(e) => change('hostList', e.target.value)}
+              />
+            )}
           </Field>
         )}
         {!many && (
@@ -181,9 +258,17 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
             </select>
           )}
         </Field>
-        <Field id={id('kind')} label="Kind" hint="HTTP (tinyproxy) or SOCKS5 (Dante), both with a username and password.">
+        <Field
+          id={id('kind')}
+          label="Kind"
+          hint="HTTP (tinyproxy) or SOCKS5 (Dante), both with a username and password."
+        >
           {(c) => (
-            <select {...c} value={form.kind} onChange={(e) => change('kind', e.target.value === 'socks5' ? 'socks5' : 'http')}>
+            <select
+              {...c}
+              value={form.kind}
+              onChange={(e) => change('kind', e.target.value === 'socks5' ? 'socks5' : 'http')}
+            >
               <option value="http">HTTP</option>
               <option value="socks5">SOCKS5</option>
             </select>
@@ -192,19 +277,30 @@ export function LaunchDialog({ onClose }: { onClose: () => void }) {
         {TEXT_FIELDS.map((t) => (
           <Field key={t.field} id={id(t.field)} label={t.label} error={problems[t.field]} hint={t.hint(defaultPort)}>
             {(c) => {
-              const props = { ...c, value: form[t.field], spellCheck: false, ...(t.placeholder ? { placeholder: t.placeholder(defaultPort) } : {}) };
+              const props = {
+                ...c,
+                value: form[t.field],
+                spellCheck: false,
+                ...(t.placeholder ? { placeholder: t.placeholder(defaultPort) } : {}),
+              };
               const set = (value: string) => change(t.field, t.trim ? value.trim() : value);
               return t.rows ? (
                 <textarea {...props} rows={t.rows} onChange={(e) => set(e.target.value)} />
               ) : (
-                <input {...props} {...(t.numeric ? { inputMode: 'numeric' as const } : {})} onChange={(e) => set(e.target.value)} />
+                <input
+                  {...props}
+                  {...(t.numeric ? { inputMode: 'numeric' as const } : {})}
+                  onChange={(e) => set(e.target.value)}
+                />
               );
             }}
           </Field>
         ))}
         <Refusal what="The launch was refused" error={submitError} />
         <div className="dialog-actions">
-          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
           <button type="submit" className="primary" disabled={submitting}>
             {submitting ? 'Launching…' : many && check.names ? `Launch ${check.names.length}` : 'Launch'}
           </button>

@@ -25,13 +25,18 @@ const STEP_LABELS: Record<LaunchStep, string> = {
 };
 
 /** The provider's launch steps, in order, with what each means. */
-export const LAUNCH_STEPS: { name: string; label: string }[] = SHARED_STEPS.map((name) => ({ name, label: STEP_LABELS[name] }));
+export const LAUNCH_STEPS: { name: string; label: string }[] = SHARED_STEPS.map((name) => ({
+  name,
+  label: STEP_LABELS[name],
+}));
 
 type StepState = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
 
 function stepStates(task: Task | undefined): { name: string; label: string; state: StepState; message?: string }[] {
   const known = new Map(task?.steps.map((s) => [s.name, s]) ?? []);
-  const extra = (task?.steps ?? []).filter((s) => !LAUNCH_STEPS.some((l) => l.name === s.name)).map((s) => ({ name: s.name, label: s.name }));
+  const extra = (task?.steps ?? [])
+    .filter((s) => !LAUNCH_STEPS.some((l) => l.name === s.name))
+    .map((s) => ({ name: s.name, label: s.name }));
   return [...LAUNCH_STEPS, ...extra].map((s) => {
     const seen = known.get(s.name);
     let state: StepState = seen ? (seen.state === 'done' ? 'done' : 'running') : 'pending';
@@ -49,7 +54,21 @@ function stepLabel(name: string): string {
 const STEP_MARK: Record<StepState, string> = { pending: '○', running: '◐', done: '✓', failed: '✕', cancelled: '–' };
 
 /** One proxy's launch: its steps, its outcome, Copy URL once it answers, Back to the form after a failure. */
-export function LaunchProgress({ headingId, name, task, taskId, onBack, onClose }: { headingId: string; name: string; task: Task | undefined; taskId: string; onBack: () => void; onClose: () => void }) {
+export function LaunchProgress({
+  headingId,
+  name,
+  task,
+  taskId,
+  onBack,
+  onClose,
+}: {
+  headingId: string;
+  name: string;
+  task: Task | undefined;
+  taskId: string;
+  onBack: () => void;
+  onClose: () => void;
+}) {
   const cancel = useTasksStore((s) => s.cancel);
   const steps = stepStates(task);
   const finished = task && !['queued', 'running'].includes(task.state);
@@ -59,7 +78,9 @@ export function LaunchProgress({ headingId, name, task, taskId, onBack, onClose 
       <ol className="steps" aria-label="Launch steps">
         {steps.map((s) => (
           <li key={s.name} className={`step step-${s.state}`} aria-label={`${s.label}: ${s.state}`}>
-            <span className="step-mark" aria-hidden="true">{STEP_MARK[s.state]}</span>
+            <span className="step-mark" aria-hidden="true">
+              {STEP_MARK[s.state]}
+            </span>
             <span className="step-label">{s.label}</span>
             <span className="step-name">{s.name}</span>
             {s.message && <span className="step-message">{s.message}</span>}
@@ -67,7 +88,11 @@ export function LaunchProgress({ headingId, name, task, taskId, onBack, onClose 
         ))}
       </ol>
       {task?.progress && task.state === 'running' && (
-        <progress aria-label={`Progress of ${task.step ?? 'the launch'}`} max={task.progress.total} value={task.progress.total === undefined ? undefined : task.progress.done} />
+        <progress
+          aria-label={`Progress of ${task.step ?? 'the launch'}`}
+          max={task.progress.total}
+          value={task.progress.total === undefined ? undefined : task.progress.done}
+        />
       )}
       <div role="status" className="launch-outcome">
         {!task && 'Waiting for the first step…'}
@@ -78,7 +103,10 @@ export function LaunchProgress({ headingId, name, task, taskId, onBack, onClose 
         <div role="alert" className="failure">
           <h3>The launch failed{task.error?.step ? ` at “${stepLabel(task.error.step)}”` : ''}</h3>
           <p className="error">{task.error?.message ?? task.message ?? 'no message'}</p>
-          <p className="meta">{task.error?.name}. What was created has been removed unless the message says otherwise. Fix the cause and launch again.</p>
+          <p className="meta">
+            {task.error?.name}. What was created has been removed unless the message says otherwise. Fix the cause and
+            launch again.
+          </p>
         </div>
       )}
       <div className="dialog-actions">
@@ -112,7 +140,19 @@ const ROW_MARK: Record<'running' | 'done' | 'failed', string> = { running: '◐'
  * A launch of many, as its one task reports it: a row per proxy (the task's steps, one per
  * name) with where it is, its outcome, and cancel (only the unfinished ones roll back).
  */
-export function LaunchManyProgress({ headingId, task, taskId, onBack, onClose }: { headingId: string; task: Task | undefined; taskId: string; onBack: () => void; onClose: () => void }) {
+export function LaunchManyProgress({
+  headingId,
+  task,
+  taskId,
+  onBack,
+  onClose,
+}: {
+  headingId: string;
+  task: Task | undefined;
+  taskId: string;
+  onBack: () => void;
+  onClose: () => void;
+}) {
   const cancel = useTasksStore((s) => s.cancel);
   const finished = task && !['queued', 'running'].includes(task.state);
   const rows = task?.steps ?? [];
@@ -125,7 +165,9 @@ export function LaunchManyProgress({ headingId, task, taskId, onBack, onClose }:
           const state = r.state === 'running' && finished ? 'cancelled' : r.state;
           return (
             <li key={r.name} className={`step step-${state}`} aria-label={`${r.name}: ${state}`}>
-              <span className="step-mark" aria-hidden="true">{state === 'cancelled' ? '–' : ROW_MARK[r.state]}</span>
+              <span className="step-mark" aria-hidden="true">
+                {state === 'cancelled' ? '–' : ROW_MARK[r.state]}
+              </span>
               <span className="step-label">{r.name}</span>
               <span className="step-name">{state}</span>
               {r.message && <span className="step-message">{r.message}</span>}
@@ -136,23 +178,33 @@ export function LaunchManyProgress({ headingId, task, taskId, onBack, onClose }:
       <div role="status" className="launch-outcome">
         {!task && 'Waiting for the first step…'}
         {task?.state === 'succeeded' && <p className="ok">All {rows.length} are up and their proxies answer.</p>}
-        {task?.state === 'cancelled' && <p>Cancelled: {ok} finished and kept; the launches not finished were removed.</p>}
+        {task?.state === 'cancelled' && (
+          <p>Cancelled: {ok} finished and kept; the launches not finished were removed.</p>
+        )}
       </div>
       {task?.state === 'failed' && (
         <div role="alert" className="failure">
-          <h3>{ok} of {rows.length} launched</h3>
+          <h3>
+            {ok} of {rows.length} launched
+          </h3>
           <p className="error">{task.error?.message ?? 'no message'}</p>
           <p className="meta">The ones that worked are kept; each failed one removed what it had created.</p>
         </div>
       )}
       <div className="dialog-actions">
         {(task?.state === 'failed' || task?.state === 'cancelled') && (
-          <button type="button" onClick={onBack}>Back to the form</button>
+          <button type="button" onClick={onBack}>
+            Back to the form
+          </button>
         )}
         {task?.cancellable && !finished && (
-          <button type="button" className="danger" onClick={() => void cancel(taskId)}>Cancel the unfinished</button>
+          <button type="button" className="danger" onClick={() => void cancel(taskId)}>
+            Cancel the unfinished
+          </button>
         )}
-        <button type="button" autoFocus onClick={onClose}>{finished ? 'Close' : 'Close (keeps running in Tasks)'}</button>
+        <button type="button" autoFocus onClick={onClose}>
+          {finished ? 'Close' : 'Close (keeps running in Tasks)'}
+        </button>
       </div>
     </Modal>
   );

@@ -28,7 +28,14 @@ export function MachineTypesPanel({ machineTypes }: { machineTypes: MachineTypeV
           <td>{m.diskGiB} GiB</td>
         </CatalogRow>
       ))}
-      {panel.editing === '' && <CatalogEntryEditor kind="machineType" initial={NEW_MACHINE_TYPE_FORM} colSpan={MT_COLUMNS} onDone={(saved) => panel.closeForm(saved)} />}
+      {panel.editing === '' && (
+        <CatalogEntryEditor
+          kind="machineType"
+          initial={NEW_MACHINE_TYPE_FORM}
+          colSpan={MT_COLUMNS}
+          onDone={(saved) => panel.closeForm(saved)}
+        />
+      )}
     </CatalogPanel>
   );
 }

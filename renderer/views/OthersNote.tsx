@@ -3,9 +3,14 @@ export function OthersNote({ others }: { others: Array<{ name: string; owner: st
   if (!others.length) return null;
   return (
     <p className="warning" role="note">
-      Not yours: {others.map((o, i) => (
-        <span key={o.name}>{i > 0 && ', '}<code>{o.name}</code> was launched by <strong>{o.owner}</strong></span>
-      ))}. Make sure they agree.
+      Not yours:{' '}
+      {others.map((o, i) => (
+        <span key={o.name}>
+          {i > 0 && ', '}
+          <code>{o.name}</code> was launched by <strong>{o.owner}</strong>
+        </span>
+      ))}
+      . Make sure they agree.
     </p>
   );
 }

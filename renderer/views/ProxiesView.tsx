@@ -76,7 +76,16 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   /** The one dialog over the table (each is modal, so never two). */
   const [dialog, setDialog] = useState<TableDialog | null>(null);
   const closeDialog = () => setDialog(null);
-  const { sort, groupBy, setGroupBy, returnTo, setSort, inspect: openInspector, setLaunchOpen, toast } = useUiStore(useShallow(tableUi));
+  const {
+    sort,
+    groupBy,
+    setGroupBy,
+    returnTo,
+    setSort,
+    inspect: openInspector,
+    setLaunchOpen,
+    toast,
+  } = useUiStore(useShallow(tableUi));
   const [filter, setFilter] = useState('');
   /** A count of the fleet summary, pressed: only the proxies in that health state are shown. */
   const [healthFilter, setHealthFilter] = useState<HealthState | null>(null);
@@ -134,7 +143,10 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   async function act(action: 'start' | 'stop' | 'delete', names: string[], force = false) {
     const failed = await actOn(action, names, force);
     if (failed.length) toast(`Could not ${action} ${failed.join('; ')}`, 'error');
-    else toast(`${action === 'delete' ? 'Deleting' : action === 'start' ? 'Starting' : 'Stopping'} ${names.join(', ')} (see Tasks)`);
+    else
+      toast(
+        `${action === 'delete' ? 'Deleting' : action === 'start' ? 'Starting' : 'Stopping'} ${names.join(', ')} (see Tasks)`,
+      );
   }
 
   const names = selection.map((p) => p.name);
@@ -145,7 +157,12 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
   const headerFor = (c: (typeof COLUMNS)[number]) => {
     const active = sort.key === c.key;
     return (
-      <div role="columnheader" className={`col col-${c.key}`} key={c.key} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <div
+        role="columnheader"
+        className={`col col-${c.key}`}
+        key={c.key}
+        aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+      >
         <button
           type="button"
           className="sort"
@@ -153,7 +170,9 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           onClick={() => setSort({ key: c.key, dir: active && sort.dir === 'asc' ? 'desc' : 'asc' })}
         >
           {c.label}
-          <span aria-hidden="true" className="sort-mark">{active ? (sort.dir === 'asc' ? '▲' : '▼') : ''}</span>
+          <span aria-hidden="true" className="sort-mark">
+            {active ? (sort.dir === 'asc' ? '▲' : '▼') : ''}
+          </span>
         </button>
       </div>
     );
@@ -165,26 +184,79 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
         <h2 id="proxies-h">Proxies</h2>
         <span className="meta">{loaded ? `${rows.length} of ${all.length}` : 'loading…'}</span>
         <div className="toolbar" role="toolbar" aria-label="Proxy actions">
-          <input type="search" className="filter" aria-label="Filter proxies" placeholder="Filter by name, host, address, env=prod…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <input
+            type="search"
+            className="filter"
+            aria-label="Filter proxies"
+            placeholder="Filter by name, host, address, env=prod…"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+          />
           <label className="group-by">
             Group by{' '}
-            <select value={grouping ?? ''} onChange={(e) => setGroupBy(e.target.value === '' ? null : e.target.value)} disabled={!groupKeys.length} title={groupKeys.length ? undefined : 'No proxy has a label yet'}>
+            <select
+              value={grouping ?? ''}
+              onChange={(e) => setGroupBy(e.target.value === '' ? null : e.target.value)}
+              disabled={!groupKeys.length}
+              title={groupKeys.length ? undefined : 'No proxy has a label yet'}
+            >
               <option value="">none</option>
               {groupKeys.map((k) => (
-                <option key={k} value={k}>{k}</option>
+                <option key={k} value={k}>
+                  {k}
+                </option>
               ))}
             </select>
           </label>
           <label className="mine-toggle">
             <input type="checkbox" checked={mineOnly} onChange={(e) => setMineOnly(e.target.checked)} /> Mine
           </label>
-          <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>Start</button>
-          <button type="button" disabled={!names.length} onClick={() => (othersIn(selection, you).length ? setDialog({ kind: 'stop', names }) : void act('stop', names))}>Stop</button>
-          <button type="button" className="danger" disabled={!names.length} onClick={() => setDialog({ kind: 'delete', names })}>Delete</button>
-          <button type="button" disabled={!names.length} onClick={() => setDialog({ kind: 'replace', proxies: selection })}>Replace</button>
-          <button type="button" disabled={selection.length !== 1} title="Edit the labels of the one selected proxy" onClick={() => selection[0] && setDialog({ kind: 'labels', key: recordKey(selection[0]) })}>Labels</button>
-          <button type="button" disabled={!names.length} onClick={() => setDialog({ kind: 'settings', names })}>Client settings</button>
-          <button type="button" className="primary" aria-keyshortcuts="Control+N Meta+N" onClick={() => setLaunchOpen(true)}>Launch</button>
+          <button type="button" disabled={!names.length} onClick={() => void act('start', names)}>
+            Start
+          </button>
+          <button
+            type="button"
+            disabled={!names.length}
+            onClick={() =>
+              othersIn(selection, you).length ? setDialog({ kind: 'stop', names }) : void act('stop', names)
+            }
+          >
+            Stop
+          </button>
+          <button
+            type="button"
+            className="danger"
+            disabled={!names.length}
+            onClick={() => setDialog({ kind: 'delete', names })}
+          >
+            Delete
+          </button>
+          <button
+            type="button"
+            disabled={!names.length}
+            onClick={() => setDialog({ kind: 'replace', proxies: selection })}
+          >
+            Replace
+          </button>
+          <button
+            type="button"
+            disabled={selection.length !== 1}
+            title="Edit the labels of the one selected proxy"
+            onClick={() => selection[0] && setDialog({ kind: 'labels', key: recordKey(selection[0]) })}
+          >
+            Labels
+          </button>
+          <button type="button" disabled={!names.length} onClick={() => setDialog({ kind: 'settings', names })}>
+            Client settings
+          </button>
+          <button
+            type="button"
+            className="primary"
+            aria-keyshortcuts="Control+N Meta+N"
+            onClick={() => setLaunchOpen(true)}
+          >
+            Launch
+          </button>
         </div>
       </div>
       {error && (
@@ -192,12 +264,19 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           Cannot list the proxies: {error}. Check the Hosts view for the host that fails, then reload the window.
         </p>
       )}
-      {(!loaded || all.length > 0) && <FleetSummary keys={keys} filter={healthFilter} onFilter={setHealthFilter} waiting={!loaded} />}
+      {(!loaded || all.length > 0) && (
+        <FleetSummary keys={keys} filter={healthFilter} onFilter={setHealthFilter} waiting={!loaded} />
+      )}
       {loaded && !error && all.length === 0 ? (
         <div className="empty-state">
           <h3>Launch your first proxy</h3>
-          <p>No proxy runs on any host yet. A proxy is a small VM on one of your hosts that forwards HTTP(S) for the clients you allow.</p>
-          <button type="button" className="primary" onClick={() => setLaunchOpen(true)}>Launch a proxy</button>
+          <p>
+            No proxy runs on any host yet. A proxy is a small VM on one of your hosts that forwards HTTP(S) for the
+            clients you allow.
+          </p>
+          <button type="button" className="primary" onClick={() => setLaunchOpen(true)}>
+            Launch a proxy
+          </button>
           <p className="meta">Shortcut: N, or Ctrl+N (⌘N on macOS) in the app window.</p>
         </div>
       ) : (
@@ -205,14 +284,28 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           <div role="rowgroup" className="grid-head" ref={head}>
             <div role="row" className="grid-row" aria-rowindex={1}>
               <div role="columnheader" className="col col-select">
-                <input type="checkbox" aria-label="Select all shown proxies" checked={allShownSelected} onChange={toggleAll} disabled={!rows.length} />
+                <input
+                  type="checkbox"
+                  aria-label="Select all shown proxies"
+                  checked={allShownSelected}
+                  onChange={toggleAll}
+                  disabled={!rows.length}
+                />
               </div>
               {COLUMNS.slice(0, 4).map(headerFor)}
-              <div role="columnheader" className="col col-health">Health</div>
-              <div role="columnheader" className="col col-traffic">Traffic in/out</div>
-              <div role="columnheader" className="col col-cpu">CPU</div>
+              <div role="columnheader" className="col col-health">
+                Health
+              </div>
+              <div role="columnheader" className="col col-traffic">
+                Traffic in/out
+              </div>
+              <div role="columnheader" className="col col-cpu">
+                CPU
+              </div>
               {COLUMNS.slice(4).map(headerFor)}
-              <div role="columnheader" className="col col-actions">Actions</div>
+              <div role="columnheader" className="col col-actions">
+                Actions
+              </div>
             </div>
           </div>
           <ProxyWindow
@@ -231,7 +324,15 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
             after={
               loaded && rows.length === 0 && all.length > 0 ? (
                 <p className="empty">
-                  No proxy matches {[filter.trim() && `“${filter}”`, healthFilter && `the health filter “${healthFilter}”`, mineOnly && 'Mine'].filter(Boolean).join(' and ')}. Clear the filter to see all {all.length}.
+                  No proxy matches{' '}
+                  {[
+                    filter.trim() && `“${filter}”`,
+                    healthFilter && `the health filter “${healthFilter}”`,
+                    mineOnly && 'Mine',
+                  ]
+                    .filter(Boolean)
+                    .join(' and ')}
+                  . Clear the filter to see all {all.length}.
                 </p>
               ) : undefined
             }
@@ -255,15 +356,23 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
           }}
         >
           <p>
-            This destroys the VM{confirming.length === 1 ? '' : 's'} and {confirming.length === 1 ? 'its' : 'their'} disks on the host, and forgets the credentials. Clients using{' '}
-            {confirming.length === 1 ? 'it' : 'them'} lose their proxy. It cannot be undone.
+            This destroys the VM{confirming.length === 1 ? '' : 's'} and {confirming.length === 1 ? 'its' : 'their'}{' '}
+            disks on the host, and forgets the credentials. Clients using {confirming.length === 1 ? 'it' : 'them'} lose
+            their proxy. It cannot be undone.
           </p>
           <ul>
             {confirming.map((n) => (
-              <li key={n}><code>{n}</code></li>
+              <li key={n}>
+                <code>{n}</code>
+              </li>
             ))}
           </ul>
-          <OthersNote others={othersIn(selection.filter((p) => confirming.includes(p.name)), you)} />
+          <OthersNote
+            others={othersIn(
+              selection.filter((p) => confirming.includes(p.name)),
+              you,
+            )}
+          />
         </ConfirmDialog>
       )}
       {stopping && (
@@ -277,7 +386,12 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
             void act('stop', names, true);
           }}
         >
-          <OthersNote others={othersIn(selection.filter((p) => stopping.includes(p.name)), you)} />
+          <OthersNote
+            others={othersIn(
+              selection.filter((p) => stopping.includes(p.name)),
+              you,
+            )}
+          />
         </ConfirmDialog>
       )}
     </section>

@@ -44,7 +44,16 @@ function StateBadge({ state }: { state: string }) {
   return <span className={`badge state-${state}`}>{state}</span>;
 }
 
-export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowIndex, selected, you, now, actions, placeholder = false }: ProxyRowProps) {
+export const ProxyRow = memo(function ProxyRow({
+  proxy: p,
+  statsKey: key,
+  rowIndex,
+  selected,
+  you,
+  now,
+  actions,
+  placeholder = false,
+}: ProxyRowProps) {
   return (
     <div
       role={placeholder ? undefined : 'row'}
@@ -61,9 +70,22 @@ export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowInd
       }}
     >
       <div role="cell" className="col col-select">
-        <input type="checkbox" aria-label={`Select ${p.name}`} checked={selected} onChange={() => actions.toggle(key)} />
+        <input
+          type="checkbox"
+          aria-label={`Select ${p.name}`}
+          checked={selected}
+          onChange={() => actions.toggle(key)}
+        />
       </div>
-      <div role="cell" className="col col-state"><StateBadge state={p.state} />{p.replacing && <span className="meta" title={`replaces ${p.replacing}, which serves until this one is ready`}> replacement</span>}</div>
+      <div role="cell" className="col col-state">
+        <StateBadge state={p.state} />
+        {p.replacing && (
+          <span className="meta" title={`replaces ${p.replacing}, which serves until this one is ready`}>
+            {' '}
+            replacement
+          </span>
+        )}
+      </div>
       <div role="cell" className="col col-name">
         {p.name}
         <FleetTags proxy={p} you={you} now={now} />
@@ -71,14 +93,20 @@ export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowInd
       <div role="cell" className="col col-host">
         {p.host}
         {p.unknownHost && (
-          <span className="meta" title={`its metadata names host ${p.unknownHost}, which is not an entry on this hypervisor now (renamed or removed)`}>
-            {' '}(launched on {p.unknownHost})
+          <span
+            className="meta"
+            title={`its metadata names host ${p.unknownHost}, which is not an entry on this hypervisor now (renamed or removed)`}
+          >
+            {' '}
+            (launched on {p.unknownHost})
           </span>
         )}
       </div>
       <div role="cell" className="col col-address">
         {p.addresses.length === 0 ? (
-          <span className="meta" title={p.addressNote}>{p.state === 'shutoff' ? 'not running' : p.addressNote ? 'address unknown' : 'no address yet'}</span>
+          <span className="meta" title={p.addressNote}>
+            {p.state === 'shutoff' ? 'not running' : p.addressNote ? 'address unknown' : 'no address yet'}
+          </span>
         ) : (
           p.addresses.map((a, i) => (
             // By position, not by address: a recycled slot then updates its spans' text instead of replacing them.
@@ -88,19 +116,72 @@ export const ProxyRow = memo(function ProxyRow({ proxy: p, statsKey: key, rowInd
           ))
         )}
       </div>
-      <div role="cell" className="col col-health"><HealthCell statsKey={key} /></div>
-      <div role="cell" className="col col-traffic"><TrafficCell statsKey={key} name={p.name} /></div>
-      <div role="cell" className="col col-cpu"><CpuCell statsKey={key} /></div>
-      <div role="cell" className="col col-port">{p.port}</div>
-      <div role="cell" className="col col-machineType">{p.machineType}</div>
-      <div role="cell" className="col col-image">{p.image.name}</div>
-      <div role="cell" className="col col-age">{formatAge(p.createdAt, now)}</div>
+      <div role="cell" className="col col-health">
+        <HealthCell statsKey={key} />
+      </div>
+      <div role="cell" className="col col-traffic">
+        <TrafficCell statsKey={key} name={p.name} />
+      </div>
+      <div role="cell" className="col col-cpu">
+        <CpuCell statsKey={key} />
+      </div>
+      <div role="cell" className="col col-port">
+        {p.port}
+      </div>
+      <div role="cell" className="col col-machineType">
+        {p.machineType}
+      </div>
+      <div role="cell" className="col col-image">
+        {p.image.name}
+      </div>
+      <div role="cell" className="col col-age">
+        {formatAge(p.createdAt, now)}
+      </div>
       <div role="cell" className="col col-actions">
-        <button type="button" className="small" aria-label={`Edit labels of ${p.name}`} title="Labels: edit them, the VM keeps running" onClick={() => actions.labels(key)}>🏷</button>
-        <button type="button" className="small" aria-label={`Replace ${p.name}`} title="Replace: a fresh VM, same name and credentials" disabled={p.replacing !== undefined} onClick={() => actions.replace(p)}>↻</button>
-        <button type="button" className="small" aria-label={`Copy URL of ${p.name}`} onClick={() => void copyProxyUrl(p.name)}>Copy URL</button>
-        <button type="button" className="small" aria-label={`Client settings of ${p.name}`} onClick={() => actions.settings(p.name)}>Settings</button>
-        <button type="button" className="small" aria-label={`Inspect ${p.name}`} data-inspect={p.name} onClick={() => actions.inspect(p.name)}>Inspect</button>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Edit labels of ${p.name}`}
+          title="Labels: edit them, the VM keeps running"
+          onClick={() => actions.labels(key)}
+        >
+          🏷
+        </button>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Replace ${p.name}`}
+          title="Replace: a fresh VM, same name and credentials"
+          disabled={p.replacing !== undefined}
+          onClick={() => actions.replace(p)}
+        >
+          ↻
+        </button>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Copy URL of ${p.name}`}
+          onClick={() => void copyProxyUrl(p.name)}
+        >
+          Copy URL
+        </button>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Client settings of ${p.name}`}
+          onClick={() => actions.settings(p.name)}
+        >
+          Settings
+        </button>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Inspect ${p.name}`}
+          data-inspect={p.name}
+          onClick={() => actions.inspect(p.name)}
+        >
+          Inspect
+        </button>
       </div>
     </div>
   );

@@ -2,7 +2,15 @@
 import type { GroupedRow } from '../proxy-fleet.js';
 
 /** A group's header: a row of the same windowed list (same height), spanning every column. */
-export function GroupRow({ item, rowIndex, columns }: { item: Extract<GroupedRow, { kind: 'group' }>; rowIndex: number; columns: number }) {
+export function GroupRow({
+  item,
+  rowIndex,
+  columns,
+}: {
+  item: Extract<GroupedRow, { kind: 'group' }>;
+  rowIndex: number;
+  columns: number;
+}) {
   const title = item.value === undefined ? `no ${item.key}` : `${item.key}=${item.value}`;
   return (
     <div role="row" className="grid-row group-row" data-group={title} aria-rowindex={rowIndex}>
@@ -16,7 +24,8 @@ export function GroupRow({ item, rowIndex, columns }: { item: Extract<GroupedRow
 /** The next proxy row from `row` (group header rows are passed over: they take no focus). */
 function proxyRowFrom(row: Element, down: boolean): Element | null {
   let next = down ? row.nextElementSibling : row.previousElementSibling;
-  while (next instanceof HTMLElement && next.dataset.group !== undefined) next = down ? next.nextElementSibling : next.previousElementSibling;
+  while (next instanceof HTMLElement && next.dataset.group !== undefined)
+    next = down ? next.nextElementSibling : next.previousElementSibling;
   return next;
 }
 

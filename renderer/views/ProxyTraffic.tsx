@@ -12,16 +12,33 @@ import { useStatsStore } from '../stores/stats-store.js';
 export function TrafficCell({ statsKey, name }: { statsKey: ProxyKey; name: string }) {
   const rates = useStatsStore((s) => s.rates[statsKey]);
   const spark = useStatsStore((s) => s.spark[statsKey]);
-  if (!rates) return <span className="meta" title="no figures yet: not running, just started, or its host did not answer">—</span>;
+  if (!rates)
+    return (
+      <span className="meta" title="no figures yet: not running, just started, or its host did not answer">
+        —
+      </span>
+    );
   const points = spark ? spark.points() : '';
   return (
-    <span className="traffic" title={`in ${formatRate(rates.inBps)} (${rates.inPps.toFixed(1)} packets/s), out ${formatRate(rates.outBps)} (${rates.outPps.toFixed(1)} packets/s)`}>
+    <span
+      className="traffic"
+      title={`in ${formatRate(rates.inBps)} (${rates.inPps.toFixed(1)} packets/s), out ${formatRate(rates.outBps)} (${rates.outPps.toFixed(1)} packets/s)`}
+    >
       {points && (
-        <svg className="spark" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`traffic of ${name}, last ${spark!.length} samples`}>
+        <svg
+          className="spark"
+          width={W}
+          height={H}
+          viewBox={`0 0 ${W} ${H}`}
+          role="img"
+          aria-label={`traffic of ${name}, last ${spark!.length} samples`}
+        >
           <polyline points={points} fill="none" stroke="currentColor" strokeWidth="1.5" />
         </svg>
       )}
-      <span className="rate">↓{formatRate(rates.inBps)} ↑{formatRate(rates.outBps)}</span>
+      <span className="rate">
+        ↓{formatRate(rates.inBps)} ↑{formatRate(rates.outBps)}
+      </span>
     </span>
   );
 }
@@ -46,10 +63,15 @@ export function HealthCell({ statsKey }: { statsKey: ProxyKey }) {
     h.lastError,
     h.exitAddress && `exit address ${h.exitAddress}${h.exitChanged ? ' (changed)' : ''}`,
     h.exitWarning,
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
   return (
     <span className={`health health-${h.state}`} title={title}>
-      <span aria-hidden="true" className="dot">●</span> {h.state}
+      <span aria-hidden="true" className="dot">
+        ●
+      </span>{' '}
+      {h.state}
       {h.latencyMs !== undefined && h.state !== 'unknown' && <span className="meta"> {h.latencyMs} ms</span>}
       {h.exitWarning && <ExitWarning text={h.exitWarning} />}
     </span>
@@ -60,7 +82,8 @@ export function HealthCell({ statsKey }: { statsKey: ProxyKey }) {
 export function ExitWarning({ text, name }: { text: string; name?: string }) {
   return (
     <span className="exit-warning" role="note" title={text}>
-      {' '}⚠<span className={name ? undefined : 'visually-hidden'}> {name ? text : `exit address: ${text}`}</span>
+      {' '}
+      ⚠<span className={name ? undefined : 'visually-hidden'}> {name ? text : `exit address: ${text}`}</span>
     </span>
   );
 }
@@ -70,7 +93,9 @@ export function HealthDot({ statsKey }: { statsKey: ProxyKey }) {
   const state = useHealthStore((s) => s.health[statsKey]?.state) ?? 'unknown';
   return (
     <span className={`health health-${state}`} title={state}>
-      <span aria-hidden="true" className="dot">●</span>
+      <span aria-hidden="true" className="dot">
+        ●
+      </span>
       <span className="visually-hidden"> {state}</span>
     </span>
   );

@@ -62,7 +62,19 @@ interface FocusPlace {
   control: number;
 }
 
-export function ProxyWindow({ items: listed, selected, you, now, actions, columns, onScrollLeft, returnTo, hidden, after, placeholder = false }: ProxyWindowProps) {
+export function ProxyWindow({
+  items: listed,
+  selected,
+  you,
+  now,
+  actions,
+  columns,
+  onScrollLeft,
+  returnTo,
+  hidden,
+  after,
+  placeholder = false,
+}: ProxyWindowProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -82,7 +94,13 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
 
   /** Takes the element's scroll position, but renders only when it changes which rows are in the window. */
   const follow = (el: HTMLDivElement) => {
-    const next = rowWindow({ count: items.length, rowHeight: ROW_HEIGHT, scrollTop: el.scrollTop, height, overscan: OVERSCAN });
+    const next = rowWindow({
+      count: items.length,
+      rowHeight: ROW_HEIGHT,
+      scrollTop: el.scrollTop,
+      height,
+      overscan: OVERSCAN,
+    });
     if (next.start !== win.start || next.end !== win.end) setTop(el.scrollTop);
   };
   const onScroll = (e: React.UIEvent<HTMLDivElement>) => {
@@ -127,7 +145,10 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
   const focusPlace = useRef<FocusPlace | undefined>(undefined);
   const onFocus = (e: React.FocusEvent<HTMLDivElement>) => {
     const row = e.target instanceof HTMLElement ? e.target.closest<HTMLElement>('[role=row][data-key]') : null;
-    focusPlace.current = row?.dataset.key === undefined ? undefined : { key: row.dataset.key, control: row === e.target ? -1 : controlsOf(row).indexOf(e.target as HTMLElement) };
+    focusPlace.current =
+      row?.dataset.key === undefined
+        ? undefined
+        : { key: row.dataset.key, control: row === e.target ? -1 : controlsOf(row).indexOf(e.target as HTMLElement) };
     // Focusing a row in the overscan scrolled the body already (focus() scrolls at once; the
     // scroll event waits for the next frame): the window follows now, within the key press,
     // so the next arrow key finds a neighbour even when presses come faster than frames.
@@ -154,9 +175,22 @@ export function ProxyWindow({ items: listed, selected, you, now, actions, column
             const index = win.start + i;
             // Keyed by slot, not by proxy: see slotOf.
             const slot = `slot-${i}`;
-            if (item.kind === 'group') return <GroupRow key={slot} item={item} rowIndex={index + 2} columns={columns} />;
+            if (item.kind === 'group')
+              return <GroupRow key={slot} item={item} rowIndex={index + 2} columns={columns} />;
             const key = recordKey(item.proxy);
-            return <ProxyRow key={slot} proxy={item.proxy} statsKey={key} rowIndex={index + 2} selected={!placeholder && selected.has(key)} you={you} now={now} actions={actions} placeholder={placeholder} />;
+            return (
+              <ProxyRow
+                key={slot}
+                proxy={item.proxy}
+                statsKey={key}
+                rowIndex={index + 2}
+                selected={!placeholder && selected.has(key)}
+                you={you}
+                now={now}
+                actions={actions}
+                placeholder={placeholder}
+              />
+            );
           })}
         </div>
       </div>

@@ -25,7 +25,12 @@ export function RemoveHostDialog({ name, proxies, onDone }: RemoveHostDialogProp
     }
   };
   return (
-    <ConfirmDialog title={`Remove host ${name}?`} confirmLabel="Remove host" onConfirm={() => void confirm()} onCancel={() => onDone()}>
+    <ConfirmDialog
+      title={`Remove host ${name}?`}
+      confirmLabel="Remove host"
+      onConfirm={() => void confirm()}
+      onCancel={() => onDone()}
+    >
       <p>
         {name} is removed from the config only: nothing on the host is touched.{' '}
         {proxies === 0

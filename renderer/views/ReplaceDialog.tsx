@@ -15,7 +15,15 @@ import { useUiStore } from '../stores/ui-store.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { OthersNote } from './OthersNote.js';
 
-export function ReplaceDialog({ proxies, you, onClose }: { proxies: readonly ProxyRecordView[]; you: LaunchedBy | undefined; onClose: () => void }) {
+export function ReplaceDialog({
+  proxies,
+  you,
+  onClose,
+}: {
+  proxies: readonly ProxyRecordView[];
+  you: LaunchedBy | undefined;
+  onClose: () => void;
+}) {
   const hosts = useHostsStore((s) => s.hosts);
   const toast = useUiStore((s) => s.toast);
   const [host, setHost] = useState('');
@@ -33,21 +41,33 @@ export function ReplaceDialog({ proxies, you, onClose }: { proxies: readonly Pro
     }
   }
   return (
-    <ConfirmDialog title={`Replace ${one ? names[0] : `${names.length} proxies`}?`} confirmLabel="Replace" onCancel={onClose} onConfirm={() => void confirm()}>
+    <ConfirmDialog
+      title={`Replace ${one ? names[0] : `${names.length} proxies`}?`}
+      confirmLabel="Replace"
+      onCancel={onClose}
+      onConfirm={() => void confirm()}
+    >
       <p>
-        {one ? 'A fresh VM with the same name, spec, labels and credentials is launched' : 'Each gets a fresh VM with the same name, spec, labels and credentials, one at a time'};
-        only once it answers is the old one deleted. Clients keep their URL except for the address. If the new one fails, the old one stays as it was.
+        {one
+          ? 'A fresh VM with the same name, spec, labels and credentials is launched'
+          : 'Each gets a fresh VM with the same name, spec, labels and credentials, one at a time'}
+        ; only once it answers is the old one deleted. Clients keep their URL except for the address. If the new one
+        fails, the old one stays as it was.
       </p>
       <ul>
         {names.map((n) => (
-          <li key={n}><code>{n}</code></li>
+          <li key={n}>
+            <code>{n}</code>
+          </li>
         ))}
       </ul>
       <label htmlFor={id}>Launch the new {one ? 'one' : 'ones'} on</label>{' '}
       <select id={id} value={host} onChange={(e) => setHost(e.target.value)}>
         <option value="">the same host</option>
         {hosts.map((h) => (
-          <option key={h.name} value={h.name}>{h.name}</option>
+          <option key={h.name} value={h.name}>
+            {h.name}
+          </option>
         ))}
       </select>
       <OthersNote others={othersIn(proxies, you)} />

@@ -8,7 +8,13 @@
  * each launch, auto-replace at each check.
  */
 import { useEffect, useId, useState } from 'react';
-import { DEFAULT_SLOW_MS, type EditableSettings, type SettingsSetInput, SettingsSetInputSchema, type SettingsView as Loaded } from '../../shared/app-settings.js';
+import {
+  DEFAULT_SLOW_MS,
+  type EditableSettings,
+  type SettingsSetInput,
+  SettingsSetInputSchema,
+  type SettingsView as Loaded,
+} from '../../shared/app-settings.js';
 import { configErrorMap, formatPath } from '../../shared/config-issues.js';
 import { BridgeError } from '../../shared/ipc.js';
 import { errorMessage } from '../format.js';
@@ -26,7 +32,14 @@ interface Draft {
   maxPerHour: string;
 }
 
-type Field = 'health.checkUrl' | 'health.echoUrl' | 'health.slowMs' | 'autoBake' | 'autoReplace.enabled' | 'autoReplace.afterMinutes' | 'autoReplace.maxPerHour';
+type Field =
+  | 'health.checkUrl'
+  | 'health.echoUrl'
+  | 'health.slowMs'
+  | 'autoBake'
+  | 'autoReplace.enabled'
+  | 'autoReplace.afterMinutes'
+  | 'autoReplace.maxPerHour';
 
 function draftOf(s: EditableSettings): Draft {
   return {
@@ -72,7 +85,18 @@ function problemsOf(issues: readonly { path: string; message: string }[]): { fie
   const fields: Problems = {};
   const other: string[] = [];
   for (const i of issues) {
-    if (['health.checkUrl', 'health.echoUrl', 'health.slowMs', 'autoBake', 'autoReplace.enabled', 'autoReplace.afterMinutes', 'autoReplace.maxPerHour'].includes(i.path)) fields[i.path as Field] ??= i.message;
+    if (
+      [
+        'health.checkUrl',
+        'health.echoUrl',
+        'health.slowMs',
+        'autoBake',
+        'autoReplace.enabled',
+        'autoReplace.afterMinutes',
+        'autoReplace.maxPerHour',
+      ].includes(i.path)
+    )
+      fields[i.path as Field] ??= i.message;
     else other.push(i.path ? `${i.path}: ${i.message}` : i.message);
   }
   return { fields, other };
@@ -82,7 +106,16 @@ function problemsOf(issues: readonly { path: string; message: string }[]): { fie
  * A text field of the form. Its problem is not announced by itself: the form's summary under
  * the fieldsets is the alert, naming how many fields need fixing.
  */
-function TextField(props: { id: string; label: string; hint: string; value: string; error: string | undefined; onChange: (v: string) => void; inputMode?: 'numeric' | 'decimal' | 'url'; placeholder?: string }) {
+function TextField(props: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  error: string | undefined;
+  onChange: (v: string) => void;
+  inputMode?: 'numeric' | 'decimal' | 'url';
+  placeholder?: string;
+}) {
   const { id, label, hint, value, error, onChange } = props;
   return (
     <Field id={id} label={label} error={error} announce={false} hint={hint}>
@@ -112,9 +145,9 @@ export function SettingsView() {
   useEffect(() => {
     let live = true;
     readSettings().then(
-        (v) => live && (setLoaded(v), setDraft(draftOf(v.settings)), setLoadError(undefined)),
-        (err: unknown) => live && setLoadError(errorMessage(err)),
-      );
+      (v) => live && (setLoaded(v), setDraft(draftOf(v.settings)), setLoadError(undefined)),
+      (err: unknown) => live && setLoadError(errorMessage(err)),
+    );
     return () => {
       live = false;
     };
@@ -148,7 +181,11 @@ export function SettingsView() {
       setDraft(draftOf(next.settings));
       setSaved(true);
     } catch (err) {
-      setProblems(err instanceof BridgeError && err.issues?.length ? problemsOf(err.issues) : { fields: {}, other: [errorMessage(err)] });
+      setProblems(
+        err instanceof BridgeError && err.issues?.length
+          ? problemsOf(err.issues)
+          : { fields: {}, other: [errorMessage(err)] },
+      );
     } finally {
       setSaving(false);
     }
@@ -184,7 +221,10 @@ export function SettingsView() {
         >
           <fieldset className="panel">
             <legend>Health</legend>
-            <p className="hint">Every 30 s each running proxy is asked for a page through itself; the figures are in Proxies and in the inspector.</p>
+            <p className="hint">
+              Every 30 s each running proxy is asked for a page through itself; the figures are in Proxies and in the
+              inspector.
+            </p>
             <TextField
               id={ids.check}
               label="Check URL"
@@ -223,13 +263,32 @@ export function SettingsView() {
               checkbox
               hint="After a launch on a plain base image, a background task bakes the image on that host (the proxy software installed once), so later launches there boot ready. Images & machine types has Bake for doing it by hand."
             >
-              {(c) => <input {...c} type="checkbox" checked={draft.autoBake} onChange={(e) => edit({ autoBake: e.target.checked })} />}
+              {(c) => (
+                <input
+                  {...c}
+                  type="checkbox"
+                  checked={draft.autoBake}
+                  onChange={(e) => edit({ autoBake: e.target.checked })}
+                />
+              )}
             </Field>
           </fieldset>
           <fieldset className="panel">
             <legend>Auto-replace</legend>
-            <Field id={`${id}-ar`} label="Replace my proxies whose health keeps failing" checkbox hint="Only proxies launched from this workstation by you; each replacement is a task in Tasks.">
-              {(c) => <input {...c} type="checkbox" checked={draft.autoReplace} onChange={(e) => edit({ autoReplace: e.target.checked })} />}
+            <Field
+              id={`${id}-ar`}
+              label="Replace my proxies whose health keeps failing"
+              checkbox
+              hint="Only proxies launched from this workstation by you; each replacement is a task in Tasks."
+            >
+              {(c) => (
+                <input
+                  {...c}
+                  type="checkbox"
+                  checked={draft.autoReplace}
+                  onChange={(e) => edit({ autoReplace: e.target.checked })}
+                />
+              )}
             </Field>
             <TextField
               id={ids.after}
@@ -259,19 +318,25 @@ export function SettingsView() {
           )}
           {Object.keys(f).length > 0 && (
             <p role="alert" className="error">
-              Not saved: {Object.keys(f).length === 1 ? 'a field needs' : 'some fields need'} fixing (shown under {Object.keys(f).length === 1 ? 'it' : 'each'}).
+              Not saved: {Object.keys(f).length === 1 ? 'a field needs' : 'some fields need'} fixing (shown under{' '}
+              {Object.keys(f).length === 1 ? 'it' : 'each'}).
             </p>
           )}
           <div className="settings-actions">
             <button type="submit" className="primary" disabled={!changed || saving}>
               {saving ? 'Saving…' : 'Save'}
             </button>
-            <button type="button" disabled={!changed || saving} onClick={() => (loaded && setDraft(draftOf(loaded.settings)), setProblems({ fields: {}, other: [] }))}>
+            <button
+              type="button"
+              disabled={!changed || saving}
+              onClick={() => (loaded && setDraft(draftOf(loaded.settings)), setProblems({ fields: {}, other: [] }))}
+            >
               Discard changes
             </button>
             {saved && !changed && (
               <span role="status" className="ok">
-                Saved. The health probe uses it from its next round, auto-bake from the next launch, auto-replace from its next check.
+                Saved. The health probe uses it from its next round, auto-bake from the next launch, auto-replace from
+                its next check.
               </span>
             )}
           </div>

@@ -45,7 +45,11 @@ function SettingsBody({ view }: { view: SshSettingsView }) {
             <ol aria-label={`Keys of ${view.name}, in the order they are tried`}>
               {view.keys.map((k) => (
                 <li key={k.path}>
-                  <code>{k.path}</code> <span className="meta">({k.origin}{k.written !== undefined ? `, written "${k.written}"` : ''})</span>
+                  <code>{k.path}</code>{' '}
+                  <span className="meta">
+                    ({k.origin}
+                    {k.written !== undefined ? `, written "${k.written}"` : ''})
+                  </span>
                 </li>
               ))}
             </ol>
@@ -59,7 +63,13 @@ function SettingsBody({ view }: { view: SshSettingsView }) {
         <dt>Via</dt>
         <dd>
           {view.jumps.length === 0 ? 'direct' : view.jumps.join(' → ')}
-          {view.proxyJump && <span className="meta"> (ProxyJump {view.proxyJump.value}{view.proxyJump.origin ? `, ${view.proxyJump.origin}` : ''})</span>}
+          {view.proxyJump && (
+            <span className="meta">
+              {' '}
+              (ProxyJump {view.proxyJump.value}
+              {view.proxyJump.origin ? `, ${view.proxyJump.origin}` : ''})
+            </span>
+          )}
         </dd>
         {view.proxyCommand !== undefined && (
           <>
@@ -139,7 +149,12 @@ export function SshSettingsSection({ host }: { host: string }) {
           </p>
         )}
         {view && <SettingsBody view={view} />}
-        <button type="button" onClick={() => void load()} disabled={loading} aria-label={`Read again the SSH settings of ${host}`}>
+        <button
+          type="button"
+          onClick={() => void load()}
+          disabled={loading}
+          aria-label={`Read again the SSH settings of ${host}`}
+        >
           Read again
         </button>
       </section>

@@ -11,7 +11,8 @@ function Outcome({ task }: { task: Task }) {
       </p>
     );
   if (task.state === 'cancelled') return <p className="meta">Cancelled.</p>;
-  if (task.state === 'succeeded') return <p className="ok">Done{task.finished ? ` at ${new Date(task.finished).toLocaleTimeString()}` : ''}.</p>;
+  if (task.state === 'succeeded')
+    return <p className="ok">Done{task.finished ? ` at ${new Date(task.finished).toLocaleTimeString()}` : ''}.</p>;
   return null;
 }
 
@@ -30,13 +31,22 @@ export function TaskItem({ task }: { task: Task }) {
           </span>
         )}
         {task.cancellable && isActive(task) && (
-          <button type="button" className="small danger" aria-label={`Cancel ${task.title}`} onClick={() => void cancel(task.id)}>
+          <button
+            type="button"
+            className="small danger"
+            aria-label={`Cancel ${task.title}`}
+            onClick={() => void cancel(task.id)}
+          >
             Cancel
           </button>
         )}
       </div>
       {isActive(task) && (
-        <progress aria-label={`Progress of ${task.title}`} max={p?.total ?? undefined} value={p?.total !== undefined ? p.done : undefined} />
+        <progress
+          aria-label={`Progress of ${task.title}`}
+          max={p?.total ?? undefined}
+          value={p?.total !== undefined ? p.done : undefined}
+        />
       )}
       <Outcome task={task} />
     </li>
@@ -44,7 +54,9 @@ export function TaskItem({ task }: { task: Task }) {
 }
 
 export function TasksView() {
-  const { tasks, loaded, error } = useTasksStore(useShallow((s) => ({ tasks: s.tasks, loaded: s.loaded, error: s.error })));
+  const { tasks, loaded, error } = useTasksStore(
+    useShallow((s) => ({ tasks: s.tasks, loaded: s.loaded, error: s.error })),
+  );
   const list = sortedTasks(tasks);
   return (
     <section className="view" aria-labelledby="tasks-h">
@@ -52,9 +64,16 @@ export function TasksView() {
         <h2 id="tasks-h">Tasks</h2>
         <span className="meta">{list.filter(isActive).length} running</span>
       </div>
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
       {loaded && list.length === 0 ? (
-        <p className="empty">No task yet. Launching, starting, stopping or deleting a proxy, or pulling an image, shows up here with its progress.</p>
+        <p className="empty">
+          No task yet. Launching, starting, stopping or deleting a proxy, or pulling an image, shows up here with its
+          progress.
+        </p>
       ) : (
         <ul className="tasks" aria-label="Tasks">
           {list.map((t) => (

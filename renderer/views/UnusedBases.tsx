@@ -12,7 +12,13 @@ import { errorMessage, formatBytes } from '../format.js';
 
 type Report = z.infer<typeof BasePruneReportSchema>;
 type Result = z.infer<typeof BasePruneResultSchema>;
-type Phase = { phase: 'idle' } | { phase: 'looking' } | { phase: 'found'; report: Report } | { phase: 'removing'; report: Report } | { phase: 'done'; result: Result } | { phase: 'error'; message: string };
+type Phase =
+  | { phase: 'idle' }
+  | { phase: 'looking' }
+  | { phase: 'found'; report: Report }
+  | { phase: 'removing'; report: Report }
+  | { phase: 'done'; result: Result }
+  | { phase: 'error'; message: string };
 
 export function UnusedBases() {
   const [state, setState] = useState<Phase>({ phase: 'idle' });
@@ -38,12 +44,24 @@ export function UnusedBases() {
     <section className="panel" aria-labelledby="bases-h">
       <div className="panel-head">
         <h3 id="bases-h">Base volumes on the hosts</h3>
-        <button type="button" className="small" onClick={() => void look()} disabled={state.phase === 'looking' || state.phase === 'removing'}>
+        <button
+          type="button"
+          className="small"
+          onClick={() => void look()}
+          disabled={state.phase === 'looking' || state.phase === 'removing'}
+        >
           {state.phase === 'looking' ? 'Looking…' : 'Find unused'}
         </button>
       </div>
-      <p className="meta">Each host keeps one base volume per image its proxies were launched from. Those no proxy, domain or recent launch uses can go.</p>
-      {state.phase === 'error' && <p role="alert" className="error">{state.message}</p>}
+      <p className="meta">
+        Each host keeps one base volume per image its proxies were launched from. Those no proxy, domain or recent
+        launch uses can go.
+      </p>
+      {state.phase === 'error' && (
+        <p role="alert" className="error">
+          {state.message}
+        </p>
+      )}
       {report && (
         <>
           {report.unused.length === 0 ? (
@@ -70,10 +88,17 @@ export function UnusedBases() {
             </details>
           )}
           {report.unreachable.map((u) => (
-            <p key={u.host} className="error">{u.host} could not be checked (nothing is removed there): {u.error}</p>
+            <p key={u.host} className="error">
+              {u.host} could not be checked (nothing is removed there): {u.error}
+            </p>
           ))}
           {report.unused.length > 0 && (
-            <button type="button" className="danger" onClick={() => void remove(report)} disabled={state.phase === 'removing'}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => void remove(report)}
+              disabled={state.phase === 'removing'}
+            >
               {state.phase === 'removing' ? 'Removing…' : `Remove ${report.unused.length} (${formatBytes(total)})`}
             </button>
           )}
@@ -82,7 +107,9 @@ export function UnusedBases() {
       {state.phase === 'done' && (
         <p role="status">
           Removed {state.result.removed.length} base volume{state.result.removed.length === 1 ? '' : 's'}
-          {state.result.kept.length > 0 && `; kept ${state.result.kept.length} that came into use meanwhile (${state.result.kept.map((k) => `${k.volume}: ${k.why}`).join('; ')})`}.
+          {state.result.kept.length > 0 &&
+            `; kept ${state.result.kept.length} that came into use meanwhile (${state.result.kept.map((k) => `${k.volume}: ${k.why}`).join('; ')})`}
+          .
         </p>
       )}
     </section>

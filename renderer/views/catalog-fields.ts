@@ -17,7 +17,9 @@ export interface EntryFieldSpec {
   wide?: boolean;
 }
 
-export const ENTRY_FIELD_TABLES: { readonly [K in CatalogEntryKind]: { readonly [F in CatalogEntryFields[K]]: EntryFieldSpec } } = {
+export const ENTRY_FIELD_TABLES: {
+  readonly [K in CatalogEntryKind]: { readonly [F in CatalogEntryFields[K]]: EntryFieldSpec };
+} = {
   machineType: {
     name: { label: 'Name', kind: 'text' },
     vcpus: { label: 'vCPUs', kind: 'number' },
@@ -27,7 +29,12 @@ export const ENTRY_FIELD_TABLES: { readonly [K in CatalogEntryKind]: { readonly 
   image: {
     name: { label: 'Name', kind: 'text' },
     url: { label: 'URL', kind: 'text', wide: true, hint: 'https://, http:// or file:// (a file on this machine)' },
-    sha256: { label: 'sha256', kind: 'text', wide: true, hint: "From the publisher's checksum file (Read checksum file fills it): the pull is checked against it" },
+    sha256: {
+      label: 'sha256',
+      kind: 'text',
+      wide: true,
+      hint: "From the publisher's checksum file (Read checksum file fills it): the pull is checked against it",
+    },
     format: { label: 'Format', kind: 'select', options: DISK_FORMATS },
   },
 };

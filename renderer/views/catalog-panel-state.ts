@@ -13,7 +13,13 @@ import { useConfigBusy } from './config-busy.js';
  * the page. Names are entry names (a-z, 0-9, ".", "_", "-"): safe in a selector.
  */
 function refocus(panel: string, label: string): void {
-  requestAnimationFrame(() => document.querySelector<HTMLElement>(`section[aria-labelledby="${panel}"] button[aria-label="${label}"], section[aria-labelledby="${panel}"] button[data-focus="${label}"]`)?.focus());
+  requestAnimationFrame(() =>
+    document
+      .querySelector<HTMLElement>(
+        `section[aria-labelledby="${panel}"] button[aria-label="${label}"], section[aria-labelledby="${panel}"] button[data-focus="${label}"]`,
+      )
+      ?.focus(),
+  );
 }
 
 /** One catalog panel's state. */

@@ -26,7 +26,11 @@
  */
 import type { Terminal } from '@xterm/xterm';
 
-const create = Document.prototype.createElement as (this: Document, tagName: string, options?: ElementCreationOptions) => HTMLElement;
+const create = Document.prototype.createElement as (
+  this: Document,
+  tagName: string,
+  options?: ElementCreationOptions,
+) => HTMLElement;
 /** Terminals open per document: the shadowing stays while one is. */
 const users = new WeakMap<Document, number>();
 /** Where `<style>` requests go while a terminal opens (null otherwise: a real element). */
@@ -71,7 +75,8 @@ function shadowedCreateElement(this: Document, tagName: string, options?: Elemen
 
 function retain(doc: Document): void {
   const n = users.get(doc) ?? 0;
-  if (n === 0) Object.defineProperty(doc, 'createElement', { value: shadowedCreateElement, configurable: true, writable: true });
+  if (n === 0)
+    Object.defineProperty(doc, 'createElement', { value: shadowedCreateElement, configurable: true, writable: true });
   users.set(doc, n + 1);
 }
 

@@ -49,17 +49,28 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await check('Proxies');
   await table.getByRole('checkbox', { name: 'Select bulk-0001' }).check();
   await check('Proxies, a row selected');
-  await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete', exact: true }).click();
+  await page
+    .getByRole('toolbar', { name: 'Proxy actions' })
+    .getByRole('button', { name: 'Delete', exact: true })
+    .click();
   await dialog(/^Delete bulk-0001/).waitFor();
   await check('Delete confirmation');
-  await dialog(/^Delete bulk-0001/).getByRole('button', { name: 'Cancel' }).click();
-  await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Replace', exact: true }).click();
+  await dialog(/^Delete bulk-0001/)
+    .getByRole('button', { name: 'Cancel' })
+    .click();
+  await page
+    .getByRole('toolbar', { name: 'Proxy actions' })
+    .getByRole('button', { name: 'Replace', exact: true })
+    .click();
   await dialog('Replace bulk-0001?').waitFor();
   await check('Replace confirmation');
   await dialog('Replace bulk-0001?').getByRole('button', { name: 'Cancel' }).click();
   await dialog('Replace bulk-0001?').waitFor({ state: 'detached' });
   await table.getByRole('checkbox', { name: 'Select bulk-0001' }).uncheck();
-  await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click();
+  await page
+    .getByRole('toolbar', { name: 'Proxy actions' })
+    .getByRole('button', { name: 'Launch', exact: true })
+    .click();
   const launch = dialog('Launch a proxy');
   await launch.waitFor();
   await check('Launch dialog');
@@ -91,9 +102,16 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
 
   // Hosts: the local host connected, its add, edit and remove dialogs.
   await nav(page, 'Hosts').click();
-  await page.getByRole('article', { name: 'local' }).getByText(/libvirt \d/).waitFor({ timeout: 60_000 });
+  await page
+    .getByRole('article', { name: 'local' })
+    .getByText(/libvirt \d/)
+    .waitFor({ timeout: 60_000 });
   await check('Hosts');
-  await visit(page.getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }), dialog(/host/i), 'Add host dialog');
+  await visit(
+    page.getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }),
+    dialog(/host/i),
+    'Add host dialog',
+  );
   await visit(page.getByRole('button', { name: 'Edit local', exact: true }), dialog(/local/), 'Edit host dialog');
   await visit(page.getByRole('button', { name: 'Remove local', exact: true }), dialog(/local/), 'Remove host dialog');
 
@@ -104,8 +122,16 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await types.getByRole('row', { name: /medium/ }).waitFor({ timeout: 30_000 });
   await check('Images & machine types');
   const images = page.getByRole('region', { name: 'Images' });
-  await visit(types.getByRole('button', { name: 'Add machine type' }), types.getByRole('group', { name: 'New machine type' }), 'Add machine type form');
-  await visit(images.getByRole('button', { name: 'Add image' }), images.getByRole('group', { name: 'New image' }), 'Add image form');
+  await visit(
+    types.getByRole('button', { name: 'Add machine type' }),
+    types.getByRole('group', { name: 'New machine type' }),
+    'Add machine type form',
+  );
+  await visit(
+    images.getByRole('button', { name: 'Add image' }),
+    images.getByRole('group', { name: 'New image' }),
+    'Add image form',
+  );
   // Its Checksum file field with a message under it (a scheme the backend refuses; nothing is read).
   await images.getByRole('button', { name: 'Add image' }).click();
   const newImage = images.getByRole('group', { name: 'New image' });
@@ -114,7 +140,11 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await check('Add image form, invalid checksum file');
   await page.keyboard.press('Escape');
   await newImage.waitFor({ state: 'detached' });
-  await visit(types.getByRole('button', { name: 'Remove medium', exact: true }), dialog(/medium/), 'Remove machine type dialog');
+  await visit(
+    types.getByRole('button', { name: 'Remove medium', exact: true }),
+    dialog(/medium/),
+    'Remove machine type dialog',
+  );
 
   // Config: the export shown, an import previewed.
   await nav(page, 'Config').click();
@@ -122,7 +152,9 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await page.getByRole('button', { name: 'Show export' }).click();
   await page.getByRole('textbox', { name: 'Exported config' }).waitFor({ timeout: 30_000 });
   await check('Config, export shown');
-  await page.getByRole('textbox', { name: 'Config to import' }).fill('type: kvm\nkvm:\n  hosts: []\n  machineTypes: {}\n  nonsense: 1\n');
+  await page
+    .getByRole('textbox', { name: 'Config to import' })
+    .fill('type: kvm\nkvm:\n  hosts: []\n  machineTypes: {}\n  nonsense: 1\n');
   await page.getByRole('button', { name: 'Preview import' }).click();
   await page.getByRole('alert', { name: 'Import problems' }).waitFor({ timeout: 30_000 });
   await check('Config, import problems');
@@ -130,7 +162,10 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   const exported = await page.getByRole('textbox', { name: 'Exported config' }).inputValue();
   await page.getByRole('textbox', { name: 'Config to import' }).fill(exported);
   await page.getByRole('button', { name: 'Preview import' }).click();
-  await page.getByRole('button', { name: 'Import', exact: true }).and(page.locator(':enabled')).waitFor({ timeout: 30_000 });
+  await page
+    .getByRole('button', { name: 'Import', exact: true })
+    .and(page.locator(':enabled'))
+    .waitFor({ timeout: 30_000 });
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   await dialog('Replace the config?').waitFor();
   await check('Import confirmation');
@@ -160,7 +195,10 @@ beforeAll(async () => {
     config: (dir) => {
       const image = tinyImage(dir);
       return testConfig(env, {
-        machineTypes: ['tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }', 'medium: { vcpus: 2, memoryMiB: 256, diskGiB: 2 }'],
+        machineTypes: [
+          'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+          'medium: { vcpus: 2, memoryMiB: 256, diskGiB: 2 }',
+        ],
         images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`],
         defaults: '{ machineType: tiny, image: tiny }',
       });
@@ -195,4 +233,5 @@ describe('accessibility: axe-core over every view and dialog', () => {
   });
 });
 
-const isNamed = (input: unknown, name: string): boolean => typeof input === 'object' && input !== null && (input as { name?: unknown }).name === name;
+const isNamed = (input: unknown, name: string): boolean =>
+  typeof input === 'object' && input !== null && (input as { name?: unknown }).name === name;

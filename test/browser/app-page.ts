@@ -45,7 +45,14 @@ export interface ConfigParts {
 
 /** A config file's text, on the test environment unless told otherwise. */
 export function testConfig(env: TestEnv, parts: ConfigParts = {}): string {
-  const lines = ['type: kvm', 'kvm:', '  hosts:', ...(parts.hosts ?? [localHost(env)]).map((h) => `    - ${h}`), '  machineTypes:', ...(parts.machineTypes ?? ['tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }']).map((m) => `    ${m}`)];
+  const lines = [
+    'type: kvm',
+    'kvm:',
+    '  hosts:',
+    ...(parts.hosts ?? [localHost(env)]).map((h) => `    - ${h}`),
+    '  machineTypes:',
+    ...(parts.machineTypes ?? ['tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }']).map((m) => `    ${m}`),
+  ];
   if (parts.images?.length) lines.push('  images:', ...parts.images.map((i) => `    ${i}`));
   if (parts.defaults) lines.push(`  defaults: ${parts.defaults}`);
   return `${lines.join('\n')}\n`;
@@ -114,12 +121,19 @@ export async function openApp(options: OpenAppOptions): Promise<AppPage> {
   mkdirSync(DOCS_SHOTS, { recursive: true });
   await options.prepare?.();
   // HOME is the temporary directory too: ~/.ssh (known_hosts, config) is there, never the real one.
-  const serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home, ...options.env }, [], undefined, options.as, options.netns);
+  const serve = await startServe(
+    { EGRESS_DESK_HOME: home, HOME: home, ...options.env },
+    [],
+    undefined,
+    options.as,
+    options.netns,
+  );
   let browser: Browser | undefined;
   try {
     browser = await launchChromium(options.netns);
     const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
-    if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
+    if (options.clipboard)
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
     const errors: string[] = [];
     const page = watchPage(await context.newPage(), errors);
     await page.goto(serve.url);
@@ -156,7 +170,10 @@ export async function openTinyApp(env: TestEnv, prefix: string): Promise<{ app: 
     config: (dir) => {
       const image = tinyImage(dir);
       sha256 = image.sha256;
-      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+      return testConfig(env, {
+        images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`],
+        defaults: '{ machineType: tiny, image: tiny }',
+      });
     },
   });
   return { app, sha256 };
@@ -164,7 +181,10 @@ export async function openTinyApp(env: TestEnv, prefix: string): Promise<{ app: 
 
 /** Waits until the Proxies view has loaded: its table, or the empty state (other test files' proxies may be on the same libvirtd). */
 export async function proxiesLoaded(page: Page): Promise<void> {
-  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(proxiesTable(page)).waitFor({ timeout: 60_000 });
+  await page
+    .getByRole('heading', { name: 'Launch your first proxy' })
+    .or(proxiesTable(page))
+    .waitFor({ timeout: 60_000 });
 }
 
 /** What {@link useTinyApp} opens, filled in before the file's tests run. */
@@ -187,7 +207,8 @@ export function useTinyApp(env: TestEnv, prefix: string, names: readonly string[
   let sha256 = '';
   let ownBase = false;
   const cleanUp = async (): Promise<void> => {
-    for (const [i, name] of names.entries()) await removeProxy(lane.client, name, i === names.length - 1 && ownBase ? [baseVolumeName(sha256, 'qcow2')] : []);
+    for (const [i, name] of names.entries())
+      await removeProxy(lane.client, name, i === names.length - 1 && ownBase ? [baseVolumeName(sha256, 'qcow2')] : []);
   };
   beforeAll(async () => {
     lane.client = await systemClient();
@@ -195,7 +216,10 @@ export function useTinyApp(env: TestEnv, prefix: string, names: readonly string[
     lane.page = lane.app.page;
     lane.home = lane.app.home;
     lane.cli = async (...args) => {
-      const r = await runCliProcess(['--config', join(lane.home, 'config.yaml'), 'proxies', ...args], { HOME: lane.home, EGRESS_DESK_HOME: lane.home });
+      const r = await runCliProcess(['--config', join(lane.home, 'config.yaml'), 'proxies', ...args], {
+        HOME: lane.home,
+        EGRESS_DESK_HOME: lane.home,
+      });
       if (r.code !== 0) throw new Error(`proxies ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
       return r.stdout;
     };

@@ -86,10 +86,12 @@ kvm:
   services = createAppServices(home, 'electron', { version: '0.0.0-test', reconcileIntervalMs: 0, autoBake: false });
   // The request → answer path of protocol.handle: a URL of the app scheme, the handler's Response.
   server = createServer((req, res) => {
-    void handleAppRequest(rendererDir, { url: `${APP_ORIGIN}${req.url ?? '/'}`, method: req.method ?? 'GET' }).then(async (answer) => {
-      res.writeHead(answer.status, Object.fromEntries(answer.headers));
-      res.end(Buffer.from(await answer.arrayBuffer()));
-    });
+    void handleAppRequest(rendererDir, { url: `${APP_ORIGIN}${req.url ?? '/'}`, method: req.method ?? 'GET' }).then(
+      async (answer) => {
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -103,7 +105,7 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-describe('the desktop window\'s renderer, as the app scheme serves it', () => {
+describe("the desktop window's renderer, as the app scheme serves it", () => {
   it('renders the app under the CSP, with no CSP, CORS or page error', async () => {
     const context = await browser.newContext({ viewport: VIEWPORT });
     const page = await context.newPage();
@@ -112,7 +114,13 @@ describe('the desktop window\'s renderer, as the app scheme serves it', () => {
     await page.exposeFunction('__egressInvoke', (channel: unknown, input: unknown) => consoles.invoke(channel, input));
     await page.addInitScript(BRIDGE);
     const unsubscribe = services.app.subscribe((event, payload) => {
-      page.evaluate(([e, p]) => (globalThis as unknown as { __egressEvent(e: string, p: unknown): void }).__egressEvent(e as string, p), [event, payload] as const).catch(() => undefined);
+      page
+        .evaluate(
+          ([e, p]) =>
+            (globalThis as unknown as { __egressEvent(e: string, p: unknown): void }).__egressEvent(e as string, p),
+          [event, payload] as const,
+        )
+        .catch(() => undefined);
     });
     try {
       const response = await page.goto(`${origin}/index.html`);
@@ -122,7 +130,10 @@ describe('the desktop window\'s renderer, as the app scheme serves it', () => {
       await page.getByRole('heading', { name: 'Proxies', exact: true, level: 2 }).waitFor({ timeout: 30_000 });
       // A round trip through the bridge to the real backend: the config's host, connected.
       await nav(page, 'Hosts').click();
-      await page.getByRole('region', { name: 'Hosts' }).getByRole('row', { name: /^local\b/ }).waitFor({ timeout: 60_000 });
+      await page
+        .getByRole('region', { name: 'Hosts' })
+        .getByRole('row', { name: /^local\b/ })
+        .waitFor({ timeout: 60_000 });
       expect(problems).toEqual([]);
     } finally {
       unsubscribe();
@@ -140,7 +151,10 @@ describe('the desktop window\'s renderer, as the app scheme serves it', () => {
       // Give a module that did load the time to render: nothing may appear.
       await page.waitForTimeout(1000);
       await expect(page.locator('#root').evaluate((root) => root.childElementCount)).resolves.toBe(0);
-      expect(problems.some((p) => /CORS/.test(p) && /\.js/.test(p)), problems.join('\n')).toBe(true);
+      expect(
+        problems.some((p) => /CORS/.test(p) && /\.js/.test(p)),
+        problems.join('\n'),
+      ).toBe(true);
     } finally {
       await context.close();
     }

@@ -98,7 +98,9 @@ describe('browser: the app through egress-desk serve', () => {
   it('lists the hosts, machine types and images of the config', async () => {
     const hosts = page.getByRole('region', { name: 'Hosts' });
     await expect(hosts.getByRole('row', { name: /local\s+this machine\s+default\s+default/ }).count()).resolves.toBe(1);
-    await expect(hosts.getByRole('row', { name: /edge-a\s+203\.0\.113\.10\s+default\s+bridge br0/ }).count()).resolves.toBe(1);
+    await expect(
+      hosts.getByRole('row', { name: /edge-a\s+203\.0\.113\.10\s+default\s+bridge br0/ }).count(),
+    ).resolves.toBe(1);
     const types = page.getByRole('region', { name: 'Machine types' });
     await expect(types.getByRole('row', { name: /small\s+1\s+512 MiB\s+10 GiB/ }).count()).resolves.toBe(1);
     await expect(types.getByRole('row', { name: /medium\s+2\s+2048 MiB/ }).count()).resolves.toBe(1);
@@ -117,7 +119,11 @@ describe('browser: the app through egress-desk serve', () => {
     await page.screenshot({ path: join(shots, 'app-config-light.png') });
     publishScreenshot(join(shots, 'app-config-light.png'), committed);
     // The session is the cookie: a second context with it opens the app without the (spent) token.
-    const dark = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark', storageState: await light.storageState() });
+    const dark = await browser.newContext({
+      viewport: VIEWPORT,
+      colorScheme: 'dark',
+      storageState: await light.storageState(),
+    });
     const darkPage = watch(await dark.newPage());
     await darkPage.goto(`${serve.origin}/`);
     await ready(darkPage);
@@ -137,7 +143,10 @@ describe('browser: the app through egress-desk serve', () => {
     // may legitimately be answered first).
     expect(await serve.stop()).toBe(0);
     const reply = await page.evaluate(CALL_APP_INFO);
-    expect(reply).toMatchObject({ ok: false, error: { name: 'Disconnected', message: expect.stringMatching(/connection to egress-desk serve was lost/) } });
+    expect(reply).toMatchObject({
+      ok: false,
+      error: { name: 'Disconnected', message: expect.stringMatching(/connection to egress-desk serve was lost/) },
+    });
     // It keeps trying, with backoff, to the same address.
     await expect.poll(() => attempts.length, { timeout: 10_000 }).toBeGreaterThan(1);
     expect(new Set(attempts)).toEqual(new Set([`${serve.origin.replace('http', 'ws')}/ws`]));

@@ -24,6 +24,11 @@ export async function audit(page: Page): Promise<Finding[]> {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
       rules: { 'label-content-name-mismatch': { enabled: true } },
     });
-    return result.violations.map((v) => ({ rule: v.id, impact: v.impact ?? '', help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+    return result.violations.map((v) => ({
+      rule: v.id,
+      impact: v.impact ?? '',
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
   });
 }

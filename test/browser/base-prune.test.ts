@@ -31,7 +31,11 @@ beforeAll(async () => {
   client = await systemClient();
   const pool = await testPool(client);
   for (const name of [OLD, YOUNG, OLD_BAKED]) {
-    await client.call('STORAGE_VOL_CREATE_XML', { pool, xml: `<volume><name>${name}</name><capacity unit='bytes'>1048576</capacity><target><format type='raw'/></target></volume>`, flags: 0 });
+    await client.call('STORAGE_VOL_CREATE_XML', {
+      pool,
+      xml: `<volume><name>${name}</name><capacity unit='bytes'>1048576</capacity><target><format type='raw'/></target></volume>`,
+      flags: 0,
+    });
   }
   const hourAgo = new Date(Date.now() - 3_600_000);
   for (const name of [OLD, OLD_BAKED]) utimesSync(join(env.EGRESS_TEST_POOL_DIR, name), hourAgo, hourAgo);
@@ -64,7 +68,10 @@ describe('browser: unused base volumes on the hosts', () => {
     await page.screenshot({ path: join(SHOTS, 'base-prune.png') });
 
     await panel.getByRole('button', { name: /^Remove \d+ \(/ }).click();
-    await panel.getByRole('status').getByText(/^Removed \d+ base volumes?/).waitFor({ timeout: 30_000 });
+    await panel
+      .getByRole('status')
+      .getByText(/^Removed \d+ base volumes?/)
+      .waitFor({ timeout: 30_000 });
     const volumes = (await hypervisorState(client)).volumes;
     expect(volumes).not.toContain(OLD);
     expect(volumes).not.toContain(OLD_BAKED);

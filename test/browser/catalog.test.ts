@@ -36,7 +36,8 @@ let page: Page;
 
 const types = () => page.getByRole('region', { name: 'Machine types' });
 const images = () => page.getByRole('region', { name: 'Images' });
-const onDisk = (): ProviderConfig => parseConfigText(readFileSync(join(home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
+const onDisk = (): ProviderConfig =>
+  parseConfigText(readFileSync(join(home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
 
 /**
  * A qcow2 image made for this test, fully allocated so that its copy takes long enough
@@ -63,7 +64,9 @@ beforeAll(async () => {
   });
   ({ home, page } = app);
   await nav(page, 'Images & machine types').click({ timeout: 30_000 });
-  await types().getByRole('row', { name: /^tiny\b/ }).waitFor();
+  await types()
+    .getByRole('row', { name: /^tiny\b/ })
+    .waitFor();
 });
 
 afterAll(async () => {
@@ -87,7 +90,9 @@ describe('browser: machine types, edited in place', () => {
     ]);
     const save = form.getByRole('button', { name: 'Save' });
     await expect(save.isDisabled()).resolves.toBe(true);
-    await expect(form.locator('.entry-reason').innerText()).resolves.toMatch(/^Cannot save yet: kvm\.machineTypes\["Medium One"\]: name must be .*\(and 2 more\)$/);
+    await expect(form.locator('.entry-reason').innerText()).resolves.toMatch(
+      /^Cannot save yet: kvm\.machineTypes\["Medium One"\]: name must be .*\(and 2 more\)$/,
+    );
     // Enter does not save an invalid entry.
     await form.getByRole('textbox', { name: 'vCPUs' }).press('Enter');
     await page.screenshot({ path: join(shots, 'catalog-edit.png') });
@@ -104,8 +109,13 @@ describe('browser: machine types, edited in place', () => {
     await expect(form.locator('.field-error').count()).resolves.toBe(0);
     await expect(form.getByRole('button', { name: 'Save' }).isEnabled()).resolves.toBe(true);
     await form.getByRole('textbox', { name: 'Disk (GiB)' }).press('Enter');
-    await types().getByRole('row', { name: /^medium\s+2\s+1024 MiB\s+5 GiB/ }).waitFor();
-    expect(onDisk().kvm!.machineTypes).toEqual({ tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }, medium: { vcpus: 2, memoryMiB: 1024, diskGiB: 5 } });
+    await types()
+      .getByRole('row', { name: /^medium\s+2\s+1024 MiB\s+5 GiB/ })
+      .waitFor();
+    expect(onDisk().kvm!.machineTypes).toEqual({
+      tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 },
+      medium: { vcpus: 2, memoryMiB: 1024, diskGiB: 5 },
+    });
   });
 
   it('edits it: Escape cancels, Save saves', async () => {
@@ -121,13 +131,18 @@ describe('browser: machine types, edited in place', () => {
     form = types().getByRole('group', { name: 'Edit machine type medium' });
     await form.getByRole('textbox', { name: 'Memory (MiB)' }).fill('2048');
     await form.getByRole('button', { name: 'Save' }).click();
-    await types().getByRole('row', { name: /^medium\s+2\s+2048 MiB\s+5 GiB/ }).waitFor();
+    await types()
+      .getByRole('row', { name: /^medium\s+2\s+2048 MiB\s+5 GiB/ })
+      .waitFor();
     expect(onDisk().kvm!.machineTypes.medium).toEqual({ vcpus: 2, memoryMiB: 2048, diskGiB: 5 });
   });
 
   it('makes it the default', async () => {
     await types().getByRole('button', { name: 'Make default: medium' }).click();
-    await types().getByRole('row', { name: /^medium\b/ }).locator('.default-badge').waitFor();
+    await types()
+      .getByRole('row', { name: /^medium\b/ })
+      .locator('.default-badge')
+      .waitFor();
     expect(onDisk().kvm!.defaults).toEqual({ machineType: 'medium' });
     await expect(types().getByRole('button', { name: 'Make default: medium' }).count()).resolves.toBe(0);
   });
@@ -145,13 +160,18 @@ describe('browser: machine types, edited in place', () => {
     expect(Object.keys(onDisk().kvm!.machineTypes)).toEqual(['tiny', 'medium']);
 
     await types().getByRole('button', { name: 'Make default: tiny' }).click();
-    await types().getByRole('row', { name: /^tiny\b/ }).locator('.default-badge').waitFor();
+    await types()
+      .getByRole('row', { name: /^tiny\b/ })
+      .locator('.default-badge')
+      .waitFor();
     expect(onDisk().kvm!.defaults).toEqual({ machineType: 'tiny' });
     await types().getByRole('button', { name: 'Remove medium' }).click();
     dialog = page.getByRole('dialog', { name: 'Remove the machine type medium?' });
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await types().getByRole('row', { name: /^medium\b/ }).waitFor({ state: 'detached' });
+    await types()
+      .getByRole('row', { name: /^medium\b/ })
+      .waitFor({ state: 'detached' });
     expect(Object.keys(onDisk().kvm!.machineTypes)).toEqual(['tiny']);
   });
 });
@@ -162,17 +182,23 @@ describe('browser: an image, added, pulled and verified', () => {
     const form = images().getByRole('group', { name: 'New image' });
     await form.getByRole('textbox', { name: 'Name' }).fill('egtest-img');
     await form.getByRole('textbox', { name: 'URL' }).fill('ftp://nowhere/x');
-    await expect(form.locator('.field-error').innerText()).resolves.toBe('kvm.images.egtest-img.url: must be a URL with scheme https, http, file (got "ftp")');
+    await expect(form.locator('.field-error').innerText()).resolves.toBe(
+      'kvm.images.egtest-img.url: must be a URL with scheme https, http, file (got "ftp")',
+    );
     await form.getByRole('textbox', { name: 'URL' }).fill(`file://${image.path}`);
     await form.getByRole('textbox', { name: 'sha256' }).fill(WRONG_SHA);
     await form.getByRole('button', { name: 'Save' }).click();
     const row = images().getByRole('row', { name: /^egtest-img\b/ });
     await row.waitFor();
-    expect(onDisk().kvm!.images).toEqual({ 'egtest-img': { url: `file://${image.path}`, sha256: WRONG_SHA, format: 'qcow2' } });
+    expect(onDisk().kvm!.images).toEqual({
+      'egtest-img': { url: `file://${image.path}`, sha256: WRONG_SHA, format: 'qcow2' },
+    });
     await expect(row.innerText()).resolves.toContain('not downloaded');
     const presence = row.getByRole('list', { name: 'On hosts' }).getByRole('listitem');
     // The local host connects on its own; the view asks again when it has.
-    await expect.poll(() => presence.allInnerTexts(), { timeout: 30_000 }).toEqual(['local: not uploaded (plain) Bake', `${OFFLINE}: unknown`]);
+    await expect
+      .poll(() => presence.allInnerTexts(), { timeout: 30_000 })
+      .toEqual(['local: not uploaded (plain) Bake', `${OFFLINE}: unknown`]);
     // Not baked there (no baked base on the host): Bake is offered for the connected host only.
     await expect(row.getByRole('button', { name: 'Bake egtest-img on local' }).isEnabled()).resolves.toBe(true);
     await expect(row.getByRole('button', { name: `Bake egtest-img on ${OFFLINE}` }).count()).resolves.toBe(0);
@@ -208,12 +234,18 @@ describe('browser: an image, added, pulled and verified', () => {
     await row.getByRole('button', { name: 'Pull egtest-img' }).click();
     const bar = row.getByRole('progressbar', { name: 'Pulling egtest-img' });
     // The screenshot shows the bar when it is caught in time, else the outcome.
-    const caught = await bar.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+    const caught = await bar.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     if (caught) await page.screenshot({ path: join(shots, 'catalog-pull.png') });
     await row.getByText('Pulled, sha256 verified').waitFor({ timeout: 60_000 });
     const bars = (await page.evaluate('window.__bars')) as Array<{ now: string | null; text: string | null }>;
     expect(bars.length).toBeGreaterThan(0);
-    const values = bars.map((b) => b.now).filter((n): n is string => n !== null).map(Number);
+    const values = bars
+      .map((b) => b.now)
+      .filter((n): n is string => n !== null)
+      .map(Number);
     expect(values.every((v) => v >= 0 && v <= 100)).toBe(true);
     expect(bars.some((b) => / of 160\.\d MiB$| of 16\d MiB$/.test(b.text ?? ''))).toBe(true);
     await expect.poll(() => row.innerText()).toContain('cached, verified');
@@ -221,7 +253,11 @@ describe('browser: an image, added, pulled and verified', () => {
     if (!caught) await page.screenshot({ path: join(shots, 'catalog-pull.png') });
     await page.screenshot({ path: join(shots, 'catalog-pull-done.png') });
     publishScreenshot(join(shots, 'catalog-pull.png'), join(docs, 'catalog-pull.png'));
-    expect(onDisk().kvm!.images!['egtest-img']).toEqual({ url: `file://${image.path}`, sha256: image.sha256, format: 'qcow2' });
+    expect(onDisk().kvm!.images!['egtest-img']).toEqual({
+      url: `file://${image.path}`,
+      sha256: image.sha256,
+      format: 'qcow2',
+    });
   });
 
   it('shows the digest in full on hover and copies it', async () => {
@@ -234,8 +270,13 @@ describe('browser: an image, added, pulled and verified', () => {
   it('reads in the dark theme too', async () => {
     const { context: dark, page: darkPage } = await openSecondPage(app, 'dark');
     await nav(darkPage, 'Images & machine types').click({ timeout: 30_000 });
-    await darkPage.getByRole('region', { name: 'Images' }).getByRole('row', { name: /^egtest-img\b/ }).waitFor();
-    await expect(darkPage.evaluate('getComputedStyle(document.body).backgroundColor')).resolves.not.toBe('rgb(255, 255, 255)');
+    await darkPage
+      .getByRole('region', { name: 'Images' })
+      .getByRole('row', { name: /^egtest-img\b/ })
+      .waitFor();
+    await expect(darkPage.evaluate('getComputedStyle(document.body).backgroundColor')).resolves.not.toBe(
+      'rgb(255, 255, 255)',
+    );
     await darkPage.screenshot({ path: join(shots, 'catalog-dark.png') });
     await dark.close();
   });

@@ -28,11 +28,24 @@ describe('Client settings from the table, against the real backend', () => {
     const row = proxyRow(page, NAME);
     await row.getByRole('button', { name: `Client settings of ${NAME}` }).click({ timeout: 60_000 });
     const dialog = page.getByRole('dialog', { name: `Client settings for ${NAME}` });
-    await dialog.getByRole('alert').getByText(new RegExp(`${NAME}: not running with a known address yet`)).waitFor();
+    await dialog
+      .getByRole('alert')
+      .getByText(new RegExp(`${NAME}: not running with a known address yet`))
+      .waitFor();
     const format = dialog.getByLabel('Format');
-    expect(await format.locator('option').allTextContents()).toEqual(['Shell (export HTTP_PROXY=…)', 'curl config (curl -K)', 'FoxyProxy import (JSON)', 'Kubernetes Secret (YAML)', 'JSON for scripts', 'URLs, one a line']);
+    expect(await format.locator('option').allTextContents()).toEqual([
+      'Shell (export HTTP_PROXY=…)',
+      'curl config (curl -K)',
+      'FoxyProxy import (JSON)',
+      'Kubernetes Secret (YAML)',
+      'JSON for scripts',
+      'URLs, one a line',
+    ]);
     await format.selectOption('k8s-secret');
-    await dialog.getByRole('alert').getByText(/not running with a known address yet/).waitFor();
+    await dialog
+      .getByRole('alert')
+      .getByText(/not running with a known address yet/)
+      .waitFor();
     expect(await dialog.getByRole('button', { name: 'Copy' }).isDisabled()).toBe(true);
     await dialog.getByRole('button', { name: 'Close' }).click();
     await dialog.waitFor({ state: 'detached' });

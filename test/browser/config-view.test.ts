@@ -66,7 +66,10 @@ describe('browser: the Config view exports and imports', () => {
     await expect(area.getAttribute('readonly')).resolves.not.toBeNull();
     await exportPanel.getByRole('button', { name: 'Copy' }).click();
     await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(text);
-    const [download] = await Promise.all([page.waitForEvent('download'), exportPanel.getByRole('button', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      exportPanel.getByRole('button', { name: 'Download' }).click(),
+    ]);
     const saved = await download.path();
     expect(readFileSync(saved, 'utf8')).toBe(text);
   });
@@ -87,7 +90,10 @@ describe('browser: the Config view exports and imports', () => {
     await importPanel.getByRole('textbox', { name: 'Config to import' }).fill(EDITED);
     await expect(importButton.isDisabled()).resolves.toBe(true);
     await importPanel.getByRole('button', { name: 'Preview import' }).click();
-    const added = importPanel.getByRole('region', { name: 'Import changes' }).getByRole('list', { name: 'Machine types' }).getByRole('listitem');
+    const added = importPanel
+      .getByRole('region', { name: 'Import changes' })
+      .getByRole('list', { name: 'Machine types' })
+      .getByRole('listitem');
     await added.first().waitFor();
     await expect(added.allInnerTexts()).resolves.toEqual([expect.stringMatching(/^added\s+big\b/)]);
     await expect(importButton.isEnabled()).resolves.toBe(true);
@@ -96,10 +102,16 @@ describe('browser: the Config view exports and imports', () => {
     await confirm.waitFor();
     await confirm.getByRole('button', { name: 'Import' }).click();
     await confirm.waitFor({ state: 'detached' });
-    await page.getByRole('status', { name: 'Notifications' }).getByText(/^Imported the config/).waitFor();
+    await page
+      .getByRole('status', { name: 'Notifications' })
+      .getByText(/^Imported the config/)
+      .waitFor();
     expect(readFileSync(join(home, 'config.yaml'), 'utf8')).toContain('big');
     await nav('Images & machine types').click();
-    await page.getByRole('region', { name: 'Machine types' }).getByRole('row', { name: /^big\b/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Machine types' })
+      .getByRole('row', { name: /^big\b/ })
+      .waitFor();
   });
 
   it('shows why invalid YAML cannot be imported, and keeps Import disabled', async () => {
@@ -113,13 +125,19 @@ describe('browser: the Config view exports and imports', () => {
     expect(items.length).toBeGreaterThan(0);
     expect(items[0]!.trim().length).toBeGreaterThan(0);
     await expect(importPanel.getByRole('button', { name: 'Import', exact: true }).isDisabled()).resolves.toBe(true);
-    await expect(importPanel.getByRole('textbox', { name: 'Config to import' }).getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(
+      importPanel.getByRole('textbox', { name: 'Config to import' }).getAttribute('aria-invalid'),
+    ).resolves.toBe('true');
   });
 
   it('follows the desktop menu: File → Import previews the file, Launch opens the dialog, and export messages show', async () => {
     // The Electron shell sends app:command; serve mode has no native menu, so the events are
     // put on the wire here (Playwright's WebSocket routing) into the unchanged product build.
-    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light', storageState: await page.context().storageState() });
+    const context = await browser.newContext({
+      viewport: VIEWPORT,
+      colorScheme: 'light',
+      storageState: await page.context().storageState(),
+    });
     const p = await context.newPage();
     p.on('pageerror', (err) => pageErrors.push(err.message));
     let push: ((payload: unknown) => void) | undefined;
@@ -132,10 +150,20 @@ describe('browser: the Config view exports and imports', () => {
     await p.goto(`${serve.origin}/`);
     await navTo(p, 'Proxies').click();
     await expect.poll(() => push !== undefined).toBe(true);
-    push!({ command: 'import', fileName: '/home/me/edge.json', text: JSON.stringify({ type: 'kvm', kvm: { hosts: [{ name: 'edge-z', address: '192.0.2.7' }] } }), syntax: 'json' });
+    push!({
+      command: 'import',
+      fileName: '/home/me/edge.json',
+      text: JSON.stringify({ type: 'kvm', kvm: { hosts: [{ name: 'edge-z', address: '192.0.2.7' }] } }),
+      syntax: 'json',
+    });
     const importPanel = p.getByRole('region', { name: 'Import' });
     await importPanel.getByText('/home/me/edge.json').waitFor();
-    await importPanel.getByRole('region', { name: 'Import changes' }).getByRole('list', { name: 'Hosts' }).getByRole('listitem').filter({ hasText: 'edge-z' }).waitFor();
+    await importPanel
+      .getByRole('region', { name: 'Import changes' })
+      .getByRole('list', { name: 'Hosts' })
+      .getByRole('listitem')
+      .filter({ hasText: 'edge-z' })
+      .waitFor();
     // Nothing is replaced before the person confirms.
     expect(readFileSync(join(home, 'config.yaml'), 'utf8')).not.toContain('edge-z');
     push!({ command: 'launch' });

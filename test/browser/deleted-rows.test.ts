@@ -49,7 +49,9 @@ describe('deleted rows: against the real libvirtd', () => {
 
     await nav(page, 'Proxies').click();
     await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await proxiesTable(page).getByRole('checkbox', { name: `Select ${NAME}` }).check();
+    await proxiesTable(page)
+      .getByRole('checkbox', { name: `Select ${NAME}` })
+      .check();
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('dialog', { name: `Delete ${NAME}?` });
     await confirm.getByRole('button', { name: 'Delete' }).click();

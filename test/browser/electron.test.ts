@@ -26,7 +26,8 @@ function electronBinary(): { path?: string; why?: string } {
   const pkg = join(repoRoot, 'node_modules', 'electron');
   const pathFile = join(pkg, 'path.txt');
   if (!existsSync(pkg)) return { why: 'the electron package is not installed' };
-  if (!existsSync(pathFile)) return { why: 'node_modules/electron has no binary (path.txt missing: its download did not happen)' };
+  if (!existsSync(pathFile))
+    return { why: 'node_modules/electron has no binary (path.txt missing: its download did not happen)' };
   const binary = join(pkg, 'dist', readFileSync(pathFile, 'utf8').trim());
   return existsSync(binary) ? { path: binary } : { why: `${binary} is missing` };
 }
@@ -78,18 +79,29 @@ describe('electron: the app window', () => {
       // Loaded from the app scheme, shown, on the Proxies view (the first time).
       await win.getByRole('heading', { name: 'Proxies', exact: true, level: 2 }).waitFor({ timeout: 30_000 });
       expect(win.url().startsWith(`${APP_ORIGIN}/`)).toBe(true);
-      await expect.poll(() => app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.isVisible() ?? false), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(() => app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.isVisible() ?? false), {
+          timeout: 30_000,
+        })
+        .toBe(true);
       // The app opens on the last view (Proxies the first time): the Config view lists the config's hosts.
-      await win.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Config' }).click({ timeout: 30_000 });
+      await win
+        .getByRole('navigation', { name: 'Views' })
+        .getByRole('button', { name: 'Config' })
+        .click({ timeout: 30_000 });
       await win.getByRole('heading', { name: 'Hosts' }).waitFor({ timeout: 30_000 });
       const hosts = win.getByRole('region', { name: 'Hosts' });
       await expect(hosts.getByRole('cell', { name: 'local', exact: true }).count()).resolves.toBe(1);
       // Copy goes through navigator.clipboard: the permission handler must allow it for the app's origin.
       const exportPanel = win.getByRole('region', { name: 'Export' });
       await exportPanel.getByRole('button', { name: 'Show export' }).click();
-      const exported = await exportPanel.getByRole('textbox', { name: 'Exported config' }).inputValue({ timeout: 30_000 });
+      const exported = await exportPanel
+        .getByRole('textbox', { name: 'Exported config' })
+        .inputValue({ timeout: 30_000 });
       await exportPanel.getByRole('button', { name: 'Copy' }).click();
-      await expect.poll(() => app.evaluate(({ clipboard }) => clipboard.readText()), { timeout: 10_000 }).toBe(exported);
+      await expect
+        .poll(() => app.evaluate(({ clipboard }) => clipboard.readText()), { timeout: 10_000 })
+        .toBe(exported);
       const info = await win.evaluate("window.egress.invoke('app:info')");
       expect(info).toMatchObject({ ok: true, value: { frontEnd: 'electron', dataDir: home } });
       mkdirSync(join(repoRoot, 'test-results', 'screenshots'), { recursive: true });

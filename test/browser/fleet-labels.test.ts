@@ -29,7 +29,9 @@ describe('labels and expiry in the table, against the real libvirtd', () => {
     const filter = page.getByRole('searchbox', { name: 'Filter proxies' });
     await filter.fill('env=prod');
     await proxyRow(page, PROD).getByText('env=prod', { exact: true }).waitFor({ timeout: 60_000 });
-    await proxyRow(page, PROD).getByText(/⏱ 7h 5\dm left/).waitFor();
+    await proxyRow(page, PROD)
+      .getByText(/⏱ 7h 5\dm left/)
+      .waitFor();
     await proxyRow(page, DEV).waitFor({ state: 'detached' });
     await filter.fill('env=dev');
     await proxyRow(page, DEV).getByText('env=dev', { exact: true }).waitFor();
@@ -39,7 +41,9 @@ describe('labels and expiry in the table, against the real libvirtd', () => {
   it('edits a label in the app (no restart), and the filter and the grouping follow it', async () => {
     const filter = page.getByRole('searchbox', { name: 'Filter proxies' });
     await filter.fill('');
-    await proxiesTable(page).getByRole('checkbox', { name: `Select ${DEV}` }).check({ timeout: 60_000 });
+    await proxiesTable(page)
+      .getByRole('checkbox', { name: `Select ${DEV}` })
+      .check({ timeout: 60_000 });
     await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Labels' }).click();
     const dialog = page.getByRole('dialog', { name: `Labels of ${DEV}` });
     const field = dialog.getByRole('textbox', { name: 'Labels' });
@@ -56,10 +60,16 @@ describe('labels and expiry in the table, against the real libvirtd', () => {
     await proxyRow(page, PROD).waitFor();
     await filter.fill('');
     await page.getByRole('combobox', { name: /Group by/ }).selectOption('tier');
-    await proxiesTable(page).getByRole('row', { name: /tier=edge\s*1 proxy/ }).waitFor();
-    await proxiesTable(page).getByRole('row', { name: /no tier\s*1 proxy/ }).waitFor();
+    await proxiesTable(page)
+      .getByRole('row', { name: /tier=edge\s*1 proxy/ })
+      .waitFor();
+    await proxiesTable(page)
+      .getByRole('row', { name: /no tier\s*1 proxy/ })
+      .waitFor();
     await page.getByRole('combobox', { name: /Group by/ }).selectOption('');
-    await proxiesTable(page).getByRole('row', { name: /no tier/ }).waitFor({ state: 'detached' });
+    await proxiesTable(page)
+      .getByRole('row', { name: /no tier/ })
+      .waitFor({ state: 'detached' });
     expect(lane.app.errors).toEqual([]);
   }, 180_000);
 });

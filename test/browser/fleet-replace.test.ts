@@ -37,7 +37,10 @@ describe('launch many and replace, against the real backend', () => {
     const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
     await dialog.getByRole('textbox', { name: 'How many' }).fill('3');
     await dialog.getByRole('textbox', { name: 'Name' }).fill('egtest-many');
-    await dialog.getByRole('alert').getByText(/needs \{n\}/).waitFor();
+    await dialog
+      .getByRole('alert')
+      .getByText(/needs \{n\}/)
+      .waitFor();
     await dialog.getByRole('textbox', { name: 'Name' }).fill(PATTERN);
     await dialog.getByLabel('Placement').selectOption('hosts');
     await dialog.getByRole('textbox', { name: 'Hosts, in turn' }).fill('local');
@@ -45,12 +48,21 @@ describe('launch many and replace, against the real backend', () => {
     const progress = page.getByRole('dialog', { name: /Launch 3 proxies/ });
     const rows = progress.getByRole('list', { name: 'Proxies being launched' });
     await rows.getByRole('listitem', { name: `${MANY[1]}: failed` }).waitFor({ timeout: 60_000 });
-    expect(await rows.getByRole('listitem', { name: `${MANY[1]}: failed` }).textContent()).toMatch(/already exists on host local with a different spec/);
+    expect(await rows.getByRole('listitem', { name: `${MANY[1]}: failed` }).textContent()).toMatch(
+      /already exists on host local with a different spec/,
+    );
     // The other two are under way: their domains exist (they wait for an address that never comes).
     for (const n of [MANY[0]!, MANY[2]!]) await rows.getByRole('listitem', { name: `${n}: running` }).waitFor();
-    await expect.poll(async () => (await exists(instanceId(MANY[0]!))) && (await exists(instanceId(MANY[2]!))), { timeout: 60_000 }).toBe(true);
+    await expect
+      .poll(async () => (await exists(instanceId(MANY[0]!))) && (await exists(instanceId(MANY[2]!))), {
+        timeout: 60_000,
+      })
+      .toBe(true);
     await progress.getByRole('button', { name: 'Cancel the unfinished' }).click();
-    await progress.getByRole('status').getByText(/Cancelled: 0 finished and kept/).waitFor({ timeout: 60_000 });
+    await progress
+      .getByRole('status')
+      .getByText(/Cancelled: 0 finished and kept/)
+      .waitFor({ timeout: 60_000 });
     expect(await exists(instanceId(MANY[0]!))).toBe(false);
     expect(await exists(instanceId(MANY[2]!))).toBe(false);
     // The proxy the conflict named is someone's, not the batch's: it stays.
@@ -76,7 +88,11 @@ describe('launch many and replace, against the real backend', () => {
     await lane.app.nav('Tasks').click();
     const tasks = page.getByRole('list', { name: 'Tasks' });
     await tasks.getByRole('button', { name: `Cancel Replace ${OLD}` }).click();
-    await tasks.getByRole('listitem', { name: new RegExp(`Replace ${OLD}`) }).first().getByText('Cancelled.').waitFor({ timeout: 60_000 });
+    await tasks
+      .getByRole('listitem', { name: new RegExp(`Replace ${OLD}`) })
+      .first()
+      .getByText('Cancelled.')
+      .waitFor({ timeout: 60_000 });
     await expect.poll(() => exists(alternateInstanceId(OLD)), { timeout: 30_000 }).toBe(false);
     expect((await findDomainByName(lane.client, instanceId(OLD)))!.id).toBe(oldId);
     expect(lane.app.errors).toEqual([]);

@@ -39,16 +39,22 @@ async function shot(name: string): Promise<void> {
 
 /** Fills the host dialog's fields by label (empty values are left alone). */
 async function fill(dialog: Locator, fields: Record<string, string>): Promise<void> {
-  for (const [label, value] of Object.entries(fields)) await dialog.getByRole('textbox', { name: label, exact: true }).fill(value);
+  for (const [label, value] of Object.entries(fields))
+    await dialog.getByRole('textbox', { name: label, exact: true }).fill(value);
 }
 
 async function removeHost(name: string): Promise<void> {
-  await card(name).getByRole('button', { name: `Remove ${name}` }).click();
+  await card(name)
+    .getByRole('button', { name: `Remove ${name}` })
+    .click();
   const confirm = page.getByRole('dialog', { name: `Remove host ${name}?` });
   await confirm.getByText('nothing on the host is touched').waitFor();
   await confirm.getByRole('button', { name: 'Remove host' }).click();
   await confirm.waitFor({ state: 'detached' });
-  await hostsRegion().getByRole('status').filter({ hasText: `${name} was removed from the config; nothing on the host was touched` }).waitFor();
+  await hostsRegion()
+    .getByRole('status')
+    .filter({ hasText: `${name} was removed from the config; nothing on the host was touched` })
+    .waitFor();
   await card(name).waitFor({ state: 'detached' });
 }
 
@@ -69,7 +75,10 @@ describe('browser: the Hosts view against the real sshd', () => {
   });
 
   it('adds an SSH host, with inline validation for a bad name, a duplicate and network plus bridge first', async () => {
-    await hostsRegion().getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }).click();
+    await hostsRegion()
+      .getByRole('toolbar', { name: 'Host actions' })
+      .getByRole('button', { name: 'Add host' })
+      .click();
     const dialog = page.getByRole('dialog', { name: 'Add a host' });
     await dialog.waitFor();
     const submit = dialog.getByRole('button', { name: 'Add host' });
@@ -77,12 +86,29 @@ describe('browser: the Hosts view against the real sshd', () => {
 
     await fill(dialog, { Name: 'Bad_Name' });
     await dialog.getByRole('alert').filter({ hasText: 'kvm.hosts[1].name: must be a lowercase DNS label' }).waitFor();
-    await expect(dialog.getByRole('textbox', { name: 'Name', exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(dialog.getByRole('textbox', { name: 'Name', exact: true }).getAttribute('aria-invalid')).resolves.toBe(
+      'true',
+    );
     await fill(dialog, { Name: 'local' });
-    await dialog.getByRole('alert').filter({ hasText: 'kvm.hosts[1].name: duplicate host name "local" (also kvm.hosts[0])' }).waitFor();
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: 'kvm.hosts[1].name: duplicate host name "local" (also kvm.hosts[0])' })
+      .waitFor();
 
-    await fill(dialog, { Name: SSH_HOST, Address: '127.0.0.1', 'SSH user': 'root', 'SSH port': env.EGRESS_TEST_SSH_PORT, 'Identity file': env.EGRESS_TEST_SSH_KEY, 'Storage pool': env.EGRESS_TEST_POOL, Network: env.EGRESS_TEST_NETWORK, Bridge: 'br0' });
-    await dialog.getByRole('alert').filter({ hasText: 'kvm.hosts[1].bridge: set either network or bridge, not both' }).waitFor();
+    await fill(dialog, {
+      Name: SSH_HOST,
+      Address: '127.0.0.1',
+      'SSH user': 'root',
+      'SSH port': env.EGRESS_TEST_SSH_PORT,
+      'Identity file': env.EGRESS_TEST_SSH_KEY,
+      'Storage pool': env.EGRESS_TEST_POOL,
+      Network: env.EGRESS_TEST_NETWORK,
+      Bridge: 'br0',
+    });
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: 'kvm.hosts[1].bridge: set either network or bridge, not both' })
+      .waitFor();
     await expect(submit.isDisabled()).resolves.toBe(true);
     await dialog.getByText(/One problem to fix first: kvm\.hosts\[1\]\.bridge/).waitFor();
     await shot('hosts-add');
@@ -111,9 +137,13 @@ describe('browser: the Hosts view against the real sshd', () => {
   });
 
   it('edits the host to use the encrypted key: the passphrase prompt refuses a wrong one, then connects and remembers', async () => {
-    await card(SSH_HOST).getByRole('button', { name: `Edit ${SSH_HOST}` }).click();
+    await card(SSH_HOST)
+      .getByRole('button', { name: `Edit ${SSH_HOST}` })
+      .click();
     const dialog = page.getByRole('dialog', { name: `Edit host ${SSH_HOST}` });
-    await expect(dialog.getByRole('textbox', { name: 'Identity file', exact: true }).inputValue()).resolves.toBe(env.EGRESS_TEST_SSH_KEY);
+    await expect(dialog.getByRole('textbox', { name: 'Identity file', exact: true }).inputValue()).resolves.toBe(
+      env.EGRESS_TEST_SSH_KEY,
+    );
     await fill(dialog, { 'Identity file': env.EGRESS_TEST_SSH_KEY_ENCRYPTED });
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -122,17 +152,24 @@ describe('browser: the Hosts view against the real sshd', () => {
     const prompt = card(SSH_HOST).getByRole('form', { name: `Passphrase needed for ${SSH_HOST}` });
     await prompt.waitFor({ timeout: 60_000 });
     const remember = prompt.getByRole('checkbox', { name: 'Remember it' });
-    await prompt.getByText(`Remembered passphrases are stored in ${join(home, 'secrets.json')}, readable only by you.`).waitFor();
+    await prompt
+      .getByText(`Remembered passphrases are stored in ${join(home, 'secrets.json')}, readable only by you.`)
+      .waitFor();
     await prompt.getByLabel(`Passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}`).fill('not-the-passphrase');
     await prompt.getByRole('button', { name: 'Unlock and connect' }).click();
-    await prompt.getByRole('alert').filter({ hasText: `wrong passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}` }).waitFor({ timeout: 30_000 });
+    await prompt
+      .getByRole('alert')
+      .filter({ hasText: `wrong passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}` })
+      .waitFor({ timeout: 30_000 });
     await shot('hosts-passphrase');
 
     await prompt.getByLabel(`Passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}`).fill(env.EGRESS_TEST_SSH_PASSPHRASE);
     await remember.check();
     await prompt.getByRole('button', { name: 'Unlock and connect' }).click();
     await card(SSH_HOST).getByText('connected', { exact: true }).waitFor({ timeout: 60_000 });
-    await card(SSH_HOST).getByText(/libvirt \d+\.\d+/).waitFor({ timeout: 30_000 });
+    await card(SSH_HOST)
+      .getByText(/libvirt \d+\.\d+/)
+      .waitFor({ timeout: 30_000 });
     const secrets = join(home, 'secrets.json');
     expect(statSync(secrets).mode & 0o777).toBe(0o600);
     expect(readFileSync(secrets, 'utf8')).toContain(env.EGRESS_TEST_SSH_KEY_ENCRYPTED);
@@ -147,11 +184,19 @@ describe('browser: the Hosts view against the real sshd', () => {
     copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS_MISMATCH, join(home, '.ssh', 'known_hosts'));
     await hostsRegion().getByRole('button', { name: 'Add host' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a host' });
-    await fill(dialog, { Name: MISMATCH_HOST, Address: '127.0.0.1', 'SSH user': 'root', 'SSH port': env.EGRESS_TEST_SSH_PORT, 'Identity file': env.EGRESS_TEST_SSH_KEY });
+    await fill(dialog, {
+      Name: MISMATCH_HOST,
+      Address: '127.0.0.1',
+      'SSH user': 'root',
+      'SSH port': env.EGRESS_TEST_SSH_PORT,
+      'Identity file': env.EGRESS_TEST_SSH_KEY,
+    });
     await dialog.getByRole('button', { name: 'Add host' }).click();
     await dialog.waitFor({ state: 'detached' });
     const host = card(MISMATCH_HOST);
-    const refused = host.getByRole('alert').filter({ hasText: `Connection refused: the host key of ${MISMATCH_HOST} has changed` });
+    const refused = host
+      .getByRole('alert')
+      .filter({ hasText: `Connection refused: the host key of ${MISMATCH_HOST} has changed` });
     await refused.waitFor({ timeout: 60_000 });
     expect(await refused.innerText()).toContain(env.EGRESS_TEST_HOST_KEY_SHA256);
     expect(await refused.innerText()).toContain('has CHANGED');

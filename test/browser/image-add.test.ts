@@ -36,7 +36,8 @@ let page: Page;
 let server: TestServer;
 
 const images = () => page.getByRole('region', { name: 'Images', exact: true });
-const onDisk = (): ProviderConfig => parseConfigText(readFileSync(join(app.home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
+const onDisk = (): ProviderConfig =>
+  parseConfigText(readFileSync(join(app.home, 'config.yaml'), 'utf8'), 'config.yaml') as ProviderConfig;
 
 async function openForm(name: string, url: string) {
   await images().getByRole('button', { name: 'Add image' }).click();
@@ -50,7 +51,10 @@ async function openForm(name: string, url: string) {
 beforeAll(async () => {
   server = await new TestServer().start();
   server.files.set('/debian/disk.qcow2', bufferFile(disk));
-  server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${sha512(Buffer.from('x'))}  other.qcow2\n${sha512(disk)}  disk.qcow2\n`)));
+  server.files.set(
+    '/debian/SHA512SUMS',
+    bufferFile(Buffer.from(`${sha512(Buffer.from('x'))}  other.qcow2\n${sha512(disk)}  disk.qcow2\n`)),
+  );
   server.files.set('/ubuntu/noble.img', bufferFile(disk));
   server.files.set('/ubuntu/SHA256SUMS', bufferFile(Buffer.from(`${sha256(disk)} *noble.img\n`)));
   server.files.set('/bad/disk.qcow2', bufferFile(disk));
@@ -66,7 +70,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('browser: Add image reads the publisher\'s checksum file', () => {
+describe("browser: Add image reads the publisher's checksum file", () => {
   it('offers the well-known images', async () => {
     await images().getByRole('button', { name: 'Add image' }).click();
     const form = images().getByRole('group', { name: 'New image' });
@@ -76,7 +80,7 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await form.waitFor({ state: 'detached' });
   });
 
-  it('Debian 12 in two clicks (its quick-add button, Save); the SHA-512 is checked and the SHA-256 stored (the internet replaced by the test\'s server)', async () => {
+  it("Debian 12 in two clicks (its quick-add button, Save); the SHA-512 is checked and the SHA-256 stored (the internet replaced by the test's server)", async () => {
     // The page asks for cloud.debian.org; on the wire between page and backend (Playwright's
     // WebSocket routing) that address becomes this test's server and back, so the product
     // build and the real backend run unchanged and nothing leaves the machine.
@@ -84,7 +88,14 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     const published = debian.url.slice(0, debian.url.lastIndexOf('/') + 1);
     const local = server.url('/bookworm/');
     server.files.set(`/bookworm/${debian.url.slice(published.length)}`, bufferFile(disk));
-    server.files.set(`/bookworm/${debian.checksumsUrl.slice(published.length)}`, bufferFile(Buffer.from(`${sha512(Buffer.from('y'))}  debian-12-nocloud-amd64.qcow2\n${sha512(disk)}  ${debian.url.slice(published.length)}\n`)));
+    server.files.set(
+      `/bookworm/${debian.checksumsUrl.slice(published.length)}`,
+      bufferFile(
+        Buffer.from(
+          `${sha512(Buffer.from('y'))}  debian-12-nocloud-amd64.qcow2\n${sha512(disk)}  ${debian.url.slice(published.length)}\n`,
+        ),
+      ),
+    );
     const p = await app.context.newPage();
     await p.routeWebSocket(/\/ws$/, (ws) => {
       const backend = ws.connectToServer();
@@ -100,7 +111,9 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     const form = region.getByRole('group', { name: 'New image' });
     await expect(form.getByRole('combobox', { name: 'Well-known image' }).inputValue()).resolves.toBe(debian.name);
     const status = form.locator('.published-status');
-    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`${debian.checksumsUrl} lists ${debian.url.slice(published.length)} with sha512 ${sha512(disk)}`);
+    await expect
+      .poll(() => status.innerText(), { timeout: 15_000 })
+      .toContain(`${debian.checksumsUrl} lists ${debian.url.slice(published.length)} with sha512 ${sha512(disk)}`);
     await expect(form.getByRole('textbox', { name: 'Name' }).inputValue()).resolves.toBe('debian-12');
     await expect(form.getByRole('textbox', { name: 'URL' }).inputValue()).resolves.toBe(debian.url);
     await form.scrollIntoViewIfNeeded();
@@ -113,7 +126,11 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await expect.poll(() => quick.getByRole('button', { name: `Add ${debian.title}` }).count()).toBe(0);
     await expect(quick.getByRole('button').count()).resolves.toBe(KNOWN_IMAGES.length - 1);
     // What the backend saw is the stand-in's address; it downloaded it once and stored its SHA-256.
-    expect(onDisk().kvm!.images!['debian-12']).toEqual({ url: `${local}${debian.url.slice(published.length)}`, sha256: sha256(disk), format: 'qcow2' });
+    expect(onDisk().kvm!.images!['debian-12']).toEqual({
+      url: `${local}${debian.url.slice(published.length)}`,
+      sha256: sha256(disk),
+      format: 'qcow2',
+    });
     expect(server.requestsFor(`/bookworm/${debian.url.slice(published.length)}`)).toHaveLength(1);
     await p.close();
   });
@@ -121,12 +138,20 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
   it('Ubuntu layout: the SHA-256 fills the field, said to be not verified (no signature published), and Save stores it without a download', async () => {
     const form = await openForm('noble', server.url('/ubuntu/noble.img'));
     const status = form.locator('.published-status');
-    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists noble.img with sha256 ${sha256(disk)}`);
-    await expect(status.innerText()).resolves.toContain('Signature not verified: no signature published beside the checksum file (looked for SHA256SUMS.gpg, SHA256SUMS.sign)');
+    await expect
+      .poll(() => status.innerText(), { timeout: 15_000 })
+      .toContain(`lists noble.img with sha256 ${sha256(disk)}`);
+    await expect(status.innerText()).resolves.toContain(
+      'Signature not verified: no signature published beside the checksum file (looked for SHA256SUMS.gpg, SHA256SUMS.sign)',
+    );
     await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'detached' });
-    expect(onDisk().kvm!.images!.noble).toEqual({ url: server.url('/ubuntu/noble.img'), sha256: sha256(disk), format: 'qcow2' });
+    expect(onDisk().kvm!.images!.noble).toEqual({
+      url: server.url('/ubuntu/noble.img'),
+      sha256: sha256(disk),
+      format: 'qcow2',
+    });
     expect(server.requestsFor('/ubuntu/noble.img')).toEqual([]);
   });
 
@@ -142,15 +167,26 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
       await key.exportKeyring(join(app.home, 'keyrings', 'publisher.gpg'));
       const form = await openForm('signed', server.url('/signed/signed.img'));
       const status = form.locator('.published-status');
-      await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists signed.img with sha256 ${sha256(disk)}`);
-      await expect(status.innerText()).resolves.toContain(`Signature verified: ${server.url('/signed/SHA256SUMS.gpg')} is a good signature by key ${key.fingerprint} (Browser Test Publisher <publisher@example.invalid>).`);
+      await expect
+        .poll(() => status.innerText(), { timeout: 15_000 })
+        .toContain(`lists signed.img with sha256 ${sha256(disk)}`);
+      await expect(status.innerText()).resolves.toContain(
+        `Signature verified: ${server.url('/signed/SHA256SUMS.gpg')} is a good signature by key ${key.fingerprint} (Browser Test Publisher <publisher@example.invalid>).`,
+      );
       await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
       // The file changes on the server; reading it again refuses it, and the digest read before is taken back.
-      server.files.set('/signed/SHA256SUMS', bufferFile(Buffer.from(`${sha256(Buffer.from('tampered'))} *signed.img\n`)));
+      server.files.set(
+        '/signed/SHA256SUMS',
+        bufferFile(Buffer.from(`${sha256(Buffer.from('tampered'))} *signed.img\n`)),
+      );
       const before = readFileSync(join(app.home, 'config.yaml'), 'utf8');
       await form.getByRole('button', { name: 'Read checksum file' }).click();
       const alert = form.getByRole('alert').filter({ hasText: 'BAD signature' });
-      await expect.poll(() => alert.innerText(), { timeout: 15_000 }).toMatch(/BAD signature: the checksum file was changed after it was signed .*its digest is not used, nothing was saved$/);
+      await expect
+        .poll(() => alert.innerText(), { timeout: 15_000 })
+        .toMatch(
+          /BAD signature: the checksum file was changed after it was signed .*its digest is not used, nothing was saved$/,
+        );
       await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe('');
       expect(readFileSync(join(app.home, 'config.yaml'), 'utf8')).toBe(before);
       await form.getByRole('button', { name: 'Cancel' }).click();
@@ -162,12 +198,18 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
   it('Debian layout (SHA-512 only): Save downloads once, checks it, stores the SHA-256; the image is then cached', async () => {
     const form = await openForm('deb', server.url('/debian/disk.qcow2'));
     const status = form.locator('.published-status');
-    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`lists disk.qcow2 with sha512 ${sha512(disk)}`);
+    await expect
+      .poll(() => status.innerText(), { timeout: 15_000 })
+      .toContain(`lists disk.qcow2 with sha512 ${sha512(disk)}`);
     await expect(status.innerText()).resolves.toContain('Only a SHA-512 is published: Save downloads the image once');
     await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe('');
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'detached', timeout: 60_000 });
-    expect(onDisk().kvm!.images!.deb).toEqual({ url: server.url('/debian/disk.qcow2'), sha256: sha256(disk), format: 'qcow2' });
+    expect(onDisk().kvm!.images!.deb).toEqual({
+      url: server.url('/debian/disk.qcow2'),
+      sha256: sha256(disk),
+      format: 'qcow2',
+    });
     expect(server.requestsFor('/debian/disk.qcow2')).toHaveLength(1);
     const row = images().getByRole('row', { name: /^deb\b/ });
     await expect.poll(() => row.innerText(), { timeout: 15_000 }).toContain('cached, verified');
@@ -176,11 +218,15 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
   it('a SHA-512 mismatch saves nothing and says which digests differ', async () => {
     const before = readFileSync(join(app.home, 'config.yaml'), 'utf8');
     const form = await openForm('bad', server.url('/bad/disk.qcow2'));
-    await expect.poll(() => form.locator('.published-status').innerText(), { timeout: 15_000 }).toContain('with sha512');
+    await expect
+      .poll(() => form.locator('.published-status').innerText(), { timeout: 15_000 })
+      .toContain('with sha512');
     await form.getByRole('button', { name: 'Save' }).click();
     const alert = form.getByRole('alert').filter({ hasText: 'Not saved' });
     await alert.waitFor({ timeout: 60_000 });
-    await expect(alert.innerText()).resolves.toMatch(new RegExp(`has sha512 ${sha512(disk)} but [0-9a-f]{128} was expected .*the download was deleted`));
+    await expect(alert.innerText()).resolves.toMatch(
+      new RegExp(`has sha512 ${sha512(disk)} but [0-9a-f]{128} was expected .*the download was deleted`),
+    );
     expect(readFileSync(join(app.home, 'config.yaml'), 'utf8')).toBe(before);
     await form.getByRole('button', { name: 'Cancel' }).click();
   });
@@ -188,7 +234,14 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
   it('a checksum file that is not beside the image (BSD layout), named in the Checksum file field: the digest is found, shown and saved', async () => {
     const sumsPath = '/published-sums/Cloud-42-x86_64-CHECKSUM';
     server.files.set('/mirror/images/cloud.qcow2', bufferFile(disk));
-    server.files.set(sumsPath, bufferFile(Buffer.from(`# Cloud 42\nSHA256 (other.qcow2) = ${sha256(Buffer.from('z'))}\nSHA256 (cloud.qcow2) = ${sha256(disk)}\n`)));
+    server.files.set(
+      sumsPath,
+      bufferFile(
+        Buffer.from(
+          `# Cloud 42\nSHA256 (other.qcow2) = ${sha256(Buffer.from('z'))}\nSHA256 (cloud.qcow2) = ${sha256(disk)}\n`,
+        ),
+      ),
+    );
     await images().getByRole('button', { name: 'Add image' }).click();
     const form = images().getByRole('group', { name: 'New image' });
     await form.getByRole('textbox', { name: 'Name' }).fill('cloud');
@@ -198,11 +251,17 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await field.fill(server.url(sumsPath));
     await form.getByRole('button', { name: 'Read checksum file' }).click();
     const status = form.locator('.published-status');
-    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toContain(`${server.url(sumsPath)} lists cloud.qcow2 with sha256 ${sha256(disk)}`);
+    await expect
+      .poll(() => status.innerText(), { timeout: 15_000 })
+      .toContain(`${server.url(sumsPath)} lists cloud.qcow2 with sha256 ${sha256(disk)}`);
     await expect(form.getByRole('textbox', { name: 'sha256' }).inputValue()).resolves.toBe(sha256(disk));
     await form.getByRole('button', { name: 'Save' }).click();
     await form.waitFor({ state: 'detached' });
-    expect(onDisk().kvm!.images!.cloud).toEqual({ url: server.url('/mirror/images/cloud.qcow2'), sha256: sha256(disk), format: 'qcow2' });
+    expect(onDisk().kvm!.images!.cloud).toEqual({
+      url: server.url('/mirror/images/cloud.qcow2'),
+      sha256: sha256(disk),
+      format: 'qcow2',
+    });
     // Only the named file was read: nothing looked for beside the image, nothing downloaded.
     expect(server.requestsFor(sumsPath)).toHaveLength(1);
     expect(server.requestsFor('/mirror/images/SHA256SUMS')).toEqual([]);
@@ -224,7 +283,11 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     await field.fill(server.url('/published-sums/missing-CHECKSUM'));
     await field.press('Enter');
     const alert = form.getByRole('alert').filter({ hasText: 'No digest found' });
-    await expect.poll(() => alert.innerText(), { timeout: 15_000 }).toBe(`No digest found: there is no checksum file at ${server.url('/published-sums/missing-CHECKSUM')} (HTTP 404)`);
+    await expect
+      .poll(() => alert.innerText(), { timeout: 15_000 })
+      .toBe(
+        `No digest found: there is no checksum file at ${server.url('/published-sums/missing-CHECKSUM')} (HTTP 404)`,
+      );
     await expect(alert.getAttribute('id')).resolves.toBe(await field.getAttribute('aria-describedby'));
     await form.getByRole('button', { name: 'Cancel' }).click();
   });
@@ -233,7 +296,9 @@ describe('browser: Add image reads the publisher\'s checksum file', () => {
     const form = await openForm('none', server.url('/none/x.img'));
     const alert = form.getByRole('alert').filter({ hasText: 'No digest found' });
     await alert.waitFor({ timeout: 15_000 });
-    await expect(alert.innerText()).resolves.toContain(`no checksum file beside ${server.url('/none/x.img')} lists x.img (SHA256SUMS: not found;`);
+    await expect(alert.innerText()).resolves.toContain(
+      `no checksum file beside ${server.url('/none/x.img')} lists x.img (SHA256SUMS: not found;`,
+    );
     await form.getByRole('button', { name: 'Cancel' }).click();
   });
 });

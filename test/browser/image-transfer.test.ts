@@ -45,19 +45,32 @@ const hostsRegion = () => page.getByRole('region', { name: 'Hosts' });
 const loopCard = () => hostsRegion().getByRole('article', { name: 'loop' });
 const transfer = () => loopCard().getByRole('region', { name: 'Image transfer' });
 const choice = () => transfer().getByRole('combobox', { name: 'How base images reach loop' });
-const settingsOnDisk = (): { hosts: Record<string, { imageTransfer: string; lastTransfer?: { mode: string; reason?: string; volume: string } }> } =>
-  JSON.parse(readFileSync(settingsPath(app.home), 'utf8')) as never;
+const settingsOnDisk = (): {
+  hosts: Record<string, { imageTransfer: string; lastTransfer?: { mode: string; reason?: string; volume: string } }>;
+} => JSON.parse(readFileSync(settingsPath(app.home), 'utf8')) as never;
 const cli = cliRunner(() => ({ home: app.home, config: join(app.home, 'config.yaml') }));
 
 /** A tiny qcow2 of its own digest at /NAME.qcow2, with `writtenMiB` of its clusters written (the file the host downloads is that large). */
-function image(home: string, name: string, sizeKiB: number, slow: boolean, port: number, writtenMiB = 0): { sha256: string; url: string; size: number } {
+function image(
+  home: string,
+  name: string,
+  sizeKiB: number,
+  slow: boolean,
+  port: number,
+  writtenMiB = 0,
+): { sha256: string; url: string; size: number } {
   const dir = join(home, name);
   mkdirSync(dir);
   const made = tinyImage(dir, sizeKiB);
-  if (writtenMiB > 0) execFileSync('qemu-io', ['-f', 'qcow2', '-c', `write -P 0x5a 0 ${writtenMiB}M`, made.path], { stdio: 'ignore' });
+  if (writtenMiB > 0)
+    execFileSync('qemu-io', ['-f', 'qcow2', '-c', `write -P 0x5a 0 ${writtenMiB}M`, made.path], { stdio: 'ignore' });
   const body = readFileSync(made.path);
   served.set(`/${name}.qcow2`, { body, slow });
-  return { sha256: createHash('sha256').update(body).digest('hex'), url: `http://127.0.0.1:${port}/${name}.qcow2`, size: body.length };
+  return {
+    sha256: createHash('sha256').update(body).digest('hex'),
+    url: `http://127.0.0.1:${port}/${name}.qcow2`,
+    size: body.length,
+  };
 }
 
 async function openHosts(): Promise<void> {
@@ -67,9 +80,16 @@ async function openHosts(): Promise<void> {
 }
 
 /** Launches `name` on loop with `imageName` from the dialog; resolves with the dialog once the upload step is done. */
-async function launchUntilUploaded(name: string, imageName: string, whileUploading?: (dialog: ReturnType<Page['getByRole']>) => Promise<void>) {
+async function launchUntilUploaded(
+  name: string,
+  imageName: string,
+  whileUploading?: (dialog: ReturnType<Page['getByRole']>) => Promise<void>,
+) {
   await app.nav('Proxies').click();
-  await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click({ timeout: 60_000 });
+  await page
+    .getByRole('toolbar', { name: 'Proxy actions' })
+    .getByRole('button', { name: 'Launch', exact: true })
+    .click({ timeout: 60_000 });
   const form = page.getByRole('dialog', { name: 'Launch a proxy' });
   await form.getByRole('textbox', { name: 'Name' }).fill(name);
   await form.getByRole('combobox', { name: 'Host' }).selectOption('loop');
@@ -125,7 +145,10 @@ beforeAll(async () => {
       const loop = `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
       return testConfig(env, {
         hosts: [loop],
-        images: [`refused: { url: "${images.refused.url}", sha256: ${images.refused.sha256} }`, `slow: { url: "${images.slow.url}", sha256: ${images.slow.sha256} }`],
+        images: [
+          `refused: { url: "${images.refused.url}", sha256: ${images.refused.sha256} }`,
+          `slow: { url: "${images.slow.url}", sha256: ${images.slow.sha256} }`,
+        ],
         defaults: '{ machineType: tiny, image: slow }',
       });
     },
@@ -154,7 +177,10 @@ describe('browser: how base images reach an SSH host', () => {
     await openHosts();
     await expect(choice().inputValue()).resolves.toBe('auto');
     await choice().selectOption('upload');
-    await transfer().getByRole('status').filter({ hasText: 'Saved: upload from this machine from the next launch on loop' }).waitFor();
+    await transfer()
+      .getByRole('status')
+      .filter({ hasText: 'Saved: upload from this machine from the next launch on loop' })
+      .waitFor();
     expect(settingsOnDisk().hosts.loop!.imageTransfer).toBe('upload');
     expect(readFileSync(join(app.home, 'config.yaml'), 'utf8')).not.toContain('imageTransfer');
     expect(await cli('hosts', 'image-transfer', 'loop')).toMatchObject({ code: 0, stdout: 'loop: upload\n' });
@@ -172,15 +198,27 @@ describe('browser: how base images reach an SSH host', () => {
     const why = /not fetched on the host: the image URL does not answer from the host \(.*403.*\)/;
     const dialog = await launchUntilUploaded(FELL_BACK, 'refused');
     const step = dialog.getByRole('listitem', { name: 'Upload the image to the host: done' });
-    await expect(step.innerText()).resolves.toMatch(new RegExp(`uploaded ${baseVolumeName(images.refused.sha256, 'qcow2')} \\(${why.source}\\)`));
+    await expect(step.innerText()).resolves.toMatch(
+      new RegExp(`uploaded ${baseVolumeName(images.refused.sha256, 'qcow2')} \\(${why.source}\\)`),
+    );
     await cancel(dialog);
-    expect(settingsOnDisk().hosts.loop!.lastTransfer).toMatchObject({ mode: 'upload', reason: expect.stringMatching(/^the image URL does not answer from the host/), volume: baseVolumeName(images.refused.sha256, 'qcow2') });
+    expect(settingsOnDisk().hosts.loop!.lastTransfer).toMatchObject({
+      mode: 'upload',
+      reason: expect.stringMatching(/^the image URL does not answer from the host/),
+      volume: baseVolumeName(images.refused.sha256, 'qcow2'),
+    });
 
     await openHosts();
-    await expect.poll(() => transfer().getByRole('note').innerText(), { timeout: 15_000 }).toMatch(new RegExp(`Last image: uploaded from this machine, ${why.source}`));
+    await expect
+      .poll(() => transfer().getByRole('note').innerText(), { timeout: 15_000 })
+      .toMatch(new RegExp(`Last image: uploaded from this machine, ${why.source}`));
     const printed = await cli('hosts', 'image-transfer', 'loop');
     expect(printed.code).toBe(0);
-    expect(printed.stdout).toMatch(new RegExp(`^loop: auto\\nlast image: ${baseVolumeName(images.refused.sha256, 'qcow2')} uploaded from this machine \\(${why.source}\\), `));
+    expect(printed.stdout).toMatch(
+      new RegExp(
+        `^loop: auto\\nlast image: ${baseVolumeName(images.refused.sha256, 'qcow2')} uploaded from this machine \\(${why.source}\\), `,
+      ),
+    );
   });
 
   it('auto, on a URL the host reaches: the host downloads it, the task shows the host\'s progress, then "fetched"; the Hosts view says so', async () => {
@@ -188,13 +226,18 @@ describe('browser: how base images reach an SSH host', () => {
     const seen: number[] = [];
     const dialog = await launchUntilUploaded(FETCHED, 'slow', async (d) => {
       await d.getByRole('listitem', { name: 'Upload the image to the host: running' }).waitFor({ timeout: 60_000 });
-      await expect(d.getByRole('listitem', { name: 'Upload the image to the host: running' }).innerText()).resolves.toContain(`loop downloads ${images.slow.url} itself`);
+      await expect(
+        d.getByRole('listitem', { name: 'Upload the image to the host: running' }).innerText(),
+      ).resolves.toContain(`loop downloads ${images.slow.url} itself`);
       // The bar's value is the staged file's size on the host, polled once a second: seen part-way at least once.
       const bar = d.getByRole('progressbar', { name: 'Progress of upload' });
       await expect
         .poll(
           async () => {
-            const [value, max] = await Promise.all([bar.getAttribute('value').catch(() => null), bar.getAttribute('max').catch(() => null)]);
+            const [value, max] = await Promise.all([
+              bar.getAttribute('value').catch(() => null),
+              bar.getAttribute('max').catch(() => null),
+            ]);
             if (value !== null && max === String(images.slow.size)) seen.push(Number(value));
             return seen.some((v) => v > 0 && v < images.slow.size);
           },
@@ -202,11 +245,16 @@ describe('browser: how base images reach an SSH host', () => {
         )
         .toBe(true);
     });
-    await expect(dialog.getByRole('listitem', { name: 'Upload the image to the host: done' }).innerText()).resolves.toContain(`fetched ${volume} on loop (downloaded and checked there)`);
+    await expect(
+      dialog.getByRole('listitem', { name: 'Upload the image to the host: done' }).innerText(),
+    ).resolves.toContain(`fetched ${volume} on loop (downloaded and checked there)`);
     await cancel(dialog);
     // Only the host's curl asked for it: this machine never downloaded the image.
     expect(agents.filter((a) => a.path === '/slow.qcow2').every((a) => a.agent.startsWith('curl/'))).toBe(true);
-    expect(settingsOnDisk().hosts.loop).toMatchObject({ imageTransfer: 'auto', lastTransfer: { mode: 'fetch', volume } });
+    expect(settingsOnDisk().hosts.loop).toMatchObject({
+      imageTransfer: 'auto',
+      lastTransfer: { mode: 'fetch', volume },
+    });
 
     await openHosts();
     await transfer().getByText('Last image: downloaded by the host itself').waitFor({ timeout: 15_000 });

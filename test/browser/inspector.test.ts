@@ -61,7 +61,8 @@ async function libvirtXml(): Promise<string> {
 }
 
 /** The code lines of a highlighted block, as text (the line numbers and region label left out). */
-const codeText = (block: Locator) => block.locator('.code-text').evaluateAll((els) => els.map((e) => e.textContent ?? '').join('\n'));
+const codeText = (block: Locator) =>
+  block.locator('.code-text').evaluateAll((els) => els.map((e) => e.textContent ?? '').join('\n'));
 
 async function cleanUp(): Promise<void> {
   client ??= await systemClient();
@@ -69,13 +70,20 @@ async function cleanUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await openApp({ prefix: 'egress-inspector-', clipboard: true, config: tinyConfig(env, (digest) => (sha256 = digest)) });
+  app = await openApp({
+    prefix: 'egress-inspector-',
+    clipboard: true,
+    config: tinyConfig(env, (digest) => (sha256 = digest)),
+  });
   ({ home, page } = app);
   await cleanUp();
   client ??= await systemClient();
   ownBase = (await findVolume(client, await testPool(client), baseVolumeName(sha256, 'qcow2'))) === null;
   // Loaded: the table, or the empty state (other test files' proxies may be on the same libvirtd).
-  await page.getByRole('heading', { name: 'Launch your first proxy' }).or(proxiesTable(page)).waitFor({ timeout: 60_000 });
+  await page
+    .getByRole('heading', { name: 'Launch your first proxy' })
+    .or(proxiesTable(page))
+    .waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -86,7 +94,9 @@ afterAll(async () => {
 
 describe('the inspector: against the real libvirtd', () => {
   it('launches a proxy (through the page’s bridge) and lists it', async () => {
-    const launched = (await page.evaluate(`window.egress.invoke('proxies:launch', ${JSON.stringify({ name: NAME, host: 'local' })})`)) as { ok: boolean };
+    const launched = (await page.evaluate(
+      `window.egress.invoke('proxies:launch', ${JSON.stringify({ name: NAME, host: 'local' })})`,
+    )) as { ok: boolean };
     expect(launched.ok).toBe(true);
     await showOnly(page);
     const row = proxyRow(page, NAME);
@@ -95,7 +105,9 @@ describe('the inspector: against the real libvirtd', () => {
   }, 240_000);
 
   it('opens by its Inspect button, with the metadata fields libvirt has', async () => {
-    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page)
+      .getByRole('button', { name: `Inspect ${NAME}` })
+      .click();
     const view = inspector(page);
     await view.waitFor();
     await expect(tab(page, 'Overview').getAttribute('aria-selected')).resolves.toBe('true');
@@ -117,7 +129,8 @@ describe('the inspector: against the real libvirtd', () => {
       State: 'running',
       Domain: instanceId(NAME),
     };
-    for (const [label, value] of Object.entries(expected)) expect(await (await field(overview, label)).innerText(), label).toBe(value);
+    for (const [label, value] of Object.entries(expected))
+      expect(await (await field(overview, label)).innerText(), label).toBe(value);
     expect(await (await field(overview, 'Created')).innerText()).toContain(m!.createdAt);
     expect(m).toMatchObject({ name: NAME, host: 'local', machineType: 'tiny', image: { name: 'tiny', sha256 } });
     await page.screenshot({ path: join(shots, 'inspector-overview-light.png') });
@@ -133,7 +146,12 @@ describe('the inspector: against the real libvirtd', () => {
     expect(await page.locator(`[id="${reasonId}"]`).innerText()).toMatch(/No address yet/);
     // The sources that found nothing say why (the tiny guest runs no agent and takes no lease).
     const problems = overview.getByRole('list', { name: 'Address source problems' });
-    await expect(problems.getByRole('listitem').filter({ hasText: /^agent\b/ }).count()).resolves.toBe(1);
+    await expect(
+      problems
+        .getByRole('listitem')
+        .filter({ hasText: /^agent\b/ })
+        .count(),
+    ).resolves.toBe(1);
     await expect(overview.getByText('No address found yet.').count()).resolves.toBe(1);
   });
 
@@ -173,14 +191,22 @@ describe('the inspector: against the real libvirtd', () => {
     await tab(page, 'Seed').click();
     const panel = inspector(page).getByRole('tabpanel', { name: 'Seed' });
     await panel.getByText(/^Credentials are masked/).waitFor();
-    for (const file of ['user-data', 'meta-data', 'vendor-data']) await panel.getByRole('region', { name: file, exact: true }).getByLabel(`Contents of ${file}`).locator('.code-line').first().waitFor();
+    for (const file of ['user-data', 'meta-data', 'vendor-data'])
+      await panel
+        .getByRole('region', { name: file, exact: true })
+        .getByLabel(`Contents of ${file}`)
+        .locator('.code-line')
+        .first()
+        .waitFor();
     const userData = await codeText(panel.getByRole('region', { name: 'user-data' }).locator('pre'));
     expect(userData).toMatch(/^#cloud-config/);
     expect(userData).toContain(MASK);
     expect(await codeText(panel.getByRole('region', { name: 'meta-data' }).locator('pre'))).toContain(instanceId(NAME));
     const credentialsFile = join(home, 'credentials.json');
     expect(existsSync(credentialsFile)).toBe(true);
-    const { password } = (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { proxies: Record<string, { password: string }> }).proxies[NAME]!;
+    const { password } = (
+      JSON.parse(readFileSync(credentialsFile, 'utf8')) as { proxies: Record<string, { password: string }> }
+    ).proxies[NAME]!;
     expect(password.length).toBeGreaterThan(8);
     // Nowhere in the page, on any tab, and not in what the inspector was sent.
     for (const name of ['Overview', 'Traffic', 'Domain XML', 'Seed']) {
@@ -188,7 +214,9 @@ describe('the inspector: against the real libvirtd', () => {
       await inspector(page).getByRole('tabpanel', { name }).waitFor();
       expect(await page.content()).not.toContain(password);
     }
-    const inspection = JSON.stringify(await page.evaluate(`window.egress.invoke('proxies:inspect', ${JSON.stringify({ name: NAME })})`));
+    const inspection = JSON.stringify(
+      await page.evaluate(`window.egress.invoke('proxies:inspect', ${JSON.stringify({ name: NAME })})`),
+    );
     expect(inspection).toContain(MASK);
     expect(inspection).not.toContain(password);
     await tab(page, 'Seed').click();
@@ -205,7 +233,9 @@ describe('the inspector: against the real libvirtd', () => {
     await page.keyboard.press('End');
     await expect(tab(page, 'Console').getAttribute('aria-selected')).resolves.toBe('true');
     // The console tab offers to connect; it does not connect by itself.
-    await inspector(page).getByRole('button', { name: `Connect to the console of ${NAME}` }).waitFor();
+    await inspector(page)
+      .getByRole('button', { name: `Connect to the console of ${NAME}` })
+      .waitFor();
     await page.keyboard.press('ArrowRight');
     await expect(tab(page, 'Overview').getAttribute('aria-selected')).resolves.toBe('true');
     await page.keyboard.press('ArrowLeft');
@@ -214,7 +244,10 @@ describe('the inspector: against the real libvirtd', () => {
     await expect(tab(page, 'Seed').getAttribute('aria-selected')).resolves.toBe('true');
     await page.keyboard.press('ArrowLeft');
     await page.reload();
-    await inspector(page).getByRole('tabpanel', { name: 'Domain XML' }).getByRole('region', { name: 'Egress Desk metadata' }).waitFor({ timeout: 30_000 });
+    await inspector(page)
+      .getByRole('tabpanel', { name: 'Domain XML' })
+      .getByRole('region', { name: 'Egress Desk metadata' })
+      .waitFor({ timeout: 30_000 });
   });
 
   it('goes back to the table with Escape, the row in view and its Inspect button focused', async () => {
@@ -228,7 +261,9 @@ describe('the inspector: against the real libvirtd', () => {
 
   it('keeps the table’s filter while the inspector is open', async () => {
     await showOnly(page);
-    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page)
+      .getByRole('button', { name: `Inspect ${NAME}` })
+      .click();
     await inspector(page).waitFor();
     await page.keyboard.press('Escape');
     await expect(page.getByRole('searchbox', { name: 'Filter proxies' }).inputValue()).resolves.toBe(NAME);
@@ -245,22 +280,33 @@ describe('the inspector: against the real libvirtd', () => {
     await row.getByRole('checkbox', { name: `Select ${NAME}` }).focus();
     await page.keyboard.press('Enter');
     await expect(inspector(page).count()).resolves.toBe(0);
-    await row.getByRole('cell').filter({ hasText: /^local$/ }).dblclick();
+    await row
+      .getByRole('cell')
+      .filter({ hasText: /^local$/ })
+      .dblclick();
     await inspector(page).waitFor();
     await inspector(page).getByRole('button', { name: 'Close inspector' }).click();
     await proxiesTable(page).waitFor();
   });
 
   it('is the same in dark, and opens where it was left', async () => {
-    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click();
+    await proxiesTable(page)
+      .getByRole('button', { name: `Inspect ${NAME}` })
+      .click();
     await tab(page, 'Domain XML').click();
     const { context, page: p } = await openSecondPage(app, 'dark');
     const region = inspector(p).getByRole('region', { name: 'Egress Desk metadata' });
     await region.waitFor({ timeout: 30_000 });
     expect(await p.evaluate('getComputedStyle(document.body).backgroundColor')).not.toBe('rgb(255, 255, 255)');
     const [darkTag, lightTag] = await Promise.all([
-      p.locator('.hljs-name').first().evaluate((el) => getComputedStyle(el).color),
-      page.locator('.hljs-name').first().evaluate((el) => getComputedStyle(el).color),
+      p
+        .locator('.hljs-name')
+        .first()
+        .evaluate((el) => getComputedStyle(el).color),
+      page
+        .locator('.hljs-name')
+        .first()
+        .evaluate((el) => getComputedStyle(el).color),
     ]);
     expect(darkTag).not.toBe(lightTag);
     await p.screenshot({ path: join(shots, 'inspector-xml-dark.png') });
@@ -270,10 +316,17 @@ describe('the inspector: against the real libvirtd', () => {
 
   it('says so when the proxy is deleted while it is open', async () => {
     await tab(page, 'Overview').click();
-    const deleted = (await page.evaluate(`window.egress.invoke('proxies:delete', ${JSON.stringify({ name: NAME, confirm: true })})`)) as { ok: boolean };
+    const deleted = (await page.evaluate(
+      `window.egress.invoke('proxies:delete', ${JSON.stringify({ name: NAME, confirm: true })})`,
+    )) as { ok: boolean };
     expect(deleted.ok).toBe(true);
     await inspector(page).getByRole('alert').getByText(`${NAME} no longer exists.`).waitFor({ timeout: 90_000 });
-    await expect(inspector(page).getByRole('tabpanel', { name: 'Overview' }).getByRole('button', { name: 'Copy URL' }).isDisabled()).resolves.toBe(true);
+    await expect(
+      inspector(page)
+        .getByRole('tabpanel', { name: 'Overview' })
+        .getByRole('button', { name: 'Copy URL' })
+        .isDisabled(),
+    ).resolves.toBe(true);
     await inspector(page).getByRole('alert').getByRole('button', { name: 'Back to proxies' }).click();
     await inspector(page).waitFor({ state: 'detached' });
     await page.getByRole('heading', { name: 'Launch your first proxy' }).or(proxiesTable(page)).waitFor();

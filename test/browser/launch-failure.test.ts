@@ -29,7 +29,11 @@ beforeAll(async () => {
   before = await hypervisorState(client);
   app = await openApp({
     prefix: 'egress-fail-',
-    config: (home) => testConfig(env, { images: [`mislabelled: { url: "file://${tinyImage(home).path}", sha256: ${WRONG} }`], defaults: '{ machineType: tiny, image: mislabelled }' }),
+    config: (home) =>
+      testConfig(env, {
+        images: [`mislabelled: { url: "file://${tinyImage(home).path}", sha256: ${WRONG} }`],
+        defaults: '{ machineType: tiny, image: mislabelled }',
+      }),
   });
   page = app.page;
 });
@@ -41,7 +45,10 @@ afterAll(async () => {
 
 describe('browser: a launch that fails', () => {
   it('names the failed step and the reason, and leaves the host as it was', async () => {
-    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click({ timeout: 60_000 });
+    await page
+      .getByRole('toolbar', { name: 'Proxy actions' })
+      .getByRole('button', { name: 'Launch', exact: true })
+      .click({ timeout: 60_000 });
     const form = page.getByRole('dialog', { name: 'Launch a proxy' });
     await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
     await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
@@ -55,7 +62,10 @@ describe('browser: a launch that fails', () => {
     expect(text).toMatch(/sha256/i);
     expect(text).toContain(WRONG);
     expect(text).toMatch(/removed|rolled back/);
-    await progress.getByRole('list', { name: 'Launch steps' }).getByRole('listitem', { name: /Get the base image: failed/ }).waitFor();
+    await progress
+      .getByRole('list', { name: 'Launch steps' })
+      .getByRole('listitem', { name: /Get the base image: failed/ })
+      .waitFor();
     // No step after the failed one ran.
     await expect(progress.getByRole('listitem', { name: /Define the VM: (running|done)/ }).count()).resolves.toBe(0);
     await page.screenshot({ path: join(SHOTS, 'launch-failed-light.png') });

@@ -22,7 +22,9 @@ const inspector = () => page.getByRole('region', { name: /^Inspector for / });
 async function inspect(name: string): Promise<void> {
   const back = inspector().getByRole('button', { name: 'Back to proxies' }).first();
   if (await back.count()) await back.click();
-  await proxiesTable(page).getByRole('button', { name: `Inspect ${name}`, exact: true }).click();
+  await proxiesTable(page)
+    .getByRole('button', { name: `Inspect ${name}`, exact: true })
+    .click();
   await inspector().waitFor();
 }
 
@@ -31,7 +33,9 @@ beforeAll(async () => {
   page = app.page;
   await routeProxiesList(page, fakeProxies(3));
   await page.reload();
-  await proxiesTable(page).getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
+  await proxiesTable(page)
+    .getByRole('row', { name: /bulk-0001/ })
+    .waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
@@ -39,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('navigation: one owner', () => {
-  it('the sidebar\'s Proxies closes the inspector and shows the table', async () => {
+  it("the sidebar's Proxies closes the inspector and shows the table", async () => {
     await inspect('bulk-0001');
     await app.nav('Proxies').click();
     await proxiesTable(page).waitFor({ timeout: 5000 });
@@ -56,16 +60,20 @@ describe('navigation: one owner', () => {
     await expect(inspector().count()).resolves.toBe(0);
     // And it stays closed over a reload (the remembered place is the table).
     await page.reload();
-    await proxiesTable(page).getByRole('row', { name: /bulk-0002/ }).waitFor({ timeout: 30_000 });
+    await proxiesTable(page)
+      .getByRole('row', { name: /bulk-0002/ })
+      .waitFor({ timeout: 30_000 });
     await expect(inspector().count()).resolves.toBe(0);
   });
 
-  it('Back from the inspector returns the focus to the row\'s Inspect button', async () => {
+  it("Back from the inspector returns the focus to the row's Inspect button", async () => {
     await inspect('bulk-0000');
     // The head's Back (a gone proxy's notice has one too).
     await inspector().getByRole('button', { name: 'Back to proxies' }).first().click();
     await proxiesTable(page).waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Inspect bulk-0000');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Inspect bulk-0000');
   });
 
   it('logs no CSP violation or page error', () => {

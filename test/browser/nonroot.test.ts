@@ -33,7 +33,8 @@ const hostsRegion = () => page.getByRole('region', { name: 'Hosts' });
 const card = (name: string) => hostsRegion().getByRole('article', { name });
 
 async function fill(dialog: Locator, fields: Record<string, string>): Promise<void> {
-  for (const [label, value] of Object.entries(fields)) await dialog.getByRole('textbox', { name: label, exact: true }).fill(value);
+  for (const [label, value] of Object.entries(fields))
+    await dialog.getByRole('textbox', { name: label, exact: true }).fill(value);
 }
 
 beforeAll(async () => {
@@ -47,7 +48,10 @@ beforeAll(async () => {
       const image = tinyImage(home, 16 * 1024 + 3 + (process.pid % 1000) * 16);
       chmodSync(image.path, 0o600);
       base = baseVolumeName(image.sha256, 'qcow2');
-      return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+      return testConfig(env, {
+        images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`],
+        defaults: '{ machineType: tiny, image: tiny }',
+      });
     },
   });
   page = app.page;
@@ -65,13 +69,26 @@ describe('browser: serve as a member of the libvirt group', () => {
   it('connects to the local host through polkit', async () => {
     await nav(page, 'Hosts').click();
     await card('local').getByText('connected', { exact: true }).waitFor({ timeout: 60_000 });
-    await card('local').getByText(/libvirt \d+\.\d+/).waitFor({ timeout: 30_000 });
+    await card('local')
+      .getByText(/libvirt \d+\.\d+/)
+      .waitFor({ timeout: 30_000 });
   });
 
   it('adds a host over SSH as its own account, and trusting the key writes the user’s known_hosts', async () => {
-    await hostsRegion().getByRole('toolbar', { name: 'Host actions' }).getByRole('button', { name: 'Add host' }).click();
+    await hostsRegion()
+      .getByRole('toolbar', { name: 'Host actions' })
+      .getByRole('button', { name: 'Add host' })
+      .click();
     const dialog = page.getByRole('dialog', { name: 'Add a host' });
-    await fill(dialog, { Name: SSH_HOST, Address: '127.0.0.1', 'SSH user': member.name, 'SSH port': env.EGRESS_TEST_SSH_PORT, 'Identity file': member.sshKey, 'Storage pool': env.EGRESS_TEST_POOL, Network: env.EGRESS_TEST_NETWORK });
+    await fill(dialog, {
+      Name: SSH_HOST,
+      Address: '127.0.0.1',
+      'SSH user': member.name,
+      'SSH port': env.EGRESS_TEST_SSH_PORT,
+      'Identity file': member.sshKey,
+      'Storage pool': env.EGRESS_TEST_POOL,
+      Network: env.EGRESS_TEST_NETWORK,
+    });
     await dialog.getByRole('button', { name: 'Add host' }).click();
     await dialog.waitFor({ state: 'detached' });
     const prompt = card(SSH_HOST).getByRole('alertdialog', { name: `Is this the host key of ${SSH_HOST}?` });
@@ -79,7 +96,9 @@ describe('browser: serve as a member of the libvirt group', () => {
     await expect(prompt.locator('.fingerprint code').innerText()).resolves.toBe(env.EGRESS_TEST_HOST_KEY_SHA256);
     await prompt.getByRole('button', { name: 'Trust this key' }).click();
     await card(SSH_HOST).getByText('connected', { exact: true }).waitFor({ timeout: 60_000 });
-    await card(SSH_HOST).getByText(/libvirt \d+\.\d+/).waitFor({ timeout: 30_000 });
+    await card(SSH_HOST)
+      .getByText(/libvirt \d+\.\d+/)
+      .waitFor({ timeout: 30_000 });
     const knownHosts = join(app.home, '.ssh', 'known_hosts');
     const [, , key] = readFileSync(env.EGRESS_TEST_KNOWN_HOSTS, 'utf8').trim().split(' ');
     expect(readFileSync(knownHosts, 'utf8')).toContain(key!);
@@ -87,30 +106,47 @@ describe('browser: serve as a member of the libvirt group', () => {
     expect(statSync(knownHosts).mode & 0o777).toBe(0o600);
 
     // It reaches the same libvirtd as "local": removed again, so that the proxy below is listed once.
-    await card(SSH_HOST).getByRole('button', { name: `Remove ${SSH_HOST}` }).click();
-    await page.getByRole('dialog', { name: `Remove host ${SSH_HOST}?` }).getByRole('button', { name: 'Remove host' }).click();
+    await card(SSH_HOST)
+      .getByRole('button', { name: `Remove ${SSH_HOST}` })
+      .click();
+    await page
+      .getByRole('dialog', { name: `Remove host ${SSH_HOST}?` })
+      .getByRole('button', { name: 'Remove host' })
+      .click();
     await card(SSH_HOST).waitFor({ state: 'detached' });
   });
 
-  it('launches a proxy by clicking; it boots on qemu:///system', async () => {
-    await nav(page, 'Proxies').click();
-    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click({ timeout: 60_000 });
-    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
-    await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
-    await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
-    await form.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
-    await form.getByRole('button', { name: 'Launch', exact: true }).click();
-    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
-    await progress.getByRole('list', { name: 'Launch steps' }).getByRole('listitem', { name: 'Boot the VM: done' }).waitFor({ timeout: 3 * 60_000 });
-    expect((await hypervisorState(client)).domains).toContain(instanceId(NAME));
-    // No guest answers on a tiny image: the launch goes on waiting in Tasks.
-    await progress.getByRole('button', { name: 'Close (keeps running in Tasks)' }).click();
-    await progress.waitFor({ state: 'detached' });
-  }, 4 * 60_000);
+  it(
+    'launches a proxy by clicking; it boots on qemu:///system',
+    async () => {
+      await nav(page, 'Proxies').click();
+      await page
+        .getByRole('toolbar', { name: 'Proxy actions' })
+        .getByRole('button', { name: 'Launch', exact: true })
+        .click({ timeout: 60_000 });
+      const form = page.getByRole('dialog', { name: 'Launch a proxy' });
+      await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
+      await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
+      await form.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
+      await form.getByRole('button', { name: 'Launch', exact: true }).click();
+      const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+      await progress
+        .getByRole('list', { name: 'Launch steps' })
+        .getByRole('listitem', { name: 'Boot the VM: done' })
+        .waitFor({ timeout: 3 * 60_000 });
+      expect((await hypervisorState(client)).domains).toContain(instanceId(NAME));
+      // No guest answers on a tiny image: the launch goes on waiting in Tasks.
+      await progress.getByRole('button', { name: 'Close (keeps running in Tasks)' }).click();
+      await progress.waitFor({ state: 'detached' });
+    },
+    4 * 60_000,
+  );
 
   it('opens the serial console of the proxy', async () => {
     await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await proxiesTable(page).getByRole('button', { name: `Inspect ${NAME}` }).click({ timeout: 60_000 });
+    await proxiesTable(page)
+      .getByRole('button', { name: `Inspect ${NAME}` })
+      .click({ timeout: 60_000 });
     const inspector = page.getByRole('region', { name: `Inspector for ${NAME}` });
     await inspector.getByRole('tablist').getByRole('tab', { name: 'Console', exact: true }).click();
     const panel = inspector.getByRole('region', { name: `Serial console of ${NAME}` });
@@ -122,14 +158,23 @@ describe('browser: serve as a member of the libvirt group', () => {
     await inspector.getByRole('button', { name: 'Back to proxies' }).click();
   });
 
-  it('deletes it through the confirmation', async () => {
-    await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
-    await proxiesTable(page).getByRole('checkbox', { name: `Select ${NAME}` }).check();
-    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('dialog', { name: `Delete ${NAME}?` }).getByRole('button', { name: 'Delete' }).click();
-    await proxyRow(page, NAME).waitFor({ state: 'detached', timeout: 2 * 60_000 });
-    expect((await hypervisorState(client)).domains).not.toContain(instanceId(NAME));
-  }, 3 * 60_000);
+  it(
+    'deletes it through the confirmation',
+    async () => {
+      await page.getByRole('searchbox', { name: 'Filter proxies' }).fill(NAME);
+      await proxiesTable(page)
+        .getByRole('checkbox', { name: `Select ${NAME}` })
+        .check();
+      await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog', { name: `Delete ${NAME}?` })
+        .getByRole('button', { name: 'Delete' })
+        .click();
+      await proxyRow(page, NAME).waitFor({ state: 'detached', timeout: 2 * 60_000 });
+      expect((await hypervisorState(client)).domains).not.toContain(instanceId(NAME));
+    },
+    3 * 60_000,
+  );
 
   it('left every file it wrote to the user, 0600 files in 0700 directories; no page error', () => {
     expect(foreignOrOpenEntries(app.home, member.uid)).toEqual([]);

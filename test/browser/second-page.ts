@@ -18,8 +18,16 @@ export interface SecondPage {
  * at the app's origin. `beforeLoad` runs on the page first (routing the WebSocket must be in
  * place before the app connects). The context is closed when opening fails.
  */
-export async function openSecondPage(app: AppPage, colorScheme: 'light' | 'dark', beforeLoad?: (page: Page) => Promise<unknown>): Promise<SecondPage> {
-  const context = await app.browser.newContext({ viewport: VIEWPORT, colorScheme, storageState: await app.context.storageState() });
+export async function openSecondPage(
+  app: AppPage,
+  colorScheme: 'light' | 'dark',
+  beforeLoad?: (page: Page) => Promise<unknown>,
+): Promise<SecondPage> {
+  const context = await app.browser.newContext({
+    viewport: VIEWPORT,
+    colorScheme,
+    storageState: await app.context.storageState(),
+  });
   try {
     const page = watchPage(await context.newPage(), app.errors);
     await beforeLoad?.(page);

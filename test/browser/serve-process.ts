@@ -12,6 +12,12 @@ export type { ServeProcess } from '../../bench/browser/serve.js';
  * As another user it runs from the view of the checkout that user can reach (rejects at
  * once, saying why, when it cannot: test/support/user-checkout.ts).
  */
-export async function startServe(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, as?: RunAs, netns?: string): Promise<ServeProcess> {
+export async function startServe(
+  env: Record<string, string>,
+  args: string[] = [],
+  timeoutMs = 20_000,
+  as?: RunAs,
+  netns?: string,
+): Promise<ServeProcess> {
   return startServeProcess(as ? cliBinFor(as) : cliBin, env, args, timeoutMs, as, [], netns);
 }

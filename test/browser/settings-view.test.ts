@@ -29,7 +29,8 @@ const form = () => page.getByRole('form', { name: 'Settings' });
 const box = (name: string) => form().getByRole('textbox', { name, exact: true });
 const tick = (name: string) => form().getByRole('checkbox', { name });
 const save = () => form().getByRole('button', { name: 'Save', exact: true });
-const onDisk = (): Record<string, unknown> => JSON.parse(readFileSync(settingsPath(app.home), 'utf8')) as Record<string, unknown>;
+const onDisk = (): Record<string, unknown> =>
+  JSON.parse(readFileSync(settingsPath(app.home), 'utf8')) as Record<string, unknown>;
 
 async function openSettings(): Promise<void> {
   await app.nav('Settings').click();
@@ -42,7 +43,8 @@ beforeAll(async () => {
     prefix: 'egress-settings-',
     config: (dir) => ((home = dir), testConfig(env)),
     // After openApp's own {autoBake: false}, before serve starts: a host's choice the view must keep.
-    prepare: async () => writeFileSync(settingsPath(home), `${JSON.stringify({ hosts, autoBake: false }, null, 2)}\n`, { mode: 0o600 }),
+    prepare: async () =>
+      writeFileSync(settingsPath(home), `${JSON.stringify({ hosts, autoBake: false }, null, 2)}\n`, { mode: 0o600 }),
   });
   page = app.page;
 });
@@ -72,7 +74,15 @@ describe('browser: the Settings view', () => {
     await expect(form().getByText('must be an http:// or https:// URL').isVisible()).resolves.toBe(true);
     await expect(form().getByText('must be at least 1 (got 0)').isVisible()).resolves.toBe(true);
     // The message is the field's description: a screen reader reads it with the field.
-    await expect(box('Check URL').evaluate((el) => el.getAttribute('aria-describedby')?.split(' ').map((id) => document.getElementById(id)?.textContent).join(' '))).resolves.toContain('must be an http:// or https:// URL');
+    await expect(
+      box('Check URL').evaluate((el) =>
+        el
+          .getAttribute('aria-describedby')
+          ?.split(' ')
+          .map((id) => document.getElementById(id)?.textContent)
+          .join(' '),
+      ),
+    ).resolves.toContain('must be an http:// or https:// URL');
     await expect(form().getByRole('alert').innerText()).resolves.toMatch(/Not saved: some fields need fixing/);
     expect(readFileSync(settingsPath(app.home), 'utf8')).toBe(before);
     // Fixed, its message goes as the person types.

@@ -44,7 +44,9 @@ beforeAll(async () => {
         ].join('\n'),
         { mode: 0o600 },
       );
-      return testConfig(env, { hosts: [localHost(env), `{ name: ${HOST}, address: ${ALIAS}, pool: ${env.EGRESS_TEST_POOL} }`] });
+      return testConfig(env, {
+        hosts: [localHost(env), `{ name: ${HOST}, address: ${ALIAS}, pool: ${env.EGRESS_TEST_POOL} }`],
+      });
     },
   });
   ({ page, home } = app);
@@ -72,9 +74,14 @@ describe('browser: SSH settings of a host resolved from ssh_config Match blocks'
     expect(text).toMatch(/User\s+root \(~\/\.ssh\/config line 6\)/);
     expect(text).toMatch(/Host name\s+127\.0\.0\.1 \(~\/\.ssh\/config line 4\)/);
     const keys = section.getByRole('list', { name: `Keys of ${HOST}, in the order they are tried` });
-    await expect(keys.getByRole('listitem').allInnerTexts()).resolves.toEqual([`${env.EGRESS_TEST_SSH_KEY} (~/.ssh/config line 8)`]);
+    await expect(keys.getByRole('listitem').allInnerTexts()).resolves.toEqual([
+      `${env.EGRESS_TEST_SSH_KEY} (~/.ssh/config line 8)`,
+    ]);
     expect(text).toContain('~/.ssh/known_hosts');
-    await section.getByRole('list', { name: `SSH settings warnings for ${HOST}` }).getByText('~/.ssh/config line 1: Match exec "true" was not run').waitFor();
+    await section
+      .getByRole('list', { name: `SSH settings warnings for ${HOST}` })
+      .getByText('~/.ssh/config line 1: Match exec "true" was not run')
+      .waitFor();
     await page.screenshot({ path: join(SHOTS, 'hosts-ssh-settings.png') });
   });
 

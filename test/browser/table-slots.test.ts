@@ -25,7 +25,12 @@ function focused(): Promise<{ key: string | null; rowIndex: number | null; label
   return page.evaluate(() => {
     const a = document.activeElement as HTMLElement | null;
     const row = a?.closest<HTMLElement>('[role=row][data-key]') ?? null;
-    return { key: row?.dataset.key ?? null, rowIndex: row ? Number(row.getAttribute('aria-rowindex')) : null, label: a?.getAttribute('aria-label') ?? null, tag: a?.tagName ?? '' };
+    return {
+      key: row?.dataset.key ?? null,
+      rowIndex: row ? Number(row.getAttribute('aria-rowindex')) : null,
+      label: a?.getAttribute('aria-label') ?? null,
+      tag: a?.tagName ?? '',
+    };
   });
 }
 
@@ -50,14 +55,16 @@ beforeAll(async () => {
   page = app.page;
   await routeProxiesList(page, fakeProxies(300));
   await page.reload();
-  await proxiesTable(page).getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
+  await proxiesTable(page)
+    .getByRole('row', { name: /bulk-0001/ })
+    .waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {
   await app?.close();
 });
 
-describe('the Proxies table\'s row slots', () => {
+describe("the Proxies table's row slots", () => {
   it('reuses its row elements as it scrolls: an element shows another proxy, and the DOM holds a window, not the fleet', async () => {
     await toTop();
     const before = await page.evaluate(() => {
@@ -70,7 +77,7 @@ describe('the Proxies table\'s row slots', () => {
       const row = document.querySelector<HTMLElement>('.grid-body [data-probe=first]');
       return { key: row?.dataset.key ?? null, rows: document.querySelectorAll('.grid-body [role=row]').length };
     });
-    expect(after.key, 'the first slot\'s element is still in the table').not.toBeNull();
+    expect(after.key, "the first slot's element is still in the table").not.toBeNull();
     expect(after.key).not.toBe(before.key);
     expect(before.rows).toBeLessThan(60);
     expect(after.rows).toBeLessThan(60);
@@ -105,7 +112,9 @@ describe('the Proxies table\'s row slots', () => {
     // (the awaits let React finish each one), but the body's scroll event waits for a frame.
     const rowIndex = await page.evaluate(async () => {
       for (let i = 0; i < 40; i++) {
-        document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, cancelable: true }));
+        document.activeElement!.dispatchEvent(
+          new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, cancelable: true }),
+        );
         await null;
       }
       return Number(document.activeElement!.closest('[role=row][data-key]')?.getAttribute('aria-rowindex'));
@@ -116,7 +125,11 @@ describe('the Proxies table\'s row slots', () => {
   it('keeps the focus on its proxy when its slot shows another, and Enter opens that proxy', async () => {
     await toTop();
     await scrollBy(3);
-    const name = await proxiesTable(page).locator('[role=row][data-key]').nth(8).locator('.col-name').evaluate((el) => el.firstChild?.textContent ?? '');
+    const name = await proxiesTable(page)
+      .locator('[role=row][data-key]')
+      .nth(8)
+      .locator('.col-name')
+      .evaluate((el) => el.firstChild?.textContent ?? '');
     const inspect = proxiesTable(page).getByRole('button', { name: `Inspect ${name}`, exact: true });
     await inspect.focus();
     const before = await focused();

@@ -29,7 +29,11 @@ beforeAll(async () => {
   app = await openApp({ prefix: 'egress-waiting-', config: () => testConfig(env) });
   // A page of its own, in the logged-in context: its first listing is held until the test releases it.
   page = watchPage(await app.context.newPage(), app.errors);
-  release = await routeAnswers(page, { 'proxies:list': () => ({ proxies: fakeProxies(300), hosts: [] }) }, { hold: 'proxies:list' });
+  release = await routeAnswers(
+    page,
+    { 'proxies:list': () => ({ proxies: fakeProxies(300), hosts: [] }) },
+    { hold: 'proxies:list' },
+  );
   await page.goto(`${app.serve.origin}/`);
 });
 
@@ -49,7 +53,9 @@ describe('the Proxies table before its listing arrives', () => {
         count: stand.length,
         // Enough to fill the body: the stand-ins cover what the rows will.
         filled: stand.length * 36 >= body.clientHeight,
-        hidden: stand.every((r) => r.getAttribute('aria-hidden') === 'true' && r.inert && r.getAttribute('role') === null),
+        hidden: stand.every(
+          (r) => r.getAttribute('aria-hidden') === 'true' && r.inert && r.getAttribute('role') === null,
+        ),
         rows: document.querySelectorAll('.grid-body [role=row]').length,
         top: body.getBoundingClientRect().top,
       };
@@ -60,7 +66,11 @@ describe('the Proxies table before its listing arrives', () => {
     expect(state.rows).toBe(0);
     await expect(proxiesTable(page).getAttribute('aria-busy')).resolves.toBe('true');
     await expect(proxiesTable(page).getByRole('row').count()).resolves.toBe(1); // the head's
-    await expect(summary().getByRole('button', { name: /healthy/ }).isDisabled()).resolves.toBe(true);
+    await expect(
+      summary()
+        .getByRole('button', { name: /healthy/ })
+        .isDisabled(),
+    ).resolves.toBe(true);
     await expect(summary().textContent()).resolves.toMatch(/– healthy.*listing the proxies/);
     await page.screenshot({ path: join(SHOTS, 'proxies-waiting.png') });
     // Tab from the filter field passes over every stand-in's checkbox and buttons.
@@ -73,22 +83,40 @@ describe('the Proxies table before its listing arrives', () => {
     waitingTop = state.top;
   });
 
-  it('gives the stand-ins\' elements to the listing\'s rows, and the table stays where it was', async () => {
+  it("gives the stand-ins' elements to the listing's rows, and the table stays where it was", async () => {
     release();
-    await proxiesTable(page).getByRole('row', { name: /bulk-0001/ }).waitFor({ timeout: 60_000 });
+    await proxiesTable(page)
+      .getByRole('row', { name: /bulk-0001/ })
+      .waitFor({ timeout: 60_000 });
     const after = await page.evaluate(() => {
       const probe = document.querySelector<HTMLElement>('.grid-body [data-probe=stand-in]');
       return {
-        probe: probe ? { role: probe.getAttribute('role'), key: probe.dataset.key ?? null, hidden: probe.getAttribute('aria-hidden'), inert: probe.inert } : null,
+        probe: probe
+          ? {
+              role: probe.getAttribute('role'),
+              key: probe.dataset.key ?? null,
+              hidden: probe.getAttribute('aria-hidden'),
+              inert: probe.inert,
+            }
+          : null,
         placeholders: document.querySelectorAll('.grid-body .placeholder').length,
         top: document.querySelector<HTMLElement>('.grid-body')!.getBoundingClientRect().top,
       };
     });
-    expect(after.probe, 'the first stand-in\'s element is a row now').toEqual({ role: 'row', key: expect.stringMatching(/^local\/ep-bulk-\d+$/), hidden: null, inert: false });
+    expect(after.probe, "the first stand-in's element is a row now").toEqual({
+      role: 'row',
+      key: expect.stringMatching(/^local\/ep-bulk-\d+$/),
+      hidden: null,
+      inert: false,
+    });
     expect(after.placeholders).toBe(0);
     expect(after.top).toBe(waitingTop);
     await expect(proxiesTable(page).getAttribute('aria-busy')).resolves.toBe('false');
-    await expect(summary().getByRole('button', { name: /healthy/ }).isDisabled()).resolves.toBe(false);
+    await expect(
+      summary()
+        .getByRole('button', { name: /healthy/ })
+        .isDisabled(),
+    ).resolves.toBe(false);
     await expect(summary().textContent()).resolves.toMatch(/of 300 measured/);
     expect(await audit(page)).toEqual([]);
     expect(app.errors).toEqual([]);

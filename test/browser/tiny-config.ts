@@ -15,6 +15,9 @@ export function tinyConfig(env: TestEnv, seen: (sha256: string) => void): (home:
   return (home) => {
     const image = tinyImage(home);
     seen(image.sha256);
-    return testConfig(env, { images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`], defaults: '{ machineType: tiny, image: tiny }' });
+    return testConfig(env, {
+      images: [`tiny: { url: "file://${image.path}", sha256: ${image.sha256} }`],
+      defaults: '{ machineType: tiny, image: tiny }',
+    });
   };
 }

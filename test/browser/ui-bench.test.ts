@@ -28,7 +28,9 @@ describe('UI benchmarks (one round each)', () => {
     expect(f.rawLongestFrameMs).toBeGreaterThanOrEqual(f.p95FrameMs);
     // In whole refreshes (bench/refresh.ts): a positive multiple of the refresh period (to the 0.1 ms it is given in), within a refresh of the raw figure.
     expect(f.refreshMs).toBeGreaterThan(0);
-    expect(Math.abs(f.longestFrameMs - Math.round(f.longestFrameMs / f.refreshMs) * f.refreshMs)).toBeLessThanOrEqual(0.05 + 1e-9);
+    expect(Math.abs(f.longestFrameMs - Math.round(f.longestFrameMs / f.refreshMs) * f.refreshMs)).toBeLessThanOrEqual(
+      0.05 + 1e-9,
+    );
     expect(Math.abs(f.longestFrameMs - f.rawLongestFrameMs)).toBeLessThanOrEqual(f.refreshMs);
     expect(f.framesOver50).toBeLessThanOrEqual(f.rawFramesOver50);
     expect(f.scrollCpuPerFrameMs).toBeGreaterThan(0);
@@ -42,7 +44,8 @@ describe('UI benchmarks (one round each)', () => {
     expect(f.stepMs).toBeGreaterThanOrEqual(f.progressMs);
     const client = await systemClient();
     try {
-      for (const name of ['egtest-bench-h-0', 'egtest-bench-h-1']) await expect(findDomainByName(client, instanceId(name))).resolves.toBeNull();
+      for (const name of ['egtest-bench-h-0', 'egtest-bench-h-1'])
+        await expect(findDomainByName(client, instanceId(name))).resolves.toBeNull();
     } finally {
       await client.close();
     }

@@ -38,7 +38,12 @@ async function cleanUp(): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await openApp({ prefix: 'egress-views-', clipboard: true, config: tinyConfig(env, (digest) => (sha256 = digest)), prepare: cleanUp });
+  app = await openApp({
+    prefix: 'egress-views-',
+    clipboard: true,
+    config: tinyConfig(env, (digest) => (sha256 = digest)),
+    prepare: cleanUp,
+  });
   ({ page } = app);
 });
 
@@ -77,7 +82,10 @@ describe('browser views: against the real libvirtd', () => {
 
   it('opens the Launch dialog by clicking, validates the name inline, and closes with Escape', async () => {
     await nav(page, 'Proxies').click();
-    await page.getByRole('toolbar', { name: 'Proxy actions' }).getByRole('button', { name: 'Launch', exact: true }).click();
+    await page
+      .getByRole('toolbar', { name: 'Proxy actions' })
+      .getByRole('button', { name: 'Launch', exact: true })
+      .click();
     const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
     await dialog.waitFor();
     const name = dialog.getByRole('textbox', { name: 'Name' });
@@ -102,16 +110,32 @@ describe('browser views: against the real libvirtd', () => {
     const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
     await dialog.waitFor();
     for (const label of ['Name', 'Port']) await dialog.getByRole('textbox', { name: label, exact: true }).waitFor();
-    for (const label of ['Host', 'Machine type', 'Image']) await dialog.getByRole('combobox', { name: label }).waitFor();
-    await expect(dialog.getByRole('combobox', { name: 'Host' }).locator('option').allInnerTexts()).resolves.toEqual(['Automatic', 'local (connected)']);
+    for (const label of ['Host', 'Machine type', 'Image'])
+      await dialog.getByRole('combobox', { name: label }).waitFor();
+    await expect(dialog.getByRole('combobox', { name: 'Host' }).locator('option').allInnerTexts()).resolves.toEqual([
+      'Automatic',
+      'local (connected)',
+    ]);
     // What Automatic would choose now, and why: the provider's own placement, asked without launching.
-    await dialog.getByText(new RegExp(`^Automatic now: local: most free memory \\(\\d+\\.\\d GiB\\) with room in pool ${env.EGRESS_TEST_POOL}\\.$`)).waitFor({ timeout: 30_000 });
-    await expect(dialog.getByRole('combobox', { name: 'Host' }).getAttribute('aria-describedby')).resolves.toMatch(/-hint$/);
+    await dialog
+      .getByText(
+        new RegExp(
+          `^Automatic now: local: most free memory \\(\\d+\\.\\d GiB\\) with room in pool ${env.EGRESS_TEST_POOL}\\.$`,
+        ),
+      )
+      .waitFor({ timeout: 30_000 });
+    await expect(dialog.getByRole('combobox', { name: 'Host' }).getAttribute('aria-describedby')).resolves.toMatch(
+      /-hint$/,
+    );
     // Tab moves from the name through the fields in order: How many, then Host.
     await page.keyboard.press('Tab');
-    await expect(dialog.getByRole('textbox', { name: 'How many' }).evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
+    await expect(
+      dialog.getByRole('textbox', { name: 'How many' }).evaluate((el) => el === el.ownerDocument.activeElement),
+    ).resolves.toBe(true);
     await page.keyboard.press('Tab');
-    await expect(page.evaluate("document.activeElement.id === document.querySelector('dialog select').id")).resolves.toBe(true);
+    await expect(
+      page.evaluate("document.activeElement.id === document.querySelector('dialog select').id"),
+    ).resolves.toBe(true);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // A plain "n" does the same (browsers keep Ctrl+N), but not while typing in a field.
@@ -138,7 +162,14 @@ describe('browser views: against the real libvirtd', () => {
     console.log(`first step shown ${Date.now() - clicked} ms after Enter`);
     // No guest boots from the tiny image: the launch gets to the address wait and stays there.
     await steps.getByRole('listitem', { name: 'Boot the VM: done' }).waitFor({ timeout: 90_000 });
-    for (const s of ['Choose a host', 'Get the base image', 'Upload the image to the host', 'Create the disks', 'Write the cloud-init seed', 'Define the VM'])
+    for (const s of [
+      'Choose a host',
+      'Get the base image',
+      'Upload the image to the host',
+      'Create the disks',
+      'Write the cloud-init seed',
+      'Define the VM',
+    ])
       await steps.getByRole('listitem', { name: `${s}: done` }).waitFor();
     await steps.getByRole('listitem', { name: 'Wait for an address: running' }).waitFor({ timeout: 30_000 });
     await progress.getByRole('button', { name: 'Cancel launch' }).waitFor();
@@ -163,8 +194,16 @@ describe('browser views: against the real libvirtd', () => {
     await item.getByRole('button', { name: `Cancel Launch ${NAME}` }).waitFor();
     await item.getByRole('progressbar').waitFor();
     await page.reload();
-    await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` }).waitFor({ timeout: 30_000 });
-    expect(await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` }).innerText()).toMatch(/running/);
+    await page
+      .getByRole('list', { name: 'Tasks' })
+      .getByRole('listitem', { name: `Launch ${NAME}` })
+      .waitFor({ timeout: 30_000 });
+    expect(
+      await page
+        .getByRole('list', { name: 'Tasks' })
+        .getByRole('listitem', { name: `Launch ${NAME}` })
+        .innerText(),
+    ).toMatch(/running/);
     await page.screenshot({ path: join(shots, 'tasks-light.png') });
   });
 
@@ -185,7 +224,10 @@ describe('browser views: against the real libvirtd', () => {
     await page.getByRole('heading', { name: 'Launch your first proxy' }).waitFor({ timeout: 60_000 });
     // Gone on the host too.
     client ??= await systemClient();
-    const list = (await page.evaluate("window.egress.invoke('proxies:list')")) as { ok: boolean; value: { proxies: { name: string }[] } };
+    const list = (await page.evaluate("window.egress.invoke('proxies:list')")) as {
+      ok: boolean;
+      value: { proxies: { name: string }[] };
+    };
     expect(list.ok).toBe(true);
     expect(list.value.proxies.map((p) => p.name)).not.toContain(NAME);
   });
@@ -194,13 +236,19 @@ describe('browser views: against the real libvirtd', () => {
     await nav(page, 'Tasks').click();
     const item = page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Launch ${NAME}` });
     await item.getByText(/^(Failed|Cancelled)/).waitFor({ timeout: 60_000 });
-    await page.getByRole('list', { name: 'Tasks' }).getByRole('listitem', { name: `Delete ${NAME}` }).getByText(/^Done/).waitFor({ timeout: 60_000 });
+    await page
+      .getByRole('list', { name: 'Tasks' })
+      .getByRole('listitem', { name: `Delete ${NAME}` })
+      .getByText(/^Done/)
+      .waitFor({ timeout: 60_000 });
   });
 
   it('renders only a window of 1,000 proxies, and scrolls to the last', async () => {
     // The backend's proxies:list answer is replaced on the wire (Playwright's WebSocket
     // routing): the renderer is the product build, unchanged.
-    const { context, page: p } = await openSecondPage(app, 'dark', (fresh) => routeProxiesList(fresh, fakeProxies(1000, sha256)));
+    const { context, page: p } = await openSecondPage(app, 'dark', (fresh) =>
+      routeProxiesList(fresh, fakeProxies(1000, sha256)),
+    );
     await nav(p, 'Proxies').click();
     const table = proxiesTable(p);
     await table.getByRole('row', { name: /bulk-0000/ }).waitFor({ timeout: 30_000 });
@@ -231,14 +279,27 @@ describe('browser views: against the real libvirtd', () => {
     const { context, page: p } = await openSecondPage(app, 'dark');
     const background = await p.evaluate('getComputedStyle(document.body).backgroundColor');
     expect(background).not.toBe('rgb(255, 255, 255)');
-    for (const [view, file] of [['Proxies', 'proxies-empty'], ['Hosts', 'hosts'], ['Images & machine types', 'catalog'], ['Config', 'config'], ['Tasks', 'tasks']] as const) {
+    for (const [view, file] of [
+      ['Proxies', 'proxies-empty'],
+      ['Hosts', 'hosts'],
+      ['Images & machine types', 'catalog'],
+      ['Config', 'config'],
+      ['Tasks', 'tasks'],
+    ] as const) {
       await nav(p, view).click();
       await p.getByRole('heading', { name: view, exact: true, level: 2 }).waitFor();
-      if (view === 'Hosts') await p.getByRole('article', { name: 'local' }).getByText(/libvirt \d/).waitFor({ timeout: 30_000 });
+      if (view === 'Hosts')
+        await p
+          .getByRole('article', { name: 'local' })
+          .getByText(/libvirt \d/)
+          .waitFor({ timeout: 30_000 });
       await p.screenshot({ path: join(shots, `${file}-dark.png`) });
     }
     await context.close();
-    for (const [view, file] of [['Images & machine types', 'catalog'], ['Config', 'config']] as const) {
+    for (const [view, file] of [
+      ['Images & machine types', 'catalog'],
+      ['Config', 'config'],
+    ] as const) {
       await nav(page, view).click();
       await page.getByRole('heading', { name: view, exact: true, level: 2 }).waitFor();
       await page.screenshot({ path: join(shots, `${file}-light.png`) });

@@ -49,7 +49,9 @@ let origin: string;
 let browser: Browser;
 
 function files(): Record<string, { type: string; body: string }> {
-  const shim = ts.transpileModule(readFileSync('renderer/views/xterm-csp.ts', 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const shim = ts.transpileModule(readFileSync('renderer/views/xterm-csp.ts', 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   return {
     '/': { type: 'text/html', body: PAGE },
     '/main.js': { type: 'text/javascript', body: MAIN },
@@ -64,7 +66,10 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const file = served[new URL(req.url ?? '/', 'http://127.0.0.1').pathname];
     if (!file) return void res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': `${file.type}; charset=utf-8`, 'Content-Security-Policy': CONTENT_SECURITY_POLICY });
+    res.writeHead(200, {
+      'Content-Type': `${file.type}; charset=utf-8`,
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    });
     res.end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -113,7 +118,10 @@ describe('xterm.js under the app CSP', () => {
     // Selected, the cells merge into one span whose background is the selection's.
     await page.evaluate('truecolorSelected()');
     await page.evaluate('frames2()');
-    expect(await page.evaluate("colorOf('.xterm-rows span', 'truecolour')")).toEqual(['rgb(1, 2, 3)', expect.stringMatching(/background-color/)]);
+    expect(await page.evaluate("colorOf('.xterm-rows span', 'truecolour')")).toEqual([
+      'rgb(1, 2, 3)',
+      expect.stringMatching(/background-color/),
+    ]);
     expect(await violations(page)).toEqual([]);
     expect(errors).toEqual([]);
     // The cleanup drops the adopted sheets, and the document's own createElement is back.

@@ -52,7 +52,8 @@ let proxyUrl: string;
 
 const childEnv = () => ({ HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 const cli = (...args: string[]) => runCliInNetns(NS, ['--config', config, ...args], childEnv());
-const inNs = (command: string, args: string[], timeout = 60_000) => execFileSync('ip', ['netns', 'exec', NS, command, ...args], { encoding: 'utf8', timeout });
+const inNs = (command: string, args: string[], timeout = 60_000) =>
+  execFileSync('ip', ['netns', 'exec', NS, command, ...args], { encoding: 'utf8', timeout });
 
 /** This proxy's figures from one `proxies stats NAME --json` (rates over 1 s, totals since the domain started, one health probe). */
 async function figures(): Promise<ProxyFigures> {
@@ -141,7 +142,10 @@ beforeAll(async () => {
   expect(launched.stderr).toMatch(/address done: (\d+\.){3}\d+ \(lease\)/);
   // The monitor as a long-running command runs it: stats every 5 s, health every 30 s (its default), first round at once.
   const [command, argv] = cliInNetns(NS, ['--config', config, 'metrics', '--port', '0']);
-  const child = spawn(command, argv, { env: { PATH: process.env.PATH ?? '', ...childEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, argv, {
+    env: { PATH: process.env.PATH ?? '', ...childEnv() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   metrics = child;
   metricsUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -168,12 +172,29 @@ afterAll(async () => {
 describe('the fleet at work on a real guest', () => {
   it('a download through the proxy moves its in and out counters by at least the body, within the tolerance of headers', async () => {
     const t0 = await totals();
-    const got = inNs('curl', ['-sS', '--max-time', '120', '-o', '/dev/null', '-w', '%{size_download}', '-x', proxyUrl, `http://${env.EGRESS_TEST_BRIDGE_IP}:${BLOB_PORT}/blob`], 150_000);
+    const got = inNs(
+      'curl',
+      [
+        '-sS',
+        '--max-time',
+        '120',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{size_download}',
+        '-x',
+        proxyUrl,
+        `http://${env.EGRESS_TEST_BRIDGE_IP}:${BLOB_PORT}/blob`,
+      ],
+      150_000,
+    );
     expect(Number(got)).toBe(BODY_BYTES);
     const t1 = await totals();
     const dIn = t1.inBytes - t0.inBytes;
     const dOut = t1.outBytes - t0.outBytes;
-    console.log(`guest lane: ${BODY_BYTES} B through the proxy moved in ${dIn} B (${(dIn / BODY_BYTES).toFixed(3)}×), out ${dOut} B (${(dOut / BODY_BYTES).toFixed(3)}×)`);
+    console.log(
+      `guest lane: ${BODY_BYTES} B through the proxy moved in ${dIn} B (${(dIn / BODY_BYTES).toFixed(3)}×), out ${dOut} B (${(dOut / BODY_BYTES).toFixed(3)}×)`,
+    );
     // The proxy receives the body from upstream and sends it to the client: both directions
     // carry it whole. On top come per-frame headers (Ethernet 14 + IP 20 + TCP 32 = 66 B per
     // 1448 B of payload, 4.6 %, less where GSO/GRO hand the tap larger frames), the ACKs of
@@ -194,14 +215,22 @@ describe('the fleet at work on a real guest', () => {
     const size = 1024;
     const t0 = await totals();
     const tap0 = tapCounters();
-    inNs('python3', ['-c', 'import socket,sys,time\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\nfor i in range(int(sys.argv[2])):\n    s.sendto(b"x"*int(sys.argv[3]),(sys.argv[1],9))\n    time.sleep(0.001)', guest, String(count), String(size)]);
+    inNs('python3', [
+      '-c',
+      'import socket,sys,time\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\nfor i in range(int(sys.argv[2])):\n    s.sendto(b"x"*int(sys.argv[3]),(sys.argv[1],9))\n    time.sleep(0.001)',
+      guest,
+      String(count),
+      String(size),
+    ]);
     const tap1 = tapCounters();
     const t1 = await totals();
     const dIn = t1.inBytes - t0.inBytes;
     const dOut = t1.outBytes - t0.outBytes;
     const tapTx = tap1.tx - tap0.tx;
     const tapRx = tap1.rx - tap0.rx;
-    console.log(`guest lane: ${count} datagrams of ${size} B: in ${dIn} B, out ${dOut} B; the tap's tx ${tapTx} B, rx ${tapRx} B`);
+    console.log(
+      `guest lane: ${count} datagrams of ${size} B: in ${dIn} B, out ${dOut} B; the tap's tx ${tapTx} B, rx ${tapRx} B`,
+    );
     // Each datagram is 1024 B + 42 B of headers on the wire.
     expect(tapTx).toBeGreaterThanOrEqual(count * size);
     expect(dIn).toBeGreaterThanOrEqual(count * size);
@@ -245,7 +274,9 @@ describe('the fleet at work on a real guest', () => {
     const failingAfter = await healthBecomes('failing', 60);
     execFileSync('virsh', [...VIRSH, 'resume', DOMAIN], { stdio: 'ignore', timeout: 30_000 });
     const healthyAfter = await healthBecomes('healthy', 60);
-    console.log(`guest lane: health failing ${failingAfter.toFixed(1)} s after the pause, healthy ${healthyAfter.toFixed(1)} s after the resume`);
+    console.log(
+      `guest lane: health failing ${failingAfter.toFixed(1)} s after the pause, healthy ${healthyAfter.toFixed(1)} s after the resume`,
+    );
   }, 240_000);
 
   it('deletes the proxy: nothing of it is left', async () => {

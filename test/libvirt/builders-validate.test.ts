@@ -18,11 +18,23 @@ import { Writable } from 'node:stream';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaults } from '../../shared/config.js';
-import { DomainDefine, type LibvirtClient, MetadataType, StorageVolCreate, getMetadataElement, setMetadataElement } from '../../electron/libvirt/index.js';
+import {
+  DomainDefine,
+  type LibvirtClient,
+  MetadataType,
+  StorageVolCreate,
+  getMetadataElement,
+  setMetadataElement,
+} from '../../electron/libvirt/index.js';
 import { ClientApi } from '../../electron/services/provider/kvm/client-api.js';
 import { defaultCpuMode } from '../../electron/services/provider/kvm/domain-xml.js';
 import { resolveDomainType } from '../../electron/services/provider/kvm/domain-type.js';
-import { METADATA_KEY, METADATA_NS, buildInstanceMetadataXml, parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
+import {
+  METADATA_KEY,
+  METADATA_NS,
+  buildInstanceMetadataXml,
+  parseInstanceMetadata,
+} from '../../electron/services/provider/kvm/metadata.js';
 import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/render.js';
 import { readSeedIso } from '../support/iso9660-reader.js';
 import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
@@ -118,7 +130,11 @@ describe('libvirt accepts the builders output', () => {
     const element = await getMetadataElement(client, dom, METADATA_NS);
     expect(element && parseInstanceMetadata(element, { element: true })).toEqual(r.metadata);
     const updated = { ...r.metadata, port: 8888 };
-    await setMetadataElement(client, dom, { uri: METADATA_NS, key: METADATA_KEY, xml: buildInstanceMetadataXml(updated) });
+    await setMetadataElement(client, dom, {
+      uri: METADATA_NS,
+      key: METADATA_KEY,
+      xml: buildInstanceMetadataXml(updated),
+    });
     expect(parseInstanceMetadata(await client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 }))).toEqual(updated);
     const again = await getMetadataElement(client, dom, METADATA_NS);
     expect(again && parseInstanceMetadata(again, { element: true })).toEqual(updated);
@@ -128,7 +144,11 @@ describe('libvirt accepts the builders output', () => {
   it('a domain on a host bridge validates too, with the domain type the provider picks for this host', async () => {
     // domainType auto, decided as a launch decides it: kvm where libvirt offers it, else qemu.
     const domainType = await resolveDomainType('auto', new ClientApi(client));
-    const spec = resolveSpec({ name: 'egtest-validate-br' }, config, { ...config.hosts[0]!, network: undefined, bridge: 'egtest-br0' });
+    const spec = resolveSpec({ name: 'egtest-validate-br' }, config, {
+      ...config.hosts[0]!,
+      network: undefined,
+      bridge: 'egtest-br0',
+    });
     const r = renderProxy(spec, { domainType, basePath: '/var/tmp/none.qcow2', createdAt: new Date() });
     created.domains.push(r.id);
     await removeDomain(client, r.id);
@@ -158,6 +178,8 @@ describe('libvirt accepts the builders output', () => {
     const spec = resolveSpec({ name: 'egtest-validate-bad' }, config, config.hosts[0]!);
     const r = renderProxy(spec, { domainType: 'qemu', basePath: '/var/tmp/none.qcow2', createdAt: new Date() });
     const broken = r.domainXml.replace('<vcpu placement="static">1</vcpu>', '<vcpu placement="static">many</vcpu>');
-    await expect(client.call('DOMAIN_DEFINE_XML_FLAGS', { xml: broken, flags: DomainDefine.VALIDATE })).rejects.toMatchObject({ name: 'LibvirtError' });
+    await expect(
+      client.call('DOMAIN_DEFINE_XML_FLAGS', { xml: broken, flags: DomainDefine.VALIDATE }),
+    ).rejects.toMatchObject({ name: 'LibvirtError' });
   });
 });

@@ -58,7 +58,9 @@ describe('handshake', () => {
 
   it('opens read-only: changes are refused with OPERATION_DENIED', async () => {
     const client = await track(connect('test:///default', { readOnly: true }));
-    const err = await client.call('DOMAIN_DEFINE_XML', { xml: testDomainXml(egtestName('ro')) }).catch((e: unknown) => e);
+    const err = await client
+      .call('DOMAIN_DEFINE_XML', { xml: testDomainXml(egtestName('ro')) })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LibvirtError);
     expect((err as LibvirtError).code).toBe(ErrorCode.OPERATION_DENIED);
     expect((err as LibvirtError).message).toMatch(/read only access/);
@@ -87,7 +89,9 @@ describe('calls', () => {
 
   it('decodes a real error with its domain and level', async () => {
     const client = await track(connect('test:///default'));
-    const err = (await client.call('DOMAIN_LOOKUP_BY_NAME', { name: egtestName('missing') }).catch((e: unknown) => e)) as LibvirtError;
+    const err = (await client
+      .call('DOMAIN_LOOKUP_BY_NAME', { name: egtestName('missing') })
+      .catch((e: unknown) => e)) as LibvirtError;
     expect(err).toBeInstanceOf(LibvirtError);
     expect(err).toMatchObject({ code: ErrorCode.NO_DOMAIN, level: 2, procedure: 'DOMAIN_LOOKUP_BY_NAME' });
     expect(err.message).toMatch(/Domain not found/);
@@ -97,15 +101,24 @@ describe('calls', () => {
 describe('keepalive', () => {
   it('pings the daemon after the idle interval and gets PONGs', async () => {
     const taps: Tap[] = [];
-    const client = await track(connect('test:///default', { keepalive: { intervalMs: 100, deadAfterMs: 5_000 } }, taps));
-    await until(() => taps[0]!.headers.filter((h) => h.prog === Program.KEEPALIVE && h.proc === KeepaliveProc.PONG).length >= 3);
+    const client = await track(
+      connect('test:///default', { keepalive: { intervalMs: 100, deadAfterMs: 5_000 } }, taps),
+    );
+    await until(
+      () => taps[0]!.headers.filter((h) => h.prog === Program.KEEPALIVE && h.proc === KeepaliveProc.PONG).length >= 3,
+    );
     expect(client.closed).toBe(false);
   });
 
   it('answers the daemon’s own PINGs (sent after 5 s idle) and stays connected', async () => {
     const taps: Tap[] = [];
-    const client = await track(connect('test:///default', { keepalive: { intervalMs: 60_000, deadAfterMs: 120_000 } }, taps));
-    await until(() => taps[0]!.headers.some((h) => h.prog === Program.KEEPALIVE && h.proc === KeepaliveProc.PING), 15_000);
+    const client = await track(
+      connect('test:///default', { keepalive: { intervalMs: 60_000, deadAfterMs: 120_000 } }, taps),
+    );
+    await until(
+      () => taps[0]!.headers.some((h) => h.prog === Program.KEEPALIVE && h.proc === KeepaliveProc.PING),
+      15_000,
+    );
     const ping = taps[0]!.headers.find((h) => h.prog === Program.KEEPALIVE)!;
     expect(ping).toMatchObject({ type: MessageType.MESSAGE, status: 0 });
     expect(await client.call('CONNECT_GET_URI')).toBe('test:///default');
@@ -117,7 +130,9 @@ describe('a connection killed mid-call', () => {
     const taps: Tap[] = [];
     const client = await connect('test:///default', {}, taps);
     const closed = new Promise<Error | undefined>((resolve) => client.once('close', resolve));
-    const calls = Array.from({ length: 200 }, () => client.call('CONNECT_LIST_ALL_DOMAINS', { needResults: 1, flags: 0 }));
+    const calls = Array.from({ length: 200 }, () =>
+      client.call('CONNECT_LIST_ALL_DOMAINS', { needResults: 1, flags: 0 }),
+    );
     const started = Date.now();
     taps[0]!.socket.destroy();
     const results = await Promise.allSettled(calls);

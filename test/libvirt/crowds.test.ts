@@ -13,7 +13,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
 import { type LibvirtClient, findVolume, listAllDomains } from '../../electron/libvirt/index.js';
-import { baseVolumeName, instanceId, instanceVolumes, isInstanceVolume } from '../../electron/services/provider/kvm/names.js';
+import {
+  baseVolumeName,
+  instanceId,
+  instanceVolumes,
+  isInstanceVolume,
+} from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, localAndSshHome, localProviderHome } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
@@ -78,7 +83,10 @@ async function baseIsWhole(): Promise<void> {
 
 describe('launches from several processes at once', () => {
   it('the same name from two processes (identical specs, cold base): one proxy, the other process gets it as it is; nothing duplicated or orphaned', async () => {
-    const [a, b] = await Promise.all([cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'), cli('launch', SAME, '--allow', '192.168.150.0/24', '--json')]);
+    const [a, b] = await Promise.all([
+      cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'),
+      cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'),
+    ]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     const created = [a, b].map((r) => (JSON.parse(r.stdout) as { created: boolean }).created).sort();
@@ -92,7 +100,10 @@ describe('launches from several processes at once', () => {
 
   it('a different spec under the same name from another process at the same time: exactly one proxy, the other refused as AlreadyExists', async () => {
     await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
-    const [a, b] = await Promise.all([cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'), cli('launch', SAME, '--port', '8080', '--allow', '192.168.150.0/24', '--json')]);
+    const [a, b] = await Promise.all([
+      cli('launch', SAME, '--allow', '192.168.150.0/24', '--json'),
+      cli('launch', SAME, '--port', '8080', '--allow', '192.168.150.0/24', '--json'),
+    ]);
     const codes = [a.code, b.code].sort();
     expect(codes, `${a.stderr}\n${b.stderr}`).toEqual([0, 1]);
     const loser = a.code === 1 ? a : b;
@@ -109,7 +120,9 @@ describe('launches from several processes at once', () => {
     for (const name of MANY) expect(domains.has(instanceId(name))).toBe(true);
     expect((await ourVolumes()).length).toBe(MANY.length * 2);
     await baseIsWhole();
-    const uploads = results.filter((r) => (JSON.parse(r.stdout) as { timings: Record<string, number> }).timings.upload !== undefined).length;
+    const uploads = results.filter(
+      (r) => (JSON.parse(r.stdout) as { timings: Record<string, number> }).timings.upload !== undefined,
+    ).length;
     expect(uploads).toBe(MANY.length);
     await Promise.all(MANY.map((name) => cli('delete', name)));
     expect(await ourVolumes()).toEqual([]);
@@ -120,19 +133,36 @@ describe('launches from several processes at once', () => {
     let configFile: string;
     ({ configFile, restoreHome } = localAndSshHome(env, appHome, { name: 'busy', ...image }));
     await removeVolumes(client, [baseVolumeName(image.sha256, 'qcow2')]);
-    services = createAppServices(join(appHome, 'app-data'), 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
+    services = createAppServices(join(appHome, 'app-data'), 'serve', {
+      version: '0.0.0-test',
+      configFile,
+      reconcileIntervalMs: 0,
+    });
     const invoke = async <T>(channel: string, input?: unknown): Promise<T> => {
       const envelope: Envelope = await services!.router.invoke(channel, input);
       if (!envelope.ok) throw new Error(`${channel}: ${envelope.error.message}`);
       return envelope.value as T;
     };
-    const tasks = await Promise.all(APP_TEN.map((name, i) => invoke<{ taskId: string }>('proxies:launch', { name, host: i % 2 ? 'loop' : 'local', allow: ['192.168.150.0/24'] })));
-    await waitFor('ten launches to bring their domains up', 240_000, () => {
-      const all = tasks.map(({ taskId }) => services!.app.tasks.get(taskId)!);
-      const ended = all.find((t) => t.state !== 'running' && t.state !== 'queued');
-      if (ended) throw new Error(`a launch ended: ${ended.title}: ${ended.state}: ${JSON.stringify(ended.error)}`);
-      return all.every((t) => t.step === 'address' || t.step === 'proxy') ? true : undefined;
-    }, 250);
+    const tasks = await Promise.all(
+      APP_TEN.map((name, i) =>
+        invoke<{ taskId: string }>('proxies:launch', {
+          name,
+          host: i % 2 ? 'loop' : 'local',
+          allow: ['192.168.150.0/24'],
+        }),
+      ),
+    );
+    await waitFor(
+      'ten launches to bring their domains up',
+      240_000,
+      () => {
+        const all = tasks.map(({ taskId }) => services!.app.tasks.get(taskId)!);
+        const ended = all.find((t) => t.state !== 'running' && t.state !== 'queued');
+        if (ended) throw new Error(`a launch ended: ${ended.title}: ${ended.state}: ${JSON.stringify(ended.error)}`);
+        return all.every((t) => t.step === 'address' || t.step === 'proxy') ? true : undefined;
+      },
+      250,
+    );
     const domains = (await listAllDomains(client)).map((d) => d.name).filter((n) => n.includes('egtest-crowd-app'));
     expect(domains.sort()).toEqual(APP_TEN.map(instanceId).sort());
     await baseIsWhole();
@@ -149,20 +179,30 @@ describe('launches from several processes at once', () => {
       if (!envelope.ok) throw Object.assign(new Error(envelope.error.message), { name: envelope.error.name });
       return envelope.value as T;
     };
-    const [fromApp, fromCli] = await Promise.all([invoke<{ taskId: string }>('proxies:launch', { name: CROSS, host: 'local', allow: ['192.168.150.0/24'] }), cli('launch', CROSS, '--allow', '192.168.150.0/24', '--json')]);
+    const [fromApp, fromCli] = await Promise.all([
+      invoke<{ taskId: string }>('proxies:launch', { name: CROSS, host: 'local', allow: ['192.168.150.0/24'] }),
+      cli('launch', CROSS, '--allow', '192.168.150.0/24', '--json'),
+    ]);
     // The app's launch has either the proxy (its domain runs: the task waits at "address") or was refused.
-    const appTask = await waitFor('the app launch to have its domain or be refused', 120_000, () => {
-      const t = services!.app.tasks.get(fromApp.taskId);
-      if (!t) return undefined;
-      return t.state === 'failed' || t.step === 'address' || t.step === 'proxy' ? t : undefined;
-    }, 100);
+    const appTask = await waitFor(
+      'the app launch to have its domain or be refused',
+      120_000,
+      () => {
+        const t = services!.app.tasks.get(fromApp.taskId);
+        if (!t) return undefined;
+        return t.state === 'failed' || t.step === 'address' || t.step === 'proxy' ? t : undefined;
+      },
+      100,
+    );
     const appRefused = appTask.state === 'failed';
     if (appRefused) expect(appTask.error?.message).toMatch(/already exists on host local with a different spec/);
     if (fromCli.code !== 0) expect(fromCli.stderr).toMatch(/already exists on host local with a different spec/);
     expect(appRefused && fromCli.code !== 0, 'both refused').toBe(false);
     const domains = (await listAllDomains(client)).map((d) => d.name).filter((n) => n === instanceId(CROSS));
     expect(domains).toEqual([instanceId(CROSS)]);
-    expect((await ourVolumes()).filter((v) => v.includes(CROSS)).sort()).toEqual(Object.values(instanceVolumes(instanceId(CROSS))).sort());
+    expect((await ourVolumes()).filter((v) => v.includes(CROSS)).sort()).toEqual(
+      Object.values(instanceVolumes(instanceId(CROSS))).sort(),
+    );
     if (!appRefused) {
       await invoke('tasks:cancel', { id: fromApp.taskId });
       await services!.app.tasks.wait(fromApp.taskId);
@@ -173,15 +213,38 @@ describe('launches from several processes at once', () => {
 
   it('three in one request (--count 3 --strategy local,loop): each on its entry in turn, all launched; deleted, nothing left', async () => {
     const configFile = join(appHome, 'local-and-ssh.yaml');
-    const run = (...args: string[]) => runCliProcess(['--config', configFile, 'proxies', ...args], { HOME: appHome, EGRESS_DESK_HOME: join(appHome, 'cli-many') });
-    const r = await run('launch', 'egtest-crowd-many-{n}', '--count', '3', '--strategy', 'local,loop', '--allow', '192.168.150.0/24', '--json');
+    const run = (...args: string[]) =>
+      runCliProcess(['--config', configFile, 'proxies', ...args], {
+        HOME: appHome,
+        EGRESS_DESK_HOME: join(appHome, 'cli-many'),
+      });
+    const r = await run(
+      'launch',
+      'egtest-crowd-many-{n}',
+      '--count',
+      '3',
+      '--strategy',
+      'local,loop',
+      '--allow',
+      '192.168.150.0/24',
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as Array<{ name: string; host: string; ok: boolean }>;
-    expect(out.map((o) => [o.name, o.host, o.ok])).toEqual(MANY_ONE.map((name, i) => [name, i % 2 ? 'loop' : 'local', true]));
+    expect(out.map((o) => [o.name, o.host, o.ok])).toEqual(
+      MANY_ONE.map((name, i) => [name, i % 2 ? 'loop' : 'local', true]),
+    );
     const domains = (await listAllDomains(client)).map((d) => d.name);
     for (const name of MANY_ONE) expect(domains).toContain(instanceId(name));
-    const listed = JSON.parse((await run('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }> };
-    expect(listed.proxies.filter((p) => p.name.startsWith('egtest-crowd-many-')).map((p) => [p.name, p.host]).sort()).toEqual(out.map((o) => [o.name, o.host]).sort());
+    const listed = JSON.parse((await run('list', '--json')).stdout) as {
+      proxies: Array<{ name: string; host: string }>;
+    };
+    expect(
+      listed.proxies
+        .filter((p) => p.name.startsWith('egtest-crowd-many-'))
+        .map((p) => [p.name, p.host])
+        .sort(),
+    ).toEqual(out.map((o) => [o.name, o.host]).sort());
     for (const name of MANY_ONE) expect((await run('delete', name)).code).toBe(0);
     expect((await ourVolumes()).filter((v) => v.includes('egtest-crowd-many-'))).toEqual([]);
   }, 180_000);

@@ -21,7 +21,8 @@ afterAll(async () => {
   for (const name of names) {
     await bestEffort(
       async () => client.call('DOMAIN_DESTROY', { dom: await client.call('DOMAIN_LOOKUP_BY_NAME', { name }) }),
-      async () => client.call('DOMAIN_UNDEFINE_FLAGS', { dom: await client.call('DOMAIN_LOOKUP_BY_NAME', { name }), flags: 0 }),
+      async () =>
+        client.call('DOMAIN_UNDEFINE_FLAGS', { dom: await client.call('DOMAIN_LOOKUP_BY_NAME', { name }), flags: 0 }),
     );
   }
   await client.close();
@@ -49,7 +50,11 @@ describe('lifecycle events', () => {
     await client.call('DOMAIN_CREATE', { dom: domB });
     await until(() => all.length >= 3);
     expect(forA.map((e) => [e.dom.name, e.eventName])).toEqual([[a, 'STARTED']]);
-    expect(all.map((e) => `${e.dom.name === a ? 'a' : 'b'}:${e.eventName}`)).toEqual(['b:DEFINED', 'a:STARTED', 'b:STARTED']);
+    expect(all.map((e) => `${e.dom.name === a ? 'a' : 'b'}:${e.eventName}`)).toEqual([
+      'b:DEFINED',
+      'a:STARTED',
+      'b:STARTED',
+    ]);
     // The started domain's handle carries its new id.
     expect(forA[0]!.dom.id).toBeGreaterThan(0);
     const messages = taps[0]!.headers.filter((h) => h.type === MessageType.MESSAGE && h.proc === 318);

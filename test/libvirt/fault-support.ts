@@ -51,7 +51,7 @@ export function useSystemClient(): SystemConnection {
     await client?.close();
   });
   const current = (): LibvirtClient => {
-    if (!client) throw new Error('the system connection is made before the file\'s tests: use it inside one');
+    if (!client) throw new Error("the system connection is made before the file's tests: use it inside one");
     return client;
   };
   return {
@@ -61,13 +61,17 @@ export function useSystemClient(): SystemConnection {
     async live() {
       if (current().closed) {
         // Said in the log: a lost connection is worth knowing about even when the test goes on.
-        console.warn(`faults: the test's own libvirt connection had closed (${lostBecause ?? 'no reason given'}); connecting again`);
+        console.warn(
+          `faults: the test's own libvirt connection had closed (${lostBecause ?? 'no reason given'}); connecting again`,
+        );
         client = await connect();
       }
       return current();
     },
     async reconnect() {
-      await current().close().catch(() => undefined);
+      await current()
+        .close()
+        .catch(() => undefined);
       client = await connect();
       return client;
     },
@@ -75,7 +79,12 @@ export function useSystemClient(): SystemConnection {
 }
 
 /** After a fault, whatever it left: the proxies `names`, the base `volumes` they used, and the test's directory. */
-export async function removeLeftovers(sys: SystemConnection, names: readonly string[], volumes: readonly string[], dir: string): Promise<void> {
+export async function removeLeftovers(
+  sys: SystemConnection,
+  names: readonly string[],
+  volumes: readonly string[],
+  dir: string,
+): Promise<void> {
   for (const name of names) await removeProxy(await sys.live(), name);
   await removeVolumes(await sys.live(), volumes);
   rmSync(dir, { recursive: true, force: true });
@@ -89,9 +98,17 @@ export function virsh(...args: string[]): string {
 export async function backend(prefix: string, image: { path: string; sha256: string; format?: 'raw' }) {
   const home = tempDir(prefix);
   const { configFile, restoreHome } = localAndSshHome(testEnv(), home, { name: 'img', ...image });
-  if (image.format) writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/sha256: ([0-9a-f]{64}) \}/, 'sha256: $1, format: raw }'));
-  const services = createAppServices(join(home, 'data'), 'serve', { version: '0.0.0-test', configFile, reconcileIntervalMs: 0 });
-  const call = async <T,>(channel: string, input?: unknown): Promise<T> => {
+  if (image.format)
+    writeFileSync(
+      configFile,
+      readFileSync(configFile, 'utf8').replace(/sha256: ([0-9a-f]{64}) \}/, 'sha256: $1, format: raw }'),
+    );
+  const services = createAppServices(join(home, 'data'), 'serve', {
+    version: '0.0.0-test',
+    configFile,
+    reconcileIntervalMs: 0,
+  });
+  const call = async <T>(channel: string, input?: unknown): Promise<T> => {
     const envelope: Envelope = await services.router.invoke(channel, input);
     if (!envelope.ok) throw Object.assign(new Error(envelope.error.message), { name: envelope.error.name });
     return envelope.value as T;
@@ -108,12 +125,17 @@ export type Backend = Awaited<ReturnType<typeof backend>>;
 
 /** Waits for a launch task to reach `step` (or end); returns the task as it is then. */
 export async function taskAt(services: AppServices, taskId: string, steps: string[], ms = 120_000): Promise<Task> {
-  return waitFor(`task ${taskId} to reach ${steps.join('/')}`, ms, () => {
-    const t = services.app.tasks.get(taskId);
-    if (!t) return undefined;
-    if (t.state !== 'running' && t.state !== 'queued') return t;
-    return t.step !== undefined && steps.includes(t.step) ? t : undefined;
-  }, 20);
+  return waitFor(
+    `task ${taskId} to reach ${steps.join('/')}`,
+    ms,
+    () => {
+      const t = services.app.tasks.get(taskId);
+      if (!t) return undefined;
+      if (t.state !== 'running' && t.state !== 'queued') return t;
+      return t.step !== undefined && steps.includes(t.step) ? t : undefined;
+    },
+    20,
+  );
 }
 
 /** The pids of the sessions the test sshd forked (its children), not the listener itself. */

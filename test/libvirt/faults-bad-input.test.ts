@@ -44,7 +44,10 @@ describe('fault: a guest that never boots', () => {
       machineType: TINY_MACHINE_TYPE,
       image: { name: 'garbage', ...image },
     });
-    writeFileSync(home.config, readFileSync(home.config, 'utf8').replace(/sha256: ([0-9a-f]{64}) \}/, 'sha256: $1, format: raw }'));
+    writeFileSync(
+      home.config,
+      readFileSync(home.config, 'utf8').replace(/sha256: ([0-9a-f]{64}) \}/, 'sha256: $1, format: raw }'),
+    );
   });
 
   afterAll(async () => {
@@ -53,16 +56,33 @@ describe('fault: a guest that never boots', () => {
 
   it('--wait ends with the honest message; --rollback-on-timeout leaves nothing, without it the VM is left for inspection', async () => {
     const before = await hypervisorState(await sys.live());
-    const rolled = await home.proxies('launch', ROLLED, '--wait', '--timeout', '15', '--rollback-on-timeout', '--allow', '192.168.150.0/24');
+    const rolled = await home.proxies(
+      'launch',
+      ROLLED,
+      '--wait',
+      '--timeout',
+      '15',
+      '--rollback-on-timeout',
+      '--allow',
+      '192.168.150.0/24',
+    );
     expect(rolled.code, rolled.stderr).not.toBe(0);
-    expect(rolled.stderr).toMatch(new RegExp(`proxy ${ROLLED} was not ready in time: no DHCP lease for [0-9a-f:]+ on network ${env.EGRESS_TEST_NETWORK} yet; guest agent not answering .*; it was removed \\(rollback on timeout\\)`));
+    expect(rolled.stderr).toMatch(
+      new RegExp(
+        `proxy ${ROLLED} was not ready in time: no DHCP lease for [0-9a-f:]+ on network ${env.EGRESS_TEST_NETWORK} yet; guest agent not answering .*; it was removed \\(rollback on timeout\\)`,
+      ),
+    );
     expect(rolled.stderr).not.toMatch(/\n\s+at /);
     // Nothing of the launch is left; the (shared) base stays, as after any launch.
     expect(await hypervisorState(await sys.live())).toEqual({ ...before, volumes: [...before.volumes, base].sort() });
 
     const left = await home.proxies('launch', LEFT, '--wait', '--timeout', '15', '--allow', '192.168.150.0/24');
     expect(left.code, left.stderr).not.toBe(0);
-    expect(left.stderr).toMatch(new RegExp(`proxy ${LEFT} was not ready in time: .*; it is left running for inspection \\(egress-desk proxies inspect ${LEFT}; delete it with egress-desk proxies delete ${LEFT}\\)`));
+    expect(left.stderr).toMatch(
+      new RegExp(
+        `proxy ${LEFT} was not ready in time: .*; it is left running for inspection \\(egress-desk proxies inspect ${LEFT}; delete it with egress-desk proxies delete ${LEFT}\\)`,
+      ),
+    );
     const listed = JSON.parse((await home.proxies('list', '--json')).stdout) as FleetListingView;
     expect(listed.proxies.find((p) => p.name === LEFT)).toMatchObject({ state: 'running' });
     expect((await home.proxies('delete', LEFT)).code).toBe(0);
@@ -103,16 +123,24 @@ describe('fault: the config file is broken by hand while the app runs', () => {
     const line = broken.split('\n').findIndex((l) => l.includes('diskGiB: -3')) + 1;
     const reported = await waitFor('config:changed (broken)', 10_000, () => states.find((s) => s.issues?.length), 50);
     expect(reported).toMatchObject({ lastGood: true, issues: [{ path: 'kvm.machineTypes.tiny.diskGiB', line }] });
-    expect(await call<ConfigState>('config:get')).toMatchObject({ lastGood: true, issues: [{ path: 'kvm.machineTypes.tiny.diskGiB', line }] });
+    expect(await call<ConfigState>('config:get')).toMatchObject({
+      lastGood: true,
+      issues: [{ path: 'kvm.machineTypes.tiny.diskGiB', line }],
+    });
 
     // The app goes on with the last good config.
     expect((await call<Array<{ name: string }>>('machineTypes:list')).map((m) => m.name)).toEqual(['tiny']);
     const listing = await call<FleetListingView>('proxies:list');
     expect(listing.hosts.map((h) => h.ok)).toEqual([true, true]);
-    expect((await call<Array<{ name: string; state: string }>>('hosts:list')).map((h) => h.name)).toEqual(['local', 'loop']);
+    expect((await call<Array<{ name: string; state: string }>>('hosts:list')).map((h) => h.name)).toEqual([
+      'local',
+      'loop',
+    ]);
 
     // A change from the app would overwrite the person's file: refused, naming the problem; the file is as they left it.
-    const edit = await call('machineTypes:save', { name: 'big', vcpus: 2, memoryMiB: 1024, diskGiB: 4 }).catch((e: unknown) => e);
+    const edit = await call('machineTypes:save', { name: 'big', vcpus: 2, memoryMiB: 1024, diskGiB: 4 }).catch(
+      (e: unknown) => e,
+    );
     expect((edit as Error).message).toMatch(/kvm\.machineTypes\.tiny\.diskGiB/);
     expect(readFileSync(configFile, 'utf8')).toBe(broken);
 
@@ -123,10 +151,19 @@ describe('fault: the config file is broken by hand while the app runs', () => {
     expect(syntax.lastGood).toBe(true);
 
     // Fixed by hand, with a new machine type: taken, without a restart.
-    writeFileSync(configFile, good.replace('    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }', '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }\n    big: { vcpus: 2, memoryMiB: 1024, diskGiB: 4 }'));
+    writeFileSync(
+      configFile,
+      good.replace(
+        '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }',
+        '    tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }\n    big: { vcpus: 2, memoryMiB: 1024, diskGiB: 4 }',
+      ),
+    );
     const fixed = await waitFor('config:changed (fixed)', 10_000, () => states.find((s) => s.config), 50);
     expect(fixed.lastGood).toBeUndefined();
-    expect((await call<Array<{ name: string }>>('machineTypes:list')).map((m) => m.name).sort()).toEqual(['big', 'tiny']);
+    expect((await call<Array<{ name: string }>>('machineTypes:list')).map((m) => m.name).sort()).toEqual([
+      'big',
+      'tiny',
+    ]);
     expect((await call<FleetListingView>('proxies:list')).hosts.map((h) => h.ok)).toEqual([true, true]);
   });
 });

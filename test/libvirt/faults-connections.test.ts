@@ -20,7 +20,16 @@ import { hypervisorState, tinyImage } from '../support/provider.js';
 import { waitFor } from '../support/wait.js';
 import { runCliProcess } from '../support/cli.js';
 import { tempDir } from '../support/temp-dir.js';
-import { type Backend, backend, removeLeftovers, sha256OfVolume, sshdSessions, taskAt, useSystemClient, virsh } from './fault-support.js';
+import {
+  type Backend,
+  backend,
+  removeLeftovers,
+  sha256OfVolume,
+  sshdSessions,
+  taskAt,
+  useSystemClient,
+  virsh,
+} from './fault-support.js';
 
 const sys = useSystemClient();
 
@@ -52,26 +61,42 @@ describe('fault: the SSH session is cut during the base-image upload', () => {
   it('fails naming the step and the cause, leaves nothing (no half base), and the next launch succeeds with an intact base', async () => {
     const { services, call } = app!;
     const before = await hypervisorState(await sys.live());
-    const { taskId } = await call<{ taskId: string }>('proxies:launch', { name: NAME, host: 'loop', allow: ['192.168.150.0/24'] });
+    const { taskId } = await call<{ taskId: string }>('proxies:launch', {
+      name: NAME,
+      host: 'loop',
+      allow: ['192.168.150.0/24'],
+    });
     // Cut once the base volume exists and bytes are flowing into it.
-    await waitFor('the upload to be under way', 60_000, async () => {
-      const t = services.app.tasks.get(taskId);
-      if (t && t.state !== 'running' && t.state !== 'queued') throw new Error(`the launch ended before the upload: ${JSON.stringify(t.error)}`);
-      return t?.step === 'upload' && (t.progress?.done ?? 0) > 0 ? true : undefined;
-    }, 5);
+    await waitFor(
+      'the upload to be under way',
+      60_000,
+      async () => {
+        const t = services.app.tasks.get(taskId);
+        if (t && t.state !== 'running' && t.state !== 'queued')
+          throw new Error(`the launch ended before the upload: ${JSON.stringify(t.error)}`);
+        return t?.step === 'upload' && (t.progress?.done ?? 0) > 0 ? true : undefined;
+      },
+      5,
+    );
     const sessions = sshdSessions();
     expect(sessions.length).toBeGreaterThan(0);
     for (const pid of sessions) process.kill(pid, 'SIGKILL');
 
     const failed = await services.app.tasks.wait(taskId);
     expect(failed.state).toBe('failed');
-    expect(failed.error?.message).toMatch(/launch failed at step "upload": .*SSH connection to 127\.0\.0\.1:\d+ was lost/);
+    expect(failed.error?.message).toMatch(
+      /launch failed at step "upload": .*SSH connection to 127\.0\.0\.1:\d+ was lost/,
+    );
     expect(failed.error?.message).not.toMatch(/left behind|is left in pool/);
     // No domain, overlay, seed, and no half-written base.
     expect(await hypervisorState(await sys.live())).toEqual(before);
 
     // The next launch reconnects, uploads the whole base again and gets past boot.
-    const again = await call<{ taskId: string }>('proxies:launch', { name: NAME, host: 'loop', allow: ['192.168.150.0/24'] });
+    const again = await call<{ taskId: string }>('proxies:launch', {
+      name: NAME,
+      host: 'loop',
+      allow: ['192.168.150.0/24'],
+    });
     const reached = await taskAt(services, again.taskId, ['address', 'proxy']);
     expect(reached.state, JSON.stringify(reached.error)).toBe('running');
     expect(await sha256OfVolume(await sys.live(), base)).toBe(image.sha256);
@@ -118,11 +143,23 @@ describe('fault: libvirtd restarted while the app is open', () => {
     const keep = await home().proxies('launch', STOPPED, '--host', 'local', '--allow', '192.168.150.0/24');
     expect(keep.code, keep.stderr).toBe(0);
     virsh('destroy', instanceId(STOPPED));
-    const inflight = await call<{ taskId: string }>('proxies:launch', { name: INFLIGHT, host: 'loop', allow: ['192.168.150.0/24'] });
+    const inflight = await call<{ taskId: string }>('proxies:launch', {
+      name: INFLIGHT,
+      host: 'loop',
+      allow: ['192.168.150.0/24'],
+    });
     await taskAt(services, inflight.taskId, ['address', 'proxy']);
     const before = await call<FleetListingView>('proxies:list');
     expect(before.proxies.map((p) => p.name).sort()).toEqual([STOPPED, INFLIGHT].sort());
-    await waitFor('both hosts connected', 30_000, () => (['local', 'loop'].every((h) => statuses.some((s) => s.name === h && s.state === 'connected')) ? true : undefined), 50);
+    await waitFor(
+      'both hosts connected',
+      30_000,
+      () =>
+        ['local', 'loop'].every((h) => statuses.some((s) => s.name === h && s.state === 'connected'))
+          ? true
+          : undefined,
+      50,
+    );
 
     const restartedAt = Date.now();
     execFileSync('bash', [join(process.cwd(), 'test/env/restart-libvirtd.sh'), '2'], { stdio: 'ignore' });
@@ -130,10 +167,21 @@ describe('fault: libvirtd restarted while the app is open', () => {
     await sys.reconnect();
 
     for (const host of ['local', 'loop']) {
-      await waitFor(`${host} back to connected by itself`, 60_000, () => (statuses.some((s) => s.name === host && s.state === 'connected' && s.at > restartedAt) ? true : undefined), 50);
+      await waitFor(
+        `${host} back to connected by itself`,
+        60_000,
+        () =>
+          statuses.some((s) => s.name === host && s.state === 'connected' && s.at > restartedAt) ? true : undefined,
+        50,
+      );
       const after = statuses.filter((s) => s.name === host && s.at > restartedAt - 5_000);
-      expect(after.map((s) => s.state), JSON.stringify(after)).toContain('reconnecting');
-      expect(after.find((s) => s.state === 'reconnecting')!.message).toMatch(/^connection lost: .*reconnecting (in|now)/);
+      expect(
+        after.map((s) => s.state),
+        JSON.stringify(after),
+      ).toContain('reconnecting');
+      expect(after.find((s) => s.state === 'reconnecting')!.message).toMatch(
+        /^connection lost: .*reconnecting (in|now)/,
+      );
     }
 
     // The launch in flight failed, naming why; its rollback ran once the daemon was back.
@@ -141,12 +189,22 @@ describe('fault: libvirtd restarted while the app is open', () => {
     expect(failed.state).toBe('failed');
     expect(failed.error?.message).toMatch(/^launch failed at step "(address|proxy)": /);
     expect(failed.error?.message).not.toMatch(/rollback left behind/);
-    await waitFor('the in-flight launch rolled back', 30_000, async () => ((await hypervisorState(await sys.live())).domains.includes(instanceId(INFLIGHT)) ? undefined : true), 200);
+    await waitFor(
+      'the in-flight launch rolled back',
+      30_000,
+      async () => ((await hypervisorState(await sys.live())).domains.includes(instanceId(INFLIGHT)) ? undefined : true),
+      200,
+    );
 
     // Events flow again: a domain started with virsh shows within 2 s.
     const startedAt = Date.now();
     virsh('start', instanceId(STOPPED));
-    const started = await waitFor('the STARTED event', 5_000, () => changes.find((c) => c.name === STOPPED && c.event === 'STARTED' && c.at >= startedAt), 20);
+    const started = await waitFor(
+      'the STARTED event',
+      5_000,
+      () => changes.find((c) => c.name === STOPPED && c.event === 'STARTED' && c.at >= startedAt),
+      20,
+    );
     expect(started.at - startedAt).toBeLessThan(2_000);
 
     const listing = await call<FleetListingView>('proxies:list');
@@ -160,6 +218,12 @@ describe('fault: libvirtd restarted while the app is open', () => {
   /** The CLI on the same home as the app (its credentials file and config). */
   function home() {
     const configFile = join(app!.home, 'local-and-ssh.yaml');
-    return { proxies: (...args: string[]) => runCliProcess(['--config', configFile, 'proxies', ...args], { HOME: app!.home, EGRESS_DESK_HOME: join(app!.home, 'data') }) };
+    return {
+      proxies: (...args: string[]) =>
+        runCliProcess(['--config', configFile, 'proxies', ...args], {
+          HOME: app!.home,
+          EGRESS_DESK_HOME: join(app!.home, 'data'),
+        }),
+    };
   }
 });

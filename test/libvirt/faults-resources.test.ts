@@ -67,10 +67,14 @@ describe('fault: a pool without room', () => {
     const domainsBefore = (await hypervisorState(await sys.live())).domains;
     const asked = await home.proxies('launch', NAME, '--host', 'small');
     expect(asked.code, asked.stderr).toBe(1);
-    expect(asked.stderr).toMatch(/launch failed at step "place": small: pool egtest-fault-small has \d+(\.\d)? MiB \(\d+ bytes\) free, the proxy's disk may grow to 1\.0 GiB \(1073741824 bytes\)/);
+    expect(asked.stderr).toMatch(
+      /launch failed at step "place": small: pool egtest-fault-small has \d+(\.\d)? MiB \(\d+ bytes\) free, the proxy's disk may grow to 1\.0 GiB \(1073741824 bytes\)/,
+    );
     const placed = await home.proxies('launch', NAME);
     expect(placed.code, placed.stderr).toBe(1);
-    expect(placed.stderr).toMatch(/no host can take the proxy: small: pool egtest-fault-small has \d+(\.\d)? MiB \(\d+ bytes\) free, the disk needs 1\.0 GiB \(1073741824 bytes\)/);
+    expect(placed.stderr).toMatch(
+      /no host can take the proxy: small: pool egtest-fault-small has \d+(\.\d)? MiB \(\d+ bytes\) free, the disk needs 1\.0 GiB \(1073741824 bytes\)/,
+    );
     expect(asked.stderr + placed.stderr).not.toMatch(/\n\s+at /);
     expect(virsh('vol-list', POOL)).toBe(volumesBefore);
     expect((await hypervisorState(await sys.live())).domains).toEqual(domainsBefore);
@@ -97,7 +101,8 @@ describe('fault: the host network is gone', () => {
 
   afterAll(async () => {
     // The network comes back for the lanes after this one, whatever happened here.
-    if (!virsh('net-list', '--name').split('\n').includes(env.EGRESS_TEST_NETWORK)) virsh('net-start', env.EGRESS_TEST_NETWORK);
+    if (!virsh('net-list', '--name').split('\n').includes(env.EGRESS_TEST_NETWORK))
+      virsh('net-start', env.EGRESS_TEST_NETWORK);
     await removeLeftovers(sys, [RUNNING, REFUSED], [base], dir);
   });
 
@@ -109,21 +114,31 @@ describe('fault: the host network is gone', () => {
 
     const refused = await home.proxies('launch', REFUSED, '--host', 'local', '--allow', '192.168.150.0/24');
     expect(refused.code, refused.stderr).toBe(1);
-    expect(refused.stderr).toContain(`launch failed at step "place": local: network ${env.EGRESS_TEST_NETWORK} is not active (start it with virsh net-start ${env.EGRESS_TEST_NETWORK}, or choose another host)`);
+    expect(refused.stderr).toContain(
+      `launch failed at step "place": local: network ${env.EGRESS_TEST_NETWORK} is not active (start it with virsh net-start ${env.EGRESS_TEST_NETWORK}, or choose another host)`,
+    );
     const placed = await home.proxies('launch', REFUSED, '--allow', '192.168.150.0/24');
     expect(placed.code, placed.stderr).toBe(1);
-    expect(placed.stderr).toContain(`no host can take the proxy: local: network ${env.EGRESS_TEST_NETWORK} is not active`);
+    expect(placed.stderr).toContain(
+      `no host can take the proxy: local: network ${env.EGRESS_TEST_NETWORK} is not active`,
+    );
     expect(await hypervisorState(await sys.live())).toEqual(before);
 
     const listed = await home.proxies('list', '--json');
     expect(listed.code, listed.stderr).toBe(0);
     const listing = JSON.parse(listed.stdout) as FleetListingView;
     const proxy = listing.proxies.find((p) => p.name === RUNNING);
-    expect(proxy).toMatchObject({ state: 'running', addresses: [], addressNote: `addresses unknown: network ${env.EGRESS_TEST_NETWORK} is not active (virsh net-start ${env.EGRESS_TEST_NETWORK})` });
+    expect(proxy).toMatchObject({
+      state: 'running',
+      addresses: [],
+      addressNote: `addresses unknown: network ${env.EGRESS_TEST_NETWORK} is not active (virsh net-start ${env.EGRESS_TEST_NETWORK})`,
+    });
     const text = await home.proxies('list');
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(RUNNING);
-    expect(text.stderr).toContain(`proxy ${RUNNING}: addresses unknown: network ${env.EGRESS_TEST_NETWORK} is not active`);
+    expect(text.stderr).toContain(
+      `proxy ${RUNNING}: addresses unknown: network ${env.EGRESS_TEST_NETWORK} is not active`,
+    );
 
     virsh('net-start', env.EGRESS_TEST_NETWORK);
     const deleted = await home.proxies('delete', RUNNING);
@@ -166,7 +181,8 @@ describe('fault: the workstation disk fills during an image download', () => {
         .replace('url: "file:///unused"', `url: "${server.url('/small.qcow2')}"`)
         .replace('  defaults:', `    big: { url: "${server.url('/big.qcow2')}", sha256: ${big.sha256} }\n  defaults:`),
     );
-    const images = (...args: string[]) => runCliProcess(['--config', home.config, 'images', ...args], { HOME: dir, EGRESS_DESK_HOME: join(dir, 'data') });
+    const images = (...args: string[]) =>
+      runCliProcess(['--config', home.config, 'images', ...args], { HOME: dir, EGRESS_DESK_HOME: join(dir, 'data') });
     const listed = await images('list', '--json');
     expect(listed.code, listed.stderr).toBe(0);
     cacheDir = (JSON.parse(listed.stdout) as { cacheDir: string }).cacheDir;
@@ -180,24 +196,38 @@ describe('fault: the workstation disk fills during an image download', () => {
     const full = await images('pull', 'big');
     expect(full.code).toBe(1);
     // Progress lines, then one error.
-    const errors = full.stderr.trim().split('\n').filter((l) => l.startsWith('egress-desk:'));
+    const errors = full.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('egress-desk:'));
     expect(errors, full.stderr).toHaveLength(1);
-    expect(errors[0]).toMatch(/^egress-desk: the disk holding the image cache is full \(ENOSPC\) while writing .*\.partial: the \d+ bytes downloaded so far are kept; free space there .* and pull again to resume$/);
+    expect(errors[0]).toMatch(
+      /^egress-desk: the disk holding the image cache is full \(ENOSPC\) while writing .*\.partial: the \d+ bytes downloaded so far are kept; free space there .* and pull again to resume$/,
+    );
     expect(full.stderr).not.toMatch(/\n\s+at /);
     const partial = readdirSync(cacheDir).find((f) => f === `${big.sha256}.partial`);
     expect(partial, readdirSync(cacheDir).join(', ')).toBeDefined();
     const kept = statSync(join(cacheDir, partial!)).size;
     expect(kept).toBeGreaterThan(0);
     // The image already cached is whole.
-    const cached = readdirSync(cacheDir).find((f) => f.startsWith(small.sha256) && !f.includes('.partial') && !f.endsWith('.lock'));
+    const cached = readdirSync(cacheDir).find(
+      (f) => f.startsWith(small.sha256) && !f.includes('.partial') && !f.endsWith('.lock'),
+    );
     expect(cached, readdirSync(cacheDir).join(', ')).toBeDefined();
-    expect(createHash('sha256').update(readFileSync(join(cacheDir, cached!))).digest('hex')).toBe(small.sha256);
+    expect(
+      createHash('sha256')
+        .update(readFileSync(join(cacheDir, cached!)))
+        .digest('hex'),
+    ).toBe(small.sha256);
 
     execFileSync('mount', ['-o', 'remount,size=96m', cacheDir]);
     const resumed = await images('pull', 'big', '--json');
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ name: 'big', sha256: big.sha256 });
-    const ranges = server.requestsFor('/big.qcow2').map((r) => r.headers.range).filter(Boolean);
+    const ranges = server
+      .requestsFor('/big.qcow2')
+      .map((r) => r.headers.range)
+      .filter(Boolean);
     expect(ranges.at(-1)).toMatch(/^bytes=\d+-$/);
     expect(Number(/^bytes=(\d+)-$/.exec(ranges.at(-1)!)![1])).toBeGreaterThan(0);
   });

@@ -86,7 +86,12 @@ describe('fetch-on-host', () => {
     const stagesBefore = stagingDirs();
     const home = sshHome('egress-fetch-host-');
     const image = serve(home, 'fetched.qcow2', 20 * 1024);
-    const cli = providerHome('egress-fetch-host-', { home, host: loop, machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image } }).proxies;
+    const cli = providerHome('egress-fetch-host-', {
+      home,
+      host: loop,
+      machineType: TINY_MACHINE_TYPE,
+      image: { name: 'tiny', ...image },
+    }).proxies;
 
     const launched = await cli('launch', FETCHED, '--allow', '192.168.150.0/24');
     expect(launched.code, launched.stderr).toBe(0);
@@ -132,22 +137,42 @@ describe('fetch-on-host', () => {
     const before = await hypervisorState(client);
     const home = sshHome('egress-fetch-fallback-');
     const image = serve(home, 'refuses-curl.qcow2', 24 * 1024);
-    const { proxies: cli, config } = providerHome('egress-fetch-fallback-', { home, host: loop, machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image } });
+    const { proxies: cli, config } = providerHome('egress-fetch-fallback-', {
+      home,
+      host: loop,
+      machineType: TINY_MACHINE_TYPE,
+      image: { name: 'tiny', ...image },
+    });
 
     const launched = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24');
     expect(launched.code, launched.stderr).toBe(0);
-    expect(launched.stderr).toMatch(new RegExp(`upload done: uploaded ${baseVolumeName(image.sha256, 'qcow2')} \\(not fetched on the host: the image URL does not answer from the host \\(.*403.*\\)\\)`));
+    expect(launched.stderr).toMatch(
+      new RegExp(
+        `upload done: uploaded ${baseVolumeName(image.sha256, 'qcow2')} \\(not fetched on the host: the image URL does not answer from the host \\(.*403.*\\)\\)`,
+      ),
+    );
     // This machine downloaded it (not curl) into its cache, and uploaded it from there.
-    expect(seen.some((r) => r.path === '/refuses-curl.qcow2' && r.method === 'GET' && !r.agent.startsWith('curl/'))).toBe(true);
+    expect(
+      seen.some((r) => r.path === '/refuses-curl.qcow2' && r.method === 'GET' && !r.agent.startsWith('curl/')),
+    ).toBe(true);
     expect(readdirSync(join(home, 'data', 'images')).length).toBeGreaterThan(0);
 
     // Set to fetch (the app's settings file), the same host refuses before anything is created; the flag overrides the setting.
     expect((await cli('delete', UPLOADED)).code).toBe(0);
     await removeProxy(client, UPLOADED, bases);
-    expect((await runCliProcess(['--config', config, 'hosts', 'image-transfer', 'loop', 'fetch'], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') })).code).toBe(0);
+    expect(
+      (
+        await runCliProcess(['--config', config, 'hosts', 'image-transfer', 'loop', 'fetch'], {
+          HOME: home,
+          EGRESS_DESK_HOME: join(home, 'data'),
+        })
+      ).code,
+    ).toBe(0);
     const forced = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24');
     expect(forced.code).toBe(1);
-    expect(forced.stderr).toContain('loop was set to fetch images itself, but the image URL does not answer from the host');
+    expect(forced.stderr).toContain(
+      'loop was set to fetch images itself, but the image URL does not answer from the host',
+    );
     expect(await hypervisorState(client)).toEqual(before);
     const overridden = await cli('launch', UPLOADED, '--allow', '192.168.150.0/24', '--image-transfer', 'upload');
     expect(overridden.code, overridden.stderr).toBe(0);
@@ -158,7 +183,7 @@ describe('fetch-on-host', () => {
     expect(await hypervisorState(client)).toEqual(before);
   }, 120_000);
 
-  it('works for a non-root SSH user in the libvirt group: the download is theirs, the pool copy is libvirt\'s', async () => {
+  it("works for a non-root SSH user in the libvirt group: the download is theirs, the pool copy is libvirt's", async () => {
     const { member } = testUsers(env);
     const before = await hypervisorState(client);
     const stagesBefore = stagingDirs();
@@ -170,7 +195,13 @@ describe('fetch-on-host', () => {
     chmodSync(knownHosts, 0o600);
     giveTo(member, knownHosts);
     const host = `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: ${member.name}, identityFile: ${member.sshKey}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
-    const cli = providerHome('', { home, host, machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image }, as: member }).proxies;
+    const cli = providerHome('', {
+      home,
+      host,
+      machineType: TINY_MACHINE_TYPE,
+      image: { name: 'tiny', ...image },
+      as: member,
+    }).proxies;
 
     const launched = await cli('launch', MEMBER, '--allow', '192.168.150.0/24', '--image-transfer', 'fetch');
     expect(launched.code, launched.stderr).toBe(0);

@@ -21,7 +21,10 @@ const names = [egtestName('fr-a'), egtestName('fr-b'), egtestName('fr-run')];
 const perDomainCalls: string[] = [];
 
 function withElement(name: string, value: string, uuid?: string): string {
-  const xml = testDomainXml(name).replace('</domain>', `<metadata><fr:proxy xmlns:fr='${URI}'>${value}</fr:proxy></metadata></domain>`);
+  const xml = testDomainXml(name).replace(
+    '</domain>',
+    `<metadata><fr:proxy xmlns:fr='${URI}'>${value}</fr:proxy></metadata></domain>`,
+  );
   return uuid ? xml.replace('</name>', `</name><uuid>${uuid}</uuid>`) : xml;
 }
 
@@ -42,7 +45,8 @@ afterAll(async () => {
   for (const name of names) {
     await bestEffort(
       async () => other.call('DOMAIN_DESTROY', { dom: await other.call('DOMAIN_LOOKUP_BY_NAME', { name }) }),
-      async () => other.call('DOMAIN_UNDEFINE_FLAGS', { dom: await other.call('DOMAIN_LOOKUP_BY_NAME', { name }), flags: 0 }),
+      async () =>
+        other.call('DOMAIN_UNDEFINE_FLAGS', { dom: await other.call('DOMAIN_LOOKUP_BY_NAME', { name }), flags: 0 }),
     );
   }
   await reader?.close();
@@ -64,7 +68,9 @@ describe('fleet listings over one connection', () => {
     expect(first.get(names[0]!)).toMatchObject({ state: 'shutoff' });
     expect(first.get(names[2]!)).toMatchObject({ state: 'running' });
     expect(names.map((n) => shown(first.get(n)))).toEqual(['one', 'one', 'one']);
-    expect(perDomainCalls.sort()).toEqual([`DOMAIN_GET_METADATA ${names[0]}`, `DOMAIN_GET_METADATA ${names[1]}`, `DOMAIN_GET_XML_DESC ${names[2]}`].sort());
+    expect(perDomainCalls.sort()).toEqual(
+      [`DOMAIN_GET_METADATA ${names[0]}`, `DOMAIN_GET_METADATA ${names[1]}`, `DOMAIN_GET_XML_DESC ${names[2]}`].sort(),
+    );
     perDomainCalls.length = 0;
     const second = ours(await lister.listFleetDomains(URI));
     expect(names.map((n) => shown(second.get(n)))).toEqual(['one', 'one', 'one']);
@@ -73,17 +79,39 @@ describe('fleet listings over one connection', () => {
 
   it('see an element another client set, a definition it replaced, and an element set in a running domain', async () => {
     const dom = (name: string) => other.call('DOMAIN_LOOKUP_BY_NAME', { name });
-    await setMetadataElement(other, await dom(names[0]!), { uri: URI, key: 'fr', xml: `<proxy xmlns='${URI}'>two</proxy>`, flags: 2 });
-    await other.call('DOMAIN_DEFINE_XML', { xml: withElement(names[1]!, 'redefined', formatUuid((await dom(names[1]!)).uuid)) });
-    await setMetadataElement(other, await dom(names[2]!), { uri: URI, key: 'fr', xml: `<proxy xmlns='${URI}'>live</proxy>`, flags: 1 | 2 });
+    await setMetadataElement(other, await dom(names[0]!), {
+      uri: URI,
+      key: 'fr',
+      xml: `<proxy xmlns='${URI}'>two</proxy>`,
+      flags: 2,
+    });
+    await other.call('DOMAIN_DEFINE_XML', {
+      xml: withElement(names[1]!, 'redefined', formatUuid((await dom(names[1]!)).uuid)),
+    });
+    await setMetadataElement(other, await dom(names[2]!), {
+      uri: URI,
+      key: 'fr',
+      xml: `<proxy xmlns='${URI}'>live</proxy>`,
+      flags: 1 | 2,
+    });
     let latest = new Map<string, FleetDomain>();
     perDomainCalls.length = 0;
     // Events are asynchronous: the listing after each one's arrival shows the change.
-    await until(() => names.map((n) => shown(latest.get(n))).join() === 'two,redefined,live', 5_000, async () => {
-      latest = ours(await lister.listFleetDomains(URI));
-    });
+    await until(
+      () => names.map((n) => shown(latest.get(n))).join() === 'two,redefined,live',
+      5_000,
+      async () => {
+        latest = ours(await lister.listFleetDomains(URI));
+      },
+    );
     // Only the changed domains were read again, each once its event had arrived (no listing read an unchanged one).
-    expect(new Set(perDomainCalls)).toEqual(new Set([`DOMAIN_GET_METADATA ${names[0]}`, `DOMAIN_GET_METADATA ${names[1]}`, `DOMAIN_GET_XML_DESC ${names[2]}`]));
+    expect(new Set(perDomainCalls)).toEqual(
+      new Set([
+        `DOMAIN_GET_METADATA ${names[0]}`,
+        `DOMAIN_GET_METADATA ${names[1]}`,
+        `DOMAIN_GET_XML_DESC ${names[2]}`,
+      ]),
+    );
     perDomainCalls.length = 0;
     await lister.listFleetDomains(URI);
     expect(perDomainCalls).toEqual([]);

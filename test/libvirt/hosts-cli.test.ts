@@ -21,7 +21,10 @@ const sshHost = (name: string, port = env.EGRESS_TEST_SSH_PORT) =>
   `    - { name: ${name}, address: 127.0.0.1, sshPort: ${port}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL} }\n`;
 
 async function status(file: string): Promise<{ code: number | null; hosts: HostStatus[]; stderr: string }> {
-  const r = await runCliProcess(['--config', file, 'hosts', 'status', '--json'], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+  const r = await runCliProcess(['--config', file, 'hosts', 'status', '--json'], {
+    HOME: home,
+    EGRESS_DESK_HOME: join(home, 'data'),
+  });
   return { code: r.code, hosts: JSON.parse(r.stdout) as HostStatus[], stderr: r.stderr };
 }
 
@@ -65,7 +68,10 @@ describe('egress-desk hosts status', () => {
   });
 
   it('prints a readable report without --json', async () => {
-    const r = await runCliProcess(['--config', config(localHost()), 'hosts', 'status'], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+    const r = await runCliProcess(['--config', config(localHost()), 'hosts', 'status'], {
+      HOME: home,
+      EGRESS_DESK_HOME: join(home, 'data'),
+    });
     expect(r.code).toBe(0);
     const head = `local  unix:${env.EGRESS_TEST_SOCKET}  connected\n  hostname`;
     expect(r.stdout.slice(0, head.length)).toBe(head);

@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 
-
 import { describe, expect, it } from 'vitest';
 import { type FleetBackend, openFleetBackend } from '../../electron/services/app/fleet-backend.js';
 import { FileSecretStore, passphraseKey, secretsPath } from '../../electron/services/credentials/secret-store.js';
@@ -23,10 +22,26 @@ const HOST = 'egtest-hosts-enc';
 
 function backend(home: string, dataDir: string, passphrases: Passphrases): FleetBackend {
   const config = withDefaults({
-    hosts: [{ name: HOST, address: '127.0.0.1', sshPort: Number(env.EGRESS_TEST_SSH_PORT), sshUser: 'root', identityFile: env.EGRESS_TEST_SSH_KEY_ENCRYPTED, socketPath: env.EGRESS_TEST_SOCKET }],
+    hosts: [
+      {
+        name: HOST,
+        address: '127.0.0.1',
+        sshPort: Number(env.EGRESS_TEST_SSH_PORT),
+        sshUser: 'root',
+        identityFile: env.EGRESS_TEST_SSH_KEY_ENCRYPTED,
+        socketPath: env.EGRESS_TEST_SOCKET,
+      },
+    ],
     machineTypes: { tiny: { vcpus: 1, memoryMiB: 128 } },
   });
-  const sshPool = new SshConnectionPool({ homeDir: home, localUser: 'root', env: {}, systemConfigPath: null, globalKnownHostsFiles: [], askPassphrase: passphrases.ask });
+  const sshPool = new SshConnectionPool({
+    homeDir: home,
+    localUser: 'root',
+    env: {},
+    systemConfigPath: null,
+    globalKnownHostsFiles: [],
+    askPassphrase: passphrases.ask,
+  });
   const b = openFleetBackend({ config, dataDir, sshPool, env: {}, passphrases });
   cleanups.push(() => b.close());
   return b;
@@ -50,7 +65,11 @@ describe('passphrase of an encrypted identity file (hosts:unlock underneath)', (
     });
 
     await first.hosts.unlock(HOST, 'not-the-passphrase', true);
-    expect(first.hosts.status(HOST)).toMatchObject({ state: 'auth-needed', needs: 'passphrase', message: `wrong passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}: try again` });
+    expect(first.hosts.status(HOST)).toMatchObject({
+      state: 'auth-needed',
+      needs: 'passphrase',
+      message: `wrong passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}: try again`,
+    });
     expect(() => readFileSync(secretsPath(dataDir))).toThrow(); // nothing remembered
 
     await first.hosts.unlock(HOST, env.EGRESS_TEST_SSH_PASSPHRASE, true);

@@ -45,7 +45,19 @@ afterAll(async () => {
 
 describe('labels on a running proxy', () => {
   it('are edited without a restart, read back by a fresh listing and kept for the next boot; -l selects by them', async () => {
-    const launched = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--label', 'env=dev', '--label', 'team=web', '--ttl', '8h', '--json');
+    const launched = await cli(
+      'launch',
+      NAME,
+      '--allow',
+      '192.168.150.0/24',
+      '--label',
+      'env=dev',
+      '--label',
+      'team=web',
+      '--ttl',
+      '8h',
+      '--json',
+    );
     expect(launched.code, launched.stderr).toBe(0);
     const first = await listed();
     const me = first.proxies.find((p) => p.name === NAME)!;

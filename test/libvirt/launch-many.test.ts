@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import type { FleetListingView } from '../../shared/proxies.js';
-import { hypervisorState, localTestHost, providerHome, type ProviderHome, tinyImage, TINY_MACHINE_TYPE } from '../support/provider.js';
+import {
+  hypervisorState,
+  localTestHost,
+  providerHome,
+  type ProviderHome,
+  tinyImage,
+  TINY_MACHINE_TYPE,
+} from '../support/provider.js';
 import { removeProxy, removeVolumes, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -33,7 +40,12 @@ beforeAll(async () => {
   const image = tinyImage(dir);
   sha256 = image.sha256;
   const loop = `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
-  cli = providerHome('egress-many-', { home: dir, host: [localTestHost(env), loop].join('\n    - '), machineType: TINY_MACHINE_TYPE, image: { name: 'tiny', ...image } }).proxies;
+  cli = providerHome('egress-many-', {
+    home: dir,
+    host: [localTestHost(env), loop].join('\n    - '),
+    machineType: TINY_MACHINE_TYPE,
+    image: { name: 'tiny', ...image },
+  }).proxies;
   client = await systemClient();
   for (const n of NAMES) await removeProxy(client, n);
   before = await hypervisorState(client);
@@ -48,7 +60,19 @@ afterAll(async () => {
 
 describe('launch many over two hosts', () => {
   it('--count 3 --strategy spread: one per host first, each listed under its entry and running; delete -l removes the batch', async () => {
-    const launched = await cli('launch', 'egtest-many-{n}', '--count', '3', '--strategy', 'spread', '--label', BATCH, '--allow', '192.168.150.0/24', '--json');
+    const launched = await cli(
+      'launch',
+      'egtest-many-{n}',
+      '--count',
+      '3',
+      '--strategy',
+      'spread',
+      '--label',
+      BATCH,
+      '--allow',
+      '192.168.150.0/24',
+      '--json',
+    );
     expect(launched.code, launched.stderr).toBe(0);
     const outcomes = JSON.parse(launched.stdout) as { name: string; host: string; ok: boolean }[];
     expect(outcomes.map((o) => o.name).sort()).toEqual([...NAMES]);
@@ -75,6 +99,8 @@ describe('launch many over two hosts', () => {
     // Nothing of the batch is left: the same domains and volumes as before, plus the shared base.
     const after = await hypervisorState(client);
     expect(after.domains).toEqual(before.domains);
-    expect(after.volumes.filter((v) => v !== baseVolumeName(sha256, 'qcow2'))).toEqual(before.volumes.filter((v) => v !== baseVolumeName(sha256, 'qcow2')));
+    expect(after.volumes.filter((v) => v !== baseVolumeName(sha256, 'qcow2'))).toEqual(
+      before.volumes.filter((v) => v !== baseVolumeName(sha256, 'qcow2')),
+    );
   });
 });

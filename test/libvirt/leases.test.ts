@@ -31,7 +31,10 @@ function inNetns(...args: string[]): { status: number | null; out: string } {
 
 /** The bridge of the test network, from libvirt (never a name of this file's making). */
 function bridgeOfTestNetwork(): string {
-  const r = spawnSync('virsh', ['-q', '-c', 'qemu:///system', 'net-info', env.EGRESS_TEST_NETWORK], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('virsh', ['-q', '-c', 'qemu:///system', 'net-info', env.EGRESS_TEST_NETWORK], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const bridge = /^Bridge:\s+(\S+)/m.exec(r.stdout)?.[1];
   if (!bridge) throw new Error(`network ${env.EGRESS_TEST_NETWORK} has no bridge (${r.stdout}${r.stderr})`);
   return bridge;
@@ -51,7 +54,23 @@ async function takeLease(mac: string, clientId: string): Promise<void> {
     `a DHCP lease for ${mac} with client id ${clientId}`,
     45_000,
     async () => {
-      inNetns('busybox', 'udhcpc', '-i', VETH, '-f', '-q', '-n', '-t', '4', '-T', '1', '-s', '/bin/true', '-x', `0x3d:${clientId}`);
+      inNetns(
+        'busybox',
+        'udhcpc',
+        '-i',
+        VETH,
+        '-f',
+        '-q',
+        '-n',
+        '-t',
+        '4',
+        '-T',
+        '1',
+        '-s',
+        '/bin/true',
+        '-x',
+        `0x3d:${clientId}`,
+      );
       return (await leasesOf(mac)).length > before ? true : undefined;
     },
     500,
@@ -98,9 +117,15 @@ describe('stale DHCP leases', () => {
     expect(new Set(raw.map((l) => l.ipaddr)).size).toBeGreaterThanOrEqual(3);
     const newest = [...raw].sort((a, b) => Number(b.expirytime) - Number(a.expirytime))[0]!.ipaddr;
 
-    const list = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; addresses: Array<{ address: string; source: string }> }> };
-    expect(list.proxies.find((p) => p.name === NAME)!.addresses.map((a) => [a.address, a.source])).toEqual([[newest, 'lease']]);
-    const inspect = JSON.parse((await cli('inspect', NAME, '--json')).stdout) as { addresses: Array<{ address: string }> };
+    const list = JSON.parse((await cli('list', '--json')).stdout) as {
+      proxies: Array<{ name: string; addresses: Array<{ address: string; source: string }> }>;
+    };
+    expect(list.proxies.find((p) => p.name === NAME)!.addresses.map((a) => [a.address, a.source])).toEqual([
+      [newest, 'lease'],
+    ]);
+    const inspect = JSON.parse((await cli('inspect', NAME, '--json')).stdout) as {
+      addresses: Array<{ address: string }>;
+    };
     expect(inspect.addresses.map((a) => a.address)).toEqual([newest]);
     const url = await cli('url', NAME);
     expect(url.code).toBe(0);

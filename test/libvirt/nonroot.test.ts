@@ -31,7 +31,8 @@ const REMOTE = 'egtest-nonroot-ssh';
 /** A line of a JavaScript stack trace. */
 const STACK = /^\s+at /m;
 const MACHINE = 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }';
-const localHost = (socketPath = env.EGRESS_TEST_SOCKET) => `{ name: local, address: local, socketPath: ${socketPath}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
+const localHost = (socketPath = env.EGRESS_TEST_SOCKET) =>
+  `{ name: local, address: local, socketPath: ${socketPath}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
 const sshHost = (user: { name: string; sshKey: string }) =>
   `{ name: loop, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: ${user.name}, identityFile: ${user.sshKey}, pool: ${env.EGRESS_TEST_POOL}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
 
@@ -53,7 +54,12 @@ function homeFor(user: RunAs, host: string) {
   bases.add(baseVolumeName(image.sha256, 'qcow2'));
   const p = providerHome('', { home, host, machineType: MACHINE, image: { name: 'tiny', ...image }, as: user });
   const hosts = async (...args: string[]): Promise<CliResult & { statuses: HostStatus[] }> => {
-    const r = await runCliProcess(['--config', p.config, ...args, 'hosts', 'status', '--json'], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') }, undefined, user);
+    const r = await runCliProcess(
+      ['--config', p.config, ...args, 'hosts', 'status', '--json'],
+      { HOME: home, EGRESS_DESK_HOME: join(home, 'data') },
+      undefined,
+      user,
+    );
     return { ...r, statuses: JSON.parse(r.stdout) as HostStatus[] };
   };
   return { ...p, image, hosts };
@@ -119,7 +125,10 @@ describe('a member of the libvirt group (polkit)', () => {
     expect(r.statuses[0]!.info?.pools.map((p) => p.name)).toContain(env.EGRESS_TEST_POOL);
     expect(r.stderr).toMatch(/local: libvirtd asks polkit to authorise this user \(AUTH_POLKIT\)/);
     // The same command as root: the daemon trusts uid 0 without polkit, so the line is missing.
-    const asRoot = await runCliProcess(['--config', h.config, '--verbose', 'hosts', 'status', '--json'], { HOME: h.home, EGRESS_DESK_HOME: join(h.home, 'root-data') });
+    const asRoot = await runCliProcess(['--config', h.config, '--verbose', 'hosts', 'status', '--json'], {
+      HOME: h.home,
+      EGRESS_DESK_HOME: join(h.home, 'root-data'),
+    });
     expect(asRoot.code, asRoot.stderr).toBe(0);
     expect(asRoot.stderr).not.toMatch(/AUTH_POLKIT/);
   });
@@ -130,15 +139,26 @@ describe('a member of the libvirt group (polkit)', () => {
     const launched = await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24', '--json');
     expect(launched.stderr).toBe('');
     expect(launched.code).toBe(0);
-    expect(JSON.parse(launched.stdout)).toMatchObject({ created: true, proxy: { id: instanceId(LOCAL), host: 'local' } });
+    expect(JSON.parse(launched.stdout)).toMatchObject({
+      created: true,
+      proxy: { id: instanceId(LOCAL), host: 'local' },
+    });
     expect((await state()).domains).toContain(instanceId(LOCAL));
 
-    const listing = JSON.parse((await h.proxies('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ ok: boolean }> };
-    expect(listing.proxies.filter((p) => p.name === LOCAL)).toEqual([expect.objectContaining({ name: LOCAL, host: 'local' })]);
+    const listing = JSON.parse((await h.proxies('list', '--json')).stdout) as {
+      proxies: Array<{ name: string; host: string }>;
+      hosts: Array<{ ok: boolean }>;
+    };
+    expect(listing.proxies.filter((p) => p.name === LOCAL)).toEqual([
+      expect.objectContaining({ name: LOCAL, host: 'local' }),
+    ]);
     expect(listing.hosts).toEqual([expect.objectContaining({ ok: true })]);
     const inspect = await h.proxies('inspect', LOCAL, '--json');
     expect(inspect.code, inspect.stderr).toBe(0);
-    expect(JSON.parse(inspect.stdout)).toMatchObject({ metadata: { name: LOCAL, host: 'local' }, hasCredentials: true });
+    expect(JSON.parse(inspect.stdout)).toMatchObject({
+      metadata: { name: LOCAL, host: 'local' },
+      hasCredentials: true,
+    });
 
     const data = join(h.home, 'data');
     expect(existsSync(join(data, 'credentials.json'))).toBe(true);
@@ -161,12 +181,17 @@ describe('a member of the libvirt group (polkit)', () => {
     const launched = await h.proxies('launch', REMOTE, '--allow', '192.168.150.0/24', '--json');
     expect(launched.stderr).toBe('');
     expect(launched.code).toBe(0);
-    expect(JSON.parse(launched.stdout)).toMatchObject({ created: true, proxy: { id: instanceId(REMOTE), host: 'loop' } });
+    expect(JSON.parse(launched.stdout)).toMatchObject({
+      created: true,
+      proxy: { id: instanceId(REMOTE), host: 'loop' },
+    });
     const mid = await state();
     expect(mid.volumes).toContain(base);
     expect(mid.domains).toContain(instanceId(REMOTE));
 
-    const listing = JSON.parse((await h.proxies('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }> };
+    const listing = JSON.parse((await h.proxies('list', '--json')).stdout) as {
+      proxies: Array<{ name: string; host: string }>;
+    };
     expect(listing.proxies.filter((p) => p.name === REMOTE)).toEqual([expect.objectContaining({ host: 'loop' })]);
     const del = await h.proxies('delete', REMOTE);
     expect(del.code, del.stderr).toBe(0);
@@ -183,15 +208,23 @@ describe('what a user without access is told', () => {
     const h = homeFor(outsider, localHost());
     const r = await h.hosts();
     expect(r.code).toBe(1);
-    expect(r.statuses[0]).toMatchObject({ state: 'auth-needed', message: expect.stringContaining(`refused your user ${outsider.name}`) });
-    expect(r.statuses[0]!.message).toContain(`Join the libvirt group (sudo usermod -aG libvirt ${outsider.name}) and log in again`);
+    expect(r.statuses[0]).toMatchObject({
+      state: 'auth-needed',
+      message: expect.stringContaining(`refused your user ${outsider.name}`),
+    });
+    expect(r.statuses[0]!.message).toContain(
+      `Join the libvirt group (sudo usermod -aG libvirt ${outsider.name}) and log in again`,
+    );
   });
 
   it('outside the libvirt group: launch fails with one message naming the host, and creates nothing', async () => {
     const h = homeFor(outsider, localHost());
     const before = await state();
     const r = await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24');
-    expectOneMessage(r, new RegExp(`libvirt on local \\(this machine, .*\\) refused your user ${outsider.name} .*Join the libvirt group`));
+    expectOneMessage(
+      r,
+      new RegExp(`libvirt on local \\(this machine, .*\\) refused your user ${outsider.name} .*Join the libvirt group`),
+    );
     expect(r.stdout).toBe('');
     expect(await state()).toEqual(before);
   });
@@ -200,8 +233,16 @@ describe('what a user without access is told', () => {
     const h = homeFor(outsider, localHost('/nonexistent/libvirt/libvirt-sock'));
     const status = await h.hosts();
     expect(status.code).toBe(1);
-    expect(status.statuses[0]).toMatchObject({ state: 'error', message: expect.stringMatching(/\/nonexistent\/libvirt\/libvirt-sock does not exist: install libvirt-daemon-system/) });
-    expectOneMessage(await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24'), /\/nonexistent\/libvirt\/libvirt-sock does not exist/);
+    expect(status.statuses[0]).toMatchObject({
+      state: 'error',
+      message: expect.stringMatching(
+        /\/nonexistent\/libvirt\/libvirt-sock does not exist: install libvirt-daemon-system/,
+      ),
+    });
+    expectOneMessage(
+      await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24'),
+      /\/nonexistent\/libvirt\/libvirt-sock does not exist/,
+    );
   });
 
   it('a socket nobody listens on: says the daemon is not running', async () => {
@@ -217,7 +258,10 @@ describe('what a user without access is told', () => {
     const socket = join(home, 'root-only-sock');
     deadSocket(socket, 0o700);
     const h = homeFor(outsider, localHost(socket));
-    expectOneMessage(await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24'), /permission denied on libvirt's socket .*join the libvirt group.*log in again/);
+    expectOneMessage(
+      await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24'),
+      /permission denied on libvirt's socket .*join the libvirt group.*log in again/,
+    );
   });
 
   it('an SSH user outside the remote libvirt group: the message names the host and the user', async () => {
@@ -226,9 +270,17 @@ describe('what a user without access is told', () => {
     const before = await state();
     const status = await h.hosts();
     expect(status.code).toBe(1);
-    expect(status.statuses[0]).toMatchObject({ state: 'auth-needed', message: expect.stringContaining(`libvirt on loop (127.0.0.1) refused SSH user ${outsider.name}`) });
+    expect(status.statuses[0]).toMatchObject({
+      state: 'auth-needed',
+      message: expect.stringContaining(`libvirt on loop (127.0.0.1) refused SSH user ${outsider.name}`),
+    });
     const r = await h.proxies('launch', REMOTE, '--allow', '192.168.150.0/24');
-    expectOneMessage(r, new RegExp(`libvirt on loop \\(127\\.0\\.0\\.1\\) refused SSH user ${outsider.name} .*add ${outsider.name} to the libvirt group`));
+    expectOneMessage(
+      r,
+      new RegExp(
+        `libvirt on loop \\(127\\.0\\.0\\.1\\) refused SSH user ${outsider.name} .*add ${outsider.name} to the libvirt group`,
+      ),
+    );
     expect(await state()).toEqual(before);
   });
 });

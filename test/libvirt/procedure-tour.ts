@@ -44,14 +44,17 @@ export const STORAGE_TOUR: ReadonlySet<ProcedureName> = new Set<ProcedureName>([
 ]);
 
 /** The procedures the tour answers for: the whole table but CONNECT_CLOSE, answered only as a connection closes (client.test.ts checks its reply). */
-export const TOURED: readonly ProcedureName[] = (Object.keys(procedures) as ProcedureName[]).filter((name) => name !== 'CONNECT_CLOSE');
+export const TOURED: readonly ProcedureName[] = (Object.keys(procedures) as ProcedureName[]).filter(
+  (name) => name !== 'CONNECT_CLOSE',
+);
 
 /** Those of `names` the daemon never answered (a reply, stream data or an event) on the tapped connections. */
 export function unanswered(taps: readonly Tap[], names: Iterable<ProcedureName>): ProcedureName[] {
   const answered = new Set<number>();
   for (const tap of taps) {
     for (const h of tap.headers) {
-      if (h.type === MessageType.REPLY || h.type === MessageType.STREAM || h.type === MessageType.MESSAGE) answered.add(h.proc);
+      if (h.type === MessageType.REPLY || h.type === MessageType.STREAM || h.type === MessageType.MESSAGE)
+        answered.add(h.proc);
     }
   }
   return [...names].filter((name) => !answered.has(procedures[name].proc));
@@ -62,7 +65,8 @@ export async function removeDomains(client: LibvirtClient, names: readonly strin
   for (const name of names) {
     await bestEffort(
       async () => client.call('DOMAIN_DESTROY', { dom: await client.call('DOMAIN_LOOKUP_BY_NAME', { name }) }),
-      async () => client.call('DOMAIN_UNDEFINE_FLAGS', { dom: await client.call('DOMAIN_LOOKUP_BY_NAME', { name }), flags: 0 }),
+      async () =>
+        client.call('DOMAIN_UNDEFINE_FLAGS', { dom: await client.call('DOMAIN_LOOKUP_BY_NAME', { name }), flags: 0 }),
     );
   }
 }

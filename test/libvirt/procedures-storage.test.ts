@@ -31,7 +31,13 @@ afterAll(async () => {
   await removeDomains(qemu, qemuDomains);
   const pool = await qemu.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: testEnv().EGRESS_TEST_POOL }).catch(() => null);
   for (const name of volumes) {
-    if (pool) await bestEffort(async () => qemu.call('STORAGE_VOL_DELETE', { vol: await qemu.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name }), flags: 0 }));
+    if (pool)
+      await bestEffort(async () =>
+        qemu.call('STORAGE_VOL_DELETE', {
+          vol: await qemu.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name }),
+          flags: 0,
+        }),
+      );
   }
   await qemu.close();
 });
@@ -70,13 +76,20 @@ describe('storage, networks and a console on qemu:///system', () => {
     // A transient dir pool over a fresh directory; libvirt copies the volume into the test pool itself.
     const stageDir = tempDir('egtest-stage-');
     const stageName = egtestName('stage');
-    const stage = await qemu.call('STORAGE_POOL_CREATE_XML', { xml: `<pool type='dir'><name>${stageName}</name><target><path>${stageDir}</path></target></pool>`, flags: 0 });
+    const stage = await qemu.call('STORAGE_POOL_CREATE_XML', {
+      xml: `<pool type='dir'><name>${stageName}</name><target><path>${stageDir}</path></target></pool>`,
+      flags: 0,
+    });
     expect(stage.name).toBe(stageName);
     const copyName = egtestName('copy');
     volumes.push(copyName);
     const copyXml = `<volume><name>${copyName}</name><capacity unit='bytes'>${size}</capacity><allocation unit='bytes'>${size}</allocation><target><format type='raw'/></target></volume>`;
     try {
-      const staged = await qemu.call('STORAGE_VOL_CREATE_XML', { pool: stage, xml: xml.replace(name, 'staged.img'), flags: 0 });
+      const staged = await qemu.call('STORAGE_VOL_CREATE_XML', {
+        pool: stage,
+        xml: xml.replace(name, 'staged.img'),
+        flags: 0,
+      });
       await qemu.uploadVolume(staged, Readable.from([data]));
       const copy = await qemu.call('STORAGE_VOL_CREATE_XML_FROM', { pool, xml: copyXml, clonevol: staged, flags: 0 });
       expect(copy).toMatchObject({ pool: env.EGRESS_TEST_POOL, name: copyName });
@@ -89,10 +102,14 @@ describe('storage, networks and a console on qemu:///system', () => {
       await qemu.call('STORAGE_POOL_DESTROY', { pool: stage });
       rmSync(stageDir, { recursive: true, force: true });
     }
-    expect(isNotFound(await qemu.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: stageName }).catch((e: unknown) => e))).toBe(true);
+    expect(
+      isNotFound(await qemu.call('STORAGE_POOL_LOOKUP_BY_NAME', { name: stageName }).catch((e: unknown) => e)),
+    ).toBe(true);
 
     await qemu.call('STORAGE_VOL_DELETE', { vol, flags: 0 });
-    expect(isNotFound(await qemu.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name }).catch((e: unknown) => e))).toBe(true);
+    expect(isNotFound(await qemu.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool, name }).catch((e: unknown) => e))).toBe(
+      true,
+    );
   });
 
   it('lists networks and reads DHCP leases', async () => {
@@ -120,17 +137,31 @@ describe('storage, networks and a console on qemu:///system', () => {
     await until(() => /SeaBIOS|iPXE/.test(output), 20_000);
     console.destroy();
 
-    const mac = /<mac address='([0-9a-f:]+)'/.exec(await qemu.call('DOMAIN_GET_XML_DESC', { dom: running, flags: 0 }))![1]!;
+    const mac = /<mac address='([0-9a-f:]+)'/.exec(
+      await qemu.call('DOMAIN_GET_XML_DESC', { dom: running, flags: 0 }),
+    )![1]!;
     const net = await qemu.call('NETWORK_LOOKUP_BY_NAME', { name: env.EGRESS_TEST_NETWORK });
     let leases: DhcpLease[] = [];
-    await until(() => leases.length > 0, 40_000, async () => {
-      leases = (await qemu.call('NETWORK_GET_DHCP_LEASES', { net, mac, needResults: 1, flags: 0 })).leases;
-    });
+    await until(
+      () => leases.length > 0,
+      40_000,
+      async () => {
+        leases = (await qemu.call('NETWORK_GET_DHCP_LEASES', { net, mac, needResults: 1, flags: 0 })).leases;
+      },
+    );
     expect(leases[0]).toMatchObject({ mac, type: 0, prefix: 24, ipaddr: expect.stringMatching(/^192\.168\.150\./) });
-    const ifaces = await qemu.call('DOMAIN_INTERFACE_ADDRESSES', { dom: running, source: InterfaceAddressesSource.LEASE, flags: 0 });
-    expect(ifaces).toEqual([{ name: expect.any(String), hwaddr: mac, addrs: [{ type: 0, addr: leases[0]!.ipaddr, prefix: 24 }] }]);
+    const ifaces = await qemu.call('DOMAIN_INTERFACE_ADDRESSES', {
+      dom: running,
+      source: InterfaceAddressesSource.LEASE,
+      flags: 0,
+    });
+    expect(ifaces).toEqual([
+      { name: expect.any(String), hwaddr: mac, addrs: [{ type: 0, addr: leases[0]!.ipaddr, prefix: 24 }] },
+    ]);
     // Without a guest agent channel the AGENT source is refused, cleanly.
-    await expect(qemu.call('DOMAIN_INTERFACE_ADDRESSES', { dom: running, source: InterfaceAddressesSource.AGENT, flags: 0 })).rejects.toMatchObject({
+    await expect(
+      qemu.call('DOMAIN_INTERFACE_ADDRESSES', { dom: running, source: InterfaceAddressesSource.AGENT, flags: 0 }),
+    ).rejects.toMatchObject({
       code: ErrorCode.ARGUMENT_UNSUPPORTED,
     });
 

@@ -57,7 +57,12 @@ describe('connection and host procedures', () => {
     expect(cpuStats.params.map((p) => p.field)).toEqual(expect.arrayContaining(['kernel', 'user', 'idle']));
     // Memory (the whole host: -1), KiB. Its total need not be NODE_GET_INFO's (here they differ): only its own figures are compared.
     const mem = await qemu.call('NODE_GET_MEMORY_STATS', { nparams: 0, cellNum: -1, flags: 0 });
-    const memStats = new Map((await qemu.call('NODE_GET_MEMORY_STATS', { nparams: mem.nparams, cellNum: -1, flags: 0 })).params.map((p) => [p.field, p.value]));
+    const memStats = new Map(
+      (await qemu.call('NODE_GET_MEMORY_STATS', { nparams: mem.nparams, cellNum: -1, flags: 0 })).params.map((p) => [
+        p.field,
+        p.value,
+      ]),
+    );
     expect(memStats.get('total')).toBeGreaterThan(0n);
     expect(memStats.get('free')).toBeLessThanOrEqual(memStats.get('total')!);
     expect(await test.call('CONNECT_SUPPORTS_FEATURE', { feature: 10 })).toBe(true);
@@ -79,11 +84,23 @@ describe('connection and host procedures', () => {
   it('report capabilities, and the domain types on offer (kvm vs qemu)', async () => {
     const caps = await qemu.call('CONNECT_GET_CAPABILITIES');
     expect(domainTypesFromCapabilities(caps)).toContain('qemu');
-    const domcaps = await qemu.call('CONNECT_GET_DOMAIN_CAPABILITIES', { emulatorbin: null, arch: 'x86_64', machine: null, virttype: 'qemu', flags: 0 });
+    const domcaps = await qemu.call('CONNECT_GET_DOMAIN_CAPABILITIES', {
+      emulatorbin: null,
+      arch: 'x86_64',
+      machine: null,
+      virttype: 'qemu',
+      flags: 0,
+    });
     expect(domcaps).toMatch(/<domain>qemu<\/domain>/);
     // The test driver has no domain capabilities: a clean NO_SUPPORT error.
     await expect(
-      test.call('CONNECT_GET_DOMAIN_CAPABILITIES', { emulatorbin: null, arch: null, machine: null, virttype: null, flags: 0 }),
+      test.call('CONNECT_GET_DOMAIN_CAPABILITIES', {
+        emulatorbin: null,
+        arch: null,
+        machine: null,
+        virttype: null,
+        flags: 0,
+      }),
     ).rejects.toMatchObject({ code: ErrorCode.NO_SUPPORT });
   });
 
@@ -115,12 +132,25 @@ describe('domains on the test driver', () => {
     const byName = await test.call('DOMAIN_LOOKUP_BY_NAME', { name });
     const byUuid = await test.call('DOMAIN_LOOKUP_BY_UUID', { uuid: defined.uuid });
     expect(byUuid).toEqual(byName);
-    expect(await test.call('DOMAIN_GET_XML_DESC', { dom: defined, flags: DomainXml.INACTIVE })).toContain(`<uuid>${formatUuid(defined.uuid)}</uuid>`);
-    expect(await test.call('DOMAIN_GET_STATE', { dom: defined, flags: 0 })).toMatchObject({ state: DomainState.SHUTOFF });
+    expect(await test.call('DOMAIN_GET_XML_DESC', { dom: defined, flags: DomainXml.INACTIVE })).toContain(
+      `<uuid>${formatUuid(defined.uuid)}</uuid>`,
+    );
+    expect(await test.call('DOMAIN_GET_STATE', { dom: defined, flags: 0 })).toMatchObject({
+      state: DomainState.SHUTOFF,
+    });
     // A metadata change arrives as its own event (procedure 379).
     const changes: string[] = [];
-    const unsubscribeChanges = await test.onMetadataChange((e) => changes.push(`${e.dom.name} ${e.type} ${e.nsuri}`), { dom: defined });
-    await test.call('DOMAIN_SET_METADATA', { dom: defined, type: 2, metadata: '<p/>', key: 'p', uri: 'urn:egress-desk:test-procedures:v1', flags: 2 });
+    const unsubscribeChanges = await test.onMetadataChange((e) => changes.push(`${e.dom.name} ${e.type} ${e.nsuri}`), {
+      dom: defined,
+    });
+    await test.call('DOMAIN_SET_METADATA', {
+      dom: defined,
+      type: 2,
+      metadata: '<p/>',
+      key: 'p',
+      uri: 'urn:egress-desk:test-procedures:v1',
+      flags: 2,
+    });
     await until(() => changes.length > 0);
     expect(changes).toEqual([`${name} 2 urn:egress-desk:test-procedures:v1`]);
     await unsubscribeChanges();
@@ -145,7 +175,9 @@ describe('domains on the test driver', () => {
     expect(await test.call('DOMAIN_INTERFACE_ADDRESSES', { dom: running, source: 0, flags: 0 })).toEqual([]);
     await test.call('DOMAIN_SHUTDOWN', { dom: running });
     expect((await test.call('DOMAIN_GET_STATE', { dom: running, flags: 0 })).state).toBe(DomainState.SHUTOFF);
-    await expect(test.call('DOMAIN_INTERFACE_ADDRESSES', { dom: running, source: 0, flags: 0 })).rejects.toMatchObject({ code: ErrorCode.OPERATION_INVALID });
+    await expect(test.call('DOMAIN_INTERFACE_ADDRESSES', { dom: running, source: 0, flags: 0 })).rejects.toMatchObject({
+      code: ErrorCode.OPERATION_INVALID,
+    });
 
     const again = await test.call('DOMAIN_CREATE_WITH_FLAGS', { dom: defined, flags: 0 });
     expect(again.id).toBeGreaterThan(0);
@@ -176,14 +208,28 @@ describe('domains on the test driver', () => {
     const get = () => test.call('DOMAIN_GET_METADATA', { dom, type: MetadataType.ELEMENT, uri: NS, flags: 0 });
     await expect(get()).rejects.toMatchObject({ code: ErrorCode.NO_DOMAIN_METADATA });
     const element = `<instance xmlns="${NS}"><name>egress-a</name><port>3128</port></instance>`;
-    await test.call('DOMAIN_SET_METADATA', { dom, type: MetadataType.ELEMENT, metadata: element, key: 'egress', uri: NS, flags: 0 });
+    await test.call('DOMAIN_SET_METADATA', {
+      dom,
+      type: MetadataType.ELEMENT,
+      metadata: element,
+      key: 'egress',
+      uri: NS,
+      flags: 0,
+    });
     const stored = await get();
     expect(stored).toContain('<name>egress-a</name>');
     // Some releases (9.0) hand the element back with the default namespace dropped and only
     // the key's prefix declared, others as written: parse by the declared URI either way.
     expect(stored).toMatch(new RegExp(`^<instance xmlns(:egress)?="${NS}">`));
     expect(await test.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })).toContain('<port>3128</port>');
-    await test.call('DOMAIN_SET_METADATA', { dom, type: MetadataType.ELEMENT, metadata: null, key: null, uri: NS, flags: 0 });
+    await test.call('DOMAIN_SET_METADATA', {
+      dom,
+      type: MetadataType.ELEMENT,
+      metadata: null,
+      key: null,
+      uri: NS,
+      flags: 0,
+    });
     await expect(get()).rejects.toMatchObject({ code: ErrorCode.NO_DOMAIN_METADATA });
     await test.call('DOMAIN_UNDEFINE_FLAGS', { dom, flags: 0 });
   });
@@ -193,6 +239,11 @@ describe('coverage', () => {
   it('the daemon answered every procedure of the table at least once', async () => {
     await Promise.all([test.call('CONNECT_GET_URI'), qemu.call('CONNECT_GET_URI')]);
     // Every procedure outside the storage tour's share, which procedures-storage.test.ts checks.
-    expect(unanswered(taps, TOURED.filter((name) => !STORAGE_TOUR.has(name)))).toEqual([]);
+    expect(
+      unanswered(
+        taps,
+        TOURED.filter((name) => !STORAGE_TOUR.has(name)),
+      ),
+    ).toEqual([]);
   });
 });

@@ -51,7 +51,10 @@ describe('provider over SSH', () => {
     expect(JSON.parse(launched.stdout)).toMatchObject({ created: true, proxy: { id: instanceId(NAME), host: 'loop' } });
     expect((await state()).domains).toContain(instanceId(NAME));
 
-    const listing = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ host: string; ok: boolean }> };
+    const listing = JSON.parse((await cli('list', '--json')).stdout) as {
+      proxies: Array<{ name: string; host: string }>;
+      hosts: Array<{ host: string; ok: boolean }>;
+    };
     expect(listing.proxies).toEqual([expect.objectContaining({ name: NAME, host: 'loop' })]);
     expect(listing.hosts).toEqual([expect.objectContaining({ host: 'loop', ok: true, proxies: 1 })]);
 

@@ -44,7 +44,11 @@ describe('provider on qemu:///system', () => {
     const coldMs = Date.now() - t0;
     expect(launched.stderr).toBe('');
     expect(launched.code).toBe(0);
-    const result = JSON.parse(launched.stdout) as { created: boolean; proxy: { id: string; host: string; state: string }; timings: Record<string, number> };
+    const result = JSON.parse(launched.stdout) as {
+      created: boolean;
+      proxy: { id: string; host: string; state: string };
+      timings: Record<string, number>;
+    };
     expect(result).toMatchObject({ created: true, proxy: { id: instanceId(NAME), host: 'local', state: 'running' } });
     const base = baseVolumeName(sha256, 'qcow2');
     const mid = await state();
@@ -55,8 +59,13 @@ describe('provider on qemu:///system', () => {
 
     const list = await cli('list', '--json');
     expect(list.code).toBe(0);
-    const listing = JSON.parse(list.stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ ok: boolean }> };
-    expect(listing.proxies.filter((p) => p.name === NAME)).toEqual([expect.objectContaining({ name: NAME, host: 'local' })]);
+    const listing = JSON.parse(list.stdout) as {
+      proxies: Array<{ name: string; host: string }>;
+      hosts: Array<{ ok: boolean }>;
+    };
+    expect(listing.proxies.filter((p) => p.name === NAME)).toEqual([
+      expect.objectContaining({ name: NAME, host: 'local' }),
+    ]);
     expect(listing.hosts).toEqual([expect.objectContaining({ ok: true })]);
 
     const table = await cli('list');
@@ -64,7 +73,11 @@ describe('provider on qemu:///system', () => {
 
     const inspect = await cli('inspect', NAME, '--json');
     expect(inspect.code).toBe(0);
-    const r = JSON.parse(inspect.stdout) as { metadata: { name: string; image: { sha256: string } }; domainXml: string; hasCredentials: boolean };
+    const r = JSON.parse(inspect.stdout) as {
+      metadata: { name: string; image: { sha256: string } };
+      domainXml: string;
+      hasCredentials: boolean;
+    };
     expect(r.metadata).toMatchObject({ name: NAME, image: { sha256 } });
     expect(r.domainXml).toContain('urn:egress-proxies:kvm:v1');
     expect(r.domainXml).not.toMatch(/password/i);
@@ -83,13 +96,18 @@ describe('provider on qemu:///system', () => {
     const after = await state();
     expect(after.domains).toEqual(before.domains);
     expect(after.volumes).toEqual([...before.volumes, base].sort());
-    expect(JSON.parse(readFileSync(join(home, 'data', 'credentials.json'), 'utf8'))).toEqual({ version: 1, proxies: {} });
+    expect(JSON.parse(readFileSync(join(home, 'data', 'credentials.json'), 'utf8'))).toEqual({
+      version: 1,
+      proxies: {},
+    });
 
     // Warm cache and base: the launch overhead of the provider itself.
     const warm = await cli('launch', NAME, '--allow', '192.168.150.0/24', '--json');
     const warmResult = JSON.parse(warm.stdout) as { timings: Record<string, number> };
     const overhead = Object.values(warmResult.timings).reduce((a, b) => a + b, 0);
-    console.log(`provider lane: cold CLI launch ${coldMs} ms (timings ${JSON.stringify(result.timings)}); warm launch steps total ${overhead} ms (${JSON.stringify(warmResult.timings)})`);
+    console.log(
+      `provider lane: cold CLI launch ${coldMs} ms (timings ${JSON.stringify(result.timings)}); warm launch steps total ${overhead} ms (${JSON.stringify(warmResult.timings)})`,
+    );
     expect((await cli('delete', NAME)).code).toBe(0);
 
     await removeVolumes(client, [base]);
@@ -99,12 +117,22 @@ describe('provider on qemu:///system', () => {
   it('reconcile finds and fixes a leftover instance volume; an unknown proxy is a clear error', async () => {
     const pool = await testPool(client);
     const orphan = instanceVolumes(instanceId('egtest-orphan')).seed;
-    await client.call('STORAGE_VOL_CREATE_XML', { pool, xml: `<volume><name>${orphan}</name><capacity unit="bytes">1024</capacity><target><format type="raw"/></target></volume>`, flags: 0 });
+    await client.call('STORAGE_VOL_CREATE_XML', {
+      pool,
+      xml: `<volume><name>${orphan}</name><capacity unit="bytes">1024</capacity><target><format type="raw"/></target></volume>`,
+      flags: 0,
+    });
     const found = await cli('reconcile', '--json');
-    expect(JSON.parse(found.stdout)).toMatchObject({ findings: expect.arrayContaining([expect.objectContaining({ kind: 'orphan-volume', object: orphan })]) });
+    expect(JSON.parse(found.stdout)).toMatchObject({
+      findings: expect.arrayContaining([expect.objectContaining({ kind: 'orphan-volume', object: orphan })]),
+    });
     // Just made: it may be a launch under way in another process (volumes precede the domain), so --fix leaves it.
     const young = await cli('reconcile', '--fix');
-    expect(young.stdout).toMatch(new RegExp(`${orphan}: volume in pool ${env.EGRESS_TEST_POOL} with no domain .*changed \\d+ s ago: a launch may be under way in another process.*\\[left alone for now\\]`));
+    expect(young.stdout).toMatch(
+      new RegExp(
+        `${orphan}: volume in pool ${env.EGRESS_TEST_POOL} with no domain .*changed \\d+ s ago: a launch may be under way in another process.*\\[left alone for now\\]`,
+      ),
+    );
     expect(young.code).toBe(0);
     expect((await listAllVolumes(client, pool)).map((v) => v.name)).toContain(orphan);
     // An hour old (its mtime, as libvirt reports it): an orphan.

@@ -31,7 +31,11 @@ let client: LibvirtClient | undefined;
 let made: (ProviderHome & { sha256: string }) | undefined;
 let current = '';
 let old = '';
-const images = (...args: string[]) => runCliProcess(['--config', made!.config, 'images', ...args], { HOME: made!.home, EGRESS_DESK_HOME: join(made!.home, 'data') });
+const images = (...args: string[]) =>
+  runCliProcess(['--config', made!.config, 'images', ...args], {
+    HOME: made!.home,
+    EGRESS_DESK_HOME: join(made!.home, 'data'),
+  });
 
 interface PruneJson {
   unused: Array<{ volume: string }>;
@@ -71,7 +75,7 @@ afterAll(async () => {
 });
 
 describe('images prune --hosts: baked bases', () => {
-  it('removes the baked volume of an old recipe; keeps the current recipe\'s while a proxy backs onto it', async () => {
+  it("removes the baked volume of an old recipe; keeps the current recipe's while a proxy backs onto it", async () => {
     expect(parseBakedVolumeName(old)?.recipeHash).not.toBe(recipeHash(launchRecipe()));
     expect(parseBakedVolumeName(current)?.recipeHash).toBe(recipeHash(launchRecipe()));
 

@@ -25,7 +25,8 @@ let base: string;
 /** A base volume name no image of this test has (a digest of its own). */
 const stale = baseVolumeName('e'.repeat(63) + String(process.pid % 10), 'qcow2');
 let proxies: ProviderHome['proxies'];
-const images = (...args: string[]) => runCliProcess(['--config', config, 'images', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+const images = (...args: string[]) =>
+  runCliProcess(['--config', config, 'images', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 
 interface PruneJson {
   unused: Array<{ volume: string }>;
@@ -60,7 +61,11 @@ describe('images prune --hosts', () => {
     // An old unused base beside it: the yes removes that one, and the report still names
     // the young one as kept (it once listed only what the second look kept of the removed).
     execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(env.EGRESS_TEST_POOL_DIR, stale), '1M']);
-    utimesSync(join(env.EGRESS_TEST_POOL_DIR, stale), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    utimesSync(
+      join(env.EGRESS_TEST_POOL_DIR, stale),
+      new Date(Date.now() - 3_600_000),
+      new Date(Date.now() - 3_600_000),
+    );
     const young = JSON.parse((await images('prune', '--hosts', '--yes', '--json')).stdout) as PruneJson;
     expect(young.kept.find((k) => k.volume === base)?.why).toMatch(/^written \d+ s ago/);
     expect(young.removed.map((r) => r.volume)).toContain(stale);

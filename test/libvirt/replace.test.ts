@@ -53,7 +53,8 @@ describe('proxies replace on a real daemon', () => {
     let sawBoth = false;
     const watching = (async () => {
       for (let i = 0; i < 400 && !sawBoth; i++) {
-        if (await findDomainByName(client, alternateInstanceId(NAME))) sawBoth = (await findDomainByName(client, instanceId(NAME))) !== null;
+        if (await findDomainByName(client, alternateInstanceId(NAME)))
+          sawBoth = (await findDomainByName(client, instanceId(NAME))) !== null;
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
@@ -84,7 +85,10 @@ describe('proxies replace on a real daemon', () => {
     stop = true;
     await watchingBulk;
     expect(bulk.code).not.toBe(0);
-    const [first, rest] = /proxy (egtest-replace2?): not replaced, it is as it was: [\s\S]*?\nnot attempted: (\S+)\n/.exec(bulk.stderr)?.slice(1) ?? [];
+    const [first, rest] =
+      /proxy (egtest-replace2?): not replaced, it is as it was: [\s\S]*?\nnot attempted: (\S+)\n/
+        .exec(bulk.stderr)
+        ?.slice(1) ?? [];
     expect([first, rest].sort(), bulk.stderr).toEqual([NAME, NAME2]);
     expect(bothAtOnce).toBe(false);
     expect([...alternates]).toEqual([first]);

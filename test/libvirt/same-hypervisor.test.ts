@@ -26,7 +26,8 @@ let client: LibvirtClient;
 let home: string;
 let image: { path: string; sha256: string };
 
-const hostLine = (name: string, pool: string) => `{ name: ${name}, address: local, pool: ${pool}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
+const hostLine = (name: string, pool: string) =>
+  `{ name: ${name}, address: local, pool: ${pool}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
 const sshLine = (name: string, pool: string) =>
   `{ name: ${name}, address: 127.0.0.1, sshPort: ${env.EGRESS_TEST_SSH_PORT}, sshUser: root, identityFile: ${env.EGRESS_TEST_SSH_KEY}, pool: ${pool}, network: ${env.EGRESS_TEST_NETWORK}, domainType: qemu }`;
 
@@ -92,9 +93,14 @@ describe('two host entries on one hypervisor', () => {
     const vols2 = Object.values(instanceVolumes(id2));
     expect(await volumesOf(FAST)).toEqual(expect.arrayContaining(vols2));
 
-    const list = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }>; hosts: Array<{ host: string; ok: boolean; sameAs?: string }> };
+    const list = JSON.parse((await cli('list', '--json')).stdout) as {
+      proxies: Array<{ name: string; host: string }>;
+      hosts: Array<{ host: string; ok: boolean; sameAs?: string }>;
+    };
     expect(list.proxies.filter((p) => p.name === NAME)).toEqual([expect.objectContaining({ name: NAME, host: 'one' })]);
-    expect(list.proxies.filter((p) => p.name === NAME2)).toEqual([expect.objectContaining({ name: NAME2, host: 'two' })]);
+    expect(list.proxies.filter((p) => p.name === NAME2)).toEqual([
+      expect.objectContaining({ name: NAME2, host: 'two' }),
+    ]);
     expect(list.hosts.find((h) => h.host === 'two')).toMatchObject({ ok: true, sameAs: 'one' });
 
     const report = JSON.parse((await cli('reconcile', '--json')).stdout) as { findings: Array<{ object: string }> };
@@ -109,7 +115,11 @@ describe('two host entries on one hypervisor', () => {
     }
     expect(await volumesOf(env.EGRESS_TEST_POOL)).toEqual(expect.arrayContaining(vols));
     expect(await volumesOf(FAST)).toEqual(expect.arrayContaining(vols2));
-    expect(Object.keys((JSON.parse(readFileSync(join(twin.home, 'data', 'credentials.json'), 'utf8')) as { proxies: object }).proxies)).toEqual(expect.arrayContaining([NAME, NAME2]));
+    expect(
+      Object.keys(
+        (JSON.parse(readFileSync(join(twin.home, 'data', 'credentials.json'), 'utf8')) as { proxies: object }).proxies,
+      ),
+    ).toEqual(expect.arrayContaining([NAME, NAME2]));
 
     const del = await cli('delete', NAME);
     expect(del.code).toBe(0);
@@ -129,7 +139,9 @@ describe('two host entries on one hypervisor', () => {
       expect(launched.code).toBe(0);
       const id = instanceId(NAME);
       const vols = Object.values(instanceVolumes(id));
-      const list = JSON.parse((await cli('list', '--json')).stdout) as { proxies: Array<{ name: string; host: string }> };
+      const list = JSON.parse((await cli('list', '--json')).stdout) as {
+        proxies: Array<{ name: string; host: string }>;
+      };
       expect(list.proxies.filter((p) => p.name === NAME)).toEqual([expect.objectContaining({ host: 'local' })]);
       // The SSH entry answers first (it is first in the config): the proxy is still the local entry's.
       const del = await cli('delete', NAME);

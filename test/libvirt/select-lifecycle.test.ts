@@ -47,16 +47,24 @@ afterAll(async () => {
 
 describe('start and stop by label', () => {
   it('stop -l and start -l act on exactly the proxies with every pair', async () => {
-    for (const [name, labels] of [[A1, ['grp=a', RUN]], [A2, ['grp=a', RUN]], [PARTIAL, ['grp=a']]] as const) {
+    for (const [name, labels] of [
+      [A1, ['grp=a', RUN]],
+      [A2, ['grp=a', RUN]],
+      [PARTIAL, ['grp=a']],
+    ] as const) {
       const r = await cli('launch', name, '--allow', '192.168.150.0/24', ...labels.flatMap((l) => ['--label', l]));
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toContain(`not waited for readiness; print its URL once it has an address with: egress-desk proxies url ${name}\n`);
+      expect(r.stderr).toContain(
+        `not waited for readiness; print its URL once it has an address with: egress-desk proxies url ${name}\n`,
+      );
     }
     expect(await states()).toEqual({ [A1]: 'running', [A2]: 'running', [PARTIAL]: 'running' });
 
     const stopped = await cli('stop', '-l', `grp=a,${RUN}`, '--timeout', '2');
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout.trim().split('\n').sort()).toEqual([A1, A2].map((n) => `proxy ${n} did not shut down in time and was forced off`));
+    expect(stopped.stdout.trim().split('\n').sort()).toEqual(
+      [A1, A2].map((n) => `proxy ${n} did not shut down in time and was forced off`),
+    );
     expect(await states()).toEqual({ [A1]: 'shutoff', [A2]: 'shutoff', [PARTIAL]: 'running' });
 
     // The partial one stopped by name: start -l must leave it stopped.

@@ -47,7 +47,8 @@ async function call<T>(channel: string, input?: unknown): Promise<T> {
 async function task(channel: string, input: unknown): Promise<Task> {
   const { taskId } = await call<{ taskId: string }>(channel, input);
   const done = await services!.app.tasks.wait(taskId);
-  if (done.state !== 'succeeded') throw new Error(`${channel} ${JSON.stringify(input)}: ${done.state}: ${JSON.stringify(done.error)}`);
+  if (done.state !== 'succeeded')
+    throw new Error(`${channel} ${JSON.stringify(input)}: ${done.state}: ${JSON.stringify(done.error)}`);
   return done;
 }
 
@@ -59,12 +60,22 @@ async function task(channel: string, input: unknown): Promise<Task> {
  */
 async function cycle(i: number): Promise<void> {
   const name = NAMES[i % 2]!;
-  const { taskId } = await call<{ taskId: string }>('proxies:launch', { name, host: i % 2 === 0 ? 'local' : 'loop', allow: ['192.168.150.0/24'] });
-  await poll(`launch ${name} to reach its address step`, 60_000, () => {
-    const t = services!.app.tasks.get(taskId);
-    if (t && t.state !== 'running' && t.state !== 'queued') throw new Error(`launch ${name} ended early: ${t.state}: ${JSON.stringify(t.error)}`);
-    return t?.step === 'address' || t?.step === 'proxy' ? true : undefined;
-  }, 50);
+  const { taskId } = await call<{ taskId: string }>('proxies:launch', {
+    name,
+    host: i % 2 === 0 ? 'local' : 'loop',
+    allow: ['192.168.150.0/24'],
+  });
+  await poll(
+    `launch ${name} to reach its address step`,
+    60_000,
+    () => {
+      const t = services!.app.tasks.get(taskId);
+      if (t && t.state !== 'running' && t.state !== 'queued')
+        throw new Error(`launch ${name} ended early: ${t.state}: ${JSON.stringify(t.error)}`);
+      return t?.step === 'address' || t?.step === 'proxy' ? true : undefined;
+    },
+    50,
+  );
   if (i % 2 === 0) {
     await task('proxies:delete', { name, confirm: true });
     const launch = await services!.app.tasks.wait(taskId);
@@ -113,30 +124,36 @@ afterAll(async () => {
 });
 
 describe('soak: launch and delete, again and again', () => {
-  it(`${CYCLES} launch/delete cycles over a local and an SSH entry: memory, descriptors and listing time stay level; nothing is left`, async () => {
-    const before = await hypervisorState(client);
-    let warm: Sample | undefined;
-    const t0 = Date.now();
-    for (let i = 0; i < CYCLES; i++) {
-      await cycle(i);
-      if (i + 1 === WARMUP) warm = await sample();
-    }
-    const end = await sample();
-    const perCycle = (Date.now() - t0) / CYCLES;
-    console.log(
-      `soak: ${CYCLES} cycles, ${perCycle.toFixed(0)} ms each; after warm-up (${WARMUP}) → end: RSS ${warm!.rssMB.toFixed(1)} → ${end.rssMB.toFixed(1)} MB, heap ${warm!.heapMB.toFixed(1)} → ${end.heapMB.toFixed(1)} MB, fds ${warm!.fds} → ${end.fds}, list ${warm!.listMs.toFixed(0)} → ${end.listMs.toFixed(0)} ms`,
-    );
-    expect(end.fds).toBeLessThanOrEqual(Math.ceil(warm!.fds * 1.1));
-    expect(end.heapMB).toBeLessThanOrEqual(warm!.heapMB * 1.1);
-    expect(end.rssMB).toBeLessThanOrEqual(warm!.rssMB * 1.1);
-    // Listing a fleet of zero is a few ms: "level" means no growth beyond noise.
-    expect(end.listMs).toBeLessThanOrEqual(Math.max(warm!.listMs * 2, warm!.listMs + 100));
+  it(
+    `${CYCLES} launch/delete cycles over a local and an SSH entry: memory, descriptors and listing time stay level; nothing is left`,
+    async () => {
+      const before = await hypervisorState(client);
+      let warm: Sample | undefined;
+      const t0 = Date.now();
+      for (let i = 0; i < CYCLES; i++) {
+        await cycle(i);
+        if (i + 1 === WARMUP) warm = await sample();
+      }
+      const end = await sample();
+      const perCycle = (Date.now() - t0) / CYCLES;
+      console.log(
+        `soak: ${CYCLES} cycles, ${perCycle.toFixed(0)} ms each; after warm-up (${WARMUP}) → end: RSS ${warm!.rssMB.toFixed(1)} → ${end.rssMB.toFixed(1)} MB, heap ${warm!.heapMB.toFixed(1)} → ${end.heapMB.toFixed(1)} MB, fds ${warm!.fds} → ${end.fds}, list ${warm!.listMs.toFixed(0)} → ${end.listMs.toFixed(0)} ms`,
+      );
+      expect(end.fds).toBeLessThanOrEqual(Math.ceil(warm!.fds * 1.1));
+      expect(end.heapMB).toBeLessThanOrEqual(warm!.heapMB * 1.1);
+      expect(end.rssMB).toBeLessThanOrEqual(warm!.rssMB * 1.1);
+      // Listing a fleet of zero is a few ms: "level" means no growth beyond noise.
+      expect(end.listMs).toBeLessThanOrEqual(Math.max(warm!.listMs * 2, warm!.listMs + 100));
 
-    const after = await hypervisorState(client);
-    const ours = (names: string[]) => names.filter((n) => n.includes('egtest-soak'));
-    expect(ours(after.domains)).toEqual(ours(before.domains));
-    expect(ours(after.volumes)).toEqual([]);
-    const creds = join(dataDir, 'credentials.json');
-    expect(existsSync(creds) ? (JSON.parse(readFileSync(creds, 'utf8')) as { proxies: object }).proxies : {}).toEqual({});
-  }, CYCLES * 20_000 + 60_000);
+      const after = await hypervisorState(client);
+      const ours = (names: string[]) => names.filter((n) => n.includes('egtest-soak'));
+      expect(ours(after.domains)).toEqual(ours(before.domains));
+      expect(ours(after.volumes)).toEqual([]);
+      const creds = join(dataDir, 'credentials.json');
+      expect(existsSync(creds) ? (JSON.parse(readFileSync(creds, 'utf8')) as { proxies: object }).proxies : {}).toEqual(
+        {},
+      );
+    },
+    CYCLES * 20_000 + 60_000,
+  );
 });

@@ -39,11 +39,15 @@ function sshConfig(matchAlias: string): string {
 function write(matchAlias: string): string {
   writeFileSync(join(home, '.ssh', 'config'), sshConfig(matchAlias), { mode: 0o600 });
   const file = join(home, 'config.yaml');
-  writeFileSync(file, `type: kvm\nkvm:\n  hosts:\n    - { name: matched, address: ${ALIAS}, pool: ${env.EGRESS_TEST_POOL} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n`);
+  writeFileSync(
+    file,
+    `type: kvm\nkvm:\n  hosts:\n    - { name: matched, address: ${ALIAS}, pool: ${env.EGRESS_TEST_POOL} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n`,
+  );
   return file;
 }
 
-const cli = (file: string, ...args: string[]) => runCliProcess(['--config', file, ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+const cli = (file: string, ...args: string[]) =>
+  runCliProcess(['--config', file, ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 
 beforeEach(() => {
   home = tempDir('egress-ssh-match-');
@@ -58,7 +62,11 @@ describe('a host whose User, Port and IdentityFile come only from a Match block'
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const [host] = JSON.parse(r.stdout) as HostStatus[];
-    expect(host).toMatchObject({ name: 'matched', state: 'connected', via: expect.stringMatching(new RegExp(`^ssh://root@127\\.0\\.0\\.1:${env.EGRESS_TEST_SSH_PORT}/`)) });
+    expect(host).toMatchObject({
+      name: 'matched',
+      state: 'connected',
+      via: expect.stringMatching(new RegExp(`^ssh://root@127\\.0\\.0\\.1:${env.EGRESS_TEST_SSH_PORT}/`)),
+    });
     expect(host!.info?.pools.map((p) => p.name)).toContain(env.EGRESS_TEST_POOL);
     expect(host!.warnings).toEqual([expect.stringMatching(/^~\/\.ssh\/config line 7: Match exec "true" was not run/)]);
 
@@ -77,7 +85,10 @@ describe('a host whose User, Port and IdentityFile come only from a Match block'
     const r = await cli(file, 'hosts', 'status', '--json');
     expect(r.code).toBe(1);
     const [host] = JSON.parse(r.stdout) as HostStatus[];
-    expect(host).toMatchObject({ state: 'error', via: expect.stringMatching(/^ssh:\/\/egtest-nobody@127\.0\.0\.1:1\//) });
+    expect(host).toMatchObject({
+      state: 'error',
+      via: expect.stringMatching(/^ssh:\/\/egtest-nobody@127\.0\.0\.1:1\//),
+    });
     expect(host!.info).toBeUndefined();
   });
 });

@@ -5,10 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 
-
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DomainStatsType, GetAllDomainStatsFlags, type LibvirtClient, findDomainByName, getAllDomainStats } from '../../electron/libvirt/index.js';
+import {
+  DomainStatsType,
+  GetAllDomainStatsFlags,
+  type LibvirtClient,
+  findDomainByName,
+  getAllDomainStats,
+} from '../../electron/libvirt/index.js';
 import { ClientApi } from '../../electron/services/provider/kvm/client-api.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import type { FleetStats } from '../../shared/stats.js';
@@ -48,12 +53,16 @@ describe('domain stats on qemu:///system', () => {
   it('one call returns the running proxy with the cpu and net fields the counters are read from', async () => {
     const dom = await findDomainByName(client, instanceId(NAME));
     expect(dom?.id).toBeGreaterThan(0);
-    const records = await getAllDomainStats(client, { stats: DomainStatsType.CPU_TOTAL | DomainStatsType.INTERFACE, flags: GetAllDomainStatsFlags.ACTIVE | GetAllDomainStatsFlags.NOWAIT });
+    const records = await getAllDomainStats(client, {
+      stats: DomainStatsType.CPU_TOTAL | DomainStatsType.INTERFACE,
+      flags: GetAllDomainStatsFlags.ACTIVE | GetAllDomainStatsFlags.NOWAIT,
+    });
     const mine = records.find((r) => r.dom.name === instanceId(NAME));
     expect(mine).toBeDefined();
     // The names countersFromStats reads: a misspelt one would read as zero traffic for ever.
     expect(Number(mine!.stats['net.count'])).toBeGreaterThanOrEqual(1);
-    for (const f of ['cpu.time', 'net.0.rx.bytes', 'net.0.rx.pkts', 'net.0.tx.bytes', 'net.0.tx.pkts']) expect(mine!.stats, f).toHaveProperty([f]);
+    for (const f of ['cpu.time', 'net.0.rx.bytes', 'net.0.rx.pkts', 'net.0.tx.bytes', 'net.0.tx.pkts'])
+      expect(mine!.stats, f).toHaveProperty([f]);
     // ACTIVE: no shut-off domain among them.
     expect(records.every((r) => r.dom.id > 0)).toBe(true);
 
@@ -63,7 +72,8 @@ describe('domain stats on qemu:///system', () => {
     const second = (await api.domainCounters()).find((c) => c.name === instanceId(NAME))!;
     expect(second.id).toBe(dom!.id);
     expect(second.cpuTimeNs).toBeGreaterThan(first.cpuTimeNs);
-    for (const k of ['rxBytes', 'rxPackets', 'txBytes', 'txPackets'] as const) expect(second[k]).toBeGreaterThanOrEqual(first[k]);
+    for (const k of ['rxBytes', 'rxPackets', 'txBytes', 'txPackets'] as const)
+      expect(second[k]).toBeGreaterThanOrEqual(first[k]);
   });
 
   it('proxies top --once --json: rates for the proxy, CPU above zero', async () => {
@@ -79,24 +89,43 @@ describe('domain stats on qemu:///system', () => {
   }, 60_000);
 
   it('proxies top (not a terminal): a plain table a reading, rates from the second one; SIGTERM ends it with 0', async () => {
-    const child = spawn(process.execPath, [cliBin, '--config', providerHome.config, 'proxies', 'top', '--interval', '1'], {
-      env: { PATH: process.env.PATH ?? '', HOME: providerHome.home, EGRESS_DESK_HOME: join(providerHome.home, 'data') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [cliBin, '--config', providerHome.config, 'proxies', 'top', '--interval', '1'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: providerHome.home,
+          EGRESS_DESK_HOME: join(providerHome.home, 'data'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const closed = new Promise<number | null>((r) => child.on('close', r));
     const started = Date.now();
-    while ((out.match(/^egress-desk proxies top: every 1 s, by traffic, /gm) ?? []).length < 3 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 100));
+    while (
+      (out.match(/^egress-desk proxies top: every 1 s, by traffic, /gm) ?? []).length < 3 &&
+      Date.now() - started < 30_000
+    )
+      await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGTERM');
     expect(await closed).toBe(0);
     expect(err).toBe('');
     expect(out).not.toContain('\x1b['); // no screen control when stdout is not a terminal
     const tables = out.split(/^egress-desk proxies top: .*$/m).slice(1);
     expect(tables.length).toBeGreaterThanOrEqual(3);
-    const row = tables.at(-1)!.split('\n').find((l) => l.startsWith(`${NAME} `));
-    expect(row).toMatch(new RegExp(`^${NAME}\\s+local\\s+\\d+(\\.\\d)? \\S+/s\\s+\\d+(\\.\\d)? \\S+/s\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+%$`));
+    const row = tables
+      .at(-1)!
+      .split('\n')
+      .find((l) => l.startsWith(`${NAME} `));
+    expect(row).toMatch(
+      new RegExp(
+        `^${NAME}\\s+local\\s+\\d+(\\.\\d)? \\S+/s\\s+\\d+(\\.\\d)? \\S+/s\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+%$`,
+      ),
+    );
   }, 60_000);
 });

@@ -73,15 +73,21 @@ describe('volume streams', () => {
     writeFileSync(src, data);
     const vol = await createVolume(size);
     const progress: number[] = [];
-    expect(await client.uploadVolume(vol, createReadStream(src), { onProgress: (d) => progress.push(d), total: size })).toBe(size);
+    expect(
+      await client.uploadVolume(vol, createReadStream(src), { onProgress: (d) => progress.push(d), total: size }),
+    ).toBe(size);
     expect(progress.at(-1)).toBe(size);
     expect(await client.downloadVolume(vol, createWriteStream(dst))).toBe(size);
     expect(sha(readFileSync(dst))).toBe(sha(data));
     // The daemon sends at most 262120 bytes per stream packet and ends with an empty CONTINUE.
     const serial = taps[0]!.headers.filter((h) => h.proc === 209 && h.type === MessageType.REPLY).at(-1)!.serial;
-    const packets = taps[0]!.headers.filter((h) => h.proc === 209 && h.type === MessageType.STREAM && h.serial === serial);
+    const packets = taps[0]!.headers.filter(
+      (h) => h.proc === 209 && h.type === MessageType.STREAM && h.serial === serial,
+    );
     expect(packets.at(-1)!.status).toBe(MessageStatus.OK);
-    expect(packets.filter((h) => h.status === MessageStatus.CONTINUE).length).toBeGreaterThanOrEqual(Math.ceil(size / STREAM_CHUNK_MAX));
+    expect(packets.filter((h) => h.status === MessageStatus.CONTINUE).length).toBeGreaterThanOrEqual(
+      Math.ceil(size / STREAM_CHUNK_MAX),
+    );
   });
 
   it('uploads and downloads a byte range (offset, length)', async () => {
@@ -113,7 +119,9 @@ describe('volume streams', () => {
         this.push(Buffer.alloc(MiB, produced & 0xff));
       },
     });
-    await client.uploadVolume(vol, source, { onProgress: () => (maxQueued = Math.max(maxQueued, socket.writableLength)) });
+    await client.uploadVolume(vol, source, {
+      onProgress: () => (maxQueued = Math.max(maxQueued, socket.writableLength)),
+    });
     expect(produced).toBe(size);
     // Never more than about a source chunk plus a stream packet waiting in memory.
     expect(maxQueued).toBeLessThan(4 * MiB);
@@ -121,12 +129,16 @@ describe('volume streams', () => {
 
   it('rejects with the daemon’s error when the upload overruns the requested length', async () => {
     const vol = await createVolume(MiB);
-    const err = await client.uploadVolume(vol, Readable.from([randomBytes(MiB)]), { length: 1000n }).catch((e: unknown) => e);
+    const err = await client
+      .uploadVolume(vol, Readable.from([randomBytes(MiB)]), { length: 1000n })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LibvirtError);
     expect(err).toMatchObject({ code: 38, domain: 38, message: 'cannot write to stream: No space left on device' });
     // It came as a STREAM/ERROR packet on the upload's serial, right after the call's reply.
     const serial = taps[0]!.headers.filter((h) => h.proc === 208 && h.type === MessageType.REPLY).at(-1)!.serial;
-    expect(taps[0]!.headers.filter((h) => h.serial === serial && h.proc === 208).map((h) => [h.type, h.status])).toEqual([
+    expect(
+      taps[0]!.headers.filter((h) => h.serial === serial && h.proc === 208).map((h) => [h.type, h.status]),
+    ).toEqual([
       [MessageType.REPLY, MessageStatus.OK],
       [MessageType.STREAM, MessageStatus.ERROR],
     ]);

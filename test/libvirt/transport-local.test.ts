@@ -7,7 +7,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEnv, type TestEnv } from '../support/env.js';
-import { dialerForHost, LocalSocketDialer, SocketMissingError, SocketRefusedError, SshConnectionPool } from '../../electron/transport/index.js';
+import {
+  dialerForHost,
+  LocalSocketDialer,
+  SocketMissingError,
+  SocketRefusedError,
+  SshConnectionPool,
+} from '../../electron/transport/index.js';
 import { authListRoundTrip, closed } from '../support/transport.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -56,7 +62,11 @@ describe('local socket dialer against the real libvirtd', () => {
   it('says the daemon is not running when its socket is left behind', async () => {
     // A socket file whose listener is gone (python exits without unlinking it, as a crashed daemon would).
     const stale = join(dir, 'stale-sock');
-    const r = spawnSync('python3', ['-c', 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])', stale]);
+    const r = spawnSync('python3', [
+      '-c',
+      'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])',
+      stale,
+    ]);
     expect(r.status).toBe(0);
     const err = await new LocalSocketDialer(stale).dial().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SocketRefusedError);
@@ -66,8 +76,12 @@ describe('local socket dialer against the real libvirtd', () => {
   it('honours an aborted signal', async () => {
     const ac = new AbortController();
     ac.abort();
-    await expect(new LocalSocketDialer(env.EGRESS_TEST_SOCKET).dial({ signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(new LocalSocketDialer(env.EGRESS_TEST_SOCKET).dial({ signal: ac.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     const reason = new Error('shutting down');
-    await expect(new LocalSocketDialer(env.EGRESS_TEST_SOCKET).dial({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(
+      new LocalSocketDialer(env.EGRESS_TEST_SOCKET).dial({ signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
   });
 });

@@ -5,7 +5,15 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
-import { SshAuthError, SshConnectError, type SshConnectionPool, type SshDialer, type PassphraseRequest, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
+import {
+  SshAuthError,
+  SshConnectError,
+  type SshConnectionPool,
+  type SshDialer,
+  type PassphraseRequest,
+  type SshPoolEvent,
+  type SshPoolOptions,
+} from '../../electron/transport/index.js';
 import { connectTcp } from '../../electron/transport/ssh-connect.js';
 import { authListRoundTrip, generateKey, useLoopbackSsh } from '../support/transport.js';
 
@@ -13,7 +21,11 @@ const env = testEnv();
 const ssh = useLoopbackSsh(env);
 const { port, cleanups } = ssh;
 
-function setup(options: Partial<SshPoolOptions> = {}): { pool: SshConnectionPool; events: SshPoolEvent[]; sshDir: string } {
+function setup(options: Partial<SshPoolOptions> = {}): {
+  pool: SshConnectionPool;
+  events: SshPoolEvent[];
+  sshDir: string;
+} {
   const { home, pool, events } = ssh.pool({ pool: options });
   return { pool, events, sshDir: home.sshDir };
 }
@@ -23,7 +35,10 @@ function dial(pool: SshConnectionPool, identityFile: string, sshPort = port): Re
 }
 
 /** A passphrase prompt that answers from a script and records what it was asked. */
-function scripted(answers: Array<string | undefined>): { ask: SshPoolOptions['askPassphrase']; asked: Array<{ path: string } & PassphraseRequest> } {
+function scripted(answers: Array<string | undefined>): {
+  ask: SshPoolOptions['askPassphrase'];
+  asked: Array<{ path: string } & PassphraseRequest>;
+} {
   const asked: Array<{ path: string } & PassphraseRequest> = [];
   return {
     asked,
@@ -40,7 +55,9 @@ describe('SSH authentication with an encrypted key', () => {
     const { pool } = setup({ askPassphrase: prompt.ask });
     const stream = await dial(pool, env.EGRESS_TEST_SSH_KEY_ENCRYPTED);
     expect((await authListRoundTrip(stream)).status).toBe(0);
-    expect(prompt.asked).toEqual([{ path: env.EGRESS_TEST_SSH_KEY_ENCRYPTED, endpoint: `root@127.0.0.1:${port}`, attempt: 1, retry: false }]);
+    expect(prompt.asked).toEqual([
+      { path: env.EGRESS_TEST_SSH_KEY_ENCRYPTED, endpoint: `root@127.0.0.1:${port}`, attempt: 1, retry: false },
+    ]);
     stream.destroy();
   });
 
@@ -49,7 +66,10 @@ describe('SSH authentication with an encrypted key', () => {
     const { pool } = setup({ askPassphrase: prompt.ask });
     const stream = await dial(pool, env.EGRESS_TEST_SSH_KEY_ENCRYPTED);
     expect((await authListRoundTrip(stream)).status).toBe(0);
-    expect(prompt.asked.map((a) => [a.attempt, a.retry])).toEqual([[1, false], [2, true]]);
+    expect(prompt.asked.map((a) => [a.attempt, a.retry])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     stream.destroy();
   });
 
@@ -60,7 +80,9 @@ describe('SSH authentication with an encrypted key', () => {
     expect(err).toBeInstanceOf(SshAuthError);
     const auth = err as SshAuthError;
     expect(prompt.asked).toHaveLength(3);
-    expect(auth.attempts).toEqual([{ method: 'key', source: env.EGRESS_TEST_SSH_KEY_ENCRYPTED, outcome: 'wrong-passphrase', detail: '3 attempts' }]);
+    expect(auth.attempts).toEqual([
+      { method: 'key', source: env.EGRESS_TEST_SSH_KEY_ENCRYPTED, outcome: 'wrong-passphrase', detail: '3 attempts' },
+    ]);
     expect(auth.message).toContain(`wrong passphrase for ${env.EGRESS_TEST_SSH_KEY_ENCRYPTED}`);
     for (const secret of ['wrong-one', 'wrong-two', 'wrong-three', env.EGRESS_TEST_SSH_PASSPHRASE]) {
       expect(auth.message).not.toContain(secret);
@@ -148,7 +170,9 @@ describe('SSH authentication and connection failures', () => {
     const free = await freePort();
     const err = await dial(pool, env.EGRESS_TEST_SSH_KEY, free).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SshConnectError);
-    expect((err as Error).message).toBe(`cannot reach the SSH server at 127.0.0.1:${free}: connection refused. Is sshd running on 127.0.0.1 and listening on port ${free}?`);
+    expect((err as Error).message).toBe(
+      `cannot reach the SSH server at 127.0.0.1:${free}: connection refused. Is sshd running on 127.0.0.1 and listening on port ${free}?`,
+    );
   });
 
   it('times out against a server that accepts and never speaks', async () => {
@@ -164,7 +188,8 @@ describe('SSH authentication and connection failures', () => {
   });
 
   it('keeps the connect timeout from running while the person types a passphrase', async () => {
-    const slow: SshPoolOptions['askPassphrase'] = () => new Promise((resolve) => setTimeout(() => resolve(env.EGRESS_TEST_SSH_PASSPHRASE), 1500));
+    const slow: SshPoolOptions['askPassphrase'] = () =>
+      new Promise((resolve) => setTimeout(() => resolve(env.EGRESS_TEST_SSH_PASSPHRASE), 1500));
     const { pool } = setup({ connectTimeoutMs: 1000, askPassphrase: slow });
     const stream = await dial(pool, env.EGRESS_TEST_SSH_KEY_ENCRYPTED);
     expect((await authListRoundTrip(stream)).status).toBe(0);

@@ -7,7 +7,15 @@ import { dirname, join } from 'node:path';
 import ssh2 from 'ssh2';
 import { describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
-import { HostKeyMismatchError, HostKeyUnknownError, RemoteSocketError, SshDialer, formatKnownHostLine, hashHostName, type SshPoolEvent } from '../../electron/transport/index.js';
+import {
+  HostKeyMismatchError,
+  HostKeyUnknownError,
+  RemoteSocketError,
+  SshDialer,
+  formatKnownHostLine,
+  hashHostName,
+  type SshPoolEvent,
+} from '../../electron/transport/index.js';
 import { authListRoundTrip, closed, tcpConnectionsTo, useLoopbackSsh } from '../support/transport.js';
 
 const env = testEnv();
@@ -37,7 +45,9 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
     const second = await d.dial();
     const channelMs = performance.now() - t1;
     await authListRoundTrip(second);
-    console.log(`[measured] connect+auth+channel ${connectMs.toFixed(1)} ms, channel on the shared connection ${channelMs.toFixed(1)} ms, kex ${ready?.kex}, cipher ${ready?.cipher}`);
+    console.log(
+      `[measured] connect+auth+channel ${connectMs.toFixed(1)} ms, channel on the shared connection ${channelMs.toFixed(1)} ms, kex ${ready?.kex}, cipher ${ready?.cipher}`,
+    );
     stream.end();
     second.destroy();
     await Promise.all([closed(stream), closed(second)]);
@@ -45,11 +55,19 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
 
   it('fails an unknown host key with the exact fingerprint, and after trust the dial succeeds', async () => {
     const { home, pool, events } = setup({ knownHosts: null });
-    const err = await dialer(pool).dial().catch((e: unknown) => e);
+    const err = await dialer(pool)
+      .dial()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HostKeyUnknownError);
     const unknown = err as HostKeyUnknownError;
     expect(unknown.fingerprint).toBe(env.EGRESS_TEST_HOST_KEY_SHA256);
-    expect(unknown).toMatchObject({ host: '127.0.0.1', port, keyType: 'ssh-ed25519', knownHostsFile: home.knownHosts, code: 'SSH_HOST_KEY_UNKNOWN' });
+    expect(unknown).toMatchObject({
+      host: '127.0.0.1',
+      port,
+      keyType: 'ssh-ed25519',
+      knownHostsFile: home.knownHosts,
+      code: 'SSH_HOST_KEY_UNKNOWN',
+    });
     expect(unknown.message).toContain(env.EGRESS_TEST_HOST_KEY_SHA256);
     expect(readyEvents(events)).toHaveLength(0);
 
@@ -66,7 +84,9 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
 
   it('refuses a changed host key without opening a channel or authenticating', async () => {
     const { pool, events } = setup({ knownHosts: env.EGRESS_TEST_KNOWN_HOSTS_MISMATCH });
-    const err = await dialer(pool).dial().catch((e: unknown) => e);
+    const err = await dialer(pool)
+      .dial()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HostKeyMismatchError);
     const mismatch = err as HostKeyMismatchError;
     expect(mismatch.fingerprint).toBe(env.EGRESS_TEST_HOST_KEY_SHA256);
@@ -82,7 +102,9 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
     // A key of another type, made now: no key from any machine is written into a test.
     const [, rsa] = ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 }).public.split(' ');
     writeFileSync(home.knownHosts, `[127.0.0.1]:${port} ssh-rsa ${rsa!}\n`);
-    const err = await dialer(pool).dial().catch((e: unknown) => e);
+    const err = await dialer(pool)
+      .dial()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HostKeyMismatchError);
     expect((err as HostKeyMismatchError).expected.keyType).toBe('ssh-rsa');
   });
@@ -99,9 +121,13 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
   it('says that the remote socket is missing, and keeps the connection for other dials', async () => {
     const { pool, events } = setup();
     const missing = join(dirname(env.EGRESS_TEST_SOCKET), 'egress-test-no-such-sock');
-    const err = await dialer(pool, { socketPath: missing }).dial().catch((e: unknown) => e);
+    const err = await dialer(pool, { socketPath: missing })
+      .dial()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RemoteSocketError);
-    expect((err as Error).message).toContain(`libvirt's socket ${missing} does not exist on 127.0.0.1: is libvirtd running there?`);
+    expect((err as Error).message).toContain(
+      `libvirt's socket ${missing} does not exist on 127.0.0.1: is libvirtd running there?`,
+    );
     const stream = await dialer(pool).dial();
     expect((await authListRoundTrip(stream)).status).toBe(0);
     expect(readyEvents(events)).toHaveLength(1);
@@ -141,7 +167,9 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
     // Hold the server's answers back so that the next dial's channel request stays pending,
     // then kill the TCP connection under both.
     sockets[0]!.pause();
-    const pending = dialer(pool).dial().catch((e: unknown) => e);
+    const pending = dialer(pool)
+      .dial()
+      .catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 100));
     const t0 = performance.now();
     sockets[0]!.destroy();
@@ -207,7 +235,10 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
     const d = new SshDialer({ address: 'libvirt-behind-bastion', socketPath: env.EGRESS_TEST_SOCKET }, pool);
     const stream = await d.dial();
     expect((await authListRoundTrip(stream)).status).toBe(0);
-    expect(readyEvents(events).map((e) => e.key)).toEqual([`root@127.0.0.1:${port}`, `root@127.0.0.1:${port} > root@127.0.0.1:${port}`]);
+    expect(readyEvents(events).map((e) => e.key)).toEqual([
+      `root@127.0.0.1:${port}`,
+      `root@127.0.0.1:${port} > root@127.0.0.1:${port}`,
+    ]);
     expect(d.description).toBe(`ssh://root@127.0.0.1:${port}${env.EGRESS_TEST_SOCKET} (via 127.0.0.1)`);
     stream.destroy();
   });
@@ -241,6 +272,8 @@ describe('SSH dialer against the real sshd and libvirtd', () => {
     // The key this run's sshd was born with (test/env/up.sh), never one from another machine.
     const [type, blob] = readFileSync(env.EGRESS_TEST_HOST_KEY_PUB, 'utf8').trim().split(/\s+/);
     expect(type).toBe('ssh-ed25519');
-    expect(formatKnownHostLine('127.0.0.1', port, type!, Buffer.from(blob!, 'base64'))).toBe(readFileSync(env.EGRESS_TEST_KNOWN_HOSTS, 'utf8').trim());
+    expect(formatKnownHostLine('127.0.0.1', port, type!, Buffer.from(blob!, 'base64'))).toBe(
+      readFileSync(env.EGRESS_TEST_KNOWN_HOSTS, 'utf8').trim(),
+    );
   });
 });

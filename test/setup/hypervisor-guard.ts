@@ -42,9 +42,14 @@ afterAll(async () => {
   try {
     for (const name of left) await removeDomain(client, name);
     // A proxy's overlay and seed are named for its domain (names.ts); a base volume is shared and stays.
-    await removeVolumes(client, left.flatMap((name) => Object.values(instanceVolumes(name))));
+    await removeVolumes(
+      client,
+      left.flatMap((name) => Object.values(instanceVolumes(name))),
+    );
   } finally {
     await client.close().catch(() => undefined);
   }
-  throw new Error(`this test file left ${left.length === 1 ? 'a domain' : 'domains'} on the test libvirtd: ${left.join(', ')} (removed now, so that later files start clean; the file's own cleanup missed ${left.length === 1 ? 'it' : 'them'})`);
+  throw new Error(
+    `this test file left ${left.length === 1 ? 'a domain' : 'domains'} on the test libvirtd: ${left.join(', ')} (removed now, so that later files start clean; the file's own cleanup missed ${left.length === 1 ? 'it' : 'them'})`,
+  );
 }, 120_000);

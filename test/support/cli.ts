@@ -22,13 +22,32 @@ export interface RunAs {
  * user cannot), in its home unless `cwd` says otherwise: the checkout itself may be closed
  * to the user.
  */
-export async function runCliProcess(args: string[], env: Record<string, string>, cwd?: string, as?: RunAs): Promise<CliResult> {
+export async function runCliProcess(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  as?: RunAs,
+): Promise<CliResult> {
   const home = env.HOME ?? process.env.HOME ?? '/';
-  if (!as) return collect(process.execPath, [cliBin, ...args], { PATH: process.env.PATH ?? '', HOME: home, ...env }, cwd);
+  if (!as)
+    return collect(process.execPath, [cliBin, ...args], { PATH: process.env.PATH ?? '', HOME: home, ...env }, cwd);
   // setpriv --init-groups gives the child the user's supplementary groups (libvirt, say), as a
   // login does; node's own uid/gid options would drop them all.
-  const argv = [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', process.execPath, cliBinFor(as), ...args];
-  return collect('setpriv', argv, { PATH: process.env.PATH ?? '', HOME: home, USER: as.name, LOGNAME: as.name, ...env }, cwd ?? home);
+  const argv = [
+    `--reuid=${as.uid}`,
+    `--regid=${as.gid}`,
+    '--init-groups',
+    '--',
+    process.execPath,
+    cliBinFor(as),
+    ...args,
+  ];
+  return collect(
+    'setpriv',
+    argv,
+    { PATH: process.env.PATH ?? '', HOME: home, USER: as.name, LOGNAME: as.name, ...env },
+    cwd ?? home,
+  );
 }
 
 /** Runs `command`, resolving with its exit code and everything it printed. */
@@ -79,10 +98,17 @@ export interface CliRunnerOptions {
  * set once. `options` may be a function, read at each call, for files whose directories are
  * made anew before each test.
  */
-export function cliRunner(options: CliRunnerOptions | (() => CliRunnerOptions)): (...args: string[]) => Promise<CliResult> {
+export function cliRunner(
+  options: CliRunnerOptions | (() => CliRunnerOptions),
+): (...args: string[]) => Promise<CliResult> {
   return (...args) => {
     const o = typeof options === 'function' ? options() : options;
     const config = o.config === undefined ? [] : ['--config', o.config];
-    return runCliProcess([...config, ...args], { HOME: o.home, EGRESS_DESK_HOME: o.data ?? o.home, ...o.env }, o.cwd ?? o.home, o.as);
+    return runCliProcess(
+      [...config, ...args],
+      { HOME: o.home, EGRESS_DESK_HOME: o.data ?? o.home, ...o.env },
+      o.cwd ?? o.home,
+      o.as,
+    );
   };
 }

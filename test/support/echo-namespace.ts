@@ -80,7 +80,27 @@ export async function echoNamespace(testNetns: string, port = 18092): Promise<Ec
   let undoBypass: (() => void) | undefined;
   const bypassMasquerade = (subnet: string) => {
     const iptables = (op: '-I' | '-D', at: string[]) =>
-      execFileSync('ip', ['netns', 'exec', testNetns, 'iptables', '-t', 'nat', op, 'POSTROUTING', ...at, '-s', subnet, '-d', `${echoAddress}/32`, '-j', 'RETURN'], { stdio: 'ignore', timeout: 10_000 });
+      execFileSync(
+        'ip',
+        [
+          'netns',
+          'exec',
+          testNetns,
+          'iptables',
+          '-t',
+          'nat',
+          op,
+          'POSTROUTING',
+          ...at,
+          '-s',
+          subnet,
+          '-d',
+          `${echoAddress}/32`,
+          '-j',
+          'RETURN',
+        ],
+        { stdio: 'ignore', timeout: 10_000 },
+      );
     iptables('-I', ['1']);
     undoBypass = () => {
       undoBypass = undefined;
@@ -118,11 +138,21 @@ export async function echoNamespace(testNetns: string, port = 18092): Promise<Ec
     ip(['-n', testNetns, 'link', 'set', near, 'up']);
     ip(['-n', netns, 'addr', 'add', `${echoAddress}/30`, 'dev', far]);
     ip(['-n', netns, 'link', 'set', far, 'up']);
-    server = spawn('ip', ['netns', 'exec', netns, 'python3', '-c', ECHO_SERVER, echoAddress, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    server = spawn('ip', ['netns', 'exec', netns, 'python3', '-c', ECHO_SERVER, echoAddress, String(port)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     server.stdout?.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
     const url = `http://${echoAddress}:${port}/`;
     await answering(testNetns, url);
-    return { netns, hostSideAddress, echoAddress, url, callers: () => log.split('\n').filter(Boolean), bypassMasquerade, remove };
+    return {
+      netns,
+      hostSideAddress,
+      echoAddress,
+      url,
+      callers: () => log.split('\n').filter(Boolean),
+      bypassMasquerade,
+      remove,
+    };
   } catch (err) {
     remove();
     throw err;
@@ -150,7 +180,11 @@ function reapDeadRuns(): void {
     .map((l) => /^egtest-echo-(\d+)\b/.exec(l))
     .filter((m): m is RegExpExecArray => m !== null);
   for (const [netns, pid] of names) {
-    if (alive(Number(pid)) || execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', timeout: 10_000 }).trim()) continue;
+    if (
+      alive(Number(pid)) ||
+      execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8', timeout: 10_000 }).trim()
+    )
+      continue;
     ip(['netns', 'del', netns]);
   }
 }
@@ -160,10 +194,14 @@ async function answering(netns: string, url: string): Promise<void> {
   const until = Date.now() + 10_000;
   for (;;) {
     try {
-      execFileSync('ip', ['netns', 'exec', netns, 'curl', '-sSf', '--max-time', '2', url], { stdio: 'ignore', timeout: 5_000 });
+      execFileSync('ip', ['netns', 'exec', netns, 'curl', '-sSf', '--max-time', '2', url], {
+        stdio: 'ignore',
+        timeout: 5_000,
+      });
       return;
     } catch (err) {
-      if (Date.now() > until) throw new Error(`the echo server at ${url} does not answer from ${netns}`, { cause: err });
+      if (Date.now() > until)
+        throw new Error(`the echo server at ${url} does not answer from ${netns}`, { cause: err });
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -175,8 +213,13 @@ async function answering(netns: string, url: string): Promise<void> {
  * first packet only, so each masqueraded connection adds one.
  */
 export function masqueradePackets(netns: string, subnet: string): number | undefined {
-  const out = execFileSync('ip', ['netns', 'exec', netns, 'iptables-save', '-c', '-t', 'nat'], { encoding: 'utf8', timeout: 10_000 });
+  const out = execFileSync('ip', ['netns', 'exec', netns, 'iptables-save', '-c', '-t', 'nat'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   const esc = subnet.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const rule = new RegExp(`^\\[(\\d+):\\d+\\] -A LIBVIRT_PRT -s ${esc} ! -d ${esc} -p tcp -j MASQUERADE`, 'm').exec(out);
+  const rule = new RegExp(`^\\[(\\d+):\\d+\\] -A LIBVIRT_PRT -s ${esc} ! -d ${esc} -p tcp -j MASQUERADE`, 'm').exec(
+    out,
+  );
   return rule ? Number(rule[1]) : undefined;
 }

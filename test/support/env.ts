@@ -56,7 +56,9 @@ export function testEnv(): TestEnv {
   if (!parsed.success) {
     // An env.json from an older up.sh lacks keys added since: running up.sh again rewrites it.
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`${file} does not hold what the tests need (${problems}). Run \`bash test/env/up.sh\` again to rewrite it.`);
+    throw new Error(
+      `${file} does not hold what the tests need (${problems}). Run \`bash test/env/up.sh\` again to rewrite it.`,
+    );
   }
   return parsed.data;
 }

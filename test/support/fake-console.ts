@@ -23,7 +23,8 @@ export class FakeConsole {
 
   /** The guest prints `data` (bytes as given, or a string as UTF-8). */
   print(data: string | Uint8Array): void {
-    if (!this.stream.destroyed && !this.stream.readableEnded) this.stream.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data));
+    if (!this.stream.destroyed && !this.stream.readableEnded)
+      this.stream.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data));
   }
 
   /** Everything written so far, as UTF-8 text. */

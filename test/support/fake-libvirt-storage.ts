@@ -7,7 +7,13 @@
  */
 import type { Readable } from 'node:stream';
 import { ErrorCode, LibvirtError } from '../../electron/libvirt/index.js';
-import { type LibvirtApi, POOL_CHANGING, type PoolInfo, type UploadOptions, type VolumeInfo } from '../../electron/services/provider/kvm/libvirt-api.js';
+import {
+  type LibvirtApi,
+  POOL_CHANGING,
+  type PoolInfo,
+  type UploadOptions,
+  type VolumeInfo,
+} from '../../electron/services/provider/kvm/libvirt-api.js';
 
 export type Op = keyof LibvirtApi;
 
@@ -67,12 +73,22 @@ export abstract class FakeStorageHost {
 
   constructor(options: FakeHostOptions) {
     this.name = options.name;
-    for (const p of options.pools ?? [{ name: 'default' }]) this.pools.set(p.name, { name: p.name, active: p.active ?? true, capacityBytes: p.capacityBytes ?? 100 * 1024 ** 3, volumes: new Map() });
+    for (const p of options.pools ?? [{ name: 'default' }])
+      this.pools.set(p.name, {
+        name: p.name,
+        active: p.active ?? true,
+        capacityBytes: p.capacityBytes ?? 100 * 1024 ** 3,
+        volumes: new Map(),
+      });
     this.ticks = options.ticks ?? 2;
   }
 
   /** Makes the `nth` call (counted from now, 1-based) of `op` fail with `error`. */
-  failOn(op: Op, nth = 1, error: Error = LibvirtError.local(ErrorCode.INTERNAL_ERROR, `injected failure of ${op}`, op)): void {
+  failOn(
+    op: Op,
+    nth = 1,
+    error: Error = LibvirtError.local(ErrorCode.INTERNAL_ERROR, `injected failure of ${op}`, op),
+  ): void {
     this.faults.push({ op, nth: (this.counts.get(op) ?? 0) + nth, error });
   }
 
@@ -87,7 +103,12 @@ export abstract class FakeStorageHost {
 
   /** Adds a volume behind the provider's back (a leftover). */
   addVolume(pool: string, name: string, capacityBytes = 1024, allocationBytes = capacityBytes): void {
-    this.pool(pool).volumes.set(name, { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes, allocationBytes });
+    this.pool(pool).volumes.set(name, {
+      name,
+      path: `/fake/${this.name}/${pool}/${name}`,
+      capacityBytes,
+      allocationBytes,
+    });
   }
 
   protected async enter(op: Op, arg?: string): Promise<void> {
@@ -106,7 +127,11 @@ export abstract class FakeStorageHost {
     if (!(POOL_CHANGING as readonly string[]).includes(op)) throw new Error(`${op} is not pool-changing`);
     if (p.job) {
       this.overlaps.push(`${op} while ${p.job}`);
-      throw LibvirtError.local(ErrorCode.OPERATION_INVALID, `storage pool '${pool}' has asynchronous jobs running (${p.job}).`, op);
+      throw LibvirtError.local(
+        ErrorCode.OPERATION_INVALID,
+        `storage pool '${pool}' has asynchronous jobs running (${p.job}).`,
+        op,
+      );
     }
     p.job = op;
     try {
@@ -119,7 +144,11 @@ export abstract class FakeStorageHost {
 
   protected pool(name: string): FakePool {
     const p = this.pools.get(name);
-    if (!p) throw LibvirtError.local(ErrorCode.NO_STORAGE_POOL, `Storage pool not found: no storage pool with matching name '${name}'`);
+    if (!p)
+      throw LibvirtError.local(
+        ErrorCode.NO_STORAGE_POOL,
+        `Storage pool not found: no storage pool with matching name '${name}'`,
+      );
     return p;
   }
 
@@ -150,9 +179,15 @@ export abstract class FakeStorageHost {
     const name = nameOf(xml);
     await this.enter('createVolume', name);
     return this.poolJob('createVolume', pool, (p) => {
-      if (p.volumes.has(name)) throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
+      if (p.volumes.has(name))
+        throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
       const capacity = Number(/<capacity unit="bytes">(\d+)<\/capacity>/.exec(xml)?.[1] ?? '0');
-      const vol: FakeVolume = { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes: capacity, allocationBytes: 0 };
+      const vol: FakeVolume = {
+        name,
+        path: `/fake/${this.name}/${pool}/${name}`,
+        capacityBytes: capacity,
+        allocationBytes: 0,
+      };
       const backing = /<backingStore>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1];
       if (backing) vol.backingPath = backing;
       p.volumes.set(name, vol);
@@ -173,7 +208,11 @@ export abstract class FakeStorageHost {
   async deleteVolume(pool: string, name: string): Promise<void> {
     await this.enter('deleteVolume', name);
     await this.poolJob('deleteVolume', pool, (p) => {
-      if (!p.volumes.delete(name)) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: no storage vol with matching name '${name}'`);
+      if (!p.volumes.delete(name))
+        throw LibvirtError.local(
+          ErrorCode.NO_STORAGE_VOL,
+          `Storage volume not found: no storage vol with matching name '${name}'`,
+        );
     });
   }
 
@@ -194,7 +233,10 @@ export abstract class FakeStorageHost {
       const data = Buffer.concat(chunks);
       vol.allocationBytes = data.length;
       // Like libvirt's refresh after an upload: a qcow2 header gives the virtual size.
-      vol.capacityBytes = data.length >= 32 && data.readUInt32BE(0) === 0x514649fb ? Number(data.readBigUInt64BE(24)) : Math.max(vol.capacityBytes, data.length);
+      vol.capacityBytes =
+        data.length >= 32 && data.readUInt32BE(0) === 0x514649fb
+          ? Number(data.readBigUInt64BE(24))
+          : Math.max(vol.capacityBytes, data.length);
     });
   }
 
@@ -216,8 +258,14 @@ export abstract class FakeStorageHost {
     const from = this.pool(fromPool).volumes.get(fromName);
     if (!from) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: ${fromName}`);
     return this.poolJob('copyVolume', pool, (p) => {
-      if (p.volumes.has(name)) throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
-      const vol: FakeVolume = { name, path: `/fake/${this.name}/${pool}/${name}`, capacityBytes: from.capacityBytes, allocationBytes: from.allocationBytes };
+      if (p.volumes.has(name))
+        throw LibvirtError.local(ErrorCode.STORAGE_VOL_EXIST, `storage volume '${name}' exists already`);
+      const vol: FakeVolume = {
+        name,
+        path: `/fake/${this.name}/${pool}/${name}`,
+        capacityBytes: from.capacityBytes,
+        allocationBytes: from.allocationBytes,
+      };
       p.volumes.set(name, vol);
       return { ...vol };
     });

@@ -51,10 +51,14 @@ export interface FakeSnapshot {
 }
 
 /** The first element of `<metadata>` declaring namespace `uri` (with or without a prefix). */
-const namespaceElement = (uri: string): RegExp => new RegExp(`<([A-Za-z_][\\w.:-]*)\\b[^>]*xmlns(?::[\\w.-]+)?="${uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*?</\\1>`);
+const namespaceElement = (uri: string): RegExp =>
+  new RegExp(
+    `<([A-Za-z_][\\w.:-]*)\\b[^>]*xmlns(?::[\\w.-]+)?="${uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[\\s\\S]*?</\\1>`,
+  );
 
 /** What DOMAIN_GET_METADATA answers for namespace `uri`: that element of `<metadata>`, or null. */
-const elementOf = (xml: string, uri: string): string | null => namespaceElement(uri).exec(/<metadata>([\s\S]*?)<\/metadata>/.exec(xml)?.[1] ?? '')?.[0] ?? null;
+const elementOf = (xml: string, uri: string): string | null =>
+  namespaceElement(uri).exec(/<metadata>([\s\S]*?)<\/metadata>/.exec(xml)?.[1] ?? '')?.[0] ?? null;
 
 export class FakeHost extends FakeStorageHost implements LibvirtApi {
   readonly domains = new Map<string, FakeDomain>();
@@ -112,7 +116,9 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
   /** Like libvirt: the XML of a domain that may hold an address, else only the element of `uri` (the namespace declared on it), or null. */
   async listFleetDomains(uri: string): Promise<FleetDomain[]> {
     await this.enter('listFleetDomains');
-    return [...this.domains.values()].map(({ name, xml, state }) => (mayHoldAddress(state) ? { name, state, xml } : { name, state, metadata: elementOf(xml, uri) }));
+    return [...this.domains.values()].map(({ name, xml, state }) =>
+      mayHoldAddress(state) ? { name, state, xml } : { name, state, metadata: elementOf(xml, uri) },
+    );
   }
 
   async getDomain(name: string): Promise<DomainInfo | null> {
@@ -135,7 +141,11 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
     const d = this.domain(name);
     if (d.state === 'running') throw LibvirtError.local(ErrorCode.OPERATION_INVALID, 'domain is already running');
     for (const m of d.xml.matchAll(/<source pool="([^"]+)" volume="([^"]+)"/g)) {
-      if (!this.pool(m[1]!).volumes.has(m[2]!)) throw LibvirtError.local(ErrorCode.NO_STORAGE_VOL, `Storage volume not found: no storage vol with matching name '${m[2]}'`);
+      if (!this.pool(m[1]!).volumes.has(m[2]!))
+        throw LibvirtError.local(
+          ErrorCode.NO_STORAGE_VOL,
+          `Storage volume not found: no storage vol with matching name '${m[2]}'`,
+        );
     }
     d.state = 'running';
     d.id = this.nextId++;
@@ -144,7 +154,8 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
     const network = /<source network="([^"]+)"/.exec(d.xml)?.[1];
     if (this.autoLease && mac && network) {
       const list = this.leases.get(network) ?? [];
-      if (!list.some((l) => l.mac === mac)) list.push({ address: `192.168.122.${this.nextIp++}`, prefix: 24, family: 'ipv4', source: 'lease', mac });
+      if (!list.some((l) => l.mac === mac))
+        list.push({ address: `192.168.122.${this.nextIp++}`, prefix: 24, family: 'ipv4', source: 'lease', mac });
       this.leases.set(network, list);
     }
     this.emit(name, 'STARTED');
@@ -194,13 +205,15 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
   }
   async networkActive(network: string): Promise<boolean> {
     await this.enter('networkActive', network);
-    if (!this.networks.has(network)) throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);
+    if (!this.networks.has(network))
+      throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);
     return !this.inactiveNetworks.has(network);
   }
 
   async dhcpLeases(network: string, mac?: string): Promise<GuestAddress[]> {
     await this.enter('dhcpLeases', network);
-    if (!this.networks.has(network)) throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);
+    if (!this.networks.has(network))
+      throw LibvirtError.local(ErrorCode.NO_NETWORK, `Network not found: no network with matching name '${network}'`);
     return (this.leases.get(network) ?? []).filter((l) => mac === undefined || l.mac === mac).map((l) => ({ ...l }));
   }
 
@@ -209,7 +222,11 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
     const d = this.domain(domain);
     if (source === 'agent') {
       const a = this.agentAddresses.get(domain);
-      if (!a || d.state !== 'running') throw LibvirtError.local(ErrorCode.AGENT_UNRESPONSIVE, 'Guest agent is not responding: QEMU guest agent is not connected');
+      if (!a || d.state !== 'running')
+        throw LibvirtError.local(
+          ErrorCode.AGENT_UNRESPONSIVE,
+          'Guest agent is not responding: QEMU guest agent is not connected',
+        );
       return a;
     }
     if (source === 'arp') throw LibvirtError.local(ErrorCode.INTERNAL_ERROR, 'wrong nlmsg len');
@@ -226,7 +243,8 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
   async domainCounters(): Promise<DomainCounters[]> {
     await this.enter('domainCounters');
     const out: DomainCounters[] = [];
-    for (const d of this.domains.values()) if (d.state === 'running' && d.usage && d.id !== undefined) out.push({ name: d.name, id: d.id, ...d.usage });
+    for (const d of this.domains.values())
+      if (d.state === 'running' && d.usage && d.id !== undefined) out.push({ name: d.name, id: d.id, ...d.usage });
     return out;
   }
 
@@ -248,10 +266,15 @@ export class FakeHost extends FakeStorageHost implements LibvirtApi {
   async openConsole(domain: string, options: ConsoleOptions): Promise<Duplex> {
     await this.enter('openConsole', domain);
     const d = this.domain(domain);
-    if (d.state !== 'running') throw LibvirtError.local(ErrorCode.OPERATION_INVALID, 'Requested operation is not valid: domain is not running');
+    if (d.state !== 'running')
+      throw LibvirtError.local(ErrorCode.OPERATION_INVALID, 'Requested operation is not valid: domain is not running');
     const held = this.consoles.get(domain);
     if (held?.open) {
-      if (!options.force) throw LibvirtError.local(ErrorCode.OPERATION_FAILED, 'operation failed: Active console session exists for this domain');
+      if (!options.force)
+        throw LibvirtError.local(
+          ErrorCode.OPERATION_FAILED,
+          'operation failed: Active console session exists for this domain',
+        );
       held.end();
     }
     // The stream's callbacks reach the guest side, which needs the stream to exist first.

@@ -36,7 +36,20 @@ export class TestSigningKey {
   static async generate(uid: string): Promise<TestSigningKey> {
     // Short and under /tmp: gpg-agent's socket path must fit in a sockaddr_un.
     const home = tempDir('eg-gpg-');
-    await run('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-gen-key', uid, 'ed25519', 'sign', 'never']);
+    await run('gpg', [
+      '--homedir',
+      home,
+      '--batch',
+      '--pinentry-mode',
+      'loopback',
+      '--passphrase',
+      '',
+      '--quick-gen-key',
+      uid,
+      'ed25519',
+      'sign',
+      'never',
+    ]);
     const { stdout } = await run('gpg', ['--homedir', home, '--batch', '--with-colons', '--list-keys']);
     const fpr = /^fpr:+([0-9A-F]{40,64}):/m.exec(stdout)?.[1];
     if (!fpr) throw new Error(`gpg made no key in ${home}:\n${stdout}`);
@@ -45,7 +58,9 @@ export class TestSigningKey {
 
   /** Writes the public key as a binary keyring file. */
   async exportKeyring(file: string): Promise<void> {
-    const { stdout } = await run('gpg', ['--homedir', this.home, '--batch', '--export', this.fingerprint], { encoding: 'buffer' });
+    const { stdout } = await run('gpg', ['--homedir', this.home, '--batch', '--export', this.fingerprint], {
+      encoding: 'buffer',
+    });
     writeFileSync(file, stdout);
   }
 
@@ -69,7 +84,22 @@ export class TestSigningKey {
     const input = join(this.home, 'in');
     const output = join(this.home, 'out');
     writeFileSync(input, data);
-    await run('gpg', ['--homedir', this.home, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', '--local-user', this.fingerprint, ...how, '--output', output, input]);
+    await run('gpg', [
+      '--homedir',
+      this.home,
+      '--batch',
+      '--yes',
+      '--pinentry-mode',
+      'loopback',
+      '--passphrase',
+      '',
+      '--local-user',
+      this.fingerprint,
+      ...how,
+      '--output',
+      output,
+      input,
+    ]);
     return readFileSync(output);
   }
 }
@@ -92,7 +122,10 @@ export function useSigningKeys(publisher: string): (ctx: TestContext) => Signing
   beforeAll(async () => {
     missing = await gpgMissing();
     if (missing) return;
-    [pub, other] = await Promise.all([TestSigningKey.generate(publisher), TestSigningKey.generate('Someone Else <else@example.invalid>')]);
+    [pub, other] = await Promise.all([
+      TestSigningKey.generate(publisher),
+      TestSigningKey.generate('Someone Else <else@example.invalid>'),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await pub?.close();

@@ -45,7 +45,7 @@ export function useGuestLane(proxies: readonly string[], volumes: () => readonly
   }, 120_000);
   return {
     get client() {
-      if (!client) throw new Error('the guest lane\'s client is made in its beforeAll: use it from a hook or a test');
+      if (!client) throw new Error("the guest lane's client is made in its beforeAll: use it from a hook or a test");
       return client;
     },
     stopAtEnd(child) {

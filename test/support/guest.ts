@@ -14,7 +14,13 @@ import type { TestEnv } from './env.js';
 import { tempDir } from './temp-dir.js';
 import { waitFor } from './wait.js';
 
-export { GUEST_PAGE_MARK, type GuestImage, guestConfig, namespaceHttpServer, siteMirrorVendorData } from '../../bench/guest-setup.js';
+export {
+  GUEST_PAGE_MARK,
+  type GuestImage,
+  guestConfig,
+  namespaceHttpServer,
+  siteMirrorVendorData,
+} from '../../bench/guest-setup.js';
 
 /**
  * Builds (or takes from the cache) the guest image: minutes the first time, instant after.
@@ -22,7 +28,14 @@ export { GUEST_PAGE_MARK, type GuestImage, guestConfig, namespaceHttpServer, sit
  */
 export function guestImage(o: { bare?: boolean } = {}): GuestImage {
   const args = ['test/env/guest-image.sh', ...(o.bare ? ['--bare'] : [])];
-  const path = execFileSync('bash', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 }).trim().split('\n').pop()!;
+  const path = execFileSync('bash', args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 15 * 60_000,
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
   return { path, sha256: execFileSync('sha256sum', [path], { encoding: 'utf8' }).split(' ')[0]! };
 }
 
@@ -36,9 +49,31 @@ export function bareImageRepo(image: GuestImage): string {
  * (`name:password`), the target's host name resolved by the proxy; its exit code and output
  * (stderr when it failed), so a refusal can be asserted as well as a success.
  */
-export function curlThroughSocks(env: TestEnv, proxy: string, user: string, target: string): { code: number; out: string } {
+export function curlThroughSocks(
+  env: TestEnv,
+  proxy: string,
+  user: string,
+  target: string,
+): { code: number; out: string } {
   try {
-    const out = execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--socks5-hostname', proxy, '--proxy-user', user, target], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        env.EGRESS_TEST_NETNS,
+        'curl',
+        '-sS',
+        '--max-time',
+        '20',
+        '--socks5-hostname',
+        proxy,
+        '--proxy-user',
+        user,
+        target,
+      ],
+      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     return { code: 0, out };
   } catch (err) {
     const e = err as { status: number | null; stderr?: string };
@@ -48,7 +83,25 @@ export function curlThroughSocks(env: TestEnv, proxy: string, user: string, targ
 
 /** Fetches `target` through the proxy at `proxyUrl`, from inside the namespace (the only place its address is reachable). */
 export function fetchThroughProxy(env: TestEnv, proxyUrl: string, target: string): string {
-  return execFileSync('ip', ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', '--retry', '5', '--retry-all-errors', '-x', proxyUrl, target], { encoding: 'utf8', timeout: 120_000 });
+  return execFileSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      env.EGRESS_TEST_NETNS,
+      'curl',
+      '-sS',
+      '--max-time',
+      '20',
+      '--retry',
+      '5',
+      '--retry-all-errors',
+      '-x',
+      proxyUrl,
+      target,
+    ],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
 }
 
 /** What `proxies inspect NAME --json` says that the guest lane reads. */
@@ -64,7 +117,10 @@ export type ProxyInspection = z.infer<typeof ProxyInspectionSchema>;
  * agent answers once the guest's runcmd has started it. Fails after 120 s, with what inspect
  * last said.
  */
-export async function agentReportsAddress(inspect: () => Promise<CliResult>, address: string): Promise<ProxyInspection> {
+export async function agentReportsAddress(
+  inspect: () => Promise<CliResult>,
+  address: string,
+): Promise<ProxyInspection> {
   let last = '';
   return waitFor('the guest agent to report the proxy address', 120_000, async () => {
     const i = await inspect();
@@ -91,7 +147,11 @@ export function guestHome(env: TestEnv, prefix: string, configText: string): Gue
   const home = tempDir(prefix);
   const config = join(home, 'config.yaml');
   writeFileSync(config, configText);
-  return { home, config, cli: cliRunner({ home, data: join(home, 'data'), config, env: { EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } }) };
+  return {
+    home,
+    config,
+    cli: cliRunner({ home, data: join(home, 'data'), config, env: { EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS } }),
+  };
 }
 
 /**
@@ -99,7 +159,12 @@ export function guestHome(env: TestEnv, prefix: string, configText: string): Gue
  * runner), timed: logs "LABEL: launch --wait took N s" with the steps it printed (the
  * figures docs/performance.md quotes), and returns the result with the seconds.
  */
-export async function launchTimed(label: string, cli: (...args: string[]) => Promise<CliResult>, name: string, ...args: string[]): Promise<{ r: CliResult; seconds: number }> {
+export async function launchTimed(
+  label: string,
+  cli: (...args: string[]) => Promise<CliResult>,
+  name: string,
+  ...args: string[]
+): Promise<{ r: CliResult; seconds: number }> {
   const t0 = Date.now();
   const r = await cli('launch', name, '--wait', '--timeout', '600', ...args);
   const seconds = (Date.now() - t0) / 1000;

@@ -29,7 +29,9 @@ export class IsoFormatError extends Error {
 
 function checkedRange(buf: Uint8Array, offset: number, length: number, field: string): void {
   if (offset < 0 || offset + length > buf.length) {
-    throw new IsoFormatError(`${field}: bytes ${offset}-${offset + length - 1} lie outside the image (${buf.length} bytes)`);
+    throw new IsoFormatError(
+      `${field}: bytes ${offset}-${offset + length - 1} lie outside the image (${buf.length} bytes)`,
+    );
   }
 }
 
@@ -75,7 +77,6 @@ function readDirRecord(buf: Buffer, offset: number, where: string): DirRecord & 
   };
 }
 
-
 /**
  * The name Linux isofs presents for a file identifier when there is no Rock Ridge or
  * Joliet (mount option map=normal, the default): ASCII letters lowercased, a trailing
@@ -94,7 +95,6 @@ function linuxIsofsName(identifier: string): string {
   }
   return out;
 }
-
 
 export interface SeedIsoContents {
   /** The volume identifier, without its padding: the label blkid reports. */
@@ -118,15 +118,19 @@ function findDescriptors(iso: Buffer): { primary: number; terminator: number } {
     const id = iso.toString('latin1', at + 1, at + 6);
     if (id !== STANDARD_ID) {
       const shown = JSON.stringify(id.replace(/[^\x20-\x7e]/g, '.'));
-      throw new IsoFormatError(`sector ${sector} is not an ISO9660 volume descriptor: standard identifier is ${shown}, expected "CD001"`);
+      throw new IsoFormatError(
+        `sector ${sector} is not an ISO9660 volume descriptor: standard identifier is ${shown}, expected "CD001"`,
+      );
     }
     const type = iso[at]!;
     if (type === VD_TERMINATOR) {
-      if (primary === undefined) throw new IsoFormatError('the volume descriptor set ends without a primary volume descriptor');
+      if (primary === undefined)
+        throw new IsoFormatError('the volume descriptor set ends without a primary volume descriptor');
       return { primary, terminator: sector };
     }
     if (type === VD_PRIMARY && primary === undefined) {
-      if (iso[at + 6] !== 1) throw new IsoFormatError(`primary volume descriptor version is ${iso[at + 6]}, expected 1`);
+      if (iso[at + 6] !== 1)
+        throw new IsoFormatError(`primary volume descriptor version is ${iso[at + 6]}, expected 1`);
       primary = at;
     }
   }
@@ -138,11 +142,14 @@ function findDescriptors(iso: Buffer): { primary: number; terminator: number } {
  * Throws {@link IsoFormatError} when `bytes` is not a well-formed ISO9660 image of that shape.
  */
 export function readSeedIso(bytes: Uint8Array): SeedIsoContents {
-  if (!(bytes instanceof Uint8Array)) throw new IsoFormatError('an ISO9660 image must be given as bytes (Uint8Array or Buffer)');
+  if (!(bytes instanceof Uint8Array))
+    throw new IsoFormatError('an ISO9660 image must be given as bytes (Uint8Array or Buffer)');
   const iso = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const minimum = (SYSTEM_AREA_SECTORS + 2) * SECTOR_SIZE;
   if (iso.length < minimum) {
-    throw new IsoFormatError(`${iso.length} bytes is too short for an ISO9660 image: a system area, a primary volume descriptor and a terminator take ${minimum}`);
+    throw new IsoFormatError(
+      `${iso.length} bytes is too short for an ISO9660 image: a system area, a primary volume descriptor and a terminator take ${minimum}`,
+    );
   }
   if (iso.length % SECTOR_SIZE !== 0) {
     throw new IsoFormatError(`image size ${iso.length} is not a multiple of the ${SECTOR_SIZE}-byte sector`);
@@ -155,19 +162,28 @@ export function readSeedIso(bytes: Uint8Array): SeedIsoContents {
 function readWithPrimary(iso: Buffer, pvd: number, terminator: number): SeedIsoContents {
   const sectors = readBoth32(iso, pvd + 80, 'volume space size');
   const blockSize = readBoth16(iso, pvd + 128, 'logical block size');
-  if (blockSize !== SECTOR_SIZE) throw new IsoFormatError(`logical block size is ${blockSize}; only ${SECTOR_SIZE} is supported`);
+  if (blockSize !== SECTOR_SIZE)
+    throw new IsoFormatError(`logical block size is ${blockSize}; only ${SECTOR_SIZE} is supported`);
   if (sectors * SECTOR_SIZE > iso.length) {
-    throw new IsoFormatError(`image is truncated: the volume is ${sectors} sectors (${sectors * SECTOR_SIZE} bytes) but only ${iso.length} bytes are present`);
+    throw new IsoFormatError(
+      `image is truncated: the volume is ${sectors} sectors (${sectors * SECTOR_SIZE} bytes) but only ${iso.length} bytes are present`,
+    );
   }
-  if (terminator >= sectors) throw new IsoFormatError(`the volume descriptor set terminator (sector ${terminator}) lies outside the volume (${sectors} sectors)`);
+  if (terminator >= sectors)
+    throw new IsoFormatError(
+      `the volume descriptor set terminator (sector ${terminator}) lies outside the volume (${sectors} sectors)`,
+    );
   if (iso[pvd + 881] !== 1) throw new IsoFormatError(`file structure version is ${iso[pvd + 881]}, expected 1`);
   const volumeId = readPadded(iso, pvd + 40, 32, 'volume identifier');
 
   const root = readDirRecord(iso, pvd + 156, 'root directory record');
   if (root.length !== 34 || root.identifier.length !== 1 || root.identifier[0] !== 0) {
-    throw new IsoFormatError(`root directory record is malformed (length ${root.length}, identifier length ${root.identifier.length})`);
+    throw new IsoFormatError(
+      `root directory record is malformed (length ${root.length}, identifier length ${root.identifier.length})`,
+    );
   }
-  if ((root.flags & FLAG_DIRECTORY) === 0) throw new IsoFormatError('root directory record is not flagged as a directory');
+  if ((root.flags & FLAG_DIRECTORY) === 0)
+    throw new IsoFormatError('root directory record is not flagged as a directory');
   checkExtent('root directory', root.extent, root.dataLength, sectors);
   if (root.dataLength === 0 || root.dataLength > MAX_DIRECTORY_BYTES) {
     throw new IsoFormatError(`root directory size ${root.dataLength} is out of range (1-${MAX_DIRECTORY_BYTES} bytes)`);
@@ -206,7 +222,8 @@ function readWithPrimary(iso: Buffer, pvd: number, terminator: number): SeedIsoC
 /** The path tables (9.4): both present, inside the volume, their first entry the root directory. */
 function checkPathTables(iso: Buffer, pvd: number, sectors: number, rootExtent: number): void {
   const size = readBoth32(iso, pvd + 132, 'path table size');
-  if (size < 10 || size > MAX_DIRECTORY_BYTES) throw new IsoFormatError(`path table size ${size} is out of range (10-${MAX_DIRECTORY_BYTES} bytes)`);
+  if (size < 10 || size > MAX_DIRECTORY_BYTES)
+    throw new IsoFormatError(`path table size ${size} is out of range (10-${MAX_DIRECTORY_BYTES} bytes)`);
   for (const [kind, sector, littleEndian] of [
     ['type L', iso.readUInt32LE(pvd + 140), true],
     ['type M', iso.readUInt32BE(pvd + 148), false],
@@ -216,7 +233,9 @@ function checkPathTables(iso: Buffer, pvd: number, sectors: number, rootExtent: 
     const extent = littleEndian ? iso.readUInt32LE(at + 2) : iso.readUInt32BE(at + 2);
     const parent = littleEndian ? iso.readUInt16LE(at + 6) : iso.readUInt16BE(at + 6);
     if (iso[at] !== 1 || iso[at + 8] !== 0 || parent !== 1 || extent !== rootExtent) {
-      throw new IsoFormatError(`${kind} path table (sector ${sector}) does not start with the root directory (sector ${rootExtent})`);
+      throw new IsoFormatError(
+        `${kind} path table (sector ${sector}) does not start with the root directory (sector ${rootExtent})`,
+      );
     }
   }
 }
@@ -225,7 +244,9 @@ function checkExtent(what: string, extent: number, dataLength: number, sectors: 
   if (dataLength === 0) return;
   const end = extent * SECTOR_SIZE + dataLength;
   if (extent < SYSTEM_AREA_SECTORS || end > sectors * SECTOR_SIZE) {
-    throw new IsoFormatError(`${what}: extent at sector ${extent}, ${dataLength} bytes, lies outside the volume (${sectors} sectors)`);
+    throw new IsoFormatError(
+      `${what}: extent at sector ${extent}, ${dataLength} bytes, lies outside the volume (${sectors} sectors)`,
+    );
   }
 }
 
@@ -246,21 +267,28 @@ function readEntry(
       throw new IsoFormatError(`${where} should be the ${expected} directory record`);
     }
     if (index === 0 && record.extent !== rootExtent) {
-      throw new IsoFormatError(`${where}: "." points at sector ${record.extent}, not the root directory (sector ${rootExtent})`);
+      throw new IsoFormatError(
+        `${where}: "." points at sector ${record.extent}, not the root directory (sector ${rootExtent})`,
+      );
     }
     return;
   }
   const raw = id.toString('latin1');
   const shown = JSON.stringify(raw.replace(/[^\x20-\x7e]/g, '?'));
-  if (id.length === 0 || !/^[\x21-\x7e]+$/.test(raw)) throw new IsoFormatError(`${where}: file identifier ${shown} is not printable ASCII`);
-  if ((record.flags & FLAG_DIRECTORY) !== 0) throw new IsoFormatError(`${where}: ${shown} is a subdirectory; a seed holds files only`);
-  if ((record.flags & FLAG_MULTI_EXTENT) !== 0) throw new IsoFormatError(`${where}: ${shown} spans several extents, which seeds never need`);
+  if (id.length === 0 || !/^[\x21-\x7e]+$/.test(raw))
+    throw new IsoFormatError(`${where}: file identifier ${shown} is not printable ASCII`);
+  if ((record.flags & FLAG_DIRECTORY) !== 0)
+    throw new IsoFormatError(`${where}: ${shown} is a subdirectory; a seed holds files only`);
+  if ((record.flags & FLAG_MULTI_EXTENT) !== 0)
+    throw new IsoFormatError(`${where}: ${shown} spans several extents, which seeds never need`);
   checkExtent(`file ${shown}`, record.extent, record.dataLength, sectors);
   const name = linuxIsofsName(raw);
   if (name.length === 0) throw new IsoFormatError(`${where}: file identifier ${shown} gives an empty name`);
   if (files.has(name)) throw new IsoFormatError(`${where}: two files are both named ${JSON.stringify(name)}`);
   if (record.dataLength > budget.left) {
-    throw new IsoFormatError(`${where}: ${shown} (${record.dataLength} bytes) takes the files past the volume's size: records share their data, which seeds never do`);
+    throw new IsoFormatError(
+      `${where}: ${shown} (${record.dataLength} bytes) takes the files past the volume's size: records share their data, which seeds never do`,
+    );
   }
   budget.left -= record.dataLength;
   const at = record.extent * SECTOR_SIZE;

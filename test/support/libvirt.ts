@@ -1,6 +1,14 @@
 /** Real libvirt for tests: a client on the test environment's socket, and cleanup that always runs. */
 import { execFileSync } from 'node:child_process';
-import { type DomainRef, DomainDestroy, DomainUndefine, LibvirtClient, type StoragePoolRef, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
+import {
+  type DomainRef,
+  DomainDestroy,
+  DomainUndefine,
+  LibvirtClient,
+  type StoragePoolRef,
+  findDomainByName,
+  findVolume,
+} from '../../electron/libvirt/index.js';
 import { instanceIds, instanceVolumes } from '../../electron/services/provider/kvm/names.js';
 import { LocalSocketDialer } from '../../electron/transport/index.js';
 import { testEnv } from './env.js';
@@ -18,7 +26,12 @@ export async function removeDomain(client: LibvirtClient, name: string): Promise
   const dom: DomainRef | null = await findDomainByName(client, name);
   if (!dom) return;
   await client.call('DOMAIN_DESTROY_FLAGS', { dom, flags: DomainDestroy.DEFAULT }).catch(() => undefined);
-  await client.call('DOMAIN_UNDEFINE_FLAGS', { dom, flags: DomainUndefine.NVRAM | DomainUndefine.MANAGED_SAVE | DomainUndefine.SNAPSHOTS_METADATA }).catch(() => undefined);
+  await client
+    .call('DOMAIN_UNDEFINE_FLAGS', {
+      dom,
+      flags: DomainUndefine.NVRAM | DomainUndefine.MANAGED_SAVE | DomainUndefine.SNAPSHOTS_METADATA,
+    })
+    .catch(() => undefined);
 }
 
 /** Deletes volumes of the test pool by name; no error for the ones already gone. */
@@ -35,7 +48,11 @@ export async function removeVolumes(client: LibvirtClient, names: readonly strin
  * Removes everything a launch of proxy `name` creates (its domain, overlay and seed),
  * plus `extraVolumes` (e.g. a base volume the test owns); no error for what is gone.
  */
-export async function removeProxy(client: LibvirtClient, name: string, extraVolumes: readonly string[] = []): Promise<void> {
+export async function removeProxy(
+  client: LibvirtClient,
+  name: string,
+  extraVolumes: readonly string[] = [],
+): Promise<void> {
   // Both ids a name can have: a replacement takes the second (names.ts).
   const ids = instanceIds(name);
   for (const id of ids) await removeDomain(client, id);
@@ -59,6 +76,7 @@ export function virshVersions(): HostVersions {
   const out = execFileSync('virsh', ['-c', uri, 'version', '--daemon'], { encoding: 'utf8', timeout: 30_000 });
   const daemon = /^Running against daemon: (\d+\.\d+\.\d+)$/m.exec(out)?.[1];
   const hypervisor = /^Running hypervisor: (\S+) (\d+\.\d+\.\d+)$/m.exec(out);
-  if (!daemon || !hypervisor) throw new Error(`virsh version --daemon printed no daemon or hypervisor version:\n${out}`);
+  if (!daemon || !hypervisor)
+    throw new Error(`virsh version --daemon printed no daemon or hypervisor version:\n${out}`);
   return { daemon, hypervisor: { name: hypervisor[1]!, version: hypervisor[2]! } };
 }

@@ -35,4 +35,3 @@ export async function settle(): Promise<void> {
   // The fake hosts answer after a few event-loop turns: let each call and what follows it finish.
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 }
-

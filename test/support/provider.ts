@@ -44,7 +44,15 @@ export interface ProviderHome {
  */
 export function providerHome(
   prefix: string,
-  o: { host: string; machineType: string; image: { name: string; path: string; sha256: string; url?: string }; extra?: string[]; env?: Record<string, string>; home?: string; as?: RunAs },
+  o: {
+    host: string;
+    machineType: string;
+    image: { name: string; path: string; sha256: string; url?: string };
+    extra?: string[];
+    env?: Record<string, string>;
+    home?: string;
+    as?: RunAs;
+  },
 ): ProviderHome {
   const home = o.home ?? tempDir(prefix);
   const config = join(home, 'config.yaml');
@@ -68,7 +76,13 @@ export function providerHome(
   return {
     home,
     config,
-    proxies: (...args) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), ...o.env }, undefined, o.as),
+    proxies: (...args) =>
+      runCliProcess(
+        ['--config', config, 'proxies', ...args],
+        { HOME: home, EGRESS_DESK_HOME: join(home, 'data'), ...o.env },
+        undefined,
+        o.as,
+      ),
   };
 }
 
@@ -81,7 +95,12 @@ export function localTestHost(env: TestEnv): string {
 export const TINY_MACHINE_TYPE = 'tiny: { vcpus: 1, memoryMiB: 128, diskGiB: 1 }';
 
 /** {@link providerHome} in `home` with the test hypervisor's own entry, the tiny machine type and `image`. */
-export function localProviderHome(env: TestEnv, prefix: string, home: string, image: { name: string; path: string; sha256: string }): ProviderHome {
+export function localProviderHome(
+  env: TestEnv,
+  prefix: string,
+  home: string,
+  image: { name: string; path: string; sha256: string },
+): ProviderHome {
   return providerHome(prefix, { home, host: localTestHost(env), machineType: TINY_MACHINE_TYPE, image });
 }
 
@@ -102,7 +121,11 @@ export function tinyProviderHome(env: TestEnv, prefix: string): ProviderHome & {
  * `image`. HOME becomes `home` (the SSH entry reads ~/.ssh/known_hosts) until the returned
  * function restores it. Returns the config file's path.
  */
-export function localAndSshHome(env: TestEnv, home: string, image: { name: string; path: string; sha256: string }): { configFile: string; restoreHome: () => void } {
+export function localAndSshHome(
+  env: TestEnv,
+  home: string,
+  image: { name: string; path: string; sha256: string },
+): { configFile: string; restoreHome: () => void } {
   const saved = process.env.HOME;
   mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
   copyFileSync(env.EGRESS_TEST_KNOWN_HOSTS, join(home, '.ssh', 'known_hosts'));

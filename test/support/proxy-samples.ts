@@ -21,5 +21,18 @@ export function sampleMetadata(over: Partial<InstanceMetadataInput> = {}): Insta
 /** The proxy as the renderer lists it (shared/proxies.ts), not yet running; `over` replaces fields. */
 export function sampleRecordView(over: Partial<ProxyRecordView> = {}): ProxyRecordView {
   const { name, host, image, port, createdAt, specHash, machineType, owner } = sampleMetadata();
-  return { name, id: `ep-${name}-abcdef`, host, state: 'shutoff', port, machineType, image, createdAt, owner, specHash, addresses: [], ...over };
+  return {
+    name,
+    id: `ep-${name}-abcdef`,
+    host,
+    state: 'shutoff',
+    port,
+    machineType,
+    image,
+    createdAt,
+    owner,
+    specHash,
+    addresses: [],
+    ...over,
+  };
 }

@@ -22,22 +22,35 @@ export interface RawCaller {
 
 /** True when the error means "the agent is not (yet) there": not started, or not answering. */
 export function isAgentUnavailable(err: unknown): boolean {
-  return err instanceof LibvirtError && (err.code === ErrorCode.AGENT_UNRESPONSIVE || err.code === ErrorCode.OPERATION_INVALID || err.code === ErrorCode.OPERATION_UNSUPPORTED);
+  return (
+    err instanceof LibvirtError &&
+    (err.code === ErrorCode.AGENT_UNRESPONSIVE ||
+      err.code === ErrorCode.OPERATION_INVALID ||
+      err.code === ErrorCode.OPERATION_UNSUPPORTED)
+  );
 }
 
 /** Runs one agent command; resolves to its `return` value. `timeoutSeconds` bounds the wait in libvirt. */
-export async function agentCommand(client: RawCaller, dom: DomainRef, command: { execute: string; arguments?: Record<string, unknown> }, timeoutSeconds = 5): Promise<unknown> {
+export async function agentCommand(
+  client: RawCaller,
+  dom: DomainRef,
+  command: { execute: string; arguments?: Record<string, unknown> },
+  timeoutSeconds = 5,
+): Promise<unknown> {
   const payload = encodeToBuffer(agentArgs, { dom, cmd: JSON.stringify(command), timeout: timeoutSeconds, flags: 0 });
   const reply = decodeAll(agentRet, await client.callRaw(QEMU_PROC_DOMAIN_AGENT_COMMAND, payload, Program.QEMU));
   if (reply.result === null) return undefined;
   const parsed = z.object({ return: z.unknown() }).safeParse(JSON.parse(reply.result));
-  if (!parsed.success) throw new Error(`guest agent: unexpected reply to ${command.execute}: ${reply.result.slice(0, 200)}`);
+  if (!parsed.success)
+    throw new Error(`guest agent: unexpected reply to ${command.execute}: ${reply.result.slice(0, 200)}`);
   return parsed.data.return;
 }
 
 /** The guest's hostname, as the agent reports it. */
 export async function agentHostname(client: RawCaller, dom: DomainRef): Promise<string> {
-  const r = z.object({ 'host-name': z.string() }).parse(await agentCommand(client, dom, { execute: 'guest-get-host-name' }));
+  const r = z
+    .object({ 'host-name': z.string() })
+    .parse(await agentCommand(client, dom, { execute: 'guest-get-host-name' }));
   return r['host-name'];
 }
 
@@ -60,16 +73,30 @@ const execStatus = z.object({
 });
 
 /** Runs a program in the guest and waits (bounded) for it to finish. */
-export async function agentExec(client: RawCaller, dom: DomainRef, path: string, args: string[], waitMs = 60_000): Promise<ExecResult> {
-  const started = z.object({ pid: z.number() }).parse(await agentCommand(client, dom, { execute: 'guest-exec', arguments: { path, arg: args, 'capture-output': true } }));
+export async function agentExec(
+  client: RawCaller,
+  dom: DomainRef,
+  path: string,
+  args: string[],
+  waitMs = 60_000,
+): Promise<ExecResult> {
+  const started = z.object({ pid: z.number() }).parse(
+    await agentCommand(client, dom, {
+      execute: 'guest-exec',
+      arguments: { path, arg: args, 'capture-output': true },
+    }),
+  );
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const s = execStatus.parse(await agentCommand(client, dom, { execute: 'guest-exec-status', arguments: { pid: started.pid } }));
+    const s = execStatus.parse(
+      await agentCommand(client, dom, { execute: 'guest-exec-status', arguments: { pid: started.pid } }),
+    );
     if (s.exited) {
       const text = (b64?: string) => (b64 ? Buffer.from(b64, 'base64').toString('utf8') : '');
       return { exitCode: s.exitcode ?? -1, stdout: text(s['out-data']), stderr: text(s['err-data']) };
     }
-    if (Date.now() > deadline) throw new AgentTimeoutError(`${path} ${args.join(' ')} did not finish within ${waitMs / 1000} s in the guest`);
+    if (Date.now() > deadline)
+      throw new AgentTimeoutError(`${path} ${args.join(' ')} did not finish within ${waitMs / 1000} s in the guest`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

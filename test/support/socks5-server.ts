@@ -13,7 +13,11 @@ export interface Socks5Server {
   close(): Promise<void>;
 }
 
-export async function startSocks5Server(o: { username: string; password: string; route: (host: string, port: number) => number | null }): Promise<Socks5Server> {
+export async function startSocks5Server(o: {
+  username: string;
+  password: string;
+  route: (host: string, port: number) => number | null;
+}): Promise<Socks5Server> {
   const connects: string[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -50,7 +54,12 @@ export async function startSocks5Server(o: { username: string; password: string;
         const atyp = buf[3]!;
         const hostLen = atyp === 1 ? 4 : atyp === 3 ? 1 + buf[4]! : 16;
         if (buf.length < 4 + hostLen + 2) return;
-        const host = atyp === 1 ? [...buf.subarray(4, 8)].join('.') : atyp === 3 ? buf.subarray(5, 5 + buf[4]!).toString() : buf.subarray(4, 20).toString('hex');
+        const host =
+          atyp === 1
+            ? [...buf.subarray(4, 8)].join('.')
+            : atyp === 3
+              ? buf.subarray(5, 5 + buf[4]!).toString()
+              : buf.subarray(4, 20).toString('hex');
         const port = buf.readUInt16BE(4 + hostLen);
         const rest = buf.subarray(4 + hostLen + 2);
         stage = 'done';

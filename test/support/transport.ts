@@ -9,7 +9,12 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach } from 'vitest';
-import { SshConnectionPool, SshDialer, type SshPoolEvent, type SshPoolOptions } from '../../electron/transport/index.js';
+import {
+  SshConnectionPool,
+  SshDialer,
+  type SshPoolEvent,
+  type SshPoolOptions,
+} from '../../electron/transport/index.js';
 import type { TestEnv } from './env.js';
 import { tempDir } from './temp-dir.js';
 
@@ -139,8 +144,19 @@ export function isolatedPool(
 ): { home: TempHome; pool: SshConnectionPool; events: SshPoolEvent[] } {
   const home = tempHome(knownHostsFrom);
   const events: SshPoolEvent[] = [];
-  const pool = new SshConnectionPool({ homeDir: home.home, localUser: 'root', env: {}, systemConfigPath: null, globalKnownHostsFiles: [], onEvent: (e) => events.push(e), ...options });
-  cleanups.push(() => home.remove(), () => pool.close());
+  const pool = new SshConnectionPool({
+    homeDir: home.home,
+    localUser: 'root',
+    env: {},
+    systemConfigPath: null,
+    globalKnownHostsFiles: [],
+    onEvent: (e) => events.push(e),
+    ...options,
+  });
+  cleanups.push(
+    () => home.remove(),
+    () => pool.close(),
+  );
   return { home, pool, events };
 }
 
@@ -154,9 +170,16 @@ export interface LoopbackSsh {
    * An {@link isolatedPool} closed after the test: `known_hosts` is the test environment's
    * (which trusts the test sshd) unless `knownHosts` names another, or is `null` for none.
    */
-  pool(options?: { knownHosts?: string | null; pool?: Partial<SshPoolOptions> }): { home: TempHome; pool: SshConnectionPool; events: SshPoolEvent[] };
+  pool(options?: { knownHosts?: string | null; pool?: Partial<SshPoolOptions> }): {
+    home: TempHome;
+    pool: SshConnectionPool;
+    events: SshPoolEvent[];
+  };
   /** A dialer, as root on the test sshd, to libvirtd's socket behind it, with the test key unless told otherwise. */
-  dialer(pool: SshConnectionPool, extra?: { identityFile?: string; socketPath?: string; address?: string; sshPort?: number }): SshDialer;
+  dialer(
+    pool: SshConnectionPool,
+    extra?: { identityFile?: string; socketPath?: string; address?: string; sshPort?: number },
+  ): SshDialer;
 }
 
 /**
@@ -170,7 +193,12 @@ export function useLoopbackSsh(env: TestEnv): LoopbackSsh {
   return {
     port,
     cleanups,
-    pool: (options = {}) => isolatedPool(cleanups, options.knownHosts === null ? undefined : (options.knownHosts ?? env.EGRESS_TEST_KNOWN_HOSTS), options.pool),
+    pool: (options = {}) =>
+      isolatedPool(
+        cleanups,
+        options.knownHosts === null ? undefined : (options.knownHosts ?? env.EGRESS_TEST_KNOWN_HOSTS),
+        options.pool,
+      ),
     dialer: (pool, extra = {}) =>
       new SshDialer(
         {

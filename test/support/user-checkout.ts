@@ -41,7 +41,9 @@ export function checkoutView(): string {
   }
   const view = names.map((n) => join(dir, n)).find((p) => !p.endsWith('.source') && same(p, repoRoot));
   if (!view) {
-    throw new Error(`The non-root lanes run the build as the test users from a read-only view of this checkout under ${dir}, and there is none for ${root}: run \`bash test/env/checkout.sh\` (or \`bash test/env/up.sh\`) from this checkout as root (npm test does).`);
+    throw new Error(
+      `The non-root lanes run the build as the test users from a read-only view of this checkout under ${dir}, and there is none for ${root}: run \`bash test/env/checkout.sh\` (or \`bash test/env/up.sh\`) from this checkout as root (npm test does).`,
+    );
   }
   return view;
 }
@@ -72,12 +74,29 @@ function probe(user: User): string | Error {
   } catch (err) {
     return err as Error;
   }
-  const r = spawnSync('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--init-groups', '--', process.execPath, '-e', 'require("node:fs").accessSync(process.argv[1], require("node:fs").constants.R_OK)', bin], {
-    cwd: '/',
-    env: { PATH: process.env.PATH ?? '' },
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'setpriv',
+    [
+      `--reuid=${user.uid}`,
+      `--regid=${user.gid}`,
+      '--init-groups',
+      '--',
+      process.execPath,
+      '-e',
+      'require("node:fs").accessSync(process.argv[1], require("node:fs").constants.R_OK)',
+      bin,
+    ],
+    {
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+    },
+  );
   if (r.status === 0) return bin;
-  const why = (r.error?.message ?? r.stderr).split('\n').find((l) => /denied|EACCES|ENOENT|failed/i.test(l)) ?? `exit ${r.status}`;
-  return new Error(`${user.name} cannot run ${process.execPath} ${bin} (${why.trim()}): node and this checkout's files must be readable by others (the view shows the checkout's own permissions; \`chmod -R o+rX ${root}\`, and a node outside /root).`);
+  const why =
+    (r.error?.message ?? r.stderr).split('\n').find((l) => /denied|EACCES|ENOENT|failed/i.test(l)) ??
+    `exit ${r.status}`;
+  return new Error(
+    `${user.name} cannot run ${process.execPath} ${bin} (${why.trim()}): node and this checkout's files must be readable by others (the view shows the checkout's own permissions; \`chmod -R o+rX ${root}\`, and a node outside /root).`,
+  );
 }

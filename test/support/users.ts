@@ -16,8 +16,18 @@ export interface TestUser extends RunAs {
 
 export function testUsers(env: TestEnv): { member: TestUser; outsider: TestUser } {
   return {
-    member: { name: env.EGRESS_TEST_MEMBER_USER, uid: Number(env.EGRESS_TEST_MEMBER_UID), gid: Number(env.EGRESS_TEST_MEMBER_GID), sshKey: env.EGRESS_TEST_MEMBER_SSH_KEY },
-    outsider: { name: env.EGRESS_TEST_OUTSIDER_USER, uid: Number(env.EGRESS_TEST_OUTSIDER_UID), gid: Number(env.EGRESS_TEST_OUTSIDER_GID), sshKey: env.EGRESS_TEST_OUTSIDER_SSH_KEY },
+    member: {
+      name: env.EGRESS_TEST_MEMBER_USER,
+      uid: Number(env.EGRESS_TEST_MEMBER_UID),
+      gid: Number(env.EGRESS_TEST_MEMBER_GID),
+      sshKey: env.EGRESS_TEST_MEMBER_SSH_KEY,
+    },
+    outsider: {
+      name: env.EGRESS_TEST_OUTSIDER_USER,
+      uid: Number(env.EGRESS_TEST_OUTSIDER_UID),
+      gid: Number(env.EGRESS_TEST_OUTSIDER_GID),
+      sshKey: env.EGRESS_TEST_OUTSIDER_SSH_KEY,
+    },
   };
 }
 

@@ -3,7 +3,12 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { formatIssue, providerWithDefaults } from '../../../shared/config.js';
-import { ConfigInvalidError, type ExportFormat, loadConfigFile, serializeConfig } from '../../services/config/document.js';
+import {
+  ConfigInvalidError,
+  type ExportFormat,
+  loadConfigFile,
+  serializeConfig,
+} from '../../services/config/document.js';
 import { loadConfigForCommand } from '../load-config.js';
 import type { CommandKit } from '../kit.js';
 import { EXIT } from '../io.js';
@@ -20,18 +25,18 @@ export function registerConfigCommands(program: Command, kit: CommandKit): void 
     .option('--json', 'print the result as JSON: {"valid": bool, "issues": [{path, message}]}')
     .action(
       kit.action(async (ctx, file: string | undefined, opts: { json?: boolean }) => {
-      const target = file !== undefined ? resolve(ctx.io.cwd, file) : ctx.configFile;
-      ctx.debug(`validating ${target}`);
-      try {
-        await loadConfigFile(target);
-      } catch (err) {
-        if (!(err instanceof ConfigInvalidError)) throw err;
-        if (opts.json) ctx.io.stdout(`${JSON.stringify({ valid: false, issues: err.issues }, null, 2)}\n`);
-        else ctx.io.stdout(err.issues.map((i) => `${formatIssue(i)}\n`).join(''));
-        return EXIT.failed;
-      }
-      ctx.io.stdout(opts.json ? `${JSON.stringify({ valid: true, issues: [] }, null, 2)}\n` : 'valid\n');
-      return EXIT.ok;
+        const target = file !== undefined ? resolve(ctx.io.cwd, file) : ctx.configFile;
+        ctx.debug(`validating ${target}`);
+        try {
+          await loadConfigFile(target);
+        } catch (err) {
+          if (!(err instanceof ConfigInvalidError)) throw err;
+          if (opts.json) ctx.io.stdout(`${JSON.stringify({ valid: false, issues: err.issues }, null, 2)}\n`);
+          else ctx.io.stdout(err.issues.map((i) => `${formatIssue(i)}\n`).join(''));
+          return EXIT.failed;
+        }
+        ctx.io.stdout(opts.json ? `${JSON.stringify({ valid: true, issues: [] }, null, 2)}\n` : 'valid\n');
+        return EXIT.ok;
       }),
     );
 
@@ -39,12 +44,14 @@ export function registerConfigCommands(program: Command, kit: CommandKit): void 
     .command('export')
     .description('print a config normalised, with every default applied')
     .argument('[file]', 'YAML or JSON file (default: --config, else the app config)')
-    .addOption(new Option('--format <format>', 'operator YAML or JSON').choices(['operator', 'json']).default('operator'))
+    .addOption(
+      new Option('--format <format>', 'operator YAML or JSON').choices(['operator', 'json']).default('operator'),
+    )
     .action(
       kit.action(async (ctx, file: string | undefined, opts: { format: ExportFormat }) => {
-      const { config: loaded } = await loadConfigForCommand(ctx, file);
-      ctx.io.stdout(serializeConfig(providerWithDefaults(loaded), opts.format));
-      return EXIT.ok;
+        const { config: loaded } = await loadConfigForCommand(ctx, file);
+        ctx.io.stdout(serializeConfig(providerWithDefaults(loaded), opts.format));
+        return EXIT.ok;
       }),
     );
 

@@ -30,7 +30,11 @@ export interface FleetMetersOptions {
   healthIntervalMs?: number;
 }
 
-export async function openFleetMeters(ctx: CliContext, { provider, backend }: CliProvider, options: FleetMetersOptions): Promise<FleetMeters> {
+export async function openFleetMeters(
+  ctx: CliContext,
+  { provider, backend }: CliProvider,
+  options: FleetMetersOptions,
+): Promise<FleetMeters> {
   let listing = await provider.list();
   const reached = () => listing.hosts.filter((h) => h.ok).map((h) => h.host);
   const stats = new FleetStatsSampler({
@@ -56,10 +60,13 @@ export async function openFleetMeters(ctx: CliContext, { provider, backend }: Cl
     if (listing$ || (!broken && Date.now() - listedAt < 60_000)) return;
     listing$ = provider
       .list()
-      .then((l) => {
-        listing = l;
-        listedAt = Date.now();
-      }, () => undefined)
+      .then(
+        (l) => {
+          listing = l;
+          listedAt = Date.now();
+        },
+        () => undefined,
+      )
       .finally(() => (listing$ = undefined));
   };
   return {

@@ -17,16 +17,28 @@ export function formatSshSettings(v: SshSettingsView): string {
   lines.push(`  user           ${v.user.value}   (${v.user.origin})`);
   lines.push('  keys, in the order they are tried:');
   if (v.keys.length === 0) lines.push('    none');
-  v.keys.forEach((k, i) => lines.push(`    ${i + 1}. ${k.path}   (${k.origin}${k.written !== undefined ? `, written "${k.written}"` : ''})`));
-  lines.push(`  agent          ${v.agent ?? 'none'}${v.identitiesOnly ? '   (IdentitiesOnly: only keys listed above)' : ''}`);
-  if (v.jumps.length > 0) lines.push(`  via            ${v.jumps.join(' → ')}   (ProxyJump ${v.proxyJump?.value ?? ''}${v.proxyJump?.origin ? `, ${v.proxyJump.origin}` : ''})`);
+  v.keys.forEach((k, i) =>
+    lines.push(`    ${i + 1}. ${k.path}   (${k.origin}${k.written !== undefined ? `, written "${k.written}"` : ''})`),
+  );
+  lines.push(
+    `  agent          ${v.agent ?? 'none'}${v.identitiesOnly ? '   (IdentitiesOnly: only keys listed above)' : ''}`,
+  );
+  if (v.jumps.length > 0)
+    lines.push(
+      `  via            ${v.jumps.join(' → ')}   (ProxyJump ${v.proxyJump?.value ?? ''}${v.proxyJump?.origin ? `, ${v.proxyJump.origin}` : ''})`,
+    );
   else lines.push('  via            direct');
   if (v.proxyCommand !== undefined) lines.push(`  proxycommand   ${v.proxyCommand}   (not run by Egress Desk)`);
-  lines.push(`  known_hosts    ${v.knownHostsFiles.join(' ') || 'none'}${v.knownHostsFiles.length ? '   (new keys go to the first)' : ''}`);
+  lines.push(
+    `  known_hosts    ${v.knownHostsFiles.join(' ') || 'none'}${v.knownHostsFiles.length ? '   (new keys go to the first)' : ''}`,
+  );
   lines.push(`  global hosts   ${v.globalKnownHostsFiles.join(' ') || 'none'}`);
   lines.push(`  host key name  ${v.hostKeyName}${v.hashKnownHosts ? '   (HashKnownHosts)' : ''}`);
   if (v.connectTimeoutSeconds !== undefined) lines.push(`  connecttimeout ${v.connectTimeoutSeconds} s`);
-  if (v.serverAlive) lines.push(`  serveralive    every ${v.serverAlive.intervalSeconds} s, ${v.serverAlive.countMax} unanswered allowed`);
+  if (v.serverAlive)
+    lines.push(
+      `  serveralive    every ${v.serverAlive.intervalSeconds} s, ${v.serverAlive.countMax} unanswered allowed`,
+    );
   if (v.warnings.length > 0) {
     lines.push('  warnings:');
     for (const w of v.warnings) lines.push(`    ${w}`);

@@ -1,6 +1,12 @@
 /** `egress-desk hosts …`: the hypervisors of the config and how they are doing. */
 import { Argument, type Command } from 'commander';
-import { IMAGE_TRANSFERS, type ImageTransfer, describeLastTransfer, imageTransferOf, withImageTransfer } from '../../../shared/app-settings.js';
+import {
+  IMAGE_TRANSFERS,
+  type ImageTransfer,
+  describeLastTransfer,
+  imageTransferOf,
+  withImageTransfer,
+} from '../../../shared/app-settings.js';
 import { readSettings, updateSettings } from '../../services/settings/settings-file.js';
 import { type HostStatus, sameHypervisorAs } from '../../../shared/hosts.js';
 import { collectHostInfo, statusWithInfo } from '../../services/hosts/host-info.js';
@@ -24,7 +30,11 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
       kit.action(async (ctx, opts: { json?: boolean }) => {
         const config = await loadKvmConfig(ctx);
         const sshPool = cliSshPool(ctx);
-        const connections = new HostConnections({ hosts: config.hosts, sshPool, onPolkit: (host) => ctx.debug(polkitLine(host)) });
+        const connections = new HostConnections({
+          hosts: config.hosts,
+          sshPool,
+          onPolkit: (host) => ctx.debug(polkitLine(host)),
+        });
         try {
           const facts = {
             status: (name: string) => connections.status(name),
@@ -34,7 +44,9 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
               return info;
             },
           };
-          const statuses: HostStatus[] = await Promise.all(config.hosts.map((host) => statusWithInfo(facts, host.name)));
+          const statuses: HostStatus[] = await Promise.all(
+            config.hosts.map((host) => statusWithInfo(facts, host.name)),
+          );
           if (opts.json) ctx.io.stdout(`${JSON.stringify(statuses, null, 2)}\n`);
           else {
             const same = sameHypervisorAs(statuses);
@@ -52,16 +64,26 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
   hosts
     .command('image-transfer')
     .argument('<name>', 'a host of the config')
-    .addArgument(new Argument('[how]', 'fetch (the host downloads base images itself), upload (from this machine), or auto (fetch when the host can)').choices([...IMAGE_TRANSFERS]))
+    .addArgument(
+      new Argument(
+        '[how]',
+        'fetch (the host downloads base images itself), upload (from this machine), or auto (fetch when the host can)',
+      ).choices([...IMAGE_TRANSFERS]),
+    )
     .description("show or set how base images reach the host (the app's settings file, not config.yaml)")
     .action(
       kit.action(async (ctx, name: string, how: ImageTransfer | undefined) => {
         const config = await loadKvmConfig(ctx);
         if (!config.hosts.some((h) => h.name === name)) {
-          ctx.io.stderr(`no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`);
+          ctx.io.stderr(
+            `no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`,
+          );
           return EXIT.failed;
         }
-        const settings = how === undefined ? await readSettings(ctx.dataDir) : await updateSettings(ctx.dataDir, (s) => withImageTransfer(s, name, how));
+        const settings =
+          how === undefined
+            ? await readSettings(ctx.dataDir)
+            : await updateSettings(ctx.dataDir, (s) => withImageTransfer(s, name, how));
         ctx.io.stdout(`${name}: ${imageTransferOf(settings, name)}\n`);
         // What the last launch did is news only when asked (a change prints the choice alone).
         const last = settings.hosts[name]?.lastTransfer;
@@ -72,14 +94,18 @@ export function registerHostCommands(program: Command, kit: CommandKit): void {
   hosts
     .command('ssh-config')
     .argument('<name>', 'a host of the config')
-    .description("the host's effective SSH settings, like ssh -G: where it connects, as whom, which keys in which order and where each came from, the jump chain, known_hosts files and every warning (nothing connects)")
+    .description(
+      "the host's effective SSH settings, like ssh -G: where it connects, as whom, which keys in which order and where each came from, the jump chain, known_hosts files and every warning (nothing connects)",
+    )
     .option('--json', 'print the settings as JSON')
     .action(
       kit.action(async (ctx, name: string, opts: { json?: boolean }) => {
         const config = await loadKvmConfig(ctx);
         const host = config.hosts.find((h) => h.name === name);
         if (!host) {
-          ctx.io.stderr(`no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`);
+          ctx.io.stderr(
+            `no host named "${name}" in the config (hosts: ${config.hosts.map((h) => h.name).join(', ') || 'none'})\n`,
+          );
           return EXIT.failed;
         }
         if (host.address === 'local') {

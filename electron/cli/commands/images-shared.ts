@@ -11,7 +11,8 @@ export function imageCacheDir(ctx: CliContext): string {
 }
 
 /** True when the stream is a terminal (the context may say so for in-process tests). */
-export const isTTY = (ctx: CliContext, stream: 'stdin' | 'stdout' | 'stderr'): boolean => ctx.io.isTTY?.[stream] ?? Boolean(process[stream].isTTY);
+export const isTTY = (ctx: CliContext, stream: 'stdin' | 'stdout' | 'stderr'): boolean =>
+  ctx.io.isTTY?.[stream] ?? Boolean(process[stream].isTTY);
 
 /**
  * Runs `work` with a signal that Ctrl-C (SIGINT) or SIGTERM aborts: a download stops
@@ -68,7 +69,8 @@ export class ProgressPrinter {
 }
 
 function describeProgress(p: ImageProgress): string {
-  const of = p.total !== undefined ? ` of ${formatBytes(p.total)} (${Math.floor((p.bytes * 100) / Math.max(1, p.total))}%)` : '';
+  const of =
+    p.total !== undefined ? ` of ${formatBytes(p.total)} (${Math.floor((p.bytes * 100) / Math.max(1, p.total))}%)` : '';
   if (p.phase === 'rehash') return `checking ${formatBytes(p.bytes)}${of} already downloaded before resuming`;
   if (p.phase === 'wait') return `another process is downloading it: ${formatBytes(p.bytes)}${of}; waiting`;
   const rate = p.rate > 0 ? `, ${formatBytes(p.rate)}/s` : '';
@@ -85,7 +87,9 @@ function formatDuration(seconds: number): string {
 /** Columns padded to their widest cell; the last column is not padded. */
 export function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => `${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`).join('');
+  return rows
+    .map((r) => `${r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`)
+    .join('');
 }
 
 /** Asks on stderr, reads one line from stdin; end of input counts as no. */

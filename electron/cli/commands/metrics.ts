@@ -17,28 +17,44 @@ export const METRICS_PORT = 9477;
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return METRICS_PORT;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new CliError(`--port: must be a port number from 0 to 65535 (got ${JSON.stringify(text)})`, EXIT.usage);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new CliError(`--port: must be a port number from 0 to 65535 (got ${JSON.stringify(text)})`, EXIT.usage);
   return Number(text);
 }
 
 export function registerMetricsCommand(program: Command, kit: CommandKit): void {
   program
     .command('metrics')
-    .description(`serve every proxy's traffic, CPU and health for Prometheus on 127.0.0.1 (default port ${METRICS_PORT})`)
+    .description(
+      `serve every proxy's traffic, CPU and health for Prometheus on 127.0.0.1 (default port ${METRICS_PORT})`,
+    )
     .option('--port <n>', `port on 127.0.0.1 (default ${METRICS_PORT}; 0: any free one)`)
     .option('--interval <seconds>', 'seconds between stats readings while serving (default 5)')
     .action(
       kit.action(async (ctx, opts: { port?: string; interval?: string }) => {
         const port = parsePort(opts.port);
         const seconds = opts.interval === undefined ? 5 : Number(opts.interval);
-        if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new CliError(`--interval: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(opts.interval)})`, EXIT.usage);
+        if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600)
+          throw new CliError(
+            `--interval: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(opts.interval)})`,
+            EXIT.usage,
+          );
         return withProvider(ctx, async (p) => {
           const meters = await openFleetMeters(ctx, p, { statsIntervalMs: seconds * 1000 });
           try {
-            const unreachable = () => meters.listing().hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, error: h.error ?? 'not reachable' }]));
-            const registry = fleetRegistry(() => fleetFigures(meters.stats.snapshot(), meters.health.snapshot(), unreachable()));
+            const unreachable = () =>
+              meters
+                .listing()
+                .hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, error: h.error ?? 'not reachable' }]));
+            const registry = fleetRegistry(() =>
+              fleetFigures(meters.stats.snapshot(), meters.health.snapshot(), unreachable()),
+            );
             const server = await startMetricsServer(registry, port).catch((err: NodeJS.ErrnoException) => {
-              if (err.code === 'EADDRINUSE') throw new CliError(`port ${port} on 127.0.0.1 is in use: choose another with --port, or 0 for any free one`, EXIT.failed);
+              if (err.code === 'EADDRINUSE')
+                throw new CliError(
+                  `port ${port} on 127.0.0.1 is in use: choose another with --port, or 0 for any free one`,
+                  EXIT.failed,
+                );
               throw err;
             });
             meters.start();

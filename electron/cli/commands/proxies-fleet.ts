@@ -25,12 +25,18 @@ export function registerFleetCommands(proxies: Command, kit: CommandKit): void {
           throw new CliError((err as Error).message, EXIT.usage);
         }
         const remove = opts.remove ?? [];
-        for (const key of remove) if (!LabelKeySchema.safeParse(key).success) throw new CliError(`--remove ${JSON.stringify(key)}: not a label key`, EXIT.usage);
-        if (!pairs.length && !remove.length) throw new CliError('give key=value pairs to set, or --remove KEY', EXIT.usage);
+        for (const key of remove)
+          if (!LabelKeySchema.safeParse(key).success)
+            throw new CliError(`--remove ${JSON.stringify(key)}: not a label key`, EXIT.usage);
+        if (!pairs.length && !remove.length)
+          throw new CliError('give key=value pairs to set, or --remove KEY', EXIT.usage);
         return withProvider(ctx, async ({ provider }) => {
           const r = await provider.editLabels(name, { set, remove });
           if (opts.json) ctx.io.stdout(`${JSON.stringify({ name, host: r.host, labels: r.labels }, null, 2)}\n`);
-          else ctx.io.stdout(`${r.changed ? 'labels of' : 'unchanged:'} proxy ${name} on ${r.host}: ${Object.keys(r.labels).length ? selectorText(r.labels) : 'none'}\n`);
+          else
+            ctx.io.stdout(
+              `${r.changed ? 'labels of' : 'unchanged:'} proxy ${name} on ${r.host}: ${Object.keys(r.labels).length ? selectorText(r.labels) : 'none'}\n`,
+            );
           return EXIT.ok;
         });
       }),
@@ -38,7 +44,9 @@ export function registerFleetCommands(proxies: Command, kit: CommandKit): void {
 
   proxies
     .command('expire')
-    .description('delete every proxy whose expiry (--ttl at launch) has passed, whoever launched it, saying what was deleted (for cron); proxies without an expiry are never touched')
+    .description(
+      'delete every proxy whose expiry (--ttl at launch) has passed, whoever launched it, saying what was deleted (for cron); proxies without an expiry are never touched',
+    )
     .option('--json', 'print {deleted, failed, unreachable} as JSON')
     .action(
       kit.action(async (ctx, opts: { json?: boolean }) =>
@@ -47,9 +55,12 @@ export function registerFleetCommands(proxies: Command, kit: CommandKit): void {
           if (opts.json) ctx.io.stdout(`${JSON.stringify(r, null, 2)}\n`);
           else {
             if (!r.deleted.length && !r.failed.length) ctx.io.stdout('no proxy has expired\n');
-            for (const d of r.deleted) ctx.io.stdout(`deleted proxy ${d.name} on ${d.host}: it expired at ${d.expiresAt}\n`);
-            for (const f of r.failed) ctx.io.stderr(`proxy ${f.name} expired at ${f.expiresAt} but could not be deleted: ${f.error}\n`);
-            for (const u of r.unreachable) ctx.io.stderr(`host ${u.host} could not be listed: its proxies were not checked (${u.error})\n`);
+            for (const d of r.deleted)
+              ctx.io.stdout(`deleted proxy ${d.name} on ${d.host}: it expired at ${d.expiresAt}\n`);
+            for (const f of r.failed)
+              ctx.io.stderr(`proxy ${f.name} expired at ${f.expiresAt} but could not be deleted: ${f.error}\n`);
+            for (const u of r.unreachable)
+              ctx.io.stderr(`host ${u.host} could not be listed: its proxies were not checked (${u.error})\n`);
           }
           return r.failed.length || r.unreachable.length ? EXIT.failed : EXIT.ok;
         }),

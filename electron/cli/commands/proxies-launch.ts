@@ -1,6 +1,12 @@
 /** `egress-desk proxies launch NAME`: the steps of shared/launch-steps.ts, progress on stderr, the proxy URL on stdout. */
 import { type Command, Option } from 'commander';
-import { LAUNCH_MANY_MAX, type LaunchManyField, type LaunchManyProblem, expandNames, parseStrategy } from '../../../shared/launch-many.js';
+import {
+  LAUNCH_MANY_MAX,
+  type LaunchManyField,
+  type LaunchManyProblem,
+  expandNames,
+  parseStrategy,
+} from '../../../shared/launch-many.js';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import { launchStepsText } from '../../../shared/launch-steps.js';
 import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/host-fetch-plan.js';
@@ -23,23 +29,42 @@ interface LaunchCliOptions extends SpecOptions {
 }
 
 export function registerLaunchCommand(proxies: Command, kit: CommandKit): void {
-  const cmd = proxies.command('launch').description(`launch a proxy: ${launchStepsText()}`).argument('<name>', 'proxy name (a lowercase DNS label)');
+  const cmd = proxies
+    .command('launch')
+    .description(`launch a proxy: ${launchStepsText()}`)
+    .argument('<name>', 'proxy name (a lowercase DNS label)');
   addSpecOptions(cmd)
     .option('--wait', 'wait until the proxy port accepts connections, then print the proxy URL')
     .option('--timeout <seconds>', 'with --wait: give up after this long (default 600)')
-    .option('--rollback-on-timeout', 'with --wait: remove the proxy when it is not ready in time (default: leave it for inspection)')
+    .option(
+      '--rollback-on-timeout',
+      'with --wait: remove the proxy when it is not ready in time (default: leave it for inspection)',
+    )
     .option('--json', 'print the result as JSON')
     .option('--count <n>', `launch N proxies at once (1-${LAUNCH_MANY_MAX}); NAME then needs {n}, e.g. 'web-{n}'`)
-    .option('--strategy <how>', 'with --count: spread (one per host first, then by free memory; the default), pack (fill one host first), or HOST,HOST… in turn')
-    .addOption(
-      new Option('--image-transfer <how>', 'how the base image reaches an SSH host: fetch (the host downloads it), upload (from this machine), or auto (the default: fetch when the host can)')
-        .choices([...IMAGE_TRANSFERS]),
+    .option(
+      '--strategy <how>',
+      'with --count: spread (one per host first, then by free memory; the default), pack (fill one host first), or HOST,HOST… in turn',
     )
-    .action(kit.action(async (ctx, name: string, opts: LaunchCliOptions) => (opts.count !== undefined || opts.strategy !== undefined ? launchSeveral(ctx, name, opts) : launchProxy(ctx, name, opts))));
+    .addOption(
+      new Option(
+        '--image-transfer <how>',
+        'how the base image reaches an SSH host: fetch (the host downloads it), upload (from this machine), or auto (the default: fetch when the host can)',
+      ).choices([...IMAGE_TRANSFERS]),
+    )
+    .action(
+      kit.action(async (ctx, name: string, opts: LaunchCliOptions) =>
+        opts.count !== undefined || opts.strategy !== undefined
+          ? launchSeveral(ctx, name, opts)
+          : launchProxy(ctx, name, opts),
+      ),
+    );
 }
 
 /** Steps on stderr, a line per start and end, bytes rewritten in place on a terminal: a launch's, or a bake's (images-bake.ts). */
-export function progressPrinter(ctx: CliContext): (e: Pick<LaunchEvent, 'phase' | 'message' | 'done' | 'total'> & { step: string }) => void {
+export function progressPrinter(
+  ctx: CliContext,
+): (e: Pick<LaunchEvent, 'phase' | 'message' | 'done' | 'total'> & { step: string }) => void {
   const tty = ctx.io.isTTY?.stderr ?? Boolean(process.stderr.isTTY);
   let lastLine = 0;
   return (e) => {
@@ -65,7 +90,11 @@ async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /** What every launch of the command shares: the signal, --wait, --timeout, --rollback-on-timeout, --image-transfer. */
-function launchOptions(opts: LaunchCliOptions, timeoutMs: number | undefined, signal: AbortSignal): Omit<LaunchOptions, 'onStep'> {
+function launchOptions(
+  opts: LaunchCliOptions,
+  timeoutMs: number | undefined,
+  signal: AbortSignal,
+): Omit<LaunchOptions, 'onStep'> {
   return {
     signal,
     wait: opts.wait === true,
@@ -77,7 +106,11 @@ function launchOptions(opts: LaunchCliOptions, timeoutMs: number | undefined, si
 
 function timeoutOf(opts: LaunchCliOptions): number | undefined {
   if (opts.timeout === undefined) return undefined;
-  if (!/^\d+$/.test(opts.timeout) || Number(opts.timeout) < 1) throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
+  if (!/^\d+$/.test(opts.timeout) || Number(opts.timeout) < 1)
+    throw new CliError(
+      `--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`,
+      EXIT.usage,
+    );
   return Number(opts.timeout) * 1000;
 }
 
@@ -94,7 +127,8 @@ export function usageError(problem: LaunchManyProblem): CliError {
  * at a time. One line per proxy as each ends; exit 1 when any failed (the others are kept).
  */
 async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOptions): Promise<number> {
-  if (opts.host !== undefined) throw new CliError('--host and --count/--strategy: name the hosts with --strategy HOST,HOST instead', EXIT.usage);
+  if (opts.host !== undefined)
+    throw new CliError('--host and --count/--strategy: name the hosts with --strategy HOST,HOST instead', EXIT.usage);
   const count = opts.count === undefined ? 1 : /^\d+$/.test(opts.count) ? Number(opts.count) : NaN;
   const expanded = expandNames(pattern, count);
   if ('problem' in expanded) throw usageError(expanded.problem);
@@ -106,14 +140,41 @@ async function launchSeveral(ctx: CliContext, pattern: string, opts: LaunchCliOp
     withProvider(ctx, async ({ provider }) => {
       const outcomes = await provider.launchMany(specs, strategy, {
         ...launchOptions(opts, timeoutMs, signal),
-        ...(opts.json ? {} : { onProxy: (n, e) => e.phase === 'failed' ? ctx.io.stderr(`${n}: failed: ${e.message ?? ''}\n`) : e.phase === 'done' ? ctx.io.stderr(`${n}: launched\n`) : undefined }),
+        ...(opts.json
+          ? {}
+          : {
+              onProxy: (n, e) =>
+                e.phase === 'failed'
+                  ? ctx.io.stderr(`${n}: failed: ${e.message ?? ''}\n`)
+                  : e.phase === 'done'
+                    ? ctx.io.stderr(`${n}: launched\n`)
+                    : undefined,
+            }),
       });
       const failed = outcomes.filter((o) => !o.ok);
       if (opts.json) {
-        ctx.io.stdout(`${JSON.stringify(outcomes.map((o) => (o.ok ? { name: o.name, host: o.host, ok: true, created: o.result.created, ...(o.result.url ? { url: o.result.url } : {}) } : { name: o.name, host: o.host, ok: false, error: o.error.message })), null, 2)}\n`);
+        ctx.io.stdout(
+          `${JSON.stringify(
+            outcomes.map((o) =>
+              o.ok
+                ? {
+                    name: o.name,
+                    host: o.host,
+                    ok: true,
+                    created: o.result.created,
+                    ...(o.result.url ? { url: o.result.url } : {}),
+                  }
+                : { name: o.name, host: o.host, ok: false, error: o.error.message },
+            ),
+            null,
+            2,
+          )}\n`,
+        );
       } else {
         for (const o of outcomes) if (o.ok && o.result.url) ctx.io.stdout(`${o.result.url}\n`);
-        ctx.io.stderr(`${outcomes.length - failed.length} of ${outcomes.length} launched${failed.length ? `; failed: ${failed.map((f) => f.name).join(', ')} (the others are kept)` : ''}\n`);
+        ctx.io.stderr(
+          `${outcomes.length - failed.length} of ${outcomes.length} launched${failed.length ? `; failed: ${failed.map((f) => f.name).join(', ')} (the others are kept)` : ''}\n`,
+        );
       }
       return failed.length ? EXIT.failed : EXIT.ok;
     }),
@@ -125,15 +186,23 @@ async function launchProxy(ctx: CliContext, name: string, opts: LaunchCliOptions
   const timeoutMs = timeoutOf(opts); // a bad --timeout is a usage error before any host is asked
   return interruptible((signal) =>
     withProvider(ctx, async ({ provider }) => {
-      const result = await provider.launch(spec, { ...launchOptions(opts, timeoutMs, signal), onStep: opts.json ? undefined : progressPrinter(ctx) });
+      const result = await provider.launch(spec, {
+        ...launchOptions(opts, timeoutMs, signal),
+        onStep: opts.json ? undefined : progressPrinter(ctx),
+      });
       if (opts.json) {
         ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
         return EXIT.ok;
       }
       const p = result.proxy;
-      ctx.io.stderr(`${result.created ? 'launched' : 'already running:'} proxy ${p.name} on ${p.host} (instance ${p.id}; ${result.placement})\n`);
+      ctx.io.stderr(
+        `${result.created ? 'launched' : 'already running:'} proxy ${p.name} on ${p.host} (instance ${p.id}; ${result.placement})\n`,
+      );
       if (result.url) ctx.io.stdout(`${result.url}\n`);
-      else ctx.io.stderr(`not waited for readiness; print its URL once it has an address with: egress-desk proxies url ${p.name}\n`);
+      else
+        ctx.io.stderr(
+          `not waited for readiness; print its URL once it has an address with: egress-desk proxies url ${p.name}\n`,
+        );
       return EXIT.ok;
     }),
   );

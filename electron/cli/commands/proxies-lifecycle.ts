@@ -19,12 +19,19 @@ type Verb = 'start' | 'stop' | 'delete';
  * The names to act on. With -l, the fleet is listed once and someone else's proxies are
  * refused (naming them) before anything is done; with NAME, the provider checks it.
  */
-async function targets(ctx: CliContext, provider: KvmProvider, name: string | undefined, opts: TargetOptions, verb: Verb): Promise<string[]> {
+async function targets(
+  ctx: CliContext,
+  provider: KvmProvider,
+  name: string | undefined,
+  opts: TargetOptions,
+  verb: Verb,
+): Promise<string[]> {
   const selector = selectorOption(opts.selector);
   checkTarget(name, selector);
   if (name !== undefined) return [name];
   const listing = await provider.list();
-  for (const h of listing.hosts) if (!h.ok) ctx.io.stderr(`host ${h.host} is not reachable: its proxies are not included (${h.error})\n`);
+  for (const h of listing.hosts)
+    if (!h.ok) ctx.io.stderr(`host ${h.host} is not reachable: its proxies are not included (${h.error})\n`);
   const found = matching(listing.proxies, selector!);
   if (!found.length) ctx.io.stderr(`no proxy has the labels ${selectorText(selector!)}\n`);
   if (verb !== 'start') refuseOthers(found, listing.you, verb, opts.force);
@@ -46,7 +53,10 @@ async function each(ctx: CliContext, names: string[], one: (name: string) => Pro
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-const selectorFlag = ['-l, --selector <key=value,...>', 'act on every proxy with these labels instead of NAME'] as const;
+const selectorFlag = [
+  '-l, --selector <key=value,...>',
+  'act on every proxy with these labels instead of NAME',
+] as const;
 
 export function registerLifecycleCommands(proxies: Command, kit: CommandKit): void {
   proxies
@@ -58,14 +68,16 @@ export function registerLifecycleCommands(proxies: Command, kit: CommandKit): vo
       kit.action(async (ctx, name: string | undefined, opts: TargetOptions) =>
         withProvider(ctx, async ({ provider }) => {
           const names = await targets(ctx, provider, name, opts, 'start');
-          return each(ctx, names, async (n) => ((await provider.start(n)).alreadyRunning ? `proxy ${n} is already running` : `started proxy ${n}`));
+          return each(ctx, names, async (n) =>
+            (await provider.start(n)).alreadyRunning ? `proxy ${n} is already running` : `started proxy ${n}`,
+          );
         }),
       ),
     );
 
   proxies
     .command('stop')
-    .description('shut a proxy down (ACPI), forcing it off after --timeout; someone else\'s only with --force')
+    .description("shut a proxy down (ACPI), forcing it off after --timeout; someone else's only with --force")
     .argument('[name]', 'proxy name')
     .option(...selectorFlag)
     .option('--timeout <seconds>', 'how long the guest gets to power off (default 60)')
@@ -74,13 +86,23 @@ export function registerLifecycleCommands(proxies: Command, kit: CommandKit): vo
       kit.action(async (ctx, name: string | undefined, opts: TargetOptions & { timeout?: string }) =>
         withProvider(ctx, async ({ provider }) => {
           if (opts.timeout !== undefined && !/^\d{1,6}$/.test(opts.timeout)) {
-            throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
+            throw new CliError(
+              `--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`,
+              EXIT.usage,
+            );
           }
           const names = await targets(ctx, provider, name, opts, 'stop');
-          const options = { ...(opts.timeout !== undefined ? { timeoutMs: Number(opts.timeout) * 1000 } : {}), ...(opts.force ? { force: true } : {}) };
+          const options = {
+            ...(opts.timeout !== undefined ? { timeoutMs: Number(opts.timeout) * 1000 } : {}),
+            ...(opts.force ? { force: true } : {}),
+          };
           return each(ctx, names, async (n) => {
             const r = await provider.stop(n, options);
-            return r.alreadyStopped ? `proxy ${n} is not running` : r.forced ? `proxy ${n} did not shut down in time and was forced off` : `stopped proxy ${n}`;
+            return r.alreadyStopped
+              ? `proxy ${n} is not running`
+              : r.forced
+                ? `proxy ${n} did not shut down in time and was forced off`
+                : `stopped proxy ${n}`;
           });
         }),
       ),
@@ -88,7 +110,9 @@ export function registerLifecycleCommands(proxies: Command, kit: CommandKit): vo
 
   proxies
     .command('delete')
-    .description('destroy and undefine a proxy, delete its volumes and credentials (the shared base volume stays); someone else\'s only with --force')
+    .description(
+      "destroy and undefine a proxy, delete its volumes and credentials (the shared base volume stays); someone else's only with --force",
+    )
     .argument('[name]', 'proxy name')
     .option(...selectorFlag)
     .option('--force', 'also delete proxies someone else launched')
@@ -98,7 +122,11 @@ export function registerLifecycleCommands(proxies: Command, kit: CommandKit): vo
         withProvider(ctx, async ({ provider }) => {
           const names = await targets(ctx, provider, name, opts, 'delete');
           if (name === undefined && names.length && !opts.yes) {
-            if (!isTTY(ctx, 'stdin')) throw new CliError(`-l matches ${names.length} (${names.join(', ')}): pass --yes to delete them without a terminal to ask on`, EXIT.failed);
+            if (!isTTY(ctx, 'stdin'))
+              throw new CliError(
+                `-l matches ${names.length} (${names.join(', ')}): pass --yes to delete them without a terminal to ask on`,
+                EXIT.failed,
+              );
             const answer = await ask(ctx, `Delete ${names.length} proxies (${names.join(', ')})? [y/N] `);
             if (!/^y(es)?$/i.test(answer)) {
               ctx.io.stderr('nothing deleted\n');

@@ -29,20 +29,43 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
         withProvider(ctx, async ({ provider }) => {
           const selector = selectorOption(opts.selector);
           const all = await provider.list();
-          const listing = { ...all, proxies: all.proxies.filter((p) => (!selector || matchesSelector(p.labels, selector)) && (!opts.mine || isMine(p.launchedBy, all.you))) };
+          const listing = {
+            ...all,
+            proxies: all.proxies.filter(
+              (p) =>
+                (!selector || matchesSelector(p.labels, selector)) && (!opts.mine || isMine(p.launchedBy, all.you)),
+            ),
+          };
           const down = listing.hosts.filter((h) => !h.ok);
           if (opts.json) ctx.io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
           else {
             const now = Date.now();
             const rows = [
               ['NAME', 'HOST', 'STATE', 'PORT', 'MACHINE', 'IMAGE', 'LAUNCHED BY', 'EXPIRES', 'LABELS', 'ADDRESSES'],
-              ...listing.proxies.map((p) => [p.name, p.host, p.replacing ? `${p.state} (replacement under way)` : p.state, String(p.port), p.machineType, p.image.name, p.launchedBy ? ownerText(p.launchedBy) : '-', p.expiresAt ? countdown(p.expiresAt, now) : '-', p.labels ? selectorText(p.labels) : '-', addresses(p)]),
+              ...listing.proxies.map((p) => [
+                p.name,
+                p.host,
+                p.replacing ? `${p.state} (replacement under way)` : p.state,
+                String(p.port),
+                p.machineType,
+                p.image.name,
+                p.launchedBy ? ownerText(p.launchedBy) : '-',
+                p.expiresAt ? countdown(p.expiresAt, now) : '-',
+                p.labels ? selectorText(p.labels) : '-',
+                addresses(p),
+              ]),
             ];
             ctx.io.stdout(listing.proxies.length ? `${table(rows)}\n` : 'no proxies\n');
             for (const h of down) ctx.io.stderr(`host ${h.host} is not reachable: ${h.error}\n`);
             for (const p of listing.proxies) if (p.addressNote) ctx.io.stderr(`proxy ${p.name}: ${p.addressNote}\n`);
-            for (const p of listing.proxies) if (p.unknownHost) ctx.io.stderr(`proxy ${p.name}: its metadata names host ${p.unknownHost}, which is not an entry on its hypervisor now (renamed or removed?): listed under ${p.host}\n`);
-            for (const h of listing.hosts) for (const u of h.unreadable) ctx.io.stderr(`${h.host}: domain ${u.domain} has metadata this version cannot read: ${u.error}\n`);
+            for (const p of listing.proxies)
+              if (p.unknownHost)
+                ctx.io.stderr(
+                  `proxy ${p.name}: its metadata names host ${p.unknownHost}, which is not an entry on its hypervisor now (renamed or removed?): listed under ${p.host}\n`,
+                );
+            for (const h of listing.hosts)
+              for (const u of h.unreadable)
+                ctx.io.stderr(`${h.host}: domain ${u.domain} has metadata this version cannot read: ${u.error}\n`);
           }
           return down.length ? EXIT.failed : EXIT.ok;
         }),
@@ -51,7 +74,7 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
 
   proxies
     .command('inspect')
-    .description('a proxy\'s metadata, addresses from every source, and its domain XML')
+    .description("a proxy's metadata, addresses from every source, and its domain XML")
     .argument('<name>', 'proxy name')
     .option('--json', 'print the inspection as JSON')
     .action(
@@ -91,13 +114,19 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
 
   proxies
     .command('url')
-    .description('the proxy URL with its credentials, at its current address (the guest agent\'s, else its newest DHCP lease): what Copy URL copies')
+    .description(
+      "the proxy URL with its credentials, at its current address (the guest agent's, else its newest DHCP lease): what Copy URL copies",
+    )
     .argument('<name>', 'proxy name')
     .action(
       kit.action(async (ctx, name: string) =>
         withProvider(ctx, async ({ provider }) => {
           const url = await provider.proxyUrl(name);
-          if (url === undefined) throw new CliError(`proxy ${name} has no current address: it is not running, or neither the guest agent nor a DHCP lease knows one yet (see: egress-desk proxies inspect ${name})`, EXIT.failed);
+          if (url === undefined)
+            throw new CliError(
+              `proxy ${name} has no current address: it is not running, or neither the guest agent nor a DHCP lease knows one yet (see: egress-desk proxies inspect ${name})`,
+              EXIT.failed,
+            );
           ctx.io.stdout(`${url}\n`);
           return EXIT.ok;
         }),
@@ -118,7 +147,14 @@ export function registerManageCommands(proxies: Command, kit: CommandKit): void 
           else {
             if (!r.findings.length) ctx.io.stdout('nothing to reconcile\n');
             for (const f of r.findings) {
-              const state = f.fixed === true ? ' [fixed]' : f.fixed === false ? ` [not fixed: ${f.error}]` : f.deferred ? ' [left alone for now]' : '';
+              const state =
+                f.fixed === true
+                  ? ' [fixed]'
+                  : f.fixed === false
+                    ? ` [not fixed: ${f.error}]`
+                    : f.deferred
+                      ? ' [left alone for now]'
+                      : '';
               ctx.io.stdout(`${f.kind}  ${f.host ?? '-'}  ${f.object}: ${f.detail}${state}\n`);
             }
             for (const u of r.unreachable) ctx.io.stderr(`host ${u.host} could not be checked: ${u.error}\n`);

@@ -26,10 +26,20 @@ export function registerRenderCommand(proxies: Command, kit: CommandKit): void {
     .command('render')
     .description('write everything a launch would send to libvirt into a directory, without touching any host')
     .argument('<name>', 'proxy name (a lowercase DNS label)')
-    .requiredOption('--out <dir>', 'directory to write domain.xml, overlay-volume.xml, seed-volume.xml, seed.iso, user-data, meta-data, vendor-data');
+    .requiredOption(
+      '--out <dir>',
+      'directory to write domain.xml, overlay-volume.xml, seed-volume.xml, seed.iso, user-data, meta-data, vendor-data',
+    );
   addSpecOptions(cmd)
-    .option('--base-path <path>', `the base volume's path on the host (default: ${DEFAULT_POOL_DIR}/<base volume>; a launch looks it up)`)
-    .addOption(new Option('--domain-type <type>', 'kvm, or qemu (TCG); a launch picks it from the host').choices(['kvm', 'qemu']).default('kvm'))
+    .option(
+      '--base-path <path>',
+      `the base volume's path on the host (default: ${DEFAULT_POOL_DIR}/<base volume>; a launch looks it up)`,
+    )
+    .addOption(
+      new Option('--domain-type <type>', 'kvm, or qemu (TCG); a launch picks it from the host')
+        .choices(['kvm', 'qemu'])
+        .default('kvm'),
+    )
     .addOption(new Option('--cpu-mode <mode>', 'CPU model').choices([...CPU_MODES]))
     .action(
       kit.action(async (ctx, name: string, opts: RenderOptions) => {
@@ -37,7 +47,11 @@ export function registerRenderCommand(proxies: Command, kit: CommandKit): void {
         const spec = ProxySpecSchema.parse(specFromOptions(name, opts));
         const hostName = spec.host ?? config.hosts[0]!.name;
         const host = config.hosts.find((h) => h.name === hostName);
-        if (!host) throw new CliError(`no host named ${JSON.stringify(hostName)} (known: ${config.hosts.map((h) => h.name).join(', ')})`, EXIT.failed);
+        if (!host)
+          throw new CliError(
+            `no host named ${JSON.stringify(hostName)} (known: ${config.hosts.map((h) => h.name).join(', ')})`,
+            EXIT.failed,
+          );
         const resolved = resolveSpec(spec, config, host);
         const base = `${DEFAULT_POOL_DIR}/egress-base-${resolved.image.sha256}.${resolved.image.format === 'qcow2' ? 'qcow2' : 'img'}`;
         const rendered = renderProxy(resolved, {
@@ -61,7 +75,10 @@ export function registerRenderCommand(proxies: Command, kit: CommandKit): void {
         for (const [file, data] of files) await writeFileAtomic(join(out, file), data);
         ctx.io.stdout(`rendered proxy ${spec.name} (instance ${rendered.id}) on host ${host.name} into ${out}:\n`);
         for (const [file, data] of files) ctx.io.stdout(`  ${file.padEnd(20)} ${data.length} bytes\n`);
-        if (resolved.credentials) ctx.io.stdout(`user-data holds generated BasicAuth credentials for user "${resolved.credentials.username}" (a launch generates its own)\n`);
+        if (resolved.credentials)
+          ctx.io.stdout(
+            `user-data holds generated BasicAuth credentials for user "${resolved.credentials.username}" (a launch generates its own)\n`,
+          );
         return EXIT.ok;
       }),
     );

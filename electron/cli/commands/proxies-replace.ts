@@ -32,32 +32,51 @@ function printer(ctx: CliContext, name: string): (e: ReplaceEvent) => void {
 export function registerReplaceCommand(proxies: Command, kit: CommandKit): void {
   proxies
     .command('replace')
-    .description('replace a proxy by a fresh one with the same name, spec, labels and credentials (a new exit address), ready before the old one is deleted; with -l, each match in turn')
+    .description(
+      'replace a proxy by a fresh one with the same name, spec, labels and credentials (a new exit address), ready before the old one is deleted; with -l, each match in turn',
+    )
     .argument('[name]', 'proxy name')
     .option('--host <host>', 'launch the new one on this host (default: where the old one is)')
     .option('-l, --selector <key=value,...>', 'replace every proxy with these labels, one at a time, instead of NAME')
-    .option('--allow <cidr...>', 'the allow list the proxy was launched with, for a proxy whose metadata does not record it (launched with its own list before 0.2)')
-    .option('--timeout <seconds>', 'how long the new one gets to become ready (default 600); not ready = removed, the old one kept')
+    .option(
+      '--allow <cidr...>',
+      'the allow list the proxy was launched with, for a proxy whose metadata does not record it (launched with its own list before 0.2)',
+    )
+    .option(
+      '--timeout <seconds>',
+      'how long the new one gets to become ready (default 600); not ready = removed, the old one kept',
+    )
     .option('--force', 'also replace proxies someone else launched')
     .option('--json', 'print the results as JSON (the URL, with credentials, only in --json and on stdout)')
     .action(
       kit.action(async (ctx, name: string | undefined, opts: ReplaceCliOptions) => {
         const selector = selectorOption(opts.selector);
         checkTarget(name, selector);
-        if (opts.timeout !== undefined && !/^\d{1,6}$/.test(opts.timeout)) throw new CliError(`--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`, EXIT.usage);
+        if (opts.timeout !== undefined && !/^\d{1,6}$/.test(opts.timeout))
+          throw new CliError(
+            `--timeout: must be a whole number of seconds (got ${JSON.stringify(opts.timeout)})`,
+            EXIT.usage,
+          );
         const allowed = ProxySpecSchema.shape.allow.safeParse(opts.allow);
-        if (!allowed.success) throw new CliError(`--allow: ${allowed.error.issues.map((i) => i.message).join('; ')}`, EXIT.usage);
+        if (!allowed.success)
+          throw new CliError(`--allow: ${allowed.error.issues.map((i) => i.message).join('; ')}`, EXIT.usage);
         const allow = allowed.data;
         const controller = new AbortController();
-        const onSigint = (): void => controller.abort(new Error('interrupted (Ctrl-C): the new one is removed, the old one kept'));
+        const onSigint = (): void =>
+          controller.abort(new Error('interrupted (Ctrl-C): the new one is removed, the old one kept'));
         process.once('SIGINT', onSigint);
         try {
           return await withProvider(ctx, async ({ provider }) => {
             let names = [name!];
             if (selector) {
               const listing = await provider.list();
-              for (const h of listing.hosts) if (!h.ok) ctx.io.stderr(`host ${h.host} is not reachable: its proxies are not included (${h.error})\n`);
-              const found = matching(listing.proxies.filter((p) => !p.replacing), selector);
+              for (const h of listing.hosts)
+                if (!h.ok)
+                  ctx.io.stderr(`host ${h.host} is not reachable: its proxies are not included (${h.error})\n`);
+              const found = matching(
+                listing.proxies.filter((p) => !p.replacing),
+                selector,
+              );
               if (!found.length) ctx.io.stderr(`no proxy has the labels ${selectorText(selector)}\n`);
               refuseOthers(found, listing.you, 'replace', opts.force);
               names = found.map((p) => p.name);
@@ -73,15 +92,26 @@ export function registerReplaceCommand(proxies: Command, kit: CommandKit): void 
                   signal: controller.signal,
                   ...(opts.json ? {} : { onStep: printer(ctx, n) }),
                 });
-                results.push({ name: n, host: r.proxy.host, domain: r.proxy.id, replaced: r.old, ...(r.address ? { address: r.address } : {}), ...(r.url ? { url: r.url } : {}) });
+                results.push({
+                  name: n,
+                  host: r.proxy.host,
+                  domain: r.proxy.id,
+                  replaced: r.old,
+                  ...(r.address ? { address: r.address } : {}),
+                  ...(r.url ? { url: r.url } : {}),
+                });
                 if (!opts.json) {
-                  ctx.io.stderr(`replaced proxy ${n}: now ${r.proxy.id} on ${r.proxy.host}${r.address ? ` at ${r.address}` : ''} (was ${r.old.domain} on ${r.old.host})\n`);
+                  ctx.io.stderr(
+                    `replaced proxy ${n}: now ${r.proxy.id} on ${r.proxy.host}${r.address ? ` at ${r.address}` : ''} (was ${r.old.domain} on ${r.old.host})\n`,
+                  );
                   if (r.url) ctx.io.stdout(`${r.url}\n`);
                 }
               } catch (err) {
                 if (names.length === 1) throw err;
                 const rest = names.slice(i + 1);
-                ctx.io.stderr(`proxy ${n}: not replaced, it is as it was: ${(err as Error).message}\n${rest.length ? `not attempted: ${rest.join(', ')}\n` : ''}`);
+                ctx.io.stderr(
+                  `proxy ${n}: not replaced, it is as it was: ${(err as Error).message}\n${rest.length ? `not attempted: ${rest.join(', ')}\n` : ''}`,
+                );
                 if (opts.json) ctx.io.stdout(`${JSON.stringify(results, null, 2)}\n`);
                 return EXIT.failed;
               }

@@ -4,7 +4,14 @@
  * proxies without --force; several deleted at once without --yes). Pure: the commands
  * list the fleet, then ask these.
  */
-import { type Labels, type LaunchedBy, isMine, matchesSelector, ownerText, parseSelector } from '../../../shared/fleet-meta.js';
+import {
+  type Labels,
+  type LaunchedBy,
+  isMine,
+  matchesSelector,
+  ownerText,
+  parseSelector,
+} from '../../../shared/fleet-meta.js';
 import type { ProxyRecord } from '../../services/provider/kvm/context.js';
 import { CliError, EXIT } from '../io.js';
 
@@ -20,8 +27,10 @@ export function selectorOption(text: string | undefined): Labels | undefined {
 
 /** Exactly one of NAME and -l: a usage error otherwise. */
 export function checkTarget(name: string | undefined, selector: Labels | undefined): void {
-  if (name === undefined && selector === undefined) throw new CliError('give a proxy NAME, or -l key=value to act on every proxy with those labels', EXIT.usage);
-  if (name !== undefined && selector !== undefined) throw new CliError('give a proxy NAME or -l key=value, not both', EXIT.usage);
+  if (name === undefined && selector === undefined)
+    throw new CliError('give a proxy NAME, or -l key=value to act on every proxy with those labels', EXIT.usage);
+  if (name !== undefined && selector !== undefined)
+    throw new CliError('give a proxy NAME or -l key=value, not both', EXIT.usage);
 }
 
 /** The proxies of a listing whose labels match, by name. */
@@ -37,7 +46,12 @@ export function selectorText(selector: Labels): string {
 }
 
 /** The proxies among `targets` someone else launched; a usage-free refusal naming each owner unless `force`. */
-export function refuseOthers(targets: readonly ProxyRecord[], you: LaunchedBy, verb: 'stop' | 'delete' | 'replace', force: boolean | undefined): void {
+export function refuseOthers(
+  targets: readonly ProxyRecord[],
+  you: LaunchedBy,
+  verb: 'stop' | 'delete' | 'replace',
+  force: boolean | undefined,
+): void {
   if (force) return;
   const others = targets.filter((p) => p.launchedBy !== undefined && !isMine(p.launchedBy, you));
   if (!others.length) return;

@@ -25,22 +25,41 @@ export function statsTable(figures: FleetFigures): string {
     const r = p.rates;
     const t = p.totals;
     const h = p.health;
-    return [p.name, p.host, r ? rate(r.inBps) : '-', r ? rate(r.outBps) : '-', t ? formatBytes(t.inBytes) : '-', t ? formatBytes(t.outBytes) : '-', r ? `${r.cpuPercent.toFixed(1)}%` : '-', healthCell(p), h?.latencyMs !== undefined ? `${h.latencyMs} ms` : '-', h?.exitAddress ? `${h.exitAddress}${h.exitWarning ? ' (!)' : ''}` : '-'];
+    return [
+      p.name,
+      p.host,
+      r ? rate(r.inBps) : '-',
+      r ? rate(r.outBps) : '-',
+      t ? formatBytes(t.inBytes) : '-',
+      t ? formatBytes(t.outBytes) : '-',
+      r ? `${r.cpuPercent.toFixed(1)}%` : '-',
+      healthCell(p),
+      h?.latencyMs !== undefined ? `${h.latencyMs} ms` : '-',
+      h?.exitAddress ? `${h.exitAddress}${h.exitWarning ? ' (!)' : ''}` : '-',
+    ];
   });
   const notes: string[] = [];
   for (const p of figures.proxies) {
     const h = p.health;
-    if (h?.lastError && h.state !== 'healthy' && h.state !== 'slow') notes.push(`${p.name}: ${h.state}: ${h.lastError}`);
+    if (h?.lastError && h.state !== 'healthy' && h.state !== 'slow')
+      notes.push(`${p.name}: ${h.state}: ${h.lastError}`);
     else if (h?.lastError) notes.push(`${p.name}: ${h.lastError}`);
     if (h?.exitWarning) notes.push(`${p.name}: exit address: ${h.exitWarning}`);
   }
-  const table = formatTable([['NAME', 'HOST', 'IN', 'OUT', 'TOTAL IN', 'TOTAL OUT', 'CPU', 'HEALTH', 'LATENCY', 'EXIT'], ...rows]);
+  const table = formatTable([
+    ['NAME', 'HOST', 'IN', 'OUT', 'TOTAL IN', 'TOTAL OUT', 'CPU', 'HEALTH', 'LATENCY', 'EXIT'],
+    ...rows,
+  ]);
   return notes.length ? `${table}\n${notes.join('\n')}\n` : table;
 }
 
 function parseInterval(text: string | undefined): number {
   if (text === undefined) return 5;
-  if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 600) throw new CliError(`--interval: must be a whole number of seconds from 1 to 600 (got ${JSON.stringify(text)})`, EXIT.usage);
+  if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 600)
+    throw new CliError(
+      `--interval: must be a whole number of seconds from 1 to 600 (got ${JSON.stringify(text)})`,
+      EXIT.usage,
+    );
   return Number(text);
 }
 
@@ -59,7 +78,10 @@ export function registerStatsCommand(proxies: Command, kit: CommandKit): void {
             const listing = meters.listing();
             if (name !== undefined && !listing.proxies.some((r) => r.name === name)) {
               const down = listing.hosts.filter((h) => !h.ok).map((h) => h.host);
-              throw new CliError(`no proxy named "${name}"${down.length ? ` on the hosts that answered (not reachable: ${down.join(', ')})` : ''}`, EXIT.failed);
+              throw new CliError(
+                `no proxy named "${name}"${down.length ? ` on the hosts that answered (not reachable: ${down.join(', ')})` : ''}`,
+                EXIT.failed,
+              );
             }
             const measure = async () => {
               await meters.stats.sample();
@@ -67,9 +89,13 @@ export function registerStatsCommand(proxies: Command, kit: CommandKit): void {
               return meters.stats.sample();
             };
             const [stats, health] = await Promise.all([measure(), meters.health.check()]);
-            const unreachable = listing.hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, error: `not reachable: ${h.error ?? 'no answer'}` }]));
+            const unreachable = listing.hosts.flatMap((h) =>
+              h.ok ? [] : [{ host: h.host, error: `not reachable: ${h.error ?? 'no answer'}` }],
+            );
             const all = fleetFigures(stats, health, unreachable);
-            const figures = FleetFiguresSchema.parse(name === undefined ? all : { ...all, proxies: all.proxies.filter((f) => f.name === name) });
+            const figures = FleetFiguresSchema.parse(
+              name === undefined ? all : { ...all, proxies: all.proxies.filter((f) => f.name === name) },
+            );
             ctx.io.stdout(opts.json ? `${JSON.stringify(figures, null, 2)}\n` : statsTable(figures));
             for (const f of figures.failedHosts) ctx.io.stderr(`host ${f.host}: ${f.error}\n`);
             return figures.failedHosts.length ? EXIT.failed : EXIT.ok;

@@ -31,7 +31,15 @@ export function sortStats(proxies: readonly ProxyStats[], sort: TopSort): ProxyS
 export function topTable(stats: FleetStats, sort: TopSort): string {
   const rows = sortStats(stats.proxies, sort).map((p) => {
     const r = p.rates;
-    return [p.name, p.host, r ? rate(r.inBps) : '-', r ? rate(r.outBps) : '-', r ? r.inPps.toFixed(1) : '-', r ? r.outPps.toFixed(1) : '-', r ? `${r.cpuPercent.toFixed(1)}%` : '-'];
+    return [
+      p.name,
+      p.host,
+      r ? rate(r.inBps) : '-',
+      r ? rate(r.outBps) : '-',
+      r ? r.inPps.toFixed(1) : '-',
+      r ? r.outPps.toFixed(1) : '-',
+      r ? `${r.cpuPercent.toFixed(1)}%` : '-',
+    ];
   });
   if (!rows.length) return 'no proxies\n';
   return formatTable([['NAME', 'HOST', 'IN', 'OUT', 'PKT/S IN', 'PKT/S OUT', 'CPU'], ...rows]);
@@ -39,7 +47,11 @@ export function topTable(stats: FleetStats, sort: TopSort): string {
 
 function parseInterval(text: string | undefined): number {
   if (text === undefined) return 5;
-  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3600) throw new CliError(`--interval: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(text)})`, EXIT.usage);
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3600)
+    throw new CliError(
+      `--interval: must be a whole number of seconds from 1 to 3600 (got ${JSON.stringify(text)})`,
+      EXIT.usage,
+    );
   return Number(text);
 }
 
@@ -80,7 +92,9 @@ function untilQuit(ctx: CliContext, onSort: () => void): Promise<void> {
 export function registerTopCommand(proxies: Command, kit: CommandKit): void {
   proxies
     .command('top')
-    .description('traffic (bytes and packets a second in and out) and CPU of every proxy, from its host, refreshed (s: sort, q: quit)')
+    .description(
+      'traffic (bytes and packets a second in and out) and CPU of every proxy, from its host, refreshed (s: sort, q: quit)',
+    )
     .option('--once', 'measure once (two readings --interval apart), print and exit')
     .option('--json', 'with --once: print the figures as JSON')
     .option('--interval <seconds>', 'seconds between readings (default 5)')
@@ -88,8 +102,10 @@ export function registerTopCommand(proxies: Command, kit: CommandKit): void {
     .action(
       kit.action(async (ctx, opts: { once?: boolean; json?: boolean; interval?: string; sort?: string }) => {
         const seconds = parseInterval(opts.interval);
-        if (opts.json && !opts.once) throw new CliError('--json needs --once (a refreshing table is for people)', EXIT.usage);
-        if (opts.sort !== undefined && !(TOP_SORTS as readonly string[]).includes(opts.sort)) throw new CliError(`--sort: one of ${TOP_SORTS.join(', ')} (got ${JSON.stringify(opts.sort)})`, EXIT.usage);
+        if (opts.json && !opts.once)
+          throw new CliError('--json needs --once (a refreshing table is for people)', EXIT.usage);
+        if (opts.sort !== undefined && !(TOP_SORTS as readonly string[]).includes(opts.sort))
+          throw new CliError(`--sort: one of ${TOP_SORTS.join(', ')} (got ${JSON.stringify(opts.sort)})`, EXIT.usage);
         let sort = (opts.sort ?? 'traffic') as TopSort;
         return withProvider(ctx, async ({ provider, backend }) => {
           let listing: FleetListing = await provider.list();
@@ -118,12 +134,23 @@ export function registerTopCommand(proxies: Command, kit: CommandKit): void {
             await sampler.sample();
             await new Promise((r) => setTimeout(r, seconds * 1000));
             const stats = await sampler.sample();
-            ctx.io.stdout(opts.json ? `${JSON.stringify({ ...stats, proxies: sortStats(stats.proxies, sort) }, null, 2)}\n` : topTable(stats, sort));
+            ctx.io.stdout(
+              opts.json
+                ? `${JSON.stringify({ ...stats, proxies: sortStats(stats.proxies, sort) }, null, 2)}\n`
+                : topTable(stats, sort),
+            );
             reportFailures(ctx, stats);
             return stats.failedHosts.length || listing.hosts.some((h) => !h.ok) ? EXIT.failed : EXIT.ok;
           }
           // Proxies launched or deleted elsewhere while top runs: the listing is taken again each minute.
-          const relist = setInterval(() => void provider.list().then((l) => (listing = l), () => undefined), 60_000);
+          const relist = setInterval(
+            () =>
+              void provider.list().then(
+                (l) => (listing = l),
+                () => undefined,
+              ),
+            60_000,
+          );
           sampler.start();
           await untilQuit(ctx, () => {
             sort = TOP_SORTS[(TOP_SORTS.indexOf(sort) + 1) % TOP_SORTS.length]!;

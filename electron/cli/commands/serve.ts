@@ -46,7 +46,10 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
       kit.action(async (ctx, opts: { port?: string; open: boolean }) => {
         const port = opts.port === undefined ? 0 : parsePort(opts.port);
         if (!rendererIsBuilt(BUILT_RENDERER_DIR)) {
-          throw new CliError(`the app is not built (${BUILT_RENDERER_DIR} has no index.html): run npm run build`, EXIT.failed);
+          throw new CliError(
+            `the app is not built (${BUILT_RENDERER_DIR} has no index.html): run npm run build`,
+            EXIT.failed,
+          );
         }
         const services = createAppServices(ctx.dataDir, 'serve', { version: VERSION, configFile: ctx.configFile });
         const log = ctx.log;
@@ -60,7 +63,11 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
           backend.stop();
           await services.close();
           const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'EADDRINUSE') throw new CliError(`port ${port} on 127.0.0.1 is in use: choose another with --port, or 0 for any free one`, EXIT.failed);
+          if (code === 'EADDRINUSE')
+            throw new CliError(
+              `port ${port} on 127.0.0.1 is in use: choose another with --port, or 0 for any free one`,
+              EXIT.failed,
+            );
           throw err;
         }
         // Listen for signals before printing: whoever reads the link may stop us right away.
@@ -78,7 +85,10 @@ export function registerServeCommand(program: Command, kit: CommandKit): void {
         // Tasks cancelled, watchers, samplers and monitors stopped, every host connection
         // closed: nothing of the backend keeps the process alive. Bounded, so that a host that
         // does not answer its close can never keep Ctrl-C from ending serve.
-        const closed = await Promise.race([services.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), CLOSE_DEADLINE_MS).unref())]);
+        const closed = await Promise.race([
+          services.close().then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), CLOSE_DEADLINE_MS).unref()),
+        ]);
         if (!closed) {
           log.warn(`serve: the backend did not close within ${CLOSE_DEADLINE_MS / 1000} s; exiting anyway`);
           setImmediate(() => process.exit(EXIT.ok));

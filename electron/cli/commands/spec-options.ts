@@ -22,11 +22,16 @@ export function specFromOptions(name: string, opts: SpecOptions): Record<string,
   if (opts.machineType !== undefined) spec.machineType = opts.machineType;
   if (opts.image !== undefined) spec.image = opts.image;
   if (opts.port !== undefined) {
-    if (!/^\d{1,5}$/.test(opts.port)) throw new CliError(`--port: must be a number from 1 to 65535 (got ${JSON.stringify(opts.port)})`, EXIT.usage);
+    if (!/^\d{1,5}$/.test(opts.port))
+      throw new CliError(`--port: must be a number from 1 to 65535 (got ${JSON.stringify(opts.port)})`, EXIT.usage);
     spec.port = Number(opts.port);
   }
   if (opts.kind !== undefined) {
-    if (!(PROXY_KINDS as readonly string[]).includes(opts.kind)) throw new CliError(`--kind: must be one of ${PROXY_KINDS.join(', ')} (got ${JSON.stringify(opts.kind)})`, EXIT.usage);
+    if (!(PROXY_KINDS as readonly string[]).includes(opts.kind))
+      throw new CliError(
+        `--kind: must be one of ${PROXY_KINDS.join(', ')} (got ${JSON.stringify(opts.kind)})`,
+        EXIT.usage,
+      );
     spec.kind = opts.kind;
   }
   if (opts.allow !== undefined) spec.allow = opts.allow;
@@ -53,8 +58,21 @@ export function addSpecOptions(cmd: Command): Command {
     .option('--image <image>', 'image (default: kvm.defaults.image)')
     .option('--kind <kind>', 'what the proxy speaks: http (tinyproxy) or socks5 (Dante) (default: http)')
     .option('--port <port>', 'proxy port (default: kvm.proxy.port for http, 1080 for socks5)')
-    .option('--allow <cidr...>', 'client addresses or CIDR blocks allowed to use the proxy (default: loopback and private ranges)')
-    .option('--no-auth', 'turn authentication off (BasicAuth, or SOCKS5 username/password; the allow list is then the only protection)')
-    .option('--label <key=value>', 'a label kept in the proxy\'s metadata (repeatable; edit later with `proxies label`)', (v: string, all: string[] = []) => [...all, v])
-    .option('--ttl <duration|date>', 'delete the proxy after this long (90m, 8h, 2d) or at this ISO 8601 date and time (`proxies expire`, or the app)');
+    .option(
+      '--allow <cidr...>',
+      'client addresses or CIDR blocks allowed to use the proxy (default: loopback and private ranges)',
+    )
+    .option(
+      '--no-auth',
+      'turn authentication off (BasicAuth, or SOCKS5 username/password; the allow list is then the only protection)',
+    )
+    .option(
+      '--label <key=value>',
+      "a label kept in the proxy's metadata (repeatable; edit later with `proxies label`)",
+      (v: string, all: string[] = []) => [...all, v],
+    )
+    .option(
+      '--ttl <duration|date>',
+      'delete the proxy after this long (90m, 8h, 2d) or at this ISO 8601 date and time (`proxies expire`, or the app)',
+    );
 }

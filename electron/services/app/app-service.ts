@@ -81,14 +81,38 @@ export class AppService {
     this.tasks = options.tasks ?? new TaskService({ now });
     this.tasks.setListener((task) => this.emit('task:update', task));
     const emit: AppEventListener = (event, payload) => this.emit(event, payload);
-    this.config = new ConfigWrites({ store: options.store, config: options.config, tasks: this.tasks, reset: () => this.reset(), backend: () => this.backend(), now, changed: (state) => this.emit('config:changed', state) });
-    this.live = new LiveBackend({ kvmConfig: () => this.config.kvm(), openBackend: options.openBackend, emit, reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000, ...(options.statsClock ? { statsClock: options.statsClock } : {}),
+    this.config = new ConfigWrites({
+      store: options.store,
+      config: options.config,
+      tasks: this.tasks,
+      reset: () => this.reset(),
+      backend: () => this.backend(),
+      now,
+      changed: (state) => this.emit('config:changed', state),
+    });
+    this.live = new LiveBackend({
+      kvmConfig: () => this.config.kvm(),
+      openBackend: options.openBackend,
+      emit,
+      reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
+      ...(options.statsClock ? { statsClock: options.statsClock } : {}),
       ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
       ...(options.probe ? { probe: options.probe } : {}),
     });
     this.consoles = new ConsoleSessions({ backend: () => this.backend(), emit });
-    this.expiry = new ExpiryWatch({ live: () => this.live.ifOpen(), tasks: this.tasks, now, intervalMs: options.expiryIntervalMs ?? 30_000 });
-    this.autoReplace = new AutoReplaceWatch({ live: () => this.live.ifOpen(), tasks: this.tasks, now, intervalMs: options.autoReplaceIntervalMs ?? 30_000, ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}) });
+    this.expiry = new ExpiryWatch({
+      live: () => this.live.ifOpen(),
+      tasks: this.tasks,
+      now,
+      intervalMs: options.expiryIntervalMs ?? 30_000,
+    });
+    this.autoReplace = new AutoReplaceWatch({
+      live: () => this.live.ifOpen(),
+      tasks: this.tasks,
+      now,
+      intervalMs: options.autoReplaceIntervalMs ?? 30_000,
+      ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+    });
     // An edit by hand while the app runs: taken when it loads, reported (with its lines) when not.
     if (options.watchConfig !== false) {
       this.watch = new ConfigWatch({
@@ -108,11 +132,23 @@ export class AppService {
       config: this.config,
       hosts: new HostsArea(() => this.backend(), this.config, options.settingsFile),
       machineTypes: new MachineTypesArea(this.config),
-      images: new ImagesArea(() => this.backend(), this.config, this.tasks, options.keyringDir ?? keyringDir(dataDir())),
+      images: new ImagesArea(
+        () => this.backend(),
+        this.config,
+        this.tasks,
+        options.keyringDir ?? keyringDir(dataDir()),
+      ),
       defaults: new DefaultsArea(this.config),
       // A front end without a settings file (tests, embedders) has no way to turn it off: it does not bake by itself.
-      proxies: new ProxiesArea(() => this.live.open(), this.tasks, (backend, launched) =>
-        autoBakeAfter(backend, this.tasks, launched, () => (options.settingsFile && options.autoBake !== false ? readSettingsOrDefaults(options.settingsFile) : Promise.resolve({ autoBake: false }))),
+      proxies: new ProxiesArea(
+        () => this.live.open(),
+        this.tasks,
+        (backend, launched) =>
+          autoBakeAfter(backend, this.tasks, launched, () =>
+            options.settingsFile && options.autoBake !== false
+              ? readSettingsOrDefaults(options.settingsFile)
+              : Promise.resolve({ autoBake: false }),
+          ),
       ),
       settings: new SettingsArea(options.settingsFile),
       tasks,
@@ -143,7 +179,9 @@ export class AppService {
 
   /** Drops the backend and the consoles on it: the next call builds it from the file. */
   private async reset(): Promise<void> {
-    this.consoles.closeAll(this.live.closed ? 'the app is closing' : 'the config changed and the connections were rebuilt: connect again');
+    this.consoles.closeAll(
+      this.live.closed ? 'the app is closing' : 'the config changed and the connections were rebuilt: connect again',
+    );
     await this.live.reset();
   }
 

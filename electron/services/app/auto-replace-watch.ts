@@ -57,7 +57,9 @@ export class AutoReplaceWatch {
       const records = new Map([...live.watch.seen.values()].map((p) => [recordKey(p), p]));
       const facts = live.health.snapshot().proxies.flatMap((h) => {
         const p = records.get(proxyKey(h.host, h.domain));
-        return p && !p.replacing && p.launchedBy && isMine(p.launchedBy, you) ? [{ name: h.name, state: h.state, since: h.since, lastError: h.lastError }] : [];
+        return p && !p.replacing && p.launchedBy && isMine(p.launchedBy, you)
+          ? [{ name: h.name, state: h.state, since: h.since, lastError: h.lastError }]
+          : [];
       });
       const decision = this.policy.decide(settings, facts);
       for (const held of decision.held) this.options.onHeld?.(held.name, held.until);

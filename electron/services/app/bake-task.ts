@@ -11,7 +11,10 @@ import type { FleetBackend } from './fleet-backend.js';
 import { UnknownEntryError } from './errors.js';
 
 /** What a bake task needs of the backend: the config's names and the provider's bake. */
-export type BakeBackend = { config: Pick<FleetBackend['config'], 'images' | 'hosts'>; provider: Pick<FleetBackend['provider'], 'bake'> };
+export type BakeBackend = {
+  config: Pick<FleetBackend['config'], 'images' | 'hosts'>;
+  provider: Pick<FleetBackend['provider'], 'bake'>;
+};
 
 /** The task kind of a bake; its target is `image@host`. */
 export const BAKE_TASK_KIND = 'images:bake' satisfies TaskKind;
@@ -21,10 +24,29 @@ export function bakeTarget(image: string, host: string): string {
 }
 
 /** Starts (or joins) the bake of `image` on `host`; returns the task's id. Unknown names are refused before any task. */
-export function startBakeTask(backend: BakeBackend, tasks: TaskService, image: string, host: string, title = `Bake image ${image} on ${host}`): string {
-  if (!backend.config.images[image]) throw new UnknownEntryError(`no image named ${JSON.stringify(image)} (known: ${Object.keys(backend.config.images).join(', ') || 'none'})`);
-  if (!backend.config.hosts.some((h) => h.name === host)) throw new UnknownEntryError(`no host named ${JSON.stringify(host)} (known: ${backend.config.hosts.map((h) => h.name).join(', ') || 'none'})`);
-  const running = tasks.list().find((t) => t.kind === BAKE_TASK_KIND && t.target === bakeTarget(image, host) && (t.state === 'running' || t.state === 'queued'));
+export function startBakeTask(
+  backend: BakeBackend,
+  tasks: TaskService,
+  image: string,
+  host: string,
+  title = `Bake image ${image} on ${host}`,
+): string {
+  if (!backend.config.images[image])
+    throw new UnknownEntryError(
+      `no image named ${JSON.stringify(image)} (known: ${Object.keys(backend.config.images).join(', ') || 'none'})`,
+    );
+  if (!backend.config.hosts.some((h) => h.name === host))
+    throw new UnknownEntryError(
+      `no host named ${JSON.stringify(host)} (known: ${backend.config.hosts.map((h) => h.name).join(', ') || 'none'})`,
+    );
+  const running = tasks
+    .list()
+    .find(
+      (t) =>
+        t.kind === BAKE_TASK_KIND &&
+        t.target === bakeTarget(image, host) &&
+        (t.state === 'running' || t.state === 'queued'),
+    );
   if (running) return running.id;
   return tasks.run(
     title,
@@ -57,7 +79,11 @@ export interface LaunchOutcome {
  * this session (`failedBefore`): a bake that fails (no package source, say) is not retried
  * after every launch; Bake on the image row tries again.
  */
-export function shouldAutoBake(settings: Pick<AppSettings, 'autoBake'>, launch: LaunchOutcome, failedBefore = false): boolean {
+export function shouldAutoBake(
+  settings: Pick<AppSettings, 'autoBake'>,
+  launch: LaunchOutcome,
+  failedBefore = false,
+): boolean {
   return settings.autoBake !== false && launch.base !== undefined && !launch.base.baked && !failedBefore;
 }
 
@@ -67,12 +93,27 @@ export function shouldAutoBake(settings: Pick<AppSettings, 'autoBake'>, launch: 
  * a settings file that cannot be read means the default (on), a refused start is dropped.
  * Returns the task's id, or undefined when nothing was started.
  */
-export async function autoBakeAfter(backend: BakeBackend, tasks: TaskService, launch: LaunchOutcome & { proxy: string }, settings: () => Promise<Pick<AppSettings, 'autoBake'>>): Promise<string | undefined> {
+export async function autoBakeAfter(
+  backend: BakeBackend,
+  tasks: TaskService,
+  launch: LaunchOutcome & { proxy: string },
+  settings: () => Promise<Pick<AppSettings, 'autoBake'>>,
+): Promise<string | undefined> {
   const s = await settings().catch(() => ({ autoBake: true }));
-  const failedBefore = tasks.list().some((t) => t.kind === BAKE_TASK_KIND && t.target === bakeTarget(launch.image, launch.host) && t.state === 'failed');
+  const failedBefore = tasks
+    .list()
+    .some(
+      (t) => t.kind === BAKE_TASK_KIND && t.target === bakeTarget(launch.image, launch.host) && t.state === 'failed',
+    );
   if (!shouldAutoBake(s, launch, failedBefore)) return undefined;
   try {
-    return startBakeTask(backend, tasks, launch.image, launch.host, `Bake image ${launch.image} on ${launch.host} (automatic, after launching ${launch.proxy} on a plain base)`);
+    return startBakeTask(
+      backend,
+      tasks,
+      launch.image,
+      launch.host,
+      `Bake image ${launch.image} on ${launch.host} (automatic, after launching ${launch.proxy} on a plain base)`,
+    );
   } catch {
     return undefined;
   }

@@ -19,7 +19,11 @@ export class MachineTypesArea implements AreaService<'machineTypes'> {
 
   async list(): Promise<MachineTypeView[]> {
     const config = await this.writes.kvm();
-    return Object.entries(config.machineTypes).map(([name, m]) => ({ name, ...m, isDefault: config.defaults.machineType === name }));
+    return Object.entries(config.machineTypes).map(([name, m]) => ({
+      name,
+      ...m,
+      isDefault: config.defaults.machineType === name,
+    }));
   }
 
   /** Adds, changes or renames a machine type (a rename moves the default with it). */
@@ -53,13 +57,34 @@ export class ImagesArea implements AreaService<'images'> {
   async list(): Promise<ImageView[]> {
     const backend = await this.backend();
     const entries = Object.entries(backend.config.images);
-    const [cached, partials, presence] = await Promise.all([backend.images.list(), backend.images.partials(), imagePresence(backend, entries.map(([, image]) => image))]);
+    const [cached, partials, presence] = await Promise.all([
+      backend.images.list(),
+      backend.images.partials(),
+      imagePresence(
+        backend,
+        entries.map(([, image]) => image),
+      ),
+    ]);
     return entries.map(([name, image], i): ImageView => {
-      const view: ImageView = { name, url: image.url, sha256: image.sha256, format: image.format, isDefault: backend.config.defaults.image === name, cache: 'absent', hosts: presence[i]! };
+      const view: ImageView = {
+        name,
+        url: image.url,
+        sha256: image.sha256,
+        format: image.format,
+        isDefault: backend.config.defaults.image === name,
+        cache: 'absent',
+        hosts: presence[i]!,
+      };
       const hit = cached.find((c) => c.sha256 === image.sha256);
       const partial = partials.find((p) => p.sha256 === image.sha256);
       if (hit) return { ...view, cache: 'cached', sizeBytes: hit.size, lastUsed: hit.lastUsed.toISOString() };
-      if (partial) return { ...view, cache: 'partial', sizeBytes: partial.size, ...(partial.total !== undefined ? { totalBytes: partial.total } : {}) };
+      if (partial)
+        return {
+          ...view,
+          cache: 'partial',
+          sizeBytes: partial.size,
+          ...(partial.total !== undefined ? { totalBytes: partial.total } : {}),
+        };
       return view;
     });
   }
@@ -67,12 +92,18 @@ export class ImagesArea implements AreaService<'images'> {
   async pull(input: ChannelInput<'images:pull'>): Promise<{ taskId: string }> {
     const backend = await this.backend();
     const image = backend.config.images[input.name];
-    if (!image) throw new UnknownEntryError(`no image named ${JSON.stringify(input.name)} (known: ${Object.keys(backend.config.images).join(', ') || 'none'})`);
+    if (!image)
+      throw new UnknownEntryError(
+        `no image named ${JSON.stringify(input.name)} (known: ${Object.keys(backend.config.images).join(', ') || 'none'})`,
+      );
     const taskId = this.tasks.run(
       `Pull image ${input.name}`,
       async (ctx) => {
         ctx.step('download', image.url);
-        const got = await backend.images.ensure(image, { signal: ctx.signal, onProgress: (p) => ctx.progress(p.bytes, p.total) });
+        const got = await backend.images.ensure(image, {
+          signal: ctx.signal,
+          onProgress: (p) => ctx.progress(p.bytes, p.total),
+        });
         ctx.stepDone(`${got.size} bytes, sha256 verified`);
         return { name: input.name, sha256: got.sha256, sizeBytes: got.size, path: got.path };
       },
@@ -91,7 +122,10 @@ export class ImagesArea implements AreaService<'images'> {
    * found; nothing is stored. A BAD signature is an error: its digest is never answered.
    */
   async lookup(input: ChannelInput<'images:lookup'>): Promise<CheckedDigest> {
-    return findCheckedDigest(input.url, { keyringDir: this.keyringDir, ...(input.checksumsUrl !== undefined ? { checksumsUrl: input.checksumsUrl } : {}) });
+    return findCheckedDigest(input.url, {
+      keyringDir: this.keyringDir,
+      ...(input.checksumsUrl !== undefined ? { checksumsUrl: input.checksumsUrl } : {}),
+    });
   }
 
   /**
@@ -105,7 +139,10 @@ export class ImagesArea implements AreaService<'images'> {
       `Check image ${input.name}`,
       async (ctx): Promise<ImageVerified> => {
         ctx.step('download', input.url);
-        const got = await backend.images.ensureBySha512({ url: input.url, sha512: input.sha512, format: input.format }, { signal: ctx.signal, onProgress: (p) => ctx.progress(p.bytes, p.total) });
+        const got = await backend.images.ensureBySha512(
+          { url: input.url, sha512: input.sha512, format: input.format },
+          { signal: ctx.signal, onProgress: (p) => ctx.progress(p.bytes, p.total) },
+        );
         ctx.stepDone(`${got.size} bytes, sha512 verified; sha256 ${got.sha256}`);
         return { name: input.name, sha256: got.sha256, sizeBytes: got.size };
       },

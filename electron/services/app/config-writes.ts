@@ -3,10 +3,22 @@
  * (an import, or an in-app edit of hosts, machine types, images or defaults). Every write
  * is validated before it is saved, refused while tasks run, and rebuilds the backend.
  */
-import { type ProviderConfig, type ResolvedKVMConfig, validateProviderConfig, withDefaults } from '../../../shared/config.js';
+import {
+  type ProviderConfig,
+  type ResolvedKVMConfig,
+  validateProviderConfig,
+  withDefaults,
+} from '../../../shared/config.js';
 import { type ConfigDiff, diffConfigs } from '../../../shared/config-diff.js';
 import { type CatalogEdit, applyCatalogEdit } from '../../../shared/catalog-edit.js';
-import type { AreaService, ChannelInput, ChannelOutput, ConfigChanged, ConfigPreview, ConfigState } from '../../../shared/ipc.js';
+import type {
+  AreaService,
+  ChannelInput,
+  ChannelOutput,
+  ConfigChanged,
+  ConfigPreview,
+  ConfigState,
+} from '../../../shared/ipc.js';
 import type { ConfigService } from '../config/config-service.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig } from '../config/document.js';
@@ -79,7 +91,8 @@ export class ConfigWrites implements AreaService<'config'> {
     try {
       return await this.current();
     } catch (err) {
-      if (this.lastGood && (err instanceof ConfigInvalidError || err instanceof ConfigUnusableError)) return this.lastGood;
+      if (this.lastGood && (err instanceof ConfigInvalidError || err instanceof ConfigUnusableError))
+        return this.lastGood;
       throw err;
     }
   }
@@ -107,7 +120,10 @@ export class ConfigWrites implements AreaService<'config'> {
   /** The kvm block with its defaults applied; rejects for a config of another provider type. */
   async kvm(): Promise<ResolvedKVMConfig> {
     const config = await this.inUse();
-    if (config.type !== 'kvm' || !config.kvm) throw new ConfigUnusableError(`the config's provider type is ${config.type}: this app manages kvm (set type: kvm and a kvm block)`);
+    if (config.type !== 'kvm' || !config.kvm)
+      throw new ConfigUnusableError(
+        `the config's provider type is ${config.type}: this app manages kvm (set type: kvm and a kvm block)`,
+      );
     return withDefaults(config.kvm);
   }
 
@@ -120,11 +136,22 @@ export class ConfigWrites implements AreaService<'config'> {
     }
     const backend = await this.options.backend();
     const ready = readyProxies((await backend.provider.list()).proxies);
-    if (input.format === 'pac') return { text: buildPac(ready, new Date(this.options.now())), fileName: 'proxy.pac', mediaType: 'application/x-ns-proxy-autoconfig' };
+    if (input.format === 'pac')
+      return {
+        text: buildPac(ready, new Date(this.options.now())),
+        fileName: 'proxy.pac',
+        mediaType: 'application/x-ns-proxy-autoconfig',
+      };
     const credentials = new Map(
-      input.withCredentials ? await Promise.all(ready.map(async (p) => [p.name, await backend.credentials.get(p.name)] as const)) : [],
+      input.withCredentials
+        ? await Promise.all(ready.map(async (p) => [p.name, await backend.credentials.get(p.name)] as const))
+        : [],
     );
-    return { text: buildProxyList(ready, (p) => formatProxyUrl(p.address, p.port, credentials.get(p.name), p.kind)), fileName: 'proxies.txt', mediaType: 'text/plain' };
+    return {
+      text: buildProxyList(ready, (p) => formatProxyUrl(p.address, p.port, credentials.get(p.name), p.kind)),
+      fileName: 'proxies.txt',
+      mediaType: 'text/plain',
+    };
   }
 
   async previewImport(input: ChannelInput<'config:previewImport'>): Promise<ConfigPreview> {
@@ -218,6 +245,9 @@ export class ConfigWrites implements AreaService<'config'> {
 
   private refuseWhileBusy(what: string): void {
     const running = this.running();
-    if (running.length) throw new ConfigBusyError(`${running.length} task${running.length === 1 ? ' is' : 's are'} running (${running.map((t) => t.title).join(', ')}): wait for them or cancel them, then ${what}`);
+    if (running.length)
+      throw new ConfigBusyError(
+        `${running.length} task${running.length === 1 ? ' is' : 's are'} running (${running.map((t) => t.title).join(', ')}): wait for them or cancel them, then ${what}`,
+      );
   }
 }

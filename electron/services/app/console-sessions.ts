@@ -19,7 +19,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { CONSOLE_DATA_MAX, CONSOLE_SESSIONS_MAX, type ConsoleCloseCause, type ConsoleOpen } from '../../../shared/console.js';
+import {
+  CONSOLE_DATA_MAX,
+  CONSOLE_SESSIONS_MAX,
+  type ConsoleCloseCause,
+  type ConsoleOpen,
+} from '../../../shared/console.js';
 import type { ChannelInput, EventPayload } from '../../../shared/ipc.js';
 import { ErrorCode, LibvirtError } from '../../libvirt/index.js';
 import { ProxyNotFoundError } from '../provider/kvm/errors.js';
@@ -84,7 +89,11 @@ interface Session {
 
 /** libvirt's refusal when the console is held and FORCE was not given ("Active console session exists for this domain"). */
 function isBusy(err: unknown): boolean {
-  return err instanceof LibvirtError && err.code === ErrorCode.OPERATION_FAILED && /active console session/i.test(err.message);
+  return (
+    err instanceof LibvirtError &&
+    err.code === ErrorCode.OPERATION_FAILED &&
+    /active console session/i.test(err.message)
+  );
 }
 
 const STOP_EVENTS = new Set(['STOPPED', 'UNDEFINED', 'CRASHED']);
@@ -111,7 +120,9 @@ export class ConsoleSessions {
   async open(input: ChannelInput<'console:open'>): Promise<ConsoleOpen> {
     if (this.sessions.size + this.opening >= this.max) {
       const names = [...this.sessions.values()].map((s) => s.name);
-      throw new ConsoleLimitError(`${this.max} consoles are open already${names.length ? ` (${names.join(', ')})` : ''}: close one, then connect again`);
+      throw new ConsoleLimitError(
+        `${this.max} consoles are open already${names.length ? ` (${names.join(', ')})` : ''}: close one, then connect again`,
+      );
     }
     this.opening++;
     try {
@@ -126,10 +137,20 @@ export class ConsoleSessions {
     if (!s || s.done) throw new ConsoleSessionClosedError('this console session has ended: connect again');
     const bytes = Buffer.from(input.data, 'utf8');
     if (s.stream.writableLength + bytes.length > this.maxPendingInput) {
-      throw new ConsoleInputOverflowError(`the console of ${s.name} is not taking input as fast as it arrives (${s.stream.writableLength} bytes waiting): wait a moment, then type again`);
+      throw new ConsoleInputOverflowError(
+        `the console of ${s.name} is not taking input as fast as it arrives (${s.stream.writableLength} bytes waiting): wait a moment, then type again`,
+      );
     }
     await new Promise<void>((resolve, reject) => {
-      s.stream.write(bytes, (err) => (err ? reject(new ConsoleSessionClosedError(`the console of ${s.name} closed before the input was sent: ${messageOf(err)}`)) : resolve()));
+      s.stream.write(bytes, (err) =>
+        err
+          ? reject(
+              new ConsoleSessionClosedError(
+                `the console of ${s.name} closed before the input was sent: ${messageOf(err)}`,
+              ),
+            )
+          : resolve(),
+      );
     });
     return { bytes: bytes.length };
   }
@@ -153,7 +174,10 @@ export class ConsoleSessions {
     const backend = await this.options.backend();
     const proxy = await backend.provider.get(name);
     if (!proxy) throw new ProxyNotFoundError(name);
-    if (proxy.state !== 'running') throw new ConsoleUnavailableError(`${name} is ${proxy.state}: its console exists only while it runs; start it, then connect`);
+    if (proxy.state !== 'running')
+      throw new ConsoleUnavailableError(
+        `${name} is ${proxy.state}: its console exists only while it runs; start it, then connect`,
+      );
     const api = await backend.apiFor(proxy.host);
     const mine = [...this.sessions.values()].filter((s) => s.host === proxy.host && s.domain === proxy.id);
     if (force) for (const s of mine) s.takenOver = true;
@@ -185,7 +209,8 @@ export class ConsoleSessions {
     // The domain stopping ends the session even if the stream lingers.
     s.off = api
       .onLifecycle((e) => {
-        if (e.domain === s.domain && STOP_EVENTS.has(e.event)) this.finish(s, 'stopped', `${name} stopped: start it, then connect again`);
+        if (e.domain === s.domain && STOP_EVENTS.has(e.event))
+          this.finish(s, 'stopped', `${name} stopped: start it, then connect again`);
       })
       .catch(() => undefined);
     stream.on('data', (chunk: Buffer) => this.output(s, s.decoder.decode(chunk, { stream: true })));
@@ -219,9 +244,14 @@ export class ConsoleSessions {
     if (s.done) return;
     if (s.takenOver) return this.finish(s, 'ended', 'another console window took this console over');
     const domain = await s.api.getDomain(s.domain).catch(() => undefined);
-    if (domain === null || (domain && domain.state !== 'running')) return this.finish(s, 'stopped', `${s.name} stopped: start it, then connect again`);
+    if (domain === null || (domain && domain.state !== 'running'))
+      return this.finish(s, 'stopped', `${s.name} stopped: start it, then connect again`);
     if (err) return this.finish(s, 'error', `the console stream failed: ${messageOf(err)}; connect again`);
-    this.finish(s, 'ended', 'the console was closed by the host (another client may have taken it over): connect again');
+    this.finish(
+      s,
+      'ended',
+      'the console was closed by the host (another client may have taken it over): connect again',
+    );
   }
 
   private finish(s: Session, cause: ConsoleCloseCause, reason: string): void {

@@ -43,7 +43,8 @@ export class ExpiryWatch {
     const started: string[] = [];
     for (const proxy of live.watch.seen.values()) {
       const expiresAt = proxy.expiresAt;
-      if (!isExpired(expiresAt, now) || this.running.has(proxy.name) || (this.retryAt.get(proxy.name) ?? 0) > now) continue;
+      if (!isExpired(expiresAt, now) || this.running.has(proxy.name) || (this.retryAt.get(proxy.name) ?? 0) > now)
+        continue;
       this.running.add(proxy.name);
       const id = this.options.tasks.run(
         `Expire ${proxy.name}`,

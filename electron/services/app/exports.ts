@@ -38,7 +38,9 @@ function hostPort(p: ReadyProxy): string {
  * browser asks for them (or the proxies' allow lists admit the clients).
  */
 export function buildPac(proxies: readonly ReadyProxy[], generatedAt: Date): string {
-  const route = [...proxies.map((p) => `${p.kind === 'socks5' ? 'SOCKS5' : 'PROXY'} ${hostPort(p)}`), 'DIRECT'].join('; ');
+  const route = [...proxies.map((p) => `${p.kind === 'socks5' ? 'SOCKS5' : 'PROXY'} ${hostPort(p)}`), 'DIRECT'].join(
+    '; ',
+  );
   const names = proxies.map((p) => p.name).join(', ') || 'none are running: everything goes direct';
   return [
     `// Egress Desk PAC file, generated ${generatedAt.toISOString()}.`,
@@ -70,13 +72,20 @@ export class ClientSettingsError extends Error {
  * Refuses, naming each, a name that is not in the fleet or not running with an address:
  * settings that point nowhere are worse than none.
  */
-export async function clientProxies(proxies: readonly ProxyRecord[], names: readonly string[], credentials?: (name: string) => Promise<ProxyCredentials | undefined>): Promise<ClientProxy[]> {
+export async function clientProxies(
+  proxies: readonly ProxyRecord[],
+  names: readonly string[],
+  credentials?: (name: string) => Promise<ProxyCredentials | undefined>,
+): Promise<ClientProxy[]> {
   const ready = new Map(readyProxies(proxies).map((p) => [p.name, p]));
   const known = new Set(proxies.map((p) => p.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length) throw new ClientSettingsError(`no proxy named ${unknown.join(', ')}`);
   const idle = names.filter((n) => !ready.has(n));
-  if (idle.length) throw new ClientSettingsError(`${idle.join(', ')}: not running with a known address yet, so there is nothing for clients to use (start it, or wait for its address)`);
+  if (idle.length)
+    throw new ClientSettingsError(
+      `${idle.join(', ')}: not running with a known address yet, so there is nothing for clients to use (start it, or wait for its address)`,
+    );
   return Promise.all(
     [...new Set(names)].map(async (n) => {
       const p = ready.get(n)!;

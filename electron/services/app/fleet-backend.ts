@@ -12,7 +12,12 @@ import type { SshSettingsView } from '../../../shared/ssh-settings.js';
 import { HostKeyUnknownError, type SshConnectionPool, decryptKeyFile, sshTargetOf } from '../../transport/index.js';
 import { type CredentialsStore, FileCredentialsStore, credentialsPath } from '../credentials/credentials-store.js';
 import { FileCredentialsWithKeyringNames } from '../credentials/keyring-credentials-store.js';
-import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretCodec, safeSecretsPath } from '../credentials/secret-store.js';
+import {
+  FileSecretStore,
+  SAFE_STORAGE_ENCODING,
+  type SecretCodec,
+  safeSecretsPath,
+} from '../credentials/secret-store.js';
 
 /** Reads the desktop app's secrets file for its key names only: its values need the OS keychain. */
 const KEYS_ONLY: SecretCodec = {
@@ -166,10 +171,16 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
   };
   const images = new ImageCache({ dir: join(options.dataDir, 'images') });
   const credentials =
-    options.credentials ?? new FileCredentialsWithKeyringNames(new FileCredentialsStore(credentialsPath(options.dataDir)), new FileSecretStore(safeSecretsPath(options.dataDir), { codec: KEYS_ONLY }));
+    options.credentials ??
+    new FileCredentialsWithKeyringNames(
+      new FileCredentialsStore(credentialsPath(options.dataDir)),
+      new FileSecretStore(safeSecretsPath(options.dataDir), { codec: KEYS_ONLY }),
+    );
   // Commands on an SSH host run over its pooled connection (fetch-on-host); this machine has none.
   const hostShell = (host: ResolvedKVMHost): HostShell | undefined =>
-    host.address === 'local' ? undefined : async (command, signal) => sshPool.exec(await sshPool.resolve(sshTargetOf(host)), command, signal);
+    host.address === 'local'
+      ? undefined
+      : async (command, signal) => sshPool.exec(await sshPool.resolve(sshTargetOf(host)), command, signal);
   const provider = new KvmProvider({
     config,
     apiFor,
@@ -178,10 +189,17 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     probe: createPortProbe({ sshPool, env: options.env }),
     hostShell,
     // Read at each launch: a change made in the app or with `hosts image-transfer` applies at once.
-    imageTransfer: options.imageTransfer ?? (async (host) => imageTransferOf(await readSettings(options.dataDir), host)),
+    imageTransfer:
+      options.imageTransfer ?? (async (host) => imageTransferOf(await readSettings(options.dataDir), host)),
     // Kept beside the choice, so that the Hosts view and `hosts image-transfer` say why the last image was not fetched.
     onImageTransfer: async (host, transfer) => {
-      await updateSettings(options.dataDir, (s) => withLastTransfer(s, host, { ...transfer, ...(transfer.reason ? { reason: transfer.reason.slice(0, 2000) } : {}), at: new Date().toISOString() }));
+      await updateSettings(options.dataDir, (s) =>
+        withLastTransfer(s, host, {
+          ...transfer,
+          ...(transfer.reason ? { reason: transfer.reason.slice(0, 2000) } : {}),
+          at: new Date().toISOString(),
+        }),
+      );
     },
   });
 
@@ -199,9 +217,14 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
         await client(name).catch(() => undefined);
         pending = unknownKeys.get(name);
       }
-      if (!pending) throw new HostKeyNotConfirmedError(`${name} presents no unknown host key: ${connections.status(name).message ?? `it is ${connections.status(name).state}`}`);
+      if (!pending)
+        throw new HostKeyNotConfirmedError(
+          `${name} presents no unknown host key: ${connections.status(name).message ?? `it is ${connections.status(name).state}`}`,
+        );
       if (pending.fingerprint !== fingerprint) {
-        throw new HostKeyNotConfirmedError(`${name} presents the key ${pending.fingerprint}, not the ${fingerprint} you confirmed: nothing was recorded. Check the fingerprint with the host's administrator.`);
+        throw new HostKeyNotConfirmedError(
+          `${name} presents the key ${pending.fingerprint}, not the ${fingerprint} you confirmed: nothing was recorded. Check the fingerprint with the host's administrator.`,
+        );
       }
       await sshPool.trust(pending);
       unknownKeys.delete(name);
@@ -213,8 +236,14 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
         await client(name).catch(() => undefined);
         status = connections.status(name);
       }
-      if (status.needs !== 'passphrase' || !status.keyFile) throw new NoPassphraseNeededError(`${name} asks for no passphrase: it is ${status.state}${status.message ? ` (${status.message})` : ''}`);
-      if (!passphrases) throw new NoPassphraseNeededError('this front end cannot take passphrases: use an SSH agent (ssh-add) for this key');
+      if (status.needs !== 'passphrase' || !status.keyFile)
+        throw new NoPassphraseNeededError(
+          `${name} asks for no passphrase: it is ${status.state}${status.message ? ` (${status.message})` : ''}`,
+        );
+      if (!passphrases)
+        throw new NoPassphraseNeededError(
+          'this front end cannot take passphrases: use an SSH agent (ssh-add) for this key',
+        );
       const unlocked = await decryptKeyFile(status.keyFile, passphrase);
       if (!unlocked.ok) {
         connections.wrongPassphrase(name, status.keyFile, unlocked.message);
@@ -229,7 +258,8 @@ export function openFleetBackend(options: FleetBackendOptions): FleetBackend {
     sshSettings: async (name) => {
       const host = config.hosts.find((h) => h.name === name);
       if (!host) throw new Error(`no host named ${JSON.stringify(name)}`);
-      if (host.address === 'local') throw new NotAnSshHostError(`${name} is this machine (address: local): no SSH involved`);
+      if (host.address === 'local')
+        throw new NotAnSshHostError(`${name} is this machine (address: local): no SSH involved`);
       const settings = await sshPool.resolve(sshTargetOf(host));
       return sshSettingsView(name, settings, sshPool.homeDir);
     },

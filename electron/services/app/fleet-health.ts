@@ -58,7 +58,6 @@ export interface FleetHealthOptions {
 /** Probes in flight per host at most, unless `perHost` says otherwise. */
 export const DEFAULT_PROBES_PER_HOST = 4;
 
-
 /** How long a host's finished probes wait for other hosts' before their report goes out. */
 export const REPORT_GATHER_MS = 1_000;
 
@@ -130,7 +129,13 @@ export class FleetHealthMonitor {
       known.add(k);
       // A host that is not connected first: the states it last reported may be stale.
       const broken = connected.has(p.host) ? BROKEN_STATES[p.state] : undefined;
-      const why = !connected.has(p.host) ? `host ${p.host} is not connected` : p.state !== 'running' ? 'not running' : !p.addresses[0] ? 'no address yet' : undefined;
+      const why = !connected.has(p.host)
+        ? `host ${p.host} is not connected`
+        : p.state !== 'running'
+          ? 'not running'
+          : !p.addresses[0]
+            ? 'no address yet'
+            : undefined;
       if (broken) this.observe(p, { failing: broken });
       else if (why) this.observe(p, { unknown: why });
       else if (!this.probing.has(k)) {
@@ -144,12 +149,20 @@ export class FleetHealthMonitor {
     for (const k of this.latency.keys()) if (!known.has(k)) this.latency.delete(k);
     for (const k of this.exitBefore.keys()) if (!known.has(k)) this.exitBefore.delete(k);
     const target = settings.echoUrl ?? settings.checkUrl;
-    const options: ProbeOptions = { timeoutMs: this.options.timeoutMs ?? 10_000, ...(target ? { url: target } : {}), ...(settings.echoUrl ? { echo: true } : {}) };
+    const options: ProbeOptions = {
+      timeoutMs: this.options.timeoutMs ?? 10_000,
+      ...(target ? { url: target } : {}),
+      ...(settings.echoUrl ? { echo: true } : {}),
+    };
     const slowMs = settings.slowMs ?? DEFAULT_SLOW_MS;
     // The unknown ones go out at once; probed hosts' figures as their probes end (see reportSoon).
     if (!byHost.size) return this.report();
     let left = byHost.size;
-    await Promise.all([...byHost.values()].map((list) => this.probeHost(list, options, slowMs).then(() => this.reportSoon(--left === 0))));
+    await Promise.all(
+      [...byHost.values()].map((list) =>
+        this.probeHost(list, options, slowMs).then(() => this.reportSoon(--left === 0)),
+      ),
+    );
     return this.snapshot();
   }
 
@@ -191,14 +204,25 @@ export class FleetHealthMonitor {
           const credentials = await this.options.credentials(p.name).catch(() => undefined);
           const address = p.addresses[0]!.address;
           const tunnel = this.options.tunnelFor?.(p.host);
-          const result = await this.probe({ address, port: p.port, ...(p.kind ? { kind: p.kind } : {}), ...(credentials ? { credentials } : {}), ...(tunnel ? { tunnel: () => tunnel(address, p.port) } : {}) }, options);
+          const result = await this.probe(
+            {
+              address,
+              port: p.port,
+              ...(p.kind ? { kind: p.kind } : {}),
+              ...(credentials ? { credentials } : {}),
+              ...(tunnel ? { tunnel: () => tunnel(address, p.port) } : {}),
+            },
+            options,
+          );
           this.observe(p, { probe: result }, slowMs);
         } finally {
           this.probing.delete(k);
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.perHost ?? DEFAULT_PROBES_PER_HOST, queue.length) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.min(this.options.perHost ?? DEFAULT_PROBES_PER_HOST, queue.length) }, worker),
+    );
   }
 
   /** Sets or clears every proxy's exit warning from the exits seen now (services/health/exit-address.ts). */
@@ -214,7 +238,14 @@ export class FleetHealthMonitor {
       }
     }
     if (!any) return;
-    const list = [...this.health.entries()].map(([k, h]) => ({ key: k, host: h.host, seen: { ...(h.exitAddress ? { current: h.exitAddress } : {}), ...(this.exitBefore.has(k) ? { previous: this.exitBefore.get(k)! } : {}) } }));
+    const list = [...this.health.entries()].map(([k, h]) => ({
+      key: k,
+      host: h.host,
+      seen: {
+        ...(h.exitAddress ? { current: h.exitAddress } : {}),
+        ...(this.exitBefore.has(k) ? { previous: this.exitBefore.get(k)! } : {}),
+      },
+    }));
     for (const [k, warning] of exitWarnings(list)) {
       const h = this.health.get(k)!;
       if (h.exitWarning === warning) continue;
@@ -234,7 +265,8 @@ export class FleetHealthMonitor {
     else if (echoed) this.exitBefore.delete(k);
     const prev = this.health.get(k);
     // Still unknown for the same reason (a stopped proxy, round after round): nothing to work out or keep.
-    if ('unknown' in seen && prev?.state === 'unknown' && prev.lastError === seen.unknown && prev.name === p.name) return;
+    if ('unknown' in seen && prev?.state === 'unknown' && prev.lastError === seen.unknown && prev.name === p.name)
+      return;
     const next = nextHealth({ host: p.host, domain: p.id, name: p.name }, prev, seen, now, slowMs);
     // Unchanged (a stopped proxy, round after round): the same record stays, so the report's
     // comparison with the last one sent (health-repeat.ts) ends at its identity.

@@ -63,10 +63,15 @@ interface Entry {
   met: number;
 }
 
-
 /** A reading's counters as totals: in is into the VM (rx as the domain sees it). */
 function totalsOf(c: DomainCounters): ProxyTotals {
-  return { inBytes: c.rxBytes, outBytes: c.txBytes, inPackets: c.rxPackets, outPackets: c.txPackets, cpuSeconds: c.cpuTimeNs / 1e9 };
+  return {
+    inBytes: c.rxBytes,
+    outBytes: c.txBytes,
+    inPackets: c.rxPackets,
+    outPackets: c.txPackets,
+    cpuSeconds: c.cpuTimeNs / 1e9,
+  };
 }
 
 export class FleetStatsSampler {
@@ -132,7 +137,9 @@ export class FleetStatsSampler {
    * newest points (a table's sparklines need one number a point, for minutes, not the
    * hour); with `historyOf`, that one proxy's whole hour.
    */
-  snapshot(options: { history?: boolean; historyPoints?: number; sparkPoints?: number; historyOf?: ProxyRef } = {}): FleetStats {
+  snapshot(
+    options: { history?: boolean; historyPoints?: number; sparkPoints?: number; historyOf?: ProxyRef } = {},
+  ): FleetStats {
     const { history, historyOf, historyPoints, sparkPoints } = options;
     if (!history && !historyOf && !sparkPoints) return { ...this.latest, intervalMs: this.intervalMs };
     const now = this.clock.now();
@@ -194,7 +201,19 @@ export class FleetStatsSampler {
       if (!entry) {
         const k = key(p.host, p.id);
         entry = this.entries.get(k);
-        if (!entry) this.entries.set(k, (entry = { host: p.host, domain: p.id, name: p.name, rates: null, fresh: false, history: new RateHistory(), met }));
+        if (!entry)
+          this.entries.set(
+            k,
+            (entry = {
+              host: p.host,
+              domain: p.id,
+              name: p.name,
+              rates: null,
+              fresh: false,
+              history: new RateHistory(),
+              met,
+            }),
+          );
         this.byRecord.set(p, entry);
       }
       entry.met = met;
@@ -203,8 +222,18 @@ export class FleetStatsSampler {
       const totals = entry.fresh && entry.last ? totalsOf(entry.last.counters) : undefined;
       const row = entry.row;
       // No figures now nor before, same name: the row sent last time says it all (and is not copied again).
-      if (!totals && entry.rates === null && row && row.rates === null && !row.totals && row.name === entry.name) proxies.push(row);
-      else proxies.push((entry.row = { host: entry.host, domain: entry.domain, name: entry.name, rates: entry.rates, ...(totals ? { totals } : {}) }));
+      if (!totals && entry.rates === null && row && row.rates === null && !row.totals && row.name === entry.name)
+        proxies.push(row);
+      else
+        proxies.push(
+          (entry.row = {
+            host: entry.host,
+            domain: entry.domain,
+            name: entry.name,
+            rates: entry.rates,
+            ...(totals ? { totals } : {}),
+          }),
+        );
     }
     // A proxy no longer known (deleted, its host removed) takes its history with it.
     // forEach: a for-of over the map made a [key, entry] pair per proxy, every sample.
@@ -248,7 +277,10 @@ export class FleetStatsSampler {
       .finally(() => this.inFlight.delete(host));
     let cancel: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      cancel = this.clock.schedule(() => reject(new Error(`no answer within ${this.callTimeoutMs / 1000} s`)), this.callTimeoutMs);
+      cancel = this.clock.schedule(
+        () => reject(new Error(`no answer within ${this.callTimeoutMs / 1000} s`)),
+        this.callTimeoutMs,
+      );
     });
     try {
       const list = await Promise.race([call, timeout]);

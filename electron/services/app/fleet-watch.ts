@@ -75,7 +75,8 @@ export class FleetWatch {
         }
       }),
     );
-    for (const status of backend.hosts.statuses()) if (status.state === 'connected') void this.watchLifecycle(status.name);
+    for (const status of backend.hosts.statuses())
+      if (status.state === 'connected') void this.watchLifecycle(status.name);
     if (options.reconcileIntervalMs > 0) {
       this.timer = setInterval(() => void this.relist(), options.reconcileIntervalMs);
       this.timer.unref();
@@ -85,7 +86,14 @@ export class FleetWatch {
   /** Records a proxy as it is now and reports it (`event`: the lifecycle event, or what the app did). */
   changed(proxy: ProxyRecord, event: ProxyEvent): void {
     this.seen.set(key(proxy.host, proxy.id), proxy);
-    const payload: ProxyChanged = { host: proxy.host, domain: proxy.id, name: proxy.name, event, removed: false, proxy };
+    const payload: ProxyChanged = {
+      host: proxy.host,
+      domain: proxy.id,
+      name: proxy.name,
+      event,
+      removed: false,
+      proxy,
+    };
     this.emit('proxy:changed', payload);
   }
 
@@ -95,7 +103,9 @@ export class FleetWatch {
    * (a config edit rebuilds it).
    */
   deleted(name: string, host: string | undefined, domain?: string): void {
-    const gone = [...this.seen.values()].find((p) => p.name === name && (host === undefined || p.host === host) && (domain === undefined || p.id === domain));
+    const gone = [...this.seen.values()].find(
+      (p) => p.name === name && (host === undefined || p.host === host) && (domain === undefined || p.id === domain),
+    );
     const removed = { host: host ?? gone?.host ?? '', domain: domain ?? gone?.id ?? instanceId(name) };
     this.seen.delete(key(removed.host, removed.domain));
     this.emit('proxy:changed', { ...removed, name, event: 'DELETED', removed: true });
@@ -145,10 +155,19 @@ export class FleetWatch {
       const where = this.backend.provider.reportingEntry(host, metadata.host);
       if (!where) return;
       const mine = where.host === host ? known : this.seen.get(key(where.host, event.domain));
-      this.changed(toRecord(where.host, domain, metadata, mine?.addresses ?? [], where.unknownHost), lifecycleEvent(event.event));
+      this.changed(
+        toRecord(where.host, domain, metadata, mine?.addresses ?? [], where.unknownHost),
+        lifecycleEvent(event.event),
+      );
     } else {
       this.seen.delete(key(host, event.domain));
-      this.emit('proxy:changed', { host, domain: event.domain, ...(known ? { name: known.name } : {}), event: lifecycleEvent(event.event), removed: true });
+      this.emit('proxy:changed', {
+        host,
+        domain: event.domain,
+        ...(known ? { name: known.name } : {}),
+        event: lifecycleEvent(event.event),
+        removed: true,
+      });
     }
   }
 
@@ -178,7 +197,13 @@ export class FleetWatch {
     for (const [k, gone] of before) {
       if (!reachable.has(gone.host) || changedMeanwhile(k)) continue; // unknown, not gone; or an event said otherwise
       this.seen.delete(k);
-      this.emit('proxy:changed', { host: gone.host, domain: gone.id, name: gone.name, event: 'RECONCILED', removed: true });
+      this.emit('proxy:changed', {
+        host: gone.host,
+        domain: gone.id,
+        name: gone.name,
+        event: 'RECONCILED',
+        removed: true,
+      });
     }
   }
 }

@@ -2,7 +2,12 @@
  * The hosts area of the contract (`hosts:*`): statuses with each host's facts, host-key
  * trust, passphrases, SSH settings, and host edits through the one config write path.
  */
-import { type AppSettings, type HostImageTransfer, imageTransferOf, withImageTransfer } from '../../../shared/app-settings.js';
+import {
+  type AppSettings,
+  type HostImageTransfer,
+  imageTransferOf,
+  withImageTransfer,
+} from '../../../shared/app-settings.js';
 import type { HostLoad, HostStatus } from '../../../shared/hosts.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import { statusWithInfo } from '../hosts/host-info.js';
@@ -29,12 +34,17 @@ export class HostsArea implements AreaService<'hosts'> {
   /** Sets the host's image transfer in settings.json; the next launch there reads it. */
   async setImageTransfer(input: ChannelInput<'hosts:setImageTransfer'>): Promise<HostImageTransfer> {
     const file = await this.settingsOf(input.name);
-    return transferView(input.name, file, await updateSettingsFile(file, (s) => withImageTransfer(s, input.name, input.imageTransfer)));
+    return transferView(
+      input.name,
+      file,
+      await updateSettingsFile(file, (s) => withImageTransfer(s, input.name, input.imageTransfer)),
+    );
   }
 
   private async settingsOf(host: string): Promise<string> {
     knownHost(await this.backend(), host);
-    if (!this.settingsFile) throw new Error('this front end keeps no settings file: use `egress-desk hosts image-transfer`');
+    if (!this.settingsFile)
+      throw new Error('this front end keeps no settings file: use `egress-desk hosts image-transfer`');
     return this.settingsFile;
   }
 
@@ -79,7 +89,13 @@ export class HostsArea implements AreaService<'hosts'> {
   async remove(input: ChannelInput<'hosts:remove'>): Promise<ChannelOutput<'hosts:remove'>> {
     const proxies = await this.proxiesOnHost(input.name);
     const { path } = await this.writes.edit((c) => removeHost(c, input.name));
-    return { path, hosts: await this.reopened(), removed: input.name, proxies: proxies ?? null, message: removalMessage(input.name, proxies) };
+    return {
+      path,
+      hosts: await this.reopened(),
+      removed: input.name,
+      proxies: proxies ?? null,
+      message: removalMessage(input.name, proxies),
+    };
   }
 
   async unlock(input: ChannelInput<'hosts:unlock'>): Promise<HostStatus> {
@@ -113,6 +129,8 @@ function transferView(host: string, file: string, settings: AppSettings): HostIm
 
 function knownHost(backend: FleetBackend, name: string): void {
   if (!backend.config.hosts.some((h) => h.name === name)) {
-    throw new UnknownEntryError(`no host named ${JSON.stringify(name)} (known: ${backend.config.hosts.map((h) => h.name).join(', ')})`);
+    throw new UnknownEntryError(
+      `no host named ${JSON.stringify(name)} (known: ${backend.config.hosts.map((h) => h.name).join(', ')})`,
+    );
   }
 }

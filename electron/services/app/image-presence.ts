@@ -21,10 +21,14 @@ type Listing = { ok: true; volumes: Set<string> } | { ok: false; message: string
 
 async function listPool(backend: FleetBackend, host: string, pool: string, timeoutMs: number): Promise<Listing> {
   const status = backend.hosts.status(host);
-  if (status.state !== 'connected' && status.state !== 'connecting') return { ok: false, message: `${host} is ${status.state}${status.message ? `: ${status.message}` : ''}` };
+  if (status.state !== 'connected' && status.state !== 'connecting')
+    return { ok: false, message: `${host} is ${status.state}${status.message ? `: ${status.message}` : ''}` };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`listing pool ${pool} took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`listing pool ${pool} took longer than ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
   });
   try {
     const api = await Promise.race([backend.apiFor(host), timeout]);
@@ -45,14 +49,21 @@ export async function imagePresence(
   images: ReadonlyArray<{ sha256: string; format: 'qcow2' | 'raw' }>,
   timeoutMs = PRESENCE_TIMEOUT_MS,
 ): Promise<ImagePresence[][]> {
-  const listings = await Promise.all(backend.config.hosts.map(async (h) => ({ host: h.name, listing: await listPool(backend, h.name, h.pool, timeoutMs) })));
+  const listings = await Promise.all(
+    backend.config.hosts.map(async (h) => ({
+      host: h.name,
+      listing: await listPool(backend, h.name, h.pool, timeoutMs),
+    })),
+  );
   return images.map((image) => {
     const volume = baseVolumeName(image.sha256, image.format);
     const baked = bakedName(image.sha256);
     return listings.map(({ host, listing }): ImagePresence => {
       if (!listing.ok) return { host, present: 'unknown', message: listing.message };
       // A baked base serves launches even when the plain one was pruned since the bake.
-      const base = listing.volumes.has(baked) ? { base: 'baked' as const, bakedVolume: baked } : { base: 'plain' as const };
+      const base = listing.volumes.has(baked)
+        ? { base: 'baked' as const, bakedVolume: baked }
+        : { base: 'plain' as const };
       return listing.volumes.has(volume) ? { host, present: 'yes', volume, ...base } : { host, present: 'no', ...base };
     });
   });

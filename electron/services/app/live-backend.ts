@@ -71,7 +71,9 @@ export class LiveBackend {
     if (!this.opening) {
       const inherited = this.inherited;
       this.inherited = undefined;
-      this.opening = this.options.kvmConfig().then(async (config) => this.wire(this.options.openBackend(config), await inherited));
+      this.opening = this.options
+        .kvmConfig()
+        .then(async (config) => this.wire(this.options.openBackend(config), await inherited));
       // A config that cannot be used now may be fixed by the next call: do not keep the failure (nor lose the inheritance).
       this.opening.catch(() => {
         this.opening = undefined;
@@ -87,7 +89,11 @@ export class LiveBackend {
     this.opening = undefined;
     this.current = undefined;
     // Taken synchronously, so that a call racing this reset already builds on it.
-    if (opening && !this.closedForGood) this.inherited = opening.then((o) => o.watch.seen, () => undefined);
+    if (opening && !this.closedForGood)
+      this.inherited = opening.then(
+        (o) => o.watch.seen,
+        () => undefined,
+      );
     const live = await opening?.catch(() => undefined);
     if (!live) return;
     live.stats.close();
@@ -102,11 +108,20 @@ export class LiveBackend {
   }
 
   private wire(backend: FleetBackend, inherited: SeenRecords | undefined): Live {
-    const watch = new FleetWatch({ backend, emit: this.options.emit, reconcileIntervalMs: this.options.reconcileIntervalMs, ...(inherited ? { inherited } : {}) });
+    const watch = new FleetWatch({
+      backend,
+      emit: this.options.emit,
+      reconcileIntervalMs: this.options.reconcileIntervalMs,
+      ...(inherited ? { inherited } : {}),
+    });
     let sent: FleetStats | undefined;
     let newsAt = 0;
     const stats = new FleetStatsSampler({
-      hosts: () => backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name),
+      hosts: () =>
+        backend.hosts
+          .statuses()
+          .filter((h) => h.state === 'connected')
+          .map((h) => h.name),
       apiFor: (host) => backend.apiFor(host),
       proxies: () => watch.seen.values(),
       emit: (figures) => {
@@ -123,7 +138,13 @@ export class LiveBackend {
     let reported: FleetHealth | undefined;
     const health = new FleetHealthMonitor({
       proxies: () => watch.seen.values(),
-      connected: () => new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name)),
+      connected: () =>
+        new Set(
+          backend.hosts
+            .statuses()
+            .filter((h) => h.state === 'connected')
+            .map((h) => h.name),
+        ),
       credentials: (name) => backend.credentials.get(name),
       ...(backend.tunnelFor ? { tunnelFor: (host: string) => backend.tunnelFor?.(host) } : {}),
       settings: async () => (settingsFile ? (await readSettingsOrDefaults(settingsFile)).health : {}),

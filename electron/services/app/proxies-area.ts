@@ -25,7 +25,10 @@ export class ProxiesArea implements AreaService<'proxies'> {
     private readonly open: () => Promise<Live>,
     private readonly tasks: TaskService,
     /** Told of each launch that succeeded (the automatic bake, bake-task.ts); its failure is ignored. */
-    private readonly afterLaunch?: (backend: FleetBackend, launched: { proxy: string; host: string; image: string; base?: { baked: boolean } }) => Promise<unknown>,
+    private readonly afterLaunch?: (
+      backend: FleetBackend,
+      launched: { proxy: string; host: string; image: string; base?: { baked: boolean } },
+    ) => Promise<unknown>,
   ) {}
 
   async list(): Promise<FleetListing> {
@@ -39,7 +42,9 @@ export class ProxiesArea implements AreaService<'proxies'> {
     const { backend } = await this.open();
     const inspection = await backend.provider.inspect(input.name);
     // Credentials this front end cannot decrypt (the desktop app's keyring) only change which seed variant is shown.
-    const stored = await backend.credentials.get(input.name).catch((err: unknown) => (err instanceof CredentialsInKeyringError ? undefined : Promise.reject(err)));
+    const stored = await backend.credentials
+      .get(input.name)
+      .catch((err: unknown) => (err instanceof CredentialsInKeyringError ? undefined : Promise.reject(err)));
     const seed = seedView(inspection.metadata, backend.config, stored);
     return { ...inspection, problems: { ...inspection.problems } as Record<string, string>, ...(seed ? { seed } : {}) };
   }
@@ -47,8 +52,17 @@ export class ProxiesArea implements AreaService<'proxies'> {
   /** Where a launch would go now, and why; changes nothing. */
   async place(input: ChannelInput<'proxies:place'>): Promise<ChannelOutput<'proxies:place'>> {
     const { backend } = await this.open();
-    const connected = new Set(backend.hosts.statuses().filter((h) => h.state === 'connected').map((h) => h.name));
-    return backend.provider.placement({ ...(input.host !== undefined ? { host: input.host } : {}), ...(input.machineType !== undefined ? { machineType: input.machineType } : {}), connected });
+    const connected = new Set(
+      backend.hosts
+        .statuses()
+        .filter((h) => h.state === 'connected')
+        .map((h) => h.name),
+    );
+    return backend.provider.placement({
+      ...(input.host !== undefined ? { host: input.host } : {}),
+      ...(input.machineType !== undefined ? { machineType: input.machineType } : {}),
+      connected,
+    });
   }
 
   /** Launches as a task whose steps are the provider's (validate … proxy). */
@@ -68,9 +82,21 @@ export class ProxiesArea implements AreaService<'proxies'> {
         });
         watch.changed(result.proxy, 'LAUNCHED');
         const image = spec.image ?? backend.config.defaults.image;
-        if (this.afterLaunch && image) void this.afterLaunch(backend, { proxy: spec.name, host: result.proxy.host, image, ...(result.base ? { base: result.base } : {}) }).catch(() => undefined);
+        if (this.afterLaunch && image)
+          void this.afterLaunch(backend, {
+            proxy: spec.name,
+            host: result.proxy.host,
+            image,
+            ...(result.base ? { base: result.base } : {}),
+          }).catch(() => undefined);
         // The URL holds the password: it stays out of the task (proxies:url gives it on request).
-        return { proxy: result.proxy, created: result.created, placement: result.placement, address: result.address, timings: result.timings };
+        return {
+          proxy: result.proxy,
+          created: result.created,
+          placement: result.placement,
+          address: result.address,
+          timings: result.timings,
+        };
       },
       { kind: 'proxies:launch', target: spec.name },
     );
@@ -106,9 +132,17 @@ export class ProxiesArea implements AreaService<'proxies'> {
         }
         const failed = outcomes.filter((o) => !o.ok);
         if (failed.length && !ctx.signal.aborted) {
-          throw new Error(`${outcomes.length - failed.length} of ${outcomes.length} launched (kept); failed: ${failed.map((f) => `${f.name} (${f.ok ? '' : f.error.message})`).join('; ')}`);
+          throw new Error(
+            `${outcomes.length - failed.length} of ${outcomes.length} launched (kept); failed: ${failed.map((f) => `${f.name} (${f.ok ? '' : f.error.message})`).join('; ')}`,
+          );
         }
-        return { outcomes: outcomes.map((o) => ({ name: o.name, ...(o.host !== undefined ? { host: o.host } : {}), ok: o.ok })) };
+        return {
+          outcomes: outcomes.map((o) => ({
+            name: o.name,
+            ...(o.host !== undefined ? { host: o.host } : {}),
+            ok: o.ok,
+          })),
+        };
       },
       { kind: 'proxies:launchMany', target: names.join(', ').slice(0, 200) },
     );
@@ -120,11 +154,15 @@ export class ProxiesArea implements AreaService<'proxies'> {
   }
 
   stop(input: ChannelInput<'proxies:stop'>): Promise<{ taskId: string }> {
-    return this.proxyTask('stop', `Stop ${input.name}`, input.name, (b) => b.provider.stop(input.name, input.force ? { force: true } : {}));
+    return this.proxyTask('stop', `Stop ${input.name}`, input.name, (b) =>
+      b.provider.stop(input.name, input.force ? { force: true } : {}),
+    );
   }
 
   delete(input: ChannelInput<'proxies:delete'>): Promise<{ taskId: string }> {
-    return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) => b.provider.delete(input.name, input.force ? { force: true } : {}));
+    return this.proxyTask('delete', `Delete ${input.name}`, input.name, (b) =>
+      b.provider.delete(input.name, input.force ? { force: true } : {}),
+    );
   }
 
   /**
@@ -138,7 +176,8 @@ export class ProxiesArea implements AreaService<'proxies'> {
     const taskId = this.tasks.run(
       names.length === 1 ? `Replace ${names[0]}` : `Replace ${names.length} proxies`,
       async (ctx) => {
-        const done: Array<{ name: string; host: string; domain: string; replaced: { host: string; domain: string } }> = [];
+        const done: Array<{ name: string; host: string; domain: string; replaced: { host: string; domain: string } }> =
+          [];
         for (const name of names) {
           const prefix = names.length === 1 ? '' : `${name}: `;
           const result = await backend.provider
@@ -155,12 +194,20 @@ export class ProxiesArea implements AreaService<'proxies'> {
             .catch((err: unknown) => {
               const rest = names.slice(names.indexOf(name) + 1);
               const before = done.length ? `replaced ${done.map((d) => d.name).join(', ')}; ` : '';
-              throw new Error(`${before}${name} not replaced, it is as it was: ${messageOf(err)}${rest.length ? `; not attempted: ${rest.join(', ')}` : ''}`, { cause: err });
+              throw new Error(
+                `${before}${name} not replaced, it is as it was: ${messageOf(err)}${rest.length ? `; not attempted: ${rest.join(', ')}` : ''}`,
+                { cause: err },
+              );
             });
           watch.deleted(name, result.old.host, result.old.domain);
           watch.changed(result.proxy, 'REPLACED');
           // The URL holds the password: it stays out of the task (proxies:url gives it on request).
-          done.push({ name, host: result.proxy.host, domain: result.proxy.id, replaced: { host: result.old.host, domain: result.old.domain } });
+          done.push({
+            name,
+            host: result.proxy.host,
+            domain: result.proxy.id,
+            replaced: { host: result.old.host, domain: result.old.domain },
+          });
         }
         return { replaced: done };
       },
@@ -179,10 +226,16 @@ export class ProxiesArea implements AreaService<'proxies'> {
   }
 
   /** The proxy's URL with its credentials: a secret, returned only here. */
-  async clientSettings(input: ChannelInput<'proxies:clientSettings'>): Promise<ChannelOutput<'proxies:clientSettings'>> {
+  async clientSettings(
+    input: ChannelInput<'proxies:clientSettings'>,
+  ): Promise<ChannelOutput<'proxies:clientSettings'>> {
     const { backend } = await this.open();
     const listing = await backend.provider.list();
-    const chosen = await clientProxies(listing.proxies, input.names, input.withCredentials ? (n) => backend.credentials.get(n) : undefined);
+    const chosen = await clientProxies(
+      listing.proxies,
+      input.names,
+      input.withCredentials ? (n) => backend.credentials.get(n) : undefined,
+    );
     return buildClientSettings(input.format, chosen);
   }
 
@@ -207,10 +260,20 @@ export class ProxiesArea implements AreaService<'proxies'> {
       return statsNewsAt() <= since ? { ...latest, proxies: [] } : latest;
     }
     const { historyPoints, sparkPoints } = input;
-    const figures = stats.snapshot({ history: input.history === true, ...(historyPoints ? { historyPoints } : {}), ...(sparkPoints ? { sparkPoints } : {}), ...(historyOf ? { historyOf } : {}) });
+    const figures = stats.snapshot({
+      history: input.history === true,
+      ...(historyPoints ? { historyPoints } : {}),
+      ...(sparkPoints ? { sparkPoints } : {}),
+      ...(historyOf ? { historyOf } : {}),
+    });
     if (!historyOf) return figures;
     const latency = health.latencyHistory(historyOf.host, historyOf.domain);
-    return { ...figures, proxies: figures.proxies.map((p) => (p.host === historyOf.host && p.domain === historyOf.domain ? { ...p, latency } : p)) };
+    return {
+      ...figures,
+      proxies: figures.proxies.map((p) =>
+        p.host === historyOf.host && p.domain === historyOf.domain ? { ...p, latency } : p,
+      ),
+    };
   }
 
   /** Health through each proxy as last probed. */
@@ -218,7 +281,12 @@ export class ProxiesArea implements AreaService<'proxies'> {
     return (await this.open()).health.snapshot();
   }
 
-  private async proxyTask(verb: 'start' | 'stop' | 'delete', title: string, name: string, fn: (b: FleetBackend) => Promise<object>): Promise<{ taskId: string }> {
+  private async proxyTask(
+    verb: 'start' | 'stop' | 'delete',
+    title: string,
+    name: string,
+    fn: (b: FleetBackend) => Promise<object>,
+  ): Promise<{ taskId: string }> {
     const { backend, watch } = await this.open();
     const taskId = this.tasks.run(
       title,
@@ -228,7 +296,8 @@ export class ProxiesArea implements AreaService<'proxies'> {
         ctx.stepDone();
         const now = await backend.provider.get(name).catch(() => undefined);
         if (now) watch.changed(now, DID[verb]);
-        else if (verb === 'delete') watch.deleted(name, 'host' in result && typeof result.host === 'string' ? result.host : undefined);
+        else if (verb === 'delete')
+          watch.deleted(name, 'host' in result && typeof result.host === 'string' ? result.host : undefined);
         return result;
       },
       // Halfway through, none of these can be undone: a cancel would only leave a muddle.

@@ -21,28 +21,51 @@ export interface SeedView {
 }
 
 /** The masked seed, or undefined when the config no longer knows the proxy's host, machine type or image. */
-export function seedView(metadata: InstanceMetadata, config: ResolvedKVMConfig, stored: ProxyCredentials | undefined): SeedView | undefined {
+export function seedView(
+  metadata: InstanceMetadata,
+  config: ResolvedKVMConfig,
+  stored: ProxyCredentials | undefined,
+): SeedView | undefined {
   const host = config.hosts.find((h) => h.name === metadata.host);
   if (!host || !config.machineTypes[metadata.machineType] || !config.images[metadata.image.name]) return undefined;
   const username = stored?.username ?? 'egress';
   // Stored credentials mean authentication was on; without them, try both.
-  const variants: Array<ProxyCredentials | undefined> = stored ? [{ username, password: PLACEHOLDER }] : [undefined, { username, password: PLACEHOLDER }];
+  const variants: Array<ProxyCredentials | undefined> = stored
+    ? [{ username, password: PLACEHOLDER }]
+    : [undefined, { username, password: PLACEHOLDER }];
   let first: SeedView | undefined;
   for (const credentials of variants) {
     let resolved;
     try {
       resolved = resolveSpec(
-        { name: metadata.name, host: host.name, machineType: metadata.machineType, image: metadata.image.name, port: metadata.port, ...(metadata.kind ? { kind: metadata.kind } : {}), ...(credentials ? { credentials } : { auth: false }) },
+        {
+          name: metadata.name,
+          host: host.name,
+          machineType: metadata.machineType,
+          image: metadata.image.name,
+          port: metadata.port,
+          ...(metadata.kind ? { kind: metadata.kind } : {}),
+          ...(credentials ? { credentials } : { auth: false }),
+        },
         config,
         host,
       );
     } catch {
       return undefined;
     }
-    const rendered = renderProxy(resolved, { domainType: 'kvm', basePath: '/unused', createdAt: new Date(metadata.createdAt) });
+    const rendered = renderProxy(resolved, {
+      domainType: 'kvm',
+      basePath: '/unused',
+      createdAt: new Date(metadata.createdAt),
+    });
     const mask = (text: string) => text.split(PLACEHOLDER).join(MASK);
     const exact = specHash(resolved) === metadata.specHash;
-    const view: SeedView = { userData: mask(rendered.userData), metaData: rendered.metaData, vendorData: mask(rendered.vendorData), exact };
+    const view: SeedView = {
+      userData: mask(rendered.userData),
+      metaData: rendered.metaData,
+      vendorData: mask(rendered.vendorData),
+      exact,
+    };
     if (exact) return view;
     first ??= {
       ...view,

@@ -24,7 +24,10 @@ export class SettingsArea implements AreaService<'settings'> {
     const file = this.fileOrRefuse();
     // The router hands over the parsed input: sections given are complete (defaults filled in).
     const change = input as Parameters<typeof withEditableSettings>[1];
-    return { file, settings: editableSettingsOf(await updateSettingsFile(file, (s) => withEditableSettings(s, change))) };
+    return {
+      file,
+      settings: editableSettingsOf(await updateSettingsFile(file, (s) => withEditableSettings(s, change))),
+    };
   }
 
   private fileOrRefuse(): string {

@@ -26,7 +26,11 @@ export function temporaryName(target: string): string {
 }
 
 /** Replaces `target` with `data` atomically. On failure the target is untouched and the temporary file removed. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const fs = options.fs ?? fsp;
   const tmp = temporaryName(target);
   try {

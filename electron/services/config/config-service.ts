@@ -15,7 +15,8 @@ export class ConfigService {
       const { config, created } = await this.store.loadOrCreate();
       return { path: this.store.file, created, config };
     } catch (err) {
-      if (err instanceof ConfigInvalidError) return { path: this.store.file, created: false, issues: await this.withLines(err.issues) };
+      if (err instanceof ConfigInvalidError)
+        return { path: this.store.file, created: false, issues: await this.withLines(err.issues) };
       if (err instanceof ConfigReadError) return { path: this.store.file, created: false, error: err.message };
       throw err;
     }

@@ -96,6 +96,8 @@ export class ConfigNotReplacedError extends Error {
     readonly file: string,
     readonly problem: string,
   ) {
-    super(`${file} was not replaced: it does not validate, and replacing it could lose hand edits. Fix or move it first.\n${problem}`);
+    super(
+      `${file} was not replaced: it does not validate, and replacing it could lose hand edits. Fix or move it first.\n${problem}`,
+    );
   }
 }

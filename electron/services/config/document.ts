@@ -60,7 +60,10 @@ export function parseConfigText(text: string, file: string): unknown {
   if (collectionKey !== undefined) {
     const pos = lineCounter.linePos(collectionKey);
     // Such a key would become "[ a, b ]" as text (with a warning printed to stderr): no config field is named like that.
-    throw new ConfigReadError(file, 'a map key must be a single value, not a list or a map', { line: pos.line, column: pos.col });
+    throw new ConfigReadError(file, 'a map key must be a single value, not a list or a map', {
+      line: pos.line,
+      column: pos.col,
+    });
   }
   try {
     // maxAliasCount bounds alias expansion ("billion laughs"): a small file cannot become a huge object.
@@ -120,8 +123,13 @@ function parseJson(text: string, file: string): unknown {
     const first = errors[0];
     if (!first) throw new ConfigReadError(file, messageOf(err));
     const before = text.slice(0, first.offset).split('\n');
-    const reason = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-    throw new ConfigReadError(file, `invalid JSON: ${reason}`, { line: before.length, column: before[before.length - 1]!.length + 1 });
+    const reason = printParseErrorCode(first.error)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
+    throw new ConfigReadError(file, `invalid JSON: ${reason}`, {
+      line: before.length,
+      column: before[before.length - 1]!.length + 1,
+    });
   }
 }
 
@@ -136,7 +144,10 @@ export async function readConfigFile(file: string): Promise<unknown> {
   if (info.isDirectory()) throw new ConfigReadError(file, 'is a directory, not a config file');
   if (!info.isFile()) throw new ConfigReadError(file, 'is not a regular file');
   if (info.size > MAX_CONFIG_BYTES) {
-    throw new ConfigReadError(file, `is ${info.size} bytes; config files are limited to ${MAX_CONFIG_BYTES / 1024} KiB`);
+    throw new ConfigReadError(
+      file,
+      `is ${info.size} bytes; config files are limited to ${MAX_CONFIG_BYTES / 1024} KiB`,
+    );
   }
   let text;
   try {

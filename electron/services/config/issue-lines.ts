@@ -29,7 +29,7 @@ export function lineOfPath(text: string, path: string): number | undefined {
   let node: unknown = doc.contents;
   let at: number | undefined = (doc.contents as Node | null)?.range?.[0];
   const parts = segments(path);
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     const part = parts[i]!;
     if (typeof part === 'number' && isSeq(node)) {
       const item = node.items[part];

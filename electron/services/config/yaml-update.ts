@@ -59,7 +59,14 @@ function updateNamedList(doc: Document, path: Array<string | number>, before: Na
   const wanted = new Set(after.map((a) => a.name));
   for (let i = before.length - 1; i >= 0; i--) if (!wanted.has(before[i]!.name)) seq.items.splice(i, 1);
   const kept = before.filter((b) => wanted.has(b.name));
-  kept.forEach((b, i) => apply(doc, [...path, i], b, after.find((a) => a.name === b.name)));
+  kept.forEach((b, i) =>
+    apply(
+      doc,
+      [...path, i],
+      b,
+      after.find((a) => a.name === b.name),
+    ),
+  );
   for (const a of after) if (!kept.some((b) => b.name === a.name)) seq.items.push(doc.createNode(a));
   const order = after.map((a) => a.name);
   const nameOf = (node: unknown) => (isMap(node) ? String(node.get('name')) : '');

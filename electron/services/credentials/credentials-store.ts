@@ -38,7 +38,10 @@ export class FileCredentialsStore implements CredentialsStore {
 
   constructor(readonly file: string) {
     this.cache = new ParsedFileCache(file, (text) => this.parse(text), emptyFile);
-    this.writer = new PrivateJsonFile(file, () => this.cache.readFresh(), { get: (d) => d.proxies, set: (d, proxies) => (d.proxies = proxies) });
+    this.writer = new PrivateJsonFile(file, () => this.cache.readFresh(), {
+      get: (d) => d.proxies,
+      set: (d, proxies) => (d.proxies = proxies),
+    });
   }
 
   async get(proxy: string): Promise<ProxyCredentials | undefined> {
@@ -69,7 +72,10 @@ export class FileCredentialsStore implements CredentialsStore {
 
   private parse(text: string): z.infer<typeof FileSchema> {
     const parsed = FileSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(`${this.file} is not a valid credentials file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `${this.file} is not a valid credentials file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     return parsed.data;
   }
 }

@@ -17,7 +17,8 @@ import type { SecretStore } from './secret-store.js';
 const PREFIX = 'proxy-credentials:';
 
 /** What the CLI says about a proxy whose credentials only the app can read. */
-export const KEYRING_NOTE = 'its credentials are in the desktop app, encrypted with your OS keychain: copy its URL from the app';
+export const KEYRING_NOTE =
+  'its credentials are in the desktop app, encrypted with your OS keychain: copy its URL from the app';
 
 export class KeyringCredentialsStore implements CredentialsStore {
   constructor(
@@ -29,7 +30,10 @@ export class KeyringCredentialsStore implements CredentialsStore {
     const stored = await this.keyring.get(PREFIX + proxy);
     if (stored === undefined) return this.file.get(proxy);
     const parsed = ProxyCredentialsSchema.safeParse(safeJson(stored));
-    if (!parsed.success) throw new Error(`the stored credentials of ${proxy} are not readable: delete and relaunch the proxy, or set them again`);
+    if (!parsed.success)
+      throw new Error(
+        `the stored credentials of ${proxy} are not readable: delete and relaunch the proxy, or set them again`,
+      );
     return parsed.data;
   }
 
@@ -47,7 +51,9 @@ export class KeyringCredentialsStore implements CredentialsStore {
 
   async names(): Promise<string[]> {
     const [keys, inFile] = await Promise.all([this.keyring.keys(), this.file.names()]);
-    return [...new Set([...keys.filter((k) => k.startsWith(PREFIX)).map((k) => k.slice(PREFIX.length)), ...inFile])].sort();
+    return [
+      ...new Set([...keys.filter((k) => k.startsWith(PREFIX)).map((k) => k.slice(PREFIX.length)), ...inFile]),
+    ].sort();
   }
 }
 

@@ -62,9 +62,11 @@ export class ParsedFileCache<T> {
     if (this.pending?.stamp !== stamp) {
       const value = this.load(stamp, now, written);
       this.pending = { stamp, value };
-      void value.catch(() => undefined).finally(() => {
-        if (this.pending?.value === value) this.pending = undefined;
-      });
+      void value
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.pending?.value === value) this.pending = undefined;
+        });
     }
     return this.pending.value;
   }

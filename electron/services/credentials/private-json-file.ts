@@ -16,7 +16,10 @@ export class PrivateJsonFile<Data extends object, Entry> {
     /** Reads and validates the whole file (the default when it is missing). */
     private readonly read: () => Promise<Data>,
     /** The map inside the file's data, read and set back. */
-    private readonly entries: { get: (data: Data) => Record<string, Entry>; set: (data: Data, entries: Record<string, Entry>) => void },
+    private readonly entries: {
+      get: (data: Data) => Record<string, Entry>;
+      set: (data: Data, entries: Record<string, Entry>) => void;
+    },
   ) {}
 
   /** Applies `change` to the entries and writes the file (sorted by key, mode 0600, atomically), after the previous change. */

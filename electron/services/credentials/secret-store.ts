@@ -100,11 +100,21 @@ export class FileSecretStore implements SecretStore {
   /** The last set or delete: each waits for the one before, see {@link inOrder}. */
   private last: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly file: string, private readonly options: FileSecretStoreOptions = {}) {
+  constructor(
+    readonly file: string,
+    private readonly options: FileSecretStoreOptions = {},
+  ) {
     this.codec = options.codec ?? PLAIN;
     this.description = options.description ?? `in ${file}, readable only by you`;
-    this.cache = new ParsedFileCache(file, (text) => this.parse(text), () => this.empty());
-    this.writer = new PrivateJsonFile(file, () => this.cache.readFresh(), { get: (d) => d.secrets, set: (d, secrets) => (d.secrets = secrets) });
+    this.cache = new ParsedFileCache(
+      file,
+      (text) => this.parse(text),
+      () => this.empty(),
+    );
+    this.writer = new PrivateJsonFile(file, () => this.cache.readFresh(), {
+      get: (d) => d.secrets,
+      set: (d, secrets) => (d.secrets = secrets),
+    });
   }
 
   availability(): SecretStoreAvailability {
@@ -118,13 +128,16 @@ export class FileSecretStore implements SecretStore {
       // Awaited here, so that a codec's rejection is reported like its throw.
       return await this.codec.decode(stored);
     } catch (err) {
-      throw new SecretStoreCorruptError(`the remembered value for ${key} in ${this.file} cannot be decrypted (${messageOf(err)}): enter it again`);
+      throw new SecretStoreCorruptError(
+        `the remembered value for ${key} in ${this.file} cannot be decrypted (${messageOf(err)}): enter it again`,
+      );
     }
   }
 
   set(key: string, value: string): Promise<void> {
     const availability = this.availability();
-    if (!availability.available) return Promise.reject(new SecretStoreUnavailableError(`not remembered: ${availability.reason}`));
+    if (!availability.available)
+      return Promise.reject(new SecretStoreUnavailableError(`not remembered: ${availability.reason}`));
     // Encoding starts now; the write waits its turn. A codec that fails writes nothing.
     const encoded = (async () => this.codec.encode(value))();
     encoded.catch(() => undefined); // reported by the job below, not as an unhandled rejection meanwhile
@@ -176,10 +189,14 @@ export class FileSecretStore implements SecretStore {
     }
     const parsed = FileSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new SecretStoreCorruptError(`${this.file} is not a valid secrets file: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; ')}. ${fix}`);
+      throw new SecretStoreCorruptError(
+        `${this.file} is not a valid secrets file: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; ')}. ${fix}`,
+      );
     }
     if (parsed.data.encoding !== this.codec.encoding) {
-      throw new SecretStoreCorruptError(`${this.file} holds secrets encoded as ${parsed.data.encoding}, not ${this.codec.encoding}: it was written by another front end. ${fix}`);
+      throw new SecretStoreCorruptError(
+        `${this.file} holds secrets encoded as ${parsed.data.encoding}, not ${this.codec.encoding}: it was written by another front end. ${fix}`,
+      );
     }
     return parsed.data;
   }

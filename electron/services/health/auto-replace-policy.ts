@@ -40,7 +40,13 @@ export class AutoReplacePolicy {
     while (this.starts.length && this.starts[0]! <= now - HOUR_MS) this.starts.shift();
     const after = settings.afterMinutes * 60_000;
     const due = facts
-      .filter((f) => f.state === 'failing' && now - f.since >= after && !this.busy.has(f.name) && (this.restUntil.get(f.name) ?? 0) <= now)
+      .filter(
+        (f) =>
+          f.state === 'failing' &&
+          now - f.since >= after &&
+          !this.busy.has(f.name) &&
+          (this.restUntil.get(f.name) ?? 0) <= now,
+      )
       .sort((a, b) => a.since - b.since || a.name.localeCompare(b.name));
     const room = Math.max(0, settings.maxPerHour - this.starts.length);
     const replace = due.slice(0, room).map((f) => f.name);

@@ -14,12 +14,17 @@ export interface ExitSeen {
 }
 
 /** The warning for a person, or undefined when nothing is wrong; `others` are the current exits of the host's other proxies. */
-export function exitWarning(host: string, seen: ExitSeen, others: ReadonlyArray<string | undefined>): string | undefined {
+export function exitWarning(
+  host: string,
+  seen: ExitSeen,
+  others: ReadonlyArray<string | undefined>,
+): string | undefined {
   if (!seen.current) return undefined;
   const parts: string[] = [];
   if (seen.previous && seen.previous !== seen.current) parts.push(`changed from ${seen.previous} to ${seen.current}`);
   const known = [...new Set(others.filter((o): o is string => !!o))].sort();
-  if (known.length && !known.includes(seen.current)) parts.push(`differs from what host ${host}'s other proxies show (${known.join(', ')})`);
+  if (known.length && !known.includes(seen.current))
+    parts.push(`differs from what host ${host}'s other proxies show (${known.join(', ')})`);
   return parts.length ? parts.join('; ') : undefined;
 }
 
@@ -31,7 +36,9 @@ export function exitWarning(host: string, seen: ExitSeen, others: ReadonlyArray<
  * with every sibling (1,000 on a host: a million comparisons) showed in the idle backend's
  * CPU profile (bench (i)).
  */
-export function exitWarnings<K extends string>(list: readonly { host: string; key: K; seen: ExitSeen }[]): Map<K, string | undefined> {
+export function exitWarnings<K extends string>(
+  list: readonly { host: string; key: K; seen: ExitSeen }[],
+): Map<K, string | undefined> {
   const exits = new Map<string, Map<string, number>>();
   for (const p of list) {
     let counts = exits.get(p.host);
@@ -45,7 +52,8 @@ export function exitWarnings<K extends string>(list: readonly { host: string; ke
       continue;
     }
     const others: string[] = [];
-    for (const [address, count] of exits.get(p.host)!) if (count - (address === p.seen.current ? 1 : 0) > 0) others.push(address);
+    for (const [address, count] of exits.get(p.host)!)
+      if (count - (address === p.seen.current ? 1 : 0) > 0) others.push(address);
     out.set(p.key, exitWarning(p.host, p.seen, others));
   }
   return out;

@@ -7,7 +7,20 @@
  */
 import type { FleetHealth, ProxyHealth } from '../../../shared/health.js';
 
-const FIELDS = ['host', 'domain', 'name', 'state', 'since', 'checkedAt', 'latencyMs', 'status', 'exitAddress', 'exitChanged', 'exitWarning', 'lastError'] as const satisfies ReadonlyArray<keyof ProxyHealth>;
+const FIELDS = [
+  'host',
+  'domain',
+  'name',
+  'state',
+  'since',
+  'checkedAt',
+  'latencyMs',
+  'status',
+  'exitAddress',
+  'exitChanged',
+  'exitWarning',
+  'lastError',
+] as const satisfies ReadonlyArray<keyof ProxyHealth>;
 
 export function repeatsHealth(before: FleetHealth | undefined, now: FleetHealth): boolean {
   if (!before || before.proxies.length !== now.proxies.length) return false;

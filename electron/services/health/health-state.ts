@@ -16,9 +16,21 @@ export type HealthSubject = Pick<ProxyHealth, 'host' | 'domain' | 'name'>;
  * The health after `seen` at `now`. `since` moves only when the state changes; the exit
  * address is kept across probes that did not read one, and flagged when a new one differs.
  */
-export function nextHealth(subject: HealthSubject, prev: ProxyHealth | undefined, seen: Observation, now: number, slowMs: number): ProxyHealth {
+export function nextHealth(
+  subject: HealthSubject,
+  prev: ProxyHealth | undefined,
+  seen: Observation,
+  now: number,
+  slowMs: number,
+): ProxyHealth {
   const state: HealthState =
-    'unknown' in seen ? 'unknown' : 'failing' in seen || !seen.probe.ok ? 'failing' : seen.probe.latencyMs >= slowMs ? 'slow' : 'healthy';
+    'unknown' in seen
+      ? 'unknown'
+      : 'failing' in seen || !seen.probe.ok
+        ? 'failing'
+        : seen.probe.latencyMs >= slowMs
+          ? 'slow'
+          : 'healthy';
   const out: ProxyHealth = { ...subject, state, since: prev?.state === state ? prev.since : now };
   if (prev?.exitAddress) out.exitAddress = prev.exitAddress;
   if ('unknown' in seen) {

@@ -30,14 +30,16 @@ export interface PlainAnswer {
  */
 export function plainRequest(path: string, headers: Readonly<Record<string, string>>): string {
   const lines = [`GET ${path} HTTP/1.1`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  for (const line of lines) if (/[\r\n\0]/.test(line)) throw new Error(`the probe's request has a line break in "${line.split(':')[0]}"`);
+  for (const line of lines)
+    if (/[\r\n\0]/.test(line)) throw new Error(`the probe's request has a line break in "${line.split(':')[0]}"`);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
 /** The conclusion from an answer's status, as for Node's client: 407 is a refused login; with a check URL, 4xx/5xx fail. */
 export function judgeStatus(status: number, checkUrl: boolean): PlainAnswer {
   if (status === 407) return { ok: false, status, error: 'the proxy refused the credentials (407)' };
-  if (checkUrl && status >= 400) return { ok: false, status, error: `the check URL answered ${status} through the proxy` };
+  if (checkUrl && status >= 400)
+    return { ok: false, status, error: `the check URL answered ${status} through the proxy` };
   return { ok: true, status };
 }
 
@@ -55,16 +57,26 @@ function headReader(checkUrl: boolean, hooks: PlainProbeHooks): { push(bytes: st
     push(bytes) {
       head += bytes;
       if (head.indexOf('\r\n\r\n') < 0) {
-        if (head.length > HEAD_LIMIT) hooks.finish({ ok: false, error: `the proxy's answer had no end of headers in ${HEAD_LIMIT / 1024} KiB` });
+        if (head.length > HEAD_LIMIT)
+          hooks.finish({ ok: false, error: `the proxy's answer had no end of headers in ${HEAD_LIMIT / 1024} KiB` });
         return;
       }
       const status = STATUS_LINE.exec(head)?.[1];
-      if (!status) return hooks.finish({ ok: false, error: `the proxy did not answer HTTP (it sent "${printable(head.slice(0, 40))}")` });
+      if (!status)
+        return hooks.finish({
+          ok: false,
+          error: `the proxy did not answer HTTP (it sent "${printable(head.slice(0, 40))}")`,
+        });
       hooks.answered();
       hooks.finish(judgeStatus(Number(status), checkUrl));
     },
     ended() {
-      hooks.finish({ ok: false, error: head ? 'the proxy closed the connection in the middle of its answer' : 'socket hang up: the proxy closed the connection without answering' });
+      hooks.finish({
+        ok: false,
+        error: head
+          ? 'the proxy closed the connection in the middle of its answer'
+          : 'socket hang up: the proxy closed the connection without answering',
+      });
     },
   };
 }
@@ -93,7 +105,13 @@ export function readPlainAnswer(stream: Duplex, request: string, checkUrl: boole
 const READ_BUFFER = Buffer.alloc(HEAD_LIMIT);
 
 /** Connects to `address`:`port` from here, writes `request` and reads the answer's head. */
-export function probePlainDirect(address: string, port: number, request: string, checkUrl: boolean, hooks: PlainProbeHooks): void {
+export function probePlainDirect(
+  address: string,
+  port: number,
+  request: string,
+  checkUrl: boolean,
+  hooks: PlainProbeHooks,
+): void {
   const reader = headReader(checkUrl, hooks);
   const socket = connect({
     host: address,

@@ -83,13 +83,21 @@ function readAnswer(res: IncomingMessage, url: URL | undefined, options: ProbeOp
   });
   res.on('end', () => {
     const exitAddress = echoedAddress(body);
-    finish(exitAddress ? { ok: true, status, exitAddress } : { ok: true, status, error: 'the echo URL did not answer an address' });
+    finish(
+      exitAddress
+        ? { ok: true, status, exitAddress }
+        : { ok: true, status, error: 'the echo URL did not answer an address' },
+    );
   });
   res.on('error', (err) => finish({ ok: false, status, error: err.message }));
 }
 
 /** Runs one probe: `start` begins it and calls `finish` once; the timeout and the first answer bound it. */
-function bounded(options: ProbeOptions, now: () => number, start: (finish: Finish, answered: () => void, cleanup: (c: () => void) => void) => void): Promise<ProbeResult> {
+function bounded(
+  options: ProbeOptions,
+  now: () => number,
+  start: (finish: Finish, answered: () => void, cleanup: (c: () => void) => void) => void,
+): Promise<ProbeResult> {
   const started = now();
   return new Promise((resolve) => {
     let settled = false;
@@ -102,7 +110,10 @@ function bounded(options: ProbeOptions, now: () => number, start: (finish: Finis
       for (const c of cleanups) c();
       resolve({ ...r, latencyMs: latencyMs || Math.round(now() - started) });
     };
-    const timer = setTimeout(() => finish({ ok: false, error: `no answer within ${options.timeoutMs / 1000} s` }), options.timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ok: false, error: `no answer within ${options.timeoutMs / 1000} s` }),
+      options.timeoutMs,
+    );
     start(
       finish,
       () => (latencyMs = Math.max(1, Math.round(now() - started))),
@@ -116,7 +127,12 @@ function bounded(options: ProbeOptions, now: () => number, start: (finish: Finis
 function tlsOver(socket: Duplex, url: URL, options: ProbeOptions) {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const { ca } = options;
-  return tlsConnect({ socket, host, ...(isIpv4(host) || isIpv6(host) ? {} : { servername: host }), ...(ca ? { ca: [ca, ...rootCertificatesOf()] } : {}) });
+  return tlsConnect({
+    socket,
+    host,
+    ...(isIpv4(host) || isIpv6(host) ? {} : { servername: host }),
+    ...(ca ? { ca: [ca, ...rootCertificatesOf()] } : {}),
+  });
 }
 
 /** Node's bundled roots: given `ca`, Node trusts only it, so the defaults are added back. */
@@ -125,22 +141,37 @@ function rootCertificatesOf(): readonly string[] {
 }
 
 /** GET `url` over an open tunnel (TLS inside it for https), answering through `finish`. */
-function getThrough(socket: Duplex, url: URL, options: ProbeOptions, finish: Finish, answered: () => void, cleanup: (c: () => void) => void): void {
+function getThrough(
+  socket: Duplex,
+  url: URL,
+  options: ProbeOptions,
+  finish: Finish,
+  answered: () => void,
+  cleanup: (c: () => void) => void,
+): void {
   const stream = url.protocol === 'https:' ? tlsOver(socket, url, options) : socket;
   cleanup(() => stream.destroy());
-  stream.on('error', (err: Error) => finish({ ok: false, error: url.protocol === 'https:' ? `TLS to the check URL: ${err.message}` : err.message }));
+  stream.on('error', (err: Error) =>
+    finish({ ok: false, error: url.protocol === 'https:' ? `TLS to the check URL: ${err.message}` : err.message }),
+  );
   const headers = { host: url.host, 'user-agent': 'egress-desk-health', connection: 'close' };
-  const req = request({ createConnection: () => stream, method: 'GET', path: `${url.pathname}${url.search}`, headers, setHost: false }, (res) => {
-    answered();
-    readAnswer(res, url, options, finish);
-  });
+  const req = request(
+    { createConnection: () => stream, method: 'GET', path: `${url.pathname}${url.search}`, headers, setHost: false },
+    (res) => {
+      answered();
+      readAnswer(res, url, options, finish);
+    },
+  );
   cleanup(() => req.destroy());
   req.on('error', (err) => finish({ ok: false, error: err.message }));
   req.end();
 }
 
 /** The request options that open the connection through `target.tunnel` (Node waits for the stream); none without one. */
-function viaTunnel(target: ProbeTarget, finish: Finish): { createConnection?: (o: unknown, done: (err: Error | null, s: Duplex) => void) => undefined } {
+function viaTunnel(
+  target: ProbeTarget,
+  finish: Finish,
+): { createConnection?: (o: unknown, done: (err: Error | null, s: Duplex) => void) => undefined } {
   const { tunnel } = target;
   if (!tunnel) return {};
   return {
@@ -176,48 +207,89 @@ const SOCKS_CONNECT_REJECTED = /proxy rejected connection/i;
 function probeSocks(target: ProbeTarget, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
   const url = options.url ? new URL(options.url) : undefined;
   return bounded(options, now, (finish, answered, cleanup) => {
-    const destination = url ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) } : { host: '127.0.0.1', port: target.port };
+    const destination = url
+      ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) }
+      : { host: '127.0.0.1', port: target.port };
     const existing = target.tunnel ? target.tunnel() : Promise.resolve(undefined);
-    existing.then((existing_socket) => SocksClient.createConnection({
-      ...(existing_socket ? { existing_socket } : {}),
-      command: 'connect',
-      destination,
-      proxy: { host: target.address, port: target.port, type: 5, ...(target.credentials ? { userId: target.credentials.username, password: target.credentials.password } : {}) },
-      timeout: options.timeoutMs,
-    })).then(
-      ({ socket }) => {
-        cleanup(() => socket.destroy());
-        if (!url) {
-          answered();
-          return finish({ ok: true });
-        }
-        getThrough(socket, url, options, finish, answered, cleanup);
-      },
-      (err: unknown) => {
-        const message = messageOf(err);
-        if (SOCKS_AUTH_REFUSED.test(message)) return finish({ ok: false, error: 'the proxy refused the credentials (SOCKS5)' });
-        if (!url && SOCKS_CONNECT_REJECTED.test(message)) {
-          answered();
-          return finish({ ok: true });
-        }
-        finish({ ok: false, error: url && SOCKS_CONNECT_REJECTED.test(message) ? `the proxy could not reach the check URL (${message})` : message });
-      },
-    );
+    existing
+      .then((existing_socket) =>
+        SocksClient.createConnection({
+          ...(existing_socket ? { existing_socket } : {}),
+          command: 'connect',
+          destination,
+          proxy: {
+            host: target.address,
+            port: target.port,
+            type: 5,
+            ...(target.credentials
+              ? { userId: target.credentials.username, password: target.credentials.password }
+              : {}),
+          },
+          timeout: options.timeoutMs,
+        }),
+      )
+      .then(
+        ({ socket }) => {
+          cleanup(() => socket.destroy());
+          if (!url) {
+            answered();
+            return finish({ ok: true });
+          }
+          getThrough(socket, url, options, finish, answered, cleanup);
+        },
+        (err: unknown) => {
+          const message = messageOf(err);
+          if (SOCKS_AUTH_REFUSED.test(message))
+            return finish({ ok: false, error: 'the proxy refused the credentials (SOCKS5)' });
+          if (!url && SOCKS_CONNECT_REJECTED.test(message)) {
+            answered();
+            return finish({ ok: true });
+          }
+          finish({
+            ok: false,
+            error:
+              url && SOCKS_CONNECT_REJECTED.test(message)
+                ? `the proxy could not reach the check URL (${message})`
+                : message,
+          });
+        },
+      );
   });
 }
 
-export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () => number = () => performance.now()): Promise<ProbeResult> {
+export function probeProxy(
+  target: ProbeTarget,
+  options: ProbeOptions,
+  now: () => number = () => performance.now(),
+): Promise<ProbeResult> {
   if (target.kind === 'socks5') return probeSocks(target, options, now);
   const url = options.url ? new URL(options.url) : undefined;
-  const headers: Record<string, string> = { host: url ? url.host : `${bracketHost(target.address)}:${target.port}`, 'user-agent': 'egress-desk-health', connection: 'close' };
-  if (target.credentials) headers['proxy-authorization'] = `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
+  const headers: Record<string, string> = {
+    host: url ? url.host : `${bracketHost(target.address)}:${target.port}`,
+    'user-agent': 'egress-desk-health',
+    connection: 'close',
+  };
+  if (target.credentials)
+    headers['proxy-authorization'] =
+      `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
   if (url?.protocol === 'https:') return probeHttpsThroughConnect(target, url, headers, options, now);
   if (!options.echo) return probePlain(target, url, headers, options, now);
   return bounded(options, now, (finish, answered, cleanup) => {
-    const req = request({ host: target.address, port: target.port, method: 'GET', path: url ? url.href : '/', headers, setHost: false, ...(target.tunnel ? viaTunnel(target, finish) : direct(target)) }, (res) => {
-      answered();
-      readAnswer(res, url, options, finish);
-    });
+    const req = request(
+      {
+        host: target.address,
+        port: target.port,
+        method: 'GET',
+        path: url ? url.href : '/',
+        headers,
+        setHost: false,
+        ...(target.tunnel ? viaTunnel(target, finish) : direct(target)),
+      },
+      (res) => {
+        answered();
+        readAnswer(res, url, options, finish);
+      },
+    );
     cleanup(() => req.destroy());
     req.on('error', (err) => finish({ ok: false, error: err.message }));
     req.end();
@@ -225,7 +297,13 @@ export function probeProxy(target: ProbeTarget, options: ProbeOptions, now: () =
 }
 
 /** The proxy itself or an http:// check URL: the answer's head read on a bare socket (plain-probe.ts says why). */
-function probePlain(target: ProbeTarget, url: URL | undefined, headers: Record<string, string>, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
+function probePlain(
+  target: ProbeTarget,
+  url: URL | undefined,
+  headers: Record<string, string>,
+  options: ProbeOptions,
+  now: () => number,
+): Promise<ProbeResult> {
   return bounded(options, now, (finish, answered, cleanup) => {
     let text: string;
     try {
@@ -244,20 +322,44 @@ function probePlain(target: ProbeTarget, url: URL | undefined, headers: Record<s
 }
 
 /** An https check URL through an HTTP proxy: CONNECT to its host and port, then TLS and the GET inside the tunnel. */
-function probeHttpsThroughConnect(target: ProbeTarget, url: URL, headers: Record<string, string>, options: ProbeOptions, now: () => number): Promise<ProbeResult> {
+function probeHttpsThroughConnect(
+  target: ProbeTarget,
+  url: URL,
+  headers: Record<string, string>,
+  options: ProbeOptions,
+  now: () => number,
+): Promise<ProbeResult> {
   const authority = `${url.hostname}:${url.port || 443}`;
   return bounded(options, now, (finish, answered, cleanup) => {
-    const req: ClientRequest = request({ host: target.address, port: target.port, method: 'CONNECT', path: authority, headers: { ...headers, host: authority }, setHost: false, ...viaTunnel(target, finish) });
+    const req: ClientRequest = request({
+      host: target.address,
+      port: target.port,
+      method: 'CONNECT',
+      path: authority,
+      headers: { ...headers, host: authority },
+      setHost: false,
+      ...viaTunnel(target, finish),
+    });
     cleanup(() => req.destroy());
     req.on('connect', (res, socket) => {
       cleanup(() => socket.destroy());
       const status = res.statusCode ?? 0;
       if (status === 407) return finish({ ok: false, status, error: 'the proxy refused the credentials (407)' });
-      if (status !== 200) return finish({ ok: false, status, error: `the proxy refused to CONNECT to ${authority} (${status})` });
+      if (status !== 200)
+        return finish({ ok: false, status, error: `the proxy refused to CONNECT to ${authority} (${status})` });
       getThrough(socket, url, options, finish, answered, cleanup);
     });
     // A proxy that answers the CONNECT without upgrading (e.g. 407 with a body) ends here.
-    req.on('response', (res) => finish({ ok: false, status: res.statusCode ?? 0, error: res.statusCode === 407 ? 'the proxy refused the credentials (407)' : `the proxy refused to CONNECT to ${authority} (${res.statusCode})` }));
+    req.on('response', (res) =>
+      finish({
+        ok: false,
+        status: res.statusCode ?? 0,
+        error:
+          res.statusCode === 407
+            ? 'the proxy refused the credentials (407)'
+            : `the proxy refused to CONNECT to ${authority} (${res.statusCode})`,
+      }),
+    );
     req.on('error', (err) => finish({ ok: false, error: err.message }));
     req.end();
   });

@@ -33,7 +33,12 @@ export class HostAccessDeniedError extends Error {
  * Turns an authentication/authorisation failure of the handshake into a
  * {@link HostAccessDeniedError}; any other error is returned as it is.
  */
-export function hostAccessError(err: unknown, host: ResolvedKVMHost, dialer: Dialer, localUser: () => string = () => localUserName('your user')): unknown {
+export function hostAccessError(
+  err: unknown,
+  host: ResolvedKVMHost,
+  dialer: Dialer,
+  localUser: () => string = () => localUserName('your user'),
+): unknown {
   if (!(err instanceof LibvirtError) || !isAuthError(err)) return err;
   const said = err.message.replace(/[.\s]+$/, '');
   if (dialer instanceof SshDialer) {
@@ -43,7 +48,12 @@ export function hostAccessError(err: unknown, host: ResolvedKVMHost, dialer: Dia
     const where = address === host.name ? host.name : `${host.name} (${address})`;
     // Our own refusal before asking the daemon anything: it wants SASL (or something newer).
     if (err.procedure === 'AUTH_LIST') {
-      return new HostAccessDeniedError(`libvirt on ${where}: ${said}. On ${address}, set auth_unix_rw = "polkit" in /etc/libvirt/libvirtd.conf and restart libvirtd`, host.name, user, { cause: err });
+      return new HostAccessDeniedError(
+        `libvirt on ${where}: ${said}. On ${address}, set auth_unix_rw = "polkit" in /etc/libvirt/libvirtd.conf and restart libvirtd`,
+        host.name,
+        user,
+        { cause: err },
+      );
     }
     return new HostAccessDeniedError(
       `libvirt on ${where} refused SSH user ${user} (${said}). On ${address}, add ${user} to the ${LIBVIRT_GROUP} group ` +
@@ -55,7 +65,12 @@ export function hostAccessError(err: unknown, host: ResolvedKVMHost, dialer: Dia
   }
   const user = localUser();
   if (err.procedure === 'AUTH_LIST') {
-    return new HostAccessDeniedError(`libvirt on ${host.name} (this machine, ${host.socketPath}): ${said}. Set auth_unix_rw = "polkit" in /etc/libvirt/libvirtd.conf and restart libvirtd`, host.name, user, { cause: err });
+    return new HostAccessDeniedError(
+      `libvirt on ${host.name} (this machine, ${host.socketPath}): ${said}. Set auth_unix_rw = "polkit" in /etc/libvirt/libvirtd.conf and restart libvirtd`,
+      host.name,
+      user,
+      { cause: err },
+    );
   }
   return new HostAccessDeniedError(
     `libvirt on ${host.name} (this machine, ${host.socketPath}) refused your user ${user} (${said}). ` +

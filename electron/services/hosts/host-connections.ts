@@ -9,13 +9,25 @@ import type { ResolvedKVMHost } from '../../../shared/config.js';
 import type { HostState, HostStatus } from '../../../shared/hosts.js';
 import { ConnectionClosedError, LibvirtClient } from '../../libvirt/index.js';
 import { HostAccessDeniedError, hostAccessError } from './host-access.js';
-import { DEFAULT_SOCKET_PATH, type Dialer, HostKeyMismatchError, HostKeyUnknownError, SshAuthError, type SshConnectionPool, SshDialer, TransportError, dialerForHost } from '../../transport/index.js';
+import {
+  DEFAULT_SOCKET_PATH,
+  type Dialer,
+  HostKeyMismatchError,
+  HostKeyUnknownError,
+  SshAuthError,
+  type SshConnectionPool,
+  SshDialer,
+  TransportError,
+  dialerForHost,
+} from '../../transport/index.js';
 import { formatSshWarning } from './ssh-settings-view.js';
 import { messageOf } from '../../../shared/errors.js';
 
 /** The hypervisor URI for a host: the system daemon's QEMU driver, or the daemon's own choice on another socket (a session daemon). */
 export function uriForHost(host: ResolvedKVMHost): string {
-  return host.socketPath === DEFAULT_SOCKET_PATH || host.socketPath === '/run/libvirt/libvirt-sock' ? 'qemu:///system' : '';
+  return host.socketPath === DEFAULT_SOCKET_PATH || host.socketPath === '/run/libvirt/libvirt-sock'
+    ? 'qemu:///system'
+    : '';
 }
 
 export interface HostConnectionsOptions {
@@ -54,7 +66,10 @@ interface Entry {
 }
 
 /** What a failure says about a host: its state and the fields that go with it. */
-export type HostFailure = Pick<HostStatus, 'message' | 'fingerprint' | 'needs' | 'keyFile' | 'hostKeyMismatch'> & { state: HostState; message: string };
+export type HostFailure = Pick<HostStatus, 'message' | 'fingerprint' | 'needs' | 'keyFile' | 'hostKeyMismatch'> & {
+  state: HostState;
+  message: string;
+};
 
 /** Outcomes of an encrypted identity file that a passphrase would change. */
 const PASSPHRASE_OUTCOMES = new Set(['skipped', 'no-passphrase-prompt', 'wrong-passphrase']);
@@ -63,13 +78,22 @@ const PASSPHRASE_OUTCOMES = new Set(['skipped', 'no-passphrase-prompt', 'wrong-p
 export function classifyFailure(err: unknown): HostFailure {
   const message = messageOf(err);
   if (err instanceof HostKeyUnknownError) return { state: 'host-key-unknown', message, fingerprint: err.fingerprint };
-  if (err instanceof HostKeyMismatchError) return { state: 'error', message, fingerprint: err.fingerprint, hostKeyMismatch: true };
+  if (err instanceof HostKeyMismatchError)
+    return { state: 'error', message, fingerprint: err.fingerprint, hostKeyMismatch: true };
   if (err instanceof SshAuthError) {
     // The server would take an encrypted key nobody gave the passphrase of (no agent key worked): ask for it.
     const locked = err.attempts.find((a) => a.method === 'key' && PASSPHRASE_OUTCOMES.has(a.outcome));
     if (locked) {
-      const lead = locked.outcome === 'wrong-passphrase' ? `the remembered passphrase for ${locked.source} no longer unlocks it` : `the key ${locked.source} is encrypted`;
-      return { state: 'auth-needed', needs: 'passphrase', keyFile: locked.source, message: `${lead}: enter its passphrase to connect (no key of the SSH agent was accepted)` };
+      const lead =
+        locked.outcome === 'wrong-passphrase'
+          ? `the remembered passphrase for ${locked.source} no longer unlocks it`
+          : `the key ${locked.source} is encrypted`;
+      return {
+        state: 'auth-needed',
+        needs: 'passphrase',
+        keyFile: locked.source,
+        message: `${lead}: enter its passphrase to connect (no key of the SSH agent was accepted)`,
+      };
     }
     return { state: 'auth-needed', message };
   }
@@ -123,7 +147,8 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
 
   private entry(name: string): Entry {
     const entry = this.entries.get(name);
-    if (!entry) throw new Error(`no host named ${JSON.stringify(name)} (known: ${[...this.entries.keys()].join(', ')})`);
+    if (!entry)
+      throw new Error(`no host named ${JSON.stringify(name)} (known: ${[...this.entries.keys()].join(', ')})`);
     return entry;
   }
 
@@ -137,7 +162,14 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
   private setStatus(entry: Entry, update: Omit<HostStatus, 'name' | 'address' | 'via' | 'warnings'>): void {
     const store = update.needs === 'passphrase' ? this.options.secretStore?.() : undefined;
     const warnings = this.warnings(entry);
-    entry.status = { name: entry.host.name, address: entry.host.address, via: entry.dialer.description, ...update, ...(store ? { secretStore: store } : {}), ...(warnings.length ? { warnings } : {}) };
+    entry.status = {
+      name: entry.host.name,
+      address: entry.host.address,
+      via: entry.dialer.description,
+      ...update,
+      ...(store ? { secretStore: store } : {}),
+      ...(warnings.length ? { warnings } : {}),
+    };
     this.emit('status', entry.status);
   }
 
@@ -162,14 +194,18 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
     const delay = Math.min(first * 2 ** attempt, max);
     clearTimeout(entry.retry);
     entry.retrying = { why, attempt };
-    this.setStatus(entry, { state: 'reconnecting', message: `${why}; reconnecting in ${formatDelay(delay)} (attempt ${attempt + 1})` });
+    this.setStatus(entry, {
+      state: 'reconnecting',
+      message: `${why}; reconnecting in ${formatDelay(delay)} (attempt ${attempt + 1})`,
+    });
     entry.retry = setTimeout(() => {
       entry.retry = undefined;
       if (this.closed || entry.client) return;
       this.client(entry.host.name).catch((err: unknown) => {
         if (this.closed || entry.client) return;
         const failure = classifyFailure(hostAccessError(err, entry.host, entry.dialer));
-        if (failure.state === 'error' && !failure.hostKeyMismatch) this.scheduleReconnect(entry, failure.message, attempt + 1);
+        if (failure.state === 'error' && !failure.hostKeyMismatch)
+          this.scheduleReconnect(entry, failure.message, attempt + 1);
       });
     }, delay);
     entry.retry.unref();
@@ -177,12 +213,21 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
 
   private async connect(entry: Entry): Promise<LibvirtClient> {
     const retrying = entry.retrying;
-    this.setStatus(entry, retrying ? { state: 'reconnecting', message: `${retrying.why}; reconnecting now (attempt ${retrying.attempt + 1})` } : { state: 'connecting' });
+    this.setStatus(
+      entry,
+      retrying
+        ? { state: 'reconnecting', message: `${retrying.why}; reconnecting now (attempt ${retrying.attempt + 1})` }
+        : { state: 'connecting' },
+    );
     const signal = AbortSignal.timeout(this.options.connectTimeoutMs ?? 30_000);
     try {
       const uri = this.options.uri?.(entry.host) ?? uriForHost(entry.host);
       const onPolkit = this.options.onPolkit;
-      const client = await LibvirtClient.connect(entry.dialer, { uri, signal, ...(onPolkit ? { onPolkit: () => onPolkit(entry.host.name) } : {}) });
+      const client = await LibvirtClient.connect(entry.dialer, {
+        uri,
+        signal,
+        ...(onPolkit ? { onPolkit: () => onPolkit(entry.host.name) } : {}),
+      });
       entry.client = client;
       entry.retrying = undefined;
       client.once('close', (reason) => {
@@ -197,7 +242,13 @@ export class HostConnections extends EventEmitter<{ status: [HostStatus] }> {
       return client;
     } catch (caught) {
       const err = hostAccessError(caught, entry.host, entry.dialer);
-      const failure = signal.aborted && !(err instanceof TransportError) ? { state: 'error' as const, message: `no answer from ${entry.dialer.description} within ${(this.options.connectTimeoutMs ?? 30_000) / 1000} s` } : classifyFailure(err);
+      const failure =
+        signal.aborted && !(err instanceof TransportError)
+          ? {
+              state: 'error' as const,
+              message: `no answer from ${entry.dialer.description} within ${(this.options.connectTimeoutMs ?? 30_000) / 1000} s`,
+            }
+          : classifyFailure(err);
       // While reconnecting, a failure a retry can mend is reported by the next schedule, not as an error in between.
       if (!(retrying && this.options.reconnect && failure.state === 'error' && !failure.hostKeyMismatch)) {
         entry.retrying = undefined;

@@ -17,13 +17,19 @@ export class HostEditRefusedError extends Error {
 }
 
 function hostsOf(config: ProviderConfig): KVMHost[] {
-  if (config.type !== 'kvm' || !config.kvm) throw new HostEditRefusedError(`the config's provider type is ${config.type}: hosts can be edited only in a kvm config`);
+  if (config.type !== 'kvm' || !config.kvm)
+    throw new HostEditRefusedError(
+      `the config's provider type is ${config.type}: hosts can be edited only in a kvm config`,
+    );
   return config.kvm.hosts;
 }
 
 function indexOf(hosts: readonly KVMHost[], name: string): number {
   const i = hosts.findIndex((h) => h.name === name);
-  if (i < 0) throw new UnknownHostError(`no host named ${JSON.stringify(name)} (known: ${hosts.map((h) => h.name).join(', ') || 'none'})`);
+  if (i < 0)
+    throw new UnknownHostError(
+      `no host named ${JSON.stringify(name)} (known: ${hosts.map((h) => h.name).join(', ') || 'none'})`,
+    );
   return i;
 }
 
@@ -49,12 +55,19 @@ export function proxiesOn(listing: FleetListing, host: string): number | undefin
  * pointing at a host the config no longer has. `proxies` is that count, undefined when the
  * host cannot be listed (a rename is then refused too: nobody knows).
  */
-export function updateHost(config: ProviderConfig, name: string, host: KVMHost, proxies: number | undefined): ProviderConfig {
+export function updateHost(
+  config: ProviderConfig,
+  name: string,
+  host: KVMHost,
+  proxies: number | undefined,
+): ProviderConfig {
   const hosts = hostsOf(config);
   const i = indexOf(hosts, name);
   if (host.name !== name) {
     if (proxies === undefined) {
-      throw new HostEditRefusedError(`cannot rename ${name} to ${host.name} while ${name} cannot be reached: whether proxies run on it (their metadata names the host) is unknown. Connect it first, or add ${host.name} as a new host.`);
+      throw new HostEditRefusedError(
+        `cannot rename ${name} to ${host.name} while ${name} cannot be reached: whether proxies run on it (their metadata names the host) is unknown. Connect it first, or add ${host.name} as a new host.`,
+      );
     }
     if (proxies > 0) {
       throw new HostEditRefusedError(
@@ -78,6 +91,7 @@ export function removalMessage(name: string, proxies: number | undefined): strin
   const lead = `${name} was removed from the config; nothing on the host was touched`;
   if (proxies === 0) return `${lead}: no proxy ran on it.`;
   const unmanaged = 'no longer managed by this app (add the host again to manage them)';
-  if (proxies === undefined) return `${lead}. Whether proxies run on it is unknown (it could not be reached): any that do keep running, ${unmanaged}.`;
+  if (proxies === undefined)
+    return `${lead}. Whether proxies run on it is unknown (it could not be reached): any that do keep running, ${unmanaged}.`;
   return `${lead}: its ${proxies} ${proxies === 1 ? 'proxy keeps' : 'proxies keep'} running, ${unmanaged}.`;
 }

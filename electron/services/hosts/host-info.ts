@@ -5,13 +5,26 @@
  */
 import { messageOf } from '../../../shared/errors.js';
 import type { HostInfo, HostStatus } from '../../../shared/hosts.js';
-import { type Caller, LibvirtError, ListPoolsOrNetworks, formatVersion, listAllDomains, listAllNetworks } from '../../libvirt/index.js';
+import {
+  type Caller,
+  LibvirtError,
+  ListPoolsOrNetworks,
+  formatVersion,
+  listAllDomains,
+  listAllNetworks,
+} from '../../libvirt/index.js';
 import { readPools } from './host-load.js';
 
 /** Whether libvirt offers KVM here. A host without /dev/kvm answers domain capabilities for kvm with an error. */
 export async function kvmOffered(client: Caller): Promise<boolean> {
   try {
-    const caps = await client.call('CONNECT_GET_DOMAIN_CAPABILITIES', { emulatorbin: null, arch: 'x86_64', machine: null, virttype: 'kvm', flags: 0 });
+    const caps = await client.call('CONNECT_GET_DOMAIN_CAPABILITIES', {
+      emulatorbin: null,
+      arch: 'x86_64',
+      machine: null,
+      virttype: 'kvm',
+      flags: 0,
+    });
     return /<domain>\s*kvm\s*<\/domain>/.test(caps);
   } catch (err) {
     if (err instanceof LibvirtError) return false;
@@ -32,20 +45,21 @@ export async function hostUuid(client: Caller): Promise<string> {
 }
 
 export async function collectHostInfo(client: Caller): Promise<HostInfo> {
-  const [hostname, lib, type, version, node, free, pools, networks, activeNetworks, domains, kvm, uuid] = await Promise.all([
-    client.call('CONNECT_GET_HOSTNAME'),
-    client.call('CONNECT_GET_LIB_VERSION'),
-    client.call('CONNECT_GET_TYPE'),
-    client.call('CONNECT_GET_VERSION'),
-    client.call('NODE_GET_INFO'),
-    client.call('NODE_GET_FREE_MEMORY'),
-    readPools(client),
-    listAllNetworks(client),
-    listAllNetworks(client, ListPoolsOrNetworks.ACTIVE),
-    listAllDomains(client),
-    kvmOffered(client),
-    hostUuid(client).catch(() => undefined),
-  ]);
+  const [hostname, lib, type, version, node, free, pools, networks, activeNetworks, domains, kvm, uuid] =
+    await Promise.all([
+      client.call('CONNECT_GET_HOSTNAME'),
+      client.call('CONNECT_GET_LIB_VERSION'),
+      client.call('CONNECT_GET_TYPE'),
+      client.call('CONNECT_GET_VERSION'),
+      client.call('NODE_GET_INFO'),
+      client.call('NODE_GET_FREE_MEMORY'),
+      readPools(client),
+      listAllNetworks(client),
+      listAllNetworks(client, ListPoolsOrNetworks.ACTIVE),
+      listAllDomains(client),
+      kvmOffered(client),
+      hostUuid(client).catch(() => undefined),
+    ]);
   const active = new Set(activeNetworks.map((n) => n.name));
   return {
     hostname,

@@ -82,7 +82,11 @@ export async function readNodeMemory(client: Caller): Promise<NodeMemory | undef
     const free = by.get('free');
     if (total === undefined || free === undefined) return undefined;
     const kib = (v: bigint) => Number(v) * 1024;
-    return { totalBytes: kib(total), freeBytes: kib(free), availableBytes: kib(free + (by.get('buffers') ?? 0n) + (by.get('cached') ?? 0n)) };
+    return {
+      totalBytes: kib(total),
+      freeBytes: kib(free),
+      availableBytes: kib(free + (by.get('buffers') ?? 0n) + (by.get('cached') ?? 0n)),
+    };
   } catch (err) {
     if (err instanceof LibvirtError) return undefined;
     throw err;
@@ -122,7 +126,12 @@ export class HostLoadReader {
   }
 
   async read(name: string, client: Caller): Promise<HostLoad> {
-    const [node, memory, pools, cpu] = await Promise.all([client.call('NODE_GET_INFO'), readNodeMemory(client), readPools(client), this.cpu(name, client)]);
+    const [node, memory, pools, cpu] = await Promise.all([
+      client.call('NODE_GET_INFO'),
+      readNodeMemory(client),
+      readPools(client),
+      this.cpu(name, client),
+    ]);
     // Without node memory statistics (the test driver): NODE_GET_INFO's total and the free memory, as the facts at connect give them.
     const free = memory ? undefined : Number(await client.call('NODE_GET_FREE_MEMORY'));
     return {
@@ -138,7 +147,10 @@ export class HostLoadReader {
   }
 
   /** The host's CPU share since its last reading (a first reading measures a short window of its own). */
-  private async cpu(name: string, client: Caller): Promise<{ busy?: number | undefined; windowMs?: number | undefined }> {
+  private async cpu(
+    name: string,
+    client: Caller,
+  ): Promise<{ busy?: number | undefined; windowMs?: number | undefined }> {
     let before = this.last.get(name);
     if (!before) {
       const times = await readNodeCpu(client);

@@ -39,7 +39,9 @@ export class Passphrases {
   storeInfo(): { available: boolean; description: string } {
     if (!this.store) return { available: false, description: 'this front end cannot remember passphrases' };
     const state = this.store.availability();
-    return state.available ? { available: true, description: `stored ${this.store.description}` } : { available: false, description: state.reason };
+    return state.available
+      ? { available: true, description: `stored ${this.store.description}` }
+      : { available: false, description: state.reason };
   }
 
   /** Records a passphrase that unlocked `keyFile`; with `remember`, also in the store (which may refuse: the error says why). */

@@ -41,18 +41,31 @@ export function sshSettingsView(name: string, s: SshHostSettings, home: string):
     port: { value: String(s.port), origin: describeOrigin(s.origins.port, home) },
     user: { value: s.user, origin: describeOrigin(s.origins.user, home) },
     // What was written matters when tokens or variables made the path.
-    keys: s.identities.map((k) => ({ path: tildePath(k.path, home), origin: describeOrigin(k.origin, home), ...(/[%$]/.test(k.written) ? { written: k.written } : {}) })),
+    keys: s.identities.map((k) => ({
+      path: tildePath(k.path, home),
+      origin: describeOrigin(k.origin, home),
+      ...(/[%$]/.test(k.written) ? { written: k.written } : {}),
+    })),
     agent: s.agentSocket ?? null,
     identitiesOnly: s.identitiesOnly,
     jumps,
-    ...(s.proxyJump !== undefined && jumps.length > 0 ? { proxyJump: { value: s.proxyJump, origin: s.origins.proxyJump ? describeOrigin(s.origins.proxyJump, home) : '' } } : {}),
+    ...(s.proxyJump !== undefined && jumps.length > 0
+      ? {
+          proxyJump: {
+            value: s.proxyJump,
+            origin: s.origins.proxyJump ? describeOrigin(s.origins.proxyJump, home) : '',
+          },
+        }
+      : {}),
     ...(s.proxyCommand !== undefined ? { proxyCommand: s.proxyCommand } : {}),
     knownHostsFiles: s.userKnownHostsFiles.map((f) => tildePath(f, home)),
     globalKnownHostsFiles: s.globalKnownHostsFiles,
     hostKeyName: s.hostKeyPort === 22 ? s.hostKeyName : `[${s.hostKeyName}]:${s.hostKeyPort}`,
     hashKnownHosts: s.hashKnownHosts,
     ...(s.connectTimeoutMs !== undefined ? { connectTimeoutSeconds: s.connectTimeoutMs / 1000 } : {}),
-    ...(s.keepaliveIntervalMs !== undefined ? { serverAlive: { intervalSeconds: s.keepaliveIntervalMs / 1000, countMax: s.keepaliveCountMax ?? 3 } } : {}),
+    ...(s.keepaliveIntervalMs !== undefined
+      ? { serverAlive: { intervalSeconds: s.keepaliveIntervalMs / 1000, countMax: s.keepaliveCountMax ?? 3 } }
+      : {}),
     warnings: s.warnings.map((w) => formatSshWarning(w, home)),
   };
 }

@@ -94,7 +94,12 @@ export async function listPartials(dir: string): Promise<PartialImage[]> {
   const out: PartialImage[] = [];
   for (const { match: m, path, info } of await filesNamed(dir, PARTIAL_FILE)) {
     const meta = await readMeta(`${path}.json`);
-    const entry: PartialImage = { ...(m[1] ? { sha256: m[1] } : { sha512: m[2]! }), path, size: info.size, modified: info.mtime };
+    const entry: PartialImage = {
+      ...(m[1] ? { sha256: m[1] } : { sha512: m[2]! }),
+      path,
+      size: info.size,
+      modified: info.mtime,
+    };
     if (meta?.total !== undefined) entry.total = meta.total;
     if (meta?.url !== undefined) entry.url = meta.url;
     out.push(entry);
@@ -129,7 +134,13 @@ export async function pruneCache(ctx: PruneContext, options: PruneOptions = {}):
     if (total <= limit) break;
     if (keep.has(image.sha256)) continue;
     if (await removeLocked(ctx, image.sha256, [image.path], options.dryRun)) {
-      removed.push({ sha256: image.sha256, kind: 'image', path: image.path, size: image.size, lastUsed: image.lastUsed });
+      removed.push({
+        sha256: image.sha256,
+        kind: 'image',
+        path: image.path,
+        size: image.size,
+        lastUsed: image.lastUsed,
+      });
       total -= image.size;
     }
   }
@@ -137,7 +148,10 @@ export async function pruneCache(ctx: PruneContext, options: PruneOptions = {}):
 }
 
 /** The directory's regular files whose names match `pattern`; none while it does not exist yet. */
-async function filesNamed(dir: string, pattern: RegExp): Promise<Array<{ match: RegExpExecArray; path: string; info: Stats }>> {
+async function filesNamed(
+  dir: string,
+  pattern: RegExp,
+): Promise<Array<{ match: RegExpExecArray; path: string; info: Stats }>> {
   let names: string[];
   try {
     names = await readdir(dir);

@@ -79,7 +79,10 @@ export async function locate(url: string, options: PublisherDigestOptions = {}):
   if (options.checksumsUrl !== undefined) {
     const sumsUrl = parseUrl(options.checksumsUrl, url).href;
     const text = await readSmall(sumsUrl, options);
-    if (text === undefined) throw new PublisherDigestError(`there is no checksum file at ${sumsUrl}${sumsUrl.startsWith('file:') ? '' : ' (HTTP 404)'}`);
+    if (text === undefined)
+      throw new PublisherDigestError(
+        `there is no checksum file at ${sumsUrl}${sumsUrl.startsWith('file:') ? '' : ' (HTTP 404)'}`,
+      );
     const found = pick(text.body, sumsUrl, name);
     if (typeof found === 'string') throw new PublisherDigestError(`${sumsUrl} ${found}`);
     return { found, bytes: text.bytes, name };
@@ -128,7 +131,9 @@ function parseUrl(raw: string, base?: string): URL {
     throw new PublisherDigestError(`${raw} is not a valid URL`);
   }
   if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
-    throw new PublisherDigestError(`${raw}: the scheme ${url.protocol.slice(0, -1)} is not supported (use https, http or file)`);
+    throw new PublisherDigestError(
+      `${raw}: the scheme ${url.protocol.slice(0, -1)} is not supported (use https, http or file)`,
+    );
   }
   return url;
 }
@@ -150,9 +155,13 @@ export function pick(text: string, sumsUrl: string, name: string): PublishedDige
   }
   for (const algorithm of ['sha256', 'sha512'] as const) {
     const digests = new Set(matching.filter((e) => e.algorithm === algorithm).map((e) => e.digest));
-    if (digests.size > 1) throw new PublisherDigestError(`${sumsUrl} lists ${name} with ${digests.size} different ${algorithm} digests; it cannot be trusted`);
+    if (digests.size > 1)
+      throw new PublisherDigestError(
+        `${sumsUrl} lists ${name} with ${digests.size} different ${algorithm} digests; it cannot be trusted`,
+      );
     const digest = [...digests][0];
-    if (digest !== undefined) return { algorithm, digest, sumsUrl, listedName: matching.find((e) => e.digest === digest)!.name || name };
+    if (digest !== undefined)
+      return { algorithm, digest, sumsUrl, listedName: matching.find((e) => e.digest === digest)!.name || name };
   }
   return `has no entry for ${name}`;
 }
@@ -184,7 +193,10 @@ async function indexedSums(image: URL, seen: Set<string>, options: PublisherDige
  * A small file (its bytes, its text and its media type), or undefined when there is none
  * (404, or a missing local file). The bytes are kept: a signature covers them, not the text.
  */
-export async function readSmall(url: string, options: PublisherDigestOptions): Promise<{ body: string; bytes: Buffer; type: string } | undefined> {
+export async function readSmall(
+  url: string,
+  options: PublisherDigestOptions,
+): Promise<{ body: string; bytes: Buffer; type: string } | undefined> {
   if (url.startsWith('file:')) {
     try {
       const bytes = await readFile(fileURLToPath(url));
@@ -202,7 +214,9 @@ export async function readSmall(url: string, options: PublisherDigestOptions): P
     res = await (options.fetch ?? globalThis.fetch)(url, options.signal ? { signal: options.signal } : {});
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
-    throw new PublisherDigestError(`cannot fetch ${url}: ${cause instanceof Error ? cause.message : (err as Error).message}`);
+    throw new PublisherDigestError(
+      `cannot fetch ${url}: ${cause instanceof Error ? cause.message : (err as Error).message}`,
+    );
   }
   if (res.status === 404 || res.status === 410) {
     await res.body?.cancel().catch(() => undefined);

@@ -24,7 +24,15 @@ import {
   ImageUrlError,
 } from './errors.js';
 import { DigestPass } from './digest-pass.js';
-import { type DownloadTarget, type Downloaded, type PartialMeta, complete, discardPartial, readMeta, verifyAndComplete } from './partial-file.js';
+import {
+  type DownloadTarget,
+  type Downloaded,
+  type PartialMeta,
+  complete,
+  discardPartial,
+  readMeta,
+  verifyAndComplete,
+} from './partial-file.js';
 import type { ImageProgress } from './progress.js';
 import { type StreamSource, Stall, writeHashed } from './sink.js';
 
@@ -47,7 +55,8 @@ export async function downloadImage(target: DownloadTarget, options: DownloadOpt
   for (let attempt = 0; ; attempt++) {
     const size = await httpAttempt(target, options, resume);
     if (size !== 'restart') return size;
-    if (attempt >= 1) throw new ImageDownloadNetworkError(target.url, 'the server does not answer range requests consistently', 0);
+    if (attempt >= 1)
+      throw new ImageDownloadNetworkError(target.url, 'the server does not answer range requests consistently', 0);
     await discardPartial(target);
     resume = undefined;
   }
@@ -69,7 +78,10 @@ export function checkUrl(raw: string): URL {
 
 /** The partial file and its sidecar, when a resume from them is possible. */
 async function resumable(target: DownloadTarget): Promise<{ size: number; meta: PartialMeta } | undefined> {
-  const size = await stat(target.partialPath).then((s) => (s.isFile() ? s.size : -1), () => -1);
+  const size = await stat(target.partialPath).then(
+    (s) => (s.isFile() ? s.size : -1),
+    () => -1,
+  );
   if (size <= 0) return undefined;
   const meta = await readMeta(target.metaPath);
   // Another URL may serve other bytes at other offsets; a partial longer than its image is corrupt.
@@ -84,7 +96,11 @@ async function resumable(target: DownloadTarget): Promise<{ size: number; meta: 
  * One HTTP request. Resolves to the image's size when it is complete and verified, or
  * 'restart' when the partial must be dropped and a plain request made.
  */
-async function httpAttempt(target: DownloadTarget, options: DownloadOptions, resume: { size: number; meta: PartialMeta } | undefined): Promise<Downloaded | 'restart'> {
+async function httpAttempt(
+  target: DownloadTarget,
+  options: DownloadOptions,
+  resume: { size: number; meta: PartialMeta } | undefined,
+): Promise<Downloaded | 'restart'> {
   let hash = new DigestPass(target.expected);
   let offset = 0;
   const headers: Record<string, string> = { 'accept-encoding': 'identity' };
@@ -92,7 +108,8 @@ async function httpAttempt(target: DownloadTarget, options: DownloadOptions, res
     // The one unavoidable second read: a hash's state cannot be saved with the partial.
     offset = await rehash(target.partialPath, hash, resume.meta.total, options);
     headers.range = `bytes=${offset}-`;
-    const validator = resume.meta.etag && !resume.meta.etag.startsWith('W/') ? resume.meta.etag : resume.meta.lastModified;
+    const validator =
+      resume.meta.etag && !resume.meta.etag.startsWith('W/') ? resume.meta.etag : resume.meta.lastModified;
     if (validator) headers['if-range'] = validator;
   }
 
@@ -196,7 +213,12 @@ async function httpAttempt(target: DownloadTarget, options: DownloadOptions, res
 }
 
 /** Hashes the existing partial file into `hash`; resolves to its size. */
-async function rehash(path: string, hash: DigestPass, total: number | undefined, options: DownloadOptions): Promise<number> {
+async function rehash(
+  path: string,
+  hash: DigestPass,
+  total: number | undefined,
+  options: DownloadOptions,
+): Promise<number> {
   let bytes = 0;
   const stream = createReadStream(path, { highWaterMark: 1024 * 1024, signal: options.signal });
   try {
@@ -256,7 +278,13 @@ async function copyLocalFile(file: string, target: DownloadTarget, options: Down
 }
 
 /** Turns whatever a failed fetch or stream threw into the cache's typed errors. */
-async function failure(err: unknown, target: DownloadTarget, options: DownloadOptions, stall: Stall, bytes: number): Promise<Error> {
+async function failure(
+  err: unknown,
+  target: DownloadTarget,
+  options: DownloadOptions,
+  stall: Stall,
+  bytes: number,
+): Promise<Error> {
   if (err instanceof ImageTooLargeError) {
     // What arrived of an image over the limit is of no use to anyone.
     await discardPartial(target);

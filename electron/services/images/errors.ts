@@ -36,7 +36,9 @@ export class ImageDownloadStalledError extends ImageCacheError {
     readonly timeoutMs: number,
     readonly bytes: number,
   ) {
-    super(`no data from ${url} for ${formatSeconds(timeoutMs)} (after ${bytes} bytes); the partial download is kept and the next attempt resumes from there`);
+    super(
+      `no data from ${url} for ${formatSeconds(timeoutMs)} (after ${bytes} bytes); the partial download is kept and the next attempt resumes from there`,
+    );
   }
 }
 
@@ -49,7 +51,10 @@ export class ImageDownloadNetworkError extends ImageCacheError {
     readonly bytes: number,
     options?: { cause?: unknown },
   ) {
-    super(`downloading ${url} failed after ${bytes} bytes: ${reason}; the partial download is kept and the next attempt resumes from there`, options);
+    super(
+      `downloading ${url} failed after ${bytes} bytes: ${reason}; the partial download is kept and the next attempt resumes from there`,
+      options,
+    );
   }
 }
 
@@ -100,7 +105,9 @@ export class ImageTooLargeError extends ImageCacheError {
     readonly size: number,
     readonly limit: number,
   ) {
-    super(`the image at ${url} is ${size} bytes or more, over the cache's limit of ${limit} bytes; it was not downloaded`);
+    super(
+      `the image at ${url} is ${size} bytes or more, over the cache's limit of ${limit} bytes; it was not downloaded`,
+    );
   }
 }
 

@@ -73,10 +73,17 @@ export async function runGpgv(input: GpgvInput): Promise<GpgvVerdict> {
   }
 }
 
-function spawnGpgv(program: string, args: string[], timeoutMs: number): Promise<{ code: number | null; status: string; stdout: Buffer }> {
+function spawnGpgv(
+  program: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number | null; status: string; stdout: Buffer }> {
   return new Promise((resolve, reject) => {
     // LC_ALL=C keeps the status lines' user IDs untranslated; the environment is otherwise the user's (PATH for gpgv).
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(program, args, {
+      stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     const out: Buffer[] = [];
     const status: Buffer[] = [];
     child.stdout?.on('data', (d: Buffer) => out.push(d));
@@ -85,7 +92,11 @@ function spawnGpgv(program: string, args: string[], timeoutMs: number): Promise<
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(err.code === 'ENOENT' ? new GpgvMissingError(`gpgv is not installed (Debian and Ubuntu: apt install gpgv)`) : err);
+      reject(
+        err.code === 'ENOENT'
+          ? new GpgvMissingError(`gpgv is not installed (Debian and Ubuntu: apt install gpgv)`)
+          : err,
+      );
     });
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -122,7 +133,8 @@ export function parseStatus(text: string, exitCode: number | null): Omit<GpgvVer
       case 'EXPKEYSIG':
       case 'REVKEYSIG':
       case 'EXPSIG':
-        verdict.unusable = keyword === 'EXPKEYSIG' ? 'expired' : keyword === 'REVKEYSIG' ? 'revoked' : 'signature expired';
+        verdict.unusable =
+          keyword === 'EXPKEYSIG' ? 'expired' : keyword === 'REVKEYSIG' ? 'revoked' : 'signature expired';
         verdict.keyId = fields[0];
         break;
       case 'ERRSIG':

@@ -23,7 +23,17 @@
 import { mkdir, rename, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type CachedImage, type ImageFormat, listCached, listPartials, lockPath, type PartialImage, pruneCache, type PruneOptions, type RemovedEntry } from './cache-contents.js';
+import {
+  type CachedImage,
+  type ImageFormat,
+  listCached,
+  listPartials,
+  lockPath,
+  type PartialImage,
+  pruneCache,
+  type PruneOptions,
+  type RemovedEntry,
+} from './cache-contents.js';
 import type { ExpectedDigest } from './digest-pass.js';
 import { checkUrl, downloadImage } from './download.js';
 import { ImageCacheError, ImageDownloadCancelledError } from './errors.js';
@@ -133,7 +143,8 @@ export class ImageCache {
    */
   async ensure(image: ImageSource, options: EnsureOptions = {}): Promise<EnsuredImage> {
     const sha256 = image.sha256;
-    if (!SHA256.test(sha256)) throw new ImageCacheError(`"${sha256}" is not a sha256 digest (64 lowercase hexadecimal characters)`);
+    if (!SHA256.test(sha256))
+      throw new ImageCacheError(`"${sha256}" is not a sha256 digest (64 lowercase hexadecimal characters)`);
     checkUrl(image.url);
     if (options.signal?.aborted) throw new ImageDownloadCancelledError(image.url);
     const format = image.format ?? 'qcow2';
@@ -141,7 +152,13 @@ export class ImageCache {
     if (present) return { ...present, sha256, cached: true };
 
     let flight = this.flights.get(sha256);
-    if (!flight) flight = this.startFlight({ url: image.url, key: sha256, expected: { algorithm: 'sha256', hex: sha256 }, format });
+    if (!flight)
+      flight = this.startFlight({
+        url: image.url,
+        key: sha256,
+        expected: { algorithm: 'sha256', hex: sha256 },
+        format,
+      });
     return this.join(flight, image.url, sha256, options);
   }
 
@@ -153,12 +170,19 @@ export class ImageCache {
    */
   async ensureBySha512(image: Sha512Source, options: EnsureOptions = {}): Promise<EnsuredImage> {
     const sha512 = image.sha512;
-    if (!SHA512.test(sha512)) throw new ImageCacheError(`"${sha512}" is not a sha512 digest (128 lowercase hexadecimal characters)`);
+    if (!SHA512.test(sha512))
+      throw new ImageCacheError(`"${sha512}" is not a sha512 digest (128 lowercase hexadecimal characters)`);
     checkUrl(image.url);
     if (options.signal?.aborted) throw new ImageDownloadCancelledError(image.url);
     const key = `sha512-${sha512}`;
     let flight = this.flights.get(key);
-    if (!flight) flight = this.startFlight({ url: image.url, key, expected: { algorithm: 'sha512', hex: sha512 }, format: image.format ?? 'qcow2' });
+    if (!flight)
+      flight = this.startFlight({
+        url: image.url,
+        key,
+        expected: { algorithm: 'sha512', hex: sha512 },
+        format: image.format ?? 'qcow2',
+      });
     return this.join(flight, image.url, key, options);
   }
 
@@ -186,7 +210,10 @@ export class ImageCache {
    * (a download in progress here or in another process): each removal takes the lock.
    */
   prune(options: PruneOptions = {}): Promise<RemovedEntry[]> {
-    return pruneCache({ dir: this.dir, now: this.now(), partialMaxAgeMs: this.partialMaxAgeMs, busy: (key) => this.flights.has(key) }, options);
+    return pruneCache(
+      { dir: this.dir, now: this.now(), partialMaxAgeMs: this.partialMaxAgeMs, busy: (key) => this.flights.has(key) },
+      options,
+    );
   }
 
   /** The verified file for a digest, touched as used; a file stored under the other format's extension is renamed (same bytes). */
@@ -209,18 +236,15 @@ export class ImageCache {
   private startFlight(image: Job): Flight {
     const controller = new AbortController();
     const callers: Flight['callers'] = new Set();
-    const meter = new ProgressMeter(
-      (p) => {
-        for (const c of callers) {
-          try {
-            c.onProgress?.(p);
-          } catch {
-            /* a caller's broken progress handler must not break the download of the others */
-          }
+    const meter = new ProgressMeter((p) => {
+      for (const c of callers) {
+        try {
+          c.onProgress?.(p);
+        } catch {
+          /* a caller's broken progress handler must not break the download of the others */
         }
-      },
-      this.now,
-    );
+      }
+    }, this.now);
     const flight: Flight = { promise: Promise.resolve({ path: '', size: 0, sha256: '' }), callers, controller, meter };
     flight.promise = this.run(image, controller.signal, meter).finally(() => {
       if (this.flights.get(image.key) === flight) this.flights.delete(image.key);
@@ -265,7 +289,11 @@ export class ImageCache {
   }
 
   /** The flight's work: take the lock (waiting for another process), then download unless that process finished it. */
-  private async run(image: Job, signal: AbortSignal, meter: ProgressMeter): Promise<{ path: string; size: number; sha256: string }> {
+  private async run(
+    image: Job,
+    signal: AbortSignal,
+    meter: ProgressMeter,
+  ): Promise<{ path: string; size: number; sha256: string }> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const partialPath = join(this.dir, `${image.key}.partial`);
     const target: DownloadTarget = {
@@ -288,14 +316,22 @@ export class ImageCache {
         signal,
         progress: (phase, bytes, total, force) => meter.update(phase, bytes, total, force),
       });
-      return { ...((await this.findVerified(sha256, image.format)) ?? { path: target.finalPath(sha256), size }), sha256 };
+      return {
+        ...((await this.findVerified(sha256, image.format)) ?? { path: target.finalPath(sha256), size }),
+        sha256,
+      };
     } finally {
       await release();
     }
   }
 
   /** Takes the digest's lock; while another process holds it, reports that process's progress from its partial file. */
-  private async waitForLock(image: Job, target: DownloadTarget, signal: AbortSignal, meter: ProgressMeter): Promise<() => Promise<void>> {
+  private async waitForLock(
+    image: Job,
+    target: DownloadTarget,
+    signal: AbortSignal,
+    meter: ProgressMeter,
+  ): Promise<() => Promise<void>> {
     for (;;) {
       if (signal.aborted) throw new ImageDownloadCancelledError(image.url);
       const release = await tryLock(lockPath(this.dir, image.key));

@@ -60,7 +60,13 @@ export async function verifyAndComplete(target: DownloadTarget, hash: DigestPass
   const result = hash.finish();
   if (!result.matches) {
     await discardPartial(target);
-    throw new ImageDigestMismatchError(target.expected.hex, result.actual, target.url, bytes, target.expected.algorithm);
+    throw new ImageDigestMismatchError(
+      target.expected.hex,
+      result.actual,
+      target.url,
+      bytes,
+      target.expected.algorithm,
+    );
   }
   return complete(target, bytes, result.sha256);
 }

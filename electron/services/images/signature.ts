@@ -11,7 +11,15 @@ import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { publisherOf } from '../../../shared/known-images.js';
 import type { SignatureCheck } from '../../../shared/signature.js';
-import { BadSignatureError, locate, pick, type PublishedDigest, PublisherDigestError, type PublisherDigestOptions, readSmall } from './checksums.js';
+import {
+  BadSignatureError,
+  locate,
+  pick,
+  type PublishedDigest,
+  PublisherDigestError,
+  type PublisherDigestOptions,
+  readSmall,
+} from './checksums.js';
 import { GpgvMissingError, runGpgv } from './gpgv.js';
 
 /** Detached signatures looked for beside a checksum file, in this order. */
@@ -38,14 +46,21 @@ export interface CheckedDigest extends PublishedDigest {
  *
  * @throws BadSignatureError when the signature is BAD (the file was changed after signing).
  */
-export async function findCheckedDigest(url: string, options: PublisherDigestOptions & SignatureOptions): Promise<CheckedDigest> {
+export async function findCheckedDigest(
+  url: string,
+  options: PublisherDigestOptions & SignatureOptions,
+): Promise<CheckedDigest> {
   const { found, bytes, name } = await locate(url, options);
   const clearsigned = isClearsigned(bytes);
-  const check = clearsigned ? await checkClearsigned(found, bytes, options) : await checkDetached(found, bytes, options);
+  const check = clearsigned
+    ? await checkClearsigned(found, bytes, options)
+    : await checkDetached(found, bytes, options);
   if (check.state !== 'verified' || !('signedText' in check)) return { ...found, signature: stripText(check) };
   const signed = pick(check.signedText.toString('utf8'), found.sumsUrl, name);
   if (typeof signed === 'string' || signed.digest !== found.digest || signed.algorithm !== found.algorithm) {
-    throw new BadSignatureError(`${found.sumsUrl} lists ${name} outside the part of the file its signature covers; its digest is not used, nothing was saved`);
+    throw new BadSignatureError(
+      `${found.sumsUrl} lists ${name} outside the part of the file its signature covers; its digest is not used, nothing was saved`,
+    );
   }
   return { ...signed, signature: stripText(check) };
 }
@@ -66,7 +81,11 @@ export function isClearsigned(bytes: Buffer): boolean {
   return /(?:^|\n)(?:\uFEFF)?-----BEGIN PGP SIGNED MESSAGE-----\r?\n/.test(bytes.toString('utf8'));
 }
 
-async function checkDetached(found: PublishedDigest, bytes: Buffer, options: PublisherDigestOptions & SignatureOptions): Promise<Checked> {
+async function checkDetached(
+  found: PublishedDigest,
+  bytes: Buffer,
+  options: PublisherDigestOptions & SignatureOptions,
+): Promise<Checked> {
   const tried: string[] = [];
   for (const ext of DETACHED) {
     const signatureUrl = `${found.sumsUrl}${ext}`;
@@ -88,7 +107,13 @@ function checkClearsigned(found: PublishedDigest, bytes: Buffer, options: Signat
   return verify(found.sumsUrl, found.sumsUrl, bytes, undefined, options);
 }
 
-async function verify(signatureUrl: string, sumsUrl: string, data: Buffer, signature: Buffer | undefined, options: SignatureOptions): Promise<Checked> {
+async function verify(
+  signatureUrl: string,
+  sumsUrl: string,
+  data: Buffer,
+  signature: Buffer | undefined,
+  options: SignatureOptions,
+): Promise<Checked> {
   const publisher = publisherOf(sumsUrl);
   const system = await readable(publisher?.keyrings ?? []);
   const own = await keyringsIn(options.keyringDir);
@@ -102,7 +127,12 @@ async function verify(signatureUrl: string, sumsUrl: string, data: Buffer, signa
   });
   let verdict;
   try {
-    verdict = await runGpgv({ data, ...(signature ? { signature } : {}), keyrings, ...(options.gpgv ? { gpgv: options.gpgv } : {}) });
+    verdict = await runGpgv({
+      data,
+      ...(signature ? { signature } : {}),
+      keyrings,
+      ...(options.gpgv ? { gpgv: options.gpgv } : {}),
+    });
   } catch (err) {
     if (err instanceof GpgvMissingError) return { state: 'not-checked', reason: err.message };
     throw err;
@@ -113,16 +143,25 @@ async function verify(signatureUrl: string, sumsUrl: string, data: Buffer, signa
     );
   }
   if (verdict.valid && verdict.fingerprint) {
-    const verified = { state: 'verified' as const, signatureUrl, fingerprint: verdict.fingerprint, ...(verdict.signer ? { signer: verdict.signer } : {}) };
+    const verified = {
+      state: 'verified' as const,
+      signatureUrl,
+      fingerprint: verdict.fingerprint,
+      ...(verdict.signer ? { signer: verdict.signer } : {}),
+    };
     return signature ? verified : { ...verified, signedText: verdict.signedText ?? Buffer.alloc(0) };
   }
-  if (verdict.unusable && verdict.keyId) return { state: 'key-unusable', signatureUrl, keyId: verdict.keyId, why: verdict.unusable };
+  if (verdict.unusable && verdict.keyId)
+    return { state: 'key-unusable', signatureUrl, keyId: verdict.keyId, why: verdict.unusable };
   if (verdict.noPubkey) {
     // "No keyring for this publisher": no keyring at all, or none of the known publisher's own
     // (the app's directory then holds keys for others). A key the person put there that is
     // not the signer's makes it an unknown key instead.
-    if (keyrings.length === 0 || (publisher !== undefined && publisher.keyrings.length > 0 && system.length === 0)) return noKeyring(verdict.keyId);
-    return verdict.keyId ? { state: 'unknown-key', signatureUrl, keyId: verdict.keyId, keyringDir: options.keyringDir } : noKeyring(undefined);
+    if (keyrings.length === 0 || (publisher !== undefined && publisher.keyrings.length > 0 && system.length === 0))
+      return noKeyring(verdict.keyId);
+    return verdict.keyId
+      ? { state: 'unknown-key', signatureUrl, keyId: verdict.keyId, keyringDir: options.keyringDir }
+      : noKeyring(undefined);
   }
   return { state: 'not-checked', reason: `gpgv found no signature it could check in ${signatureUrl}` };
 }
@@ -131,7 +170,13 @@ async function verify(signatureUrl: string, sumsUrl: string, data: Buffer, signa
 async function readable(paths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const p of paths) {
-    if (await access(p, constants.R_OK).then(() => true, () => false)) out.push(p);
+    if (
+      await access(p, constants.R_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      out.push(p);
   }
   return out;
 }
@@ -142,8 +187,14 @@ export async function keyringsIn(dir: string): Promise<string[]> {
   try {
     names = await readdir(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return [];
     throw err;
   }
-  return readable(names.filter((n) => KEYRING_FILE.test(n)).sort().map((n) => join(dir, n)));
+  return readable(
+    names
+      .filter((n) => KEYRING_FILE.test(n))
+      .sort()
+      .map((n) => join(dir, n)),
+  );
 }

@@ -15,7 +15,15 @@ export const ROTATE_BYTES = 10 * 1024 * 1024;
 export const KEEP_FILES = 5;
 
 /** Keys whose values never reach the log, at any depth pino's redaction covers. */
-export const REDACTED_KEYS = ['password', 'passphrase', 'privateKey', 'credentials', 'token', 'secret', 'authorization'];
+export const REDACTED_KEYS = [
+  'password',
+  'passphrase',
+  'privateKey',
+  'credentials',
+  'token',
+  'secret',
+  'authorization',
+];
 
 /** The redaction paths: each key at the top and up to two levels down. */
 function redactPaths(): string[] {
@@ -61,7 +69,9 @@ export function createLogger(options: LoggerOptions): Logger {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, LOG_FILE);
   rotate(file);
-  const streams: pino.StreamEntry[] = [{ level: 'debug', stream: pino.destination({ dest: file, sync: options.sync ?? false, mode: 0o600 }) }];
+  const streams: pino.StreamEntry[] = [
+    { level: 'debug', stream: pino.destination({ dest: file, sync: options.sync ?? false, mode: 0o600 }) },
+  ];
   if (options.echo) {
     const echo = options.echo;
     streams.push({
@@ -79,7 +89,11 @@ export function createLogger(options: LoggerOptions): Logger {
     });
   }
   return pino(
-    { level: options.level ?? 'info', base: { pid: process.pid }, redact: { paths: redactPaths(), censor: '[redacted]' } },
+    {
+      level: options.level ?? 'info',
+      base: { pid: process.pid },
+      redact: { paths: redactPaths(), censor: '[redacted]' },
+    },
     pino.multistream(streams),
   );
 }

@@ -9,7 +9,8 @@ import type { FleetStats } from '../../../shared/stats.js';
 
 export function repeatsIdle(before: FleetStats | undefined, now: FleetStats): boolean {
   if (!before || before.intervalMs !== now.intervalMs) return false;
-  if (before.failedHosts.length !== now.failedHosts.length || before.proxies.length !== now.proxies.length) return false;
+  if (before.failedHosts.length !== now.failedHosts.length || before.proxies.length !== now.proxies.length)
+    return false;
   for (let i = 0; i < now.failedHosts.length; i++) {
     const a = before.failedHosts[i]!;
     const b = now.failedHosts[i]!;

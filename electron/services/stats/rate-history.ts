@@ -29,7 +29,10 @@ class Ring {
   }
 
   push(at: number, rates: Rates): void {
-    this.ring.push(at, RATE_FIELDS.map((f) => rates[f]));
+    this.ring.push(
+      at,
+      RATE_FIELDS.map((f) => rates[f]),
+    );
   }
 
   /** In + out bytes a second of the points at or after `since`, oldest first; the newest `limit` of them. */

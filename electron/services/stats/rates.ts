@@ -21,7 +21,9 @@ export interface Rates {
 }
 
 /** The names of {@link Rates}, in the order the history stores them. */
-export const RATE_FIELDS = ['inBps', 'outBps', 'inPps', 'outPps', 'cpuPercent'] as const satisfies ReadonlyArray<keyof Rates>;
+export const RATE_FIELDS = ['inBps', 'outBps', 'inPps', 'outPps', 'cpuPercent'] as const satisfies ReadonlyArray<
+  keyof Rates
+>;
 
 /**
  * The rates between `prev` and `next`, or undefined when they cannot be told: the domain
@@ -47,7 +49,7 @@ export function ratesBetween(prev: Reading, next: Reading): Rates | undefined {
     outBps: Math.round(d.txBytes / seconds),
     inPps: hundredths(d.rxPackets / seconds),
     outPps: hundredths(d.txPackets / seconds),
-    cpuPercent: hundredths(d.cpu / 1e9 / seconds * 100),
+    cpuPercent: hundredths((d.cpu / 1e9 / seconds) * 100),
   };
 }
 

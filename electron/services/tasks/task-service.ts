@@ -123,7 +123,15 @@ export class TaskService {
     const id = `t${this.next++}-${this.now().toString(36)}`;
     const controller = new AbortController();
     const iso = () => new Date(this.now()).toISOString();
-    const task: Task = { id, title, kind: options.kind, state: 'queued', steps: [], cancellable: options.cancellable ?? true, created: iso() };
+    const task: Task = {
+      id,
+      title,
+      kind: options.kind,
+      state: 'queued',
+      steps: [],
+      cancellable: options.cancellable ?? true,
+      created: iso(),
+    };
     if (options.target !== undefined) task.target = options.target;
     const entry: Entry = { task, controller, lastProgressAt: Number.NEGATIVE_INFINITY, done: Promise.resolve(task) };
     this.tasks.set(id, entry);

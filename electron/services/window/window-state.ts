@@ -67,7 +67,11 @@ function clamp(value: number, low: number, high: number): number {
  * changed), it opens centred on the primary display instead. Nothing saved: the default
  * size, centred, shrunk to the primary work area if that is smaller.
  */
-export function placeWindow(saved: WindowState | undefined, workAreas: readonly Rect[], primary: Rect): WindowPlacement {
+export function placeWindow(
+  saved: WindowState | undefined,
+  workAreas: readonly Rect[],
+  primary: Rect,
+): WindowPlacement {
   const fit = (size: { width: number; height: number }, area: Rect) => ({
     // The minimum wins over the saved size, and the work area wins over the minimum: a window never opens off-screen.
     width: Math.min(Math.max(size.width, MIN_SIZE.width), area.width),

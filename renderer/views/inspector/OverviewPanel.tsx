@@ -44,38 +44,60 @@ export function OverviewPanel({ inspection, gone }: { inspection: ProxyInspectio
     <div className="inspector-overview">
       <section className="panel" aria-labelledby={`${reasonId}-meta`}>
         <h3 id={`${reasonId}-meta`}>Metadata</h3>
-        <p className="hint">From the domain’s metadata element (namespace urn:egress-proxies:kvm:v1); it holds no secrets.</p>
+        <p className="hint">
+          From the domain’s metadata element (namespace urn:egress-proxies:kvm:v1); it holds no secrets.
+        </p>
         <dl className="facts">
           <DefinitionRow label="Name">{m.name}</DefinitionRow>
           <DefinitionRow label="Host">{m.host}</DefinitionRow>
           <DefinitionRow label="Owner">{m.owner}</DefinitionRow>
           <DefinitionRow label="Machine type">{m.machineType}</DefinitionRow>
           <DefinitionRow label="Image">{m.image.name}</DefinitionRow>
-          <DefinitionRow label="Image sha256"><code className="digest">{m.image.sha256}</code></DefinitionRow>
+          <DefinitionRow label="Image sha256">
+            <code className="digest">{m.image.sha256}</code>
+          </DefinitionRow>
           <DefinitionRow label="Port">{m.port}</DefinitionRow>
           <DefinitionRow label="Created">
-            <time dateTime={m.createdAt}>{m.createdAt}</time> <span className="meta">({formatAge(m.createdAt, now)} ago)</span>
+            <time dateTime={m.createdAt}>{m.createdAt}</time>{' '}
+            <span className="meta">({formatAge(m.createdAt, now)} ago)</span>
           </DefinitionRow>
-          <DefinitionRow label="Spec hash"><code className="digest">{m.specHash}</code></DefinitionRow>
+          <DefinitionRow label="Spec hash">
+            <code className="digest">{m.specHash}</code>
+          </DefinitionRow>
           <DefinitionRow label="Format version">{m.formatVersion}</DefinitionRow>
-          <DefinitionRow label="Extra elements">{m.extra.length === 0 ? 'none' : `${m.extra.length} (kept as they are)`}</DefinitionRow>
+          <DefinitionRow label="Extra elements">
+            {m.extra.length === 0 ? 'none' : `${m.extra.length} (kept as they are)`}
+          </DefinitionRow>
         </dl>
       </section>
       <section className="panel" aria-labelledby={`${reasonId}-net`}>
         <h3 id={`${reasonId}-net`}>State and addresses</h3>
         <dl className="facts">
-          <DefinitionRow label="State"><span className={`badge state-${proxy.state}`}>{proxy.state}</span></DefinitionRow>
-          <DefinitionRow label="Domain"><code>{proxy.id}</code></DefinitionRow>
-          <DefinitionRow label="Credentials">{inspection.hasCredentials ? 'stored on this workstation (in the URL)' : 'none stored: the URL has no password'}</DefinitionRow>
+          <DefinitionRow label="State">
+            <span className={`badge state-${proxy.state}`}>{proxy.state}</span>
+          </DefinitionRow>
+          <DefinitionRow label="Domain">
+            <code>{proxy.id}</code>
+          </DefinitionRow>
+          <DefinitionRow label="Credentials">
+            {inspection.hasCredentials
+              ? 'stored on this workstation (in the URL)'
+              : 'none stored: the URL has no password'}
+          </DefinitionRow>
         </dl>
         <h4>Addresses</h4>
         {inspection.addresses.length === 0 ? (
-          <p className="meta">{proxy.state === 'running' ? 'No address found yet.' : `None: the proxy is ${proxy.state}.`}</p>
+          <p className="meta">
+            {proxy.state === 'running' ? 'No address found yet.' : `None: the proxy is ${proxy.state}.`}
+          </p>
         ) : (
           <ul className="addresses" aria-label="Addresses">
             {inspection.addresses.map((a) => (
               <li key={`${a.address}-${a.source}`}>
-                <code>{a.address}/{a.prefix}</code> <span className="badge">{a.source}</span>{' '}
+                <code>
+                  {a.address}/{a.prefix}
+                </code>{' '}
+                <span className="badge">{a.source}</span>{' '}
                 <span className="meta">
                   from the {SOURCE_LABELS[a.source]}
                   {a.interface ? `, ${a.interface}` : ''}
@@ -98,11 +120,19 @@ export function OverviewPanel({ inspection, gone }: { inspection: ProxyInspectio
           </>
         )}
         <div className="config-actions">
-          <button type="button" className="primary" disabled={blocker !== undefined || copying} aria-describedby={blocker ? reasonId : undefined} onClick={() => void copyUrl()}>
+          <button
+            type="button"
+            className="primary"
+            disabled={blocker !== undefined || copying}
+            aria-describedby={blocker ? reasonId : undefined}
+            onClick={() => void copyUrl()}
+          >
             Copy URL
           </button>
           {blocker ? (
-            <span id={reasonId} className="hint">{blocker}</span>
+            <span id={reasonId} className="hint">
+              {blocker}
+            </span>
           ) : (
             <span className="hint">Copies the URL with its password to the clipboard; it is not shown here.</span>
           )}

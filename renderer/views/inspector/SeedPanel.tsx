@@ -15,8 +15,9 @@ export function SeedPanel({ inspection }: { inspection: ProxyInspectionView }) {
       <div className="empty-state">
         <h3>The seed cannot be shown</h3>
         <p>
-          It is rebuilt from the proxy’s metadata and the config, and the config no longer has its host, machine type or image ({inspection.metadata.host},{' '}
-          {inspection.metadata.machineType}, {inspection.metadata.image.name}). Add them back in Config to see it.
+          It is rebuilt from the proxy’s metadata and the config, and the config no longer has its host, machine type or
+          image ({inspection.metadata.host}, {inspection.metadata.machineType}, {inspection.metadata.image.name}). Add
+          them back in Config to see it.
         </p>
       </div>
     );
@@ -24,10 +25,16 @@ export function SeedPanel({ inspection }: { inspection: ProxyInspectionView }) {
   return (
     <div className="inspector-code">
       <p className="notice" role="note">
-        Credentials are masked: the password appears as <code>{MASK}</code>. {inspection.hasCredentials ? 'Copy URL on the Overview gives the real one.' : 'No credentials are stored for this proxy.'}
+        Credentials are masked: the password appears as <code>{MASK}</code>.{' '}
+        {inspection.hasCredentials
+          ? 'Copy URL on the Overview gives the real one.'
+          : 'No credentials are stored for this proxy.'}
       </p>
       {seed.exact ? (
-        <p className="hint">Rebuilt from the metadata and the config; it reproduces the spec hash recorded at launch, so this is what the guest got.</p>
+        <p className="hint">
+          Rebuilt from the metadata and the config; it reproduces the spec hash recorded at launch, so this is what the
+          guest got.
+        </p>
       ) : (
         <p className="notice notice-warn" role="note">
           Approximate: {seed.note ?? 'the rebuilt seed does not reproduce the recorded spec hash.'}

@@ -11,7 +11,19 @@ export interface TabDef {
   panel: () => ReactNode;
 }
 
-export function Tabs({ tabs, selected, onSelect, label, idPrefix }: { tabs: readonly TabDef[]; selected: string; onSelect: (id: string) => void; label: string; idPrefix: string }) {
+export function Tabs({
+  tabs,
+  selected,
+  onSelect,
+  label,
+  idPrefix,
+}: {
+  tabs: readonly TabDef[];
+  selected: string;
+  onSelect: (id: string) => void;
+  label: string;
+  idPrefix: string;
+}) {
   const list = useRef<HTMLDivElement>(null);
   const current = tabs.find((t) => t.id === selected) ?? tabs[0];
   if (!current) return null;
@@ -49,7 +61,13 @@ export function Tabs({ tabs, selected, onSelect, label, idPrefix }: { tabs: read
           );
         })}
       </div>
-      <div role="tabpanel" className="tab-panel" id={`${idPrefix}-panel-${current.id}`} aria-labelledby={`${idPrefix}-tab-${current.id}`} tabIndex={0}>
+      <div
+        role="tabpanel"
+        className="tab-panel"
+        id={`${idPrefix}-panel-${current.id}`}
+        aria-labelledby={`${idPrefix}-tab-${current.id}`}
+        tabIndex={0}
+      >
         {current.panel()}
       </div>
     </>

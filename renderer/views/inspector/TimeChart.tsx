@@ -36,7 +36,8 @@ export const HOUR_S = 3600;
 const SPARSE_POINTS = 60;
 
 /** The theme's value of a custom property, read from the chart's own element (light or dark). */
-const cssVar = (el: Element, name: string, fallback: string) => getComputedStyle(el).getPropertyValue(name).trim() || fallback;
+const cssVar = (el: Element, name: string, fallback: string) =>
+  getComputedStyle(el).getPropertyValue(name).trim() || fallback;
 
 export function TimeChart({ label, series, data, format, floor, height = 140 }: TimeChartProps) {
   const host = useRef<HTMLDivElement>(null);
@@ -57,18 +58,33 @@ export function TimeChart({ label, series, data, format, floor, height = 140 }: 
         cursor: { drag: { x: false, y: false } },
         scales: {
           // Always the whole hour, so that ten minutes of figures look like ten minutes.
-          x: { time: true, range: (_u, _min, max) => { const end = Number.isFinite(max) && max > 0 ? max : Date.now() / 1000; return [end - HOUR_S, end]; } },
+          x: {
+            time: true,
+            range: (_u, _min, max) => {
+              const end = Number.isFinite(max) && max > 0 ? max : Date.now() / 1000;
+              return [end - HOUR_S, end];
+            },
+          },
           y: { range: (_u, _min, max) => [0, Math.max(Number.isFinite(max) ? max * 1.1 : 0, floor)] },
         },
         axes: [axis, { ...axis, size: 70, values: (_u, ticks) => ticks.map(format) }],
-        series: [{}, ...series.map((s) => {
-          const stroke = cssVar(el, s.colorVar, '#1f5fd6');
-          // On an hour's axis the first minutes of a new proxy are a line a pixel or two
-          // long: until there are SPARSE_POINTS samples each one is also a dot, so that a
-          // young proxy's figures can be seen at all (uPlot's own rule hides points closer
-          // than their size, which is exactly this case).
-          return { label: s.label, stroke, width: 1.5, spanGaps: false, points: { show: (u: uPlot) => u.data[0].length <= SPARSE_POINTS, size: 5, fill: stroke, stroke } };
-        })],
+        series: [
+          {},
+          ...series.map((s) => {
+            const stroke = cssVar(el, s.colorVar, '#1f5fd6');
+            // On an hour's axis the first minutes of a new proxy are a line a pixel or two
+            // long: until there are SPARSE_POINTS samples each one is also a dot, so that a
+            // young proxy's figures can be seen at all (uPlot's own rule hides points closer
+            // than their size, which is exactly this case).
+            return {
+              label: s.label,
+              stroke,
+              width: 1.5,
+              spanGaps: false,
+              points: { show: (u: uPlot) => u.data[0].length <= SPARSE_POINTS, size: 5, fill: stroke, stroke },
+            };
+          }),
+        ],
       },
       [[], ...series.map(() => [])],
       el,

@@ -64,17 +64,29 @@ export function TrafficPanel({ inspection }: { inspection: ProxyInspectionView; 
 
   return (
     <div className="traffic-panel">
-      {error && <p role="alert" className="error">Cannot read the figures of {name}: {error}. They come from its host&apos;s stats; check the host in the Hosts view.</p>}
+      {error && (
+        <p role="alert" className="error">
+          Cannot read the figures of {name}: {error}. They come from its host&apos;s stats; check the host in the Hosts
+          view.
+        </p>
+      )}
       <dl className="facts traffic-now" aria-label={`Figures of ${name} now`}>
         <dt>Traffic now</dt>
-        <dd>{now ? `in ${formatRate(now.inBps)}, out ${formatRate(now.outBps)}` : 'no figures yet (not running, just started, or its host did not answer)'}</dd>
+        <dd>
+          {now
+            ? `in ${formatRate(now.inBps)}, out ${formatRate(now.outBps)}`
+            : 'no figures yet (not running, just started, or its host did not answer)'}
+        </dd>
         <dt>CPU now</dt>
         <dd>{now ? percent(now.cpuPercent) : '—'}</dd>
         <dt>Health</dt>
         <dd>
           {health ? (
             <span className={`health health-${health.state}`}>
-              <span aria-hidden="true" className="dot">●</span> {health.state}
+              <span aria-hidden="true" className="dot">
+                ●
+              </span>{' '}
+              {health.state}
               {health.latencyMs !== undefined && health.state !== 'unknown' && `, ${ms(health.latencyMs)}`}
               {health.lastError && <span className="meta"> ({health.lastError})</span>}
             </span>
@@ -89,23 +101,53 @@ export function TrafficPanel({ inspection }: { inspection: ProxyInspectionView; 
         </dd>
       </dl>
       <section className="chart-block" aria-labelledby="traffic-chart-h">
-        <h3 id="traffic-chart-h">Traffic, last hour <span className="meta">(peak in {formatRate(peakIn)}, out {formatRate(peakOut)}; {history.rates.length} samples)</span></h3>
-        <p className="chart-legend" aria-hidden="true"><span className="key key-in">━ in</span> <span className="key key-out">━ out</span></p>
-        <TimeChart label={`Bytes a second in and out of ${name} over the last hour`} series={IN_OUT} data={traffic} format={formatRate} floor={1024} />
+        <h3 id="traffic-chart-h">
+          Traffic, last hour{' '}
+          <span className="meta">
+            (peak in {formatRate(peakIn)}, out {formatRate(peakOut)}; {history.rates.length} samples)
+          </span>
+        </h3>
+        <p className="chart-legend" aria-hidden="true">
+          <span className="key key-in">━ in</span> <span className="key key-out">━ out</span>
+        </p>
+        <TimeChart
+          label={`Bytes a second in and out of ${name} over the last hour`}
+          series={IN_OUT}
+          data={traffic}
+          format={formatRate}
+          floor={1024}
+        />
       </section>
       <section className="chart-block" aria-labelledby="cpu-chart-h">
-        <h3 id="cpu-chart-h">CPU, last hour <span className="meta">(percent of one host core; peak {percent(Math.max(0, ...history.rates.map((p) => p.cpuPercent)))})</span></h3>
+        <h3 id="cpu-chart-h">
+          CPU, last hour{' '}
+          <span className="meta">
+            (percent of one host core; peak {percent(Math.max(0, ...history.rates.map((p) => p.cpuPercent)))})
+          </span>
+        </h3>
         <TimeChart label={`CPU of ${name} over the last hour`} series={CPU} data={cpu} format={percent} floor={1} />
       </section>
       <section className="chart-block" aria-labelledby="latency-chart-h">
         <h3 id="latency-chart-h">
           Latency, last hour{' '}
           <span className="meta">
-            ({answered.length ? `${history.latency.length} probes, median ${ms(answered.sort((a, b) => a - b)[Math.floor(answered.length / 2)]!)}` : 'no probe answered yet'}
-            {history.latency.length > answered.length ? `, ${history.latency.length - answered.length} without an answer` : ''})
+            (
+            {answered.length
+              ? `${history.latency.length} probes, median ${ms(answered.sort((a, b) => a - b)[Math.floor(answered.length / 2)]!)}`
+              : 'no probe answered yet'}
+            {history.latency.length > answered.length
+              ? `, ${history.latency.length - answered.length} without an answer`
+              : ''}
+            )
           </span>
         </h3>
-        <TimeChart label={`Latency of health probes through ${name} over the last hour`} series={LATENCY} data={latency} format={ms} floor={10} />
+        <TimeChart
+          label={`Latency of health probes through ${name} over the last hour`}
+          series={LATENCY}
+          data={latency}
+          format={ms}
+          floor={10}
+        />
       </section>
     </div>
   );

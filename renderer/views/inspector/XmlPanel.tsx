@@ -13,13 +13,22 @@ export function XmlPanel({ inspection }: { inspection: ProxyInspectionView }) {
   return (
     <div className="inspector-code">
       <div className="config-actions">
-        <button type="button" onClick={() => void copyText(xml, `the domain XML of ${inspection.proxy.name}`)}>Copy XML</button>
+        <button type="button" onClick={() => void copyText(xml, `the domain XML of ${inspection.proxy.name}`)}>
+          Copy XML
+        </button>
         <span className="hint">
           As libvirt returns it (the live definition while the VM runs).{' '}
-          {range ? `The metadata element is on lines ${range.start + 1}–${range.end + 1}, highlighted.` : 'It has no metadata element.'}
+          {range
+            ? `The metadata element is on lines ${range.start + 1}–${range.end + 1}, highlighted.`
+            : 'It has no metadata element.'}
         </span>
       </div>
-      <CodeBlock language="xml" text={xml} label={`Domain XML of ${inspection.proxy.name}`} region={range ? { range, label: METADATA_REGION } : undefined} />
+      <CodeBlock
+        language="xml"
+        text={xml}
+        label={`Domain XML of ${inspection.proxy.name}`}
+        region={range ? { range, label: METADATA_REGION } : undefined}
+      />
     </div>
   );
 }

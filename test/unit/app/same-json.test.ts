@@ -4,14 +4,29 @@ import { sameJson } from '../../../electron/services/app/same-json.js';
 
 /** JSON text with keys in one order: what "says the same" means. */
 function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
 }
 
 describe('sameJson', () => {
   it('agrees with comparing canonical JSON text', () => {
     const value = fc.letrec((tie) => ({
-      leaf: fc.oneof(fc.constant(undefined), fc.constant(null), fc.boolean(), fc.integer({ min: -3, max: 3 }), fc.constantFrom('a', 'b', '')),
-      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('node'), { maxKeys: 3 })),
+      leaf: fc.oneof(
+        fc.constant(undefined),
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer({ min: -3, max: 3 }),
+        fc.constantFrom('a', 'b', ''),
+      ),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        tie('leaf'),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
     fc.assert(
       fc.property(value, value, (a, b) => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { framesOver, inRefreshes, refreshPeriodMs } from '../../../bench/refresh.js';
 
 describe('frame intervals in refreshes', () => {
-  it('finds the refresh period from the whole run, where the timestamps\' rounding cancels out', () => {
+  it("finds the refresh period from the whole run, where the timestamps' rounding cancels out", () => {
     expect(refreshPeriodMs([16.6, 16.7, 16.7, 33.4, 33.3, 50.0])).toBeCloseTo(16.667, 2);
     // Mostly two-refresh frames, each read 33.4 or 33.3: 16.67, not 16.7.
     const mostlyTwo = refreshPeriodMs([33.4, 33.3, 33.4, 33.3, 33.4, 33.3, 16.7]);

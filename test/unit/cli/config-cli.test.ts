@@ -16,7 +16,8 @@ const cli = cliRunner(() => ({ home: work, data: home }));
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) out[join(entry.parentPath, entry.name)] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    if (entry.isFile())
+      out[join(entry.parentPath, entry.name)] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
   }
   return out;
 }
@@ -60,18 +61,40 @@ describe('egress-desk config', () => {
   });
 
   it('validate --json', async () => {
-    writeFileSync(join(work, 'bad.yaml'), 'type: kvm\nkvm:\n  hosts: []\n  machineTypes: { s: { vcpus: 1, memoryMiB: 512 } }\n');
+    writeFileSync(
+      join(work, 'bad.yaml'),
+      'type: kvm\nkvm:\n  hosts: []\n  machineTypes: { s: { vcpus: 1, memoryMiB: 512 } }\n',
+    );
     const r = await cli('config', 'validate', '--json', 'bad.yaml');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual({ valid: false, issues: [{ path: 'kvm.hosts', message: 'at least one host is required' }] });
+    expect(JSON.parse(r.stdout)).toEqual({
+      valid: false,
+      issues: [{ path: 'kvm.hosts', message: 'at least one host is required' }],
+    });
   });
 
   it.each([
     ['a missing file', () => 'missing.yaml', /cannot read .*missing\.yaml: no such file/],
-    ['a directory', () => (mkdirSync(join(work, 'dir.yaml')), 'dir.yaml'), /dir\.yaml: is a directory, not a config file/],
-    ['malformed YAML, with line and column', () => (writeFileSync(join(work, 'm.yaml'), 'type: kvm\nkvm:\n  hosts: [\n'), 'm.yaml'), /m\.yaml: line 4, column 1: /],
-    ['malformed JSON, with line and column', () => (writeFileSync(join(work, 'm.json'), '{"type": "kvm",\n "kvm": }\n'), 'm.json'), /m\.json: line 2, column \d+: /],
-    ['a huge file', () => (writeFileSync(join(work, 'h.yaml'), Buffer.alloc(2 * 1024 * 1024, 0x61)), 'h.yaml'), /h\.yaml: is 2097152 bytes; config files are limited to 1024 KiB/],
+    [
+      'a directory',
+      () => (mkdirSync(join(work, 'dir.yaml')), 'dir.yaml'),
+      /dir\.yaml: is a directory, not a config file/,
+    ],
+    [
+      'malformed YAML, with line and column',
+      () => (writeFileSync(join(work, 'm.yaml'), 'type: kvm\nkvm:\n  hosts: [\n'), 'm.yaml'),
+      /m\.yaml: line 4, column 1: /,
+    ],
+    [
+      'malformed JSON, with line and column',
+      () => (writeFileSync(join(work, 'm.json'), '{"type": "kvm",\n "kvm": }\n'), 'm.json'),
+      /m\.json: line 2, column \d+: /,
+    ],
+    [
+      'a huge file',
+      () => (writeFileSync(join(work, 'h.yaml'), Buffer.alloc(2 * 1024 * 1024, 0x61)), 'h.yaml'),
+      /h\.yaml: is 2097152 bytes; config files are limited to 1024 KiB/,
+    ],
   ])('validate: %s exits 2 with a clear message', async (_what, make, message) => {
     const file = make();
     const before = snapshot(work);
@@ -87,9 +110,21 @@ describe('egress-desk config', () => {
   it('export: prints operator YAML with every default applied', async () => {
     const r = await cli('config', 'export', canonical);
     expect(r.code).toBe(0);
-    const out = parse(r.stdout) as { kvm: { hosts: Array<Record<string, unknown>>; machineTypes: Record<string, { diskGiB: number }>; vendorData: string; proxy: { port: number } } };
+    const out = parse(r.stdout) as {
+      kvm: {
+        hosts: Array<Record<string, unknown>>;
+        machineTypes: Record<string, { diskGiB: number }>;
+        vendorData: string;
+        proxy: { port: number };
+      };
+    };
     expect(validateProviderConfig(out).ok).toBe(true);
-    expect(out.kvm.hosts[0]).toMatchObject({ socketPath: '/var/run/libvirt/libvirt-sock', pool: 'default', network: 'default', domainType: 'auto' });
+    expect(out.kvm.hosts[0]).toMatchObject({
+      socketPath: '/var/run/libvirt/libvirt-sock',
+      pool: 'default',
+      network: 'default',
+      domainType: 'auto',
+    });
     expect(out.kvm.machineTypes.medium!.diskGiB).toBe(10);
     expect(r.stdout.startsWith('type: kvm\nkvm:\n  hosts:\n')).toBe(true);
   });
@@ -124,7 +159,10 @@ describe('egress-desk config', () => {
 
   it('path: EGRESS_DESK_HOME and --config', async () => {
     expect(await cli('config', 'path')).toMatchObject({ code: 0, stdout: `${join(home, 'config.yaml')}\n` });
-    expect(await cli('--config', 'other.yaml', 'config', 'path')).toMatchObject({ code: 0, stdout: `${join(work, 'other.yaml')}\n` });
+    expect(await cli('--config', 'other.yaml', 'config', 'path')).toMatchObject({
+      code: 0,
+      stdout: `${join(work, 'other.yaml')}\n`,
+    });
     expect(await cli('config', 'path', '--config', '/etc/x.yaml')).toMatchObject({ code: 0, stdout: '/etc/x.yaml\n' });
   });
 
@@ -136,11 +174,14 @@ describe('egress-desk config', () => {
     expect(missing.stderr).toMatch(/nope\.yaml: no such file/);
   });
 
-  it.each([[[]], [['config']], [['config', 'validate']], [['config', 'export']], [['config', 'path']]])('--help works on %j', async (cmd) => {
-    const r = await cli(...cmd, '--help');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Usage: egress-desk/);
-  });
+  it.each([[[]], [['config']], [['config', 'validate']], [['config', 'export']], [['config', 'path']]])(
+    '--help works on %j',
+    async (cmd) => {
+      const r = await cli(...cmd, '--help');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: egress-desk/);
+    },
+  );
 
   it('an unknown command or option is a usage error (exit 2)', async () => {
     const a = await cli('config', 'frobnicate');

@@ -33,9 +33,15 @@ beforeEach(() => {
 describe('egress-desk hosts image-transfer', () => {
   it('is auto without a settings file; a choice lands in settings.json (0600), config.yaml untouched', async () => {
     expect(await cli('hosts', 'image-transfer', 'edge-a')).toMatchObject({ code: 0, stdout: 'edge-a: auto\n' });
-    expect(await cli('hosts', 'image-transfer', 'edge-a', 'upload')).toMatchObject({ code: 0, stdout: 'edge-a: upload\n' });
+    expect(await cli('hosts', 'image-transfer', 'edge-a', 'upload')).toMatchObject({
+      code: 0,
+      stdout: 'edge-a: upload\n',
+    });
     expect(statSync(settingsPath(data())).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8'))).toEqual({ hosts: { 'edge-a': { imageTransfer: 'upload' } }, health: {} });
+    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8'))).toEqual({
+      hosts: { 'edge-a': { imageTransfer: 'upload' } },
+      health: {},
+    });
     expect(imageTransferOf(await readSettings(data()), 'edge-a')).toBe('upload');
     expect(imageTransferOf(await readSettings(data()), 'other')).toBe('auto');
     expect(readFileSync(join(work, 'config.yaml'), 'utf8')).toBe(CONFIG);
@@ -44,21 +50,40 @@ describe('egress-desk hosts image-transfer', () => {
 
   it('says how the last image reached the host and why it was not fetched, when asked (not when set)', async () => {
     const volume = `egress-base-${'c'.repeat(64)}.qcow2`;
-    const lastTransfer = { mode: 'upload', reason: 'the host has neither curl nor wget', volume, at: '2026-12-03T10:00:00.000Z' };
-    writeFileSync(settingsPath(data()), JSON.stringify({ hosts: { 'edge-a': { imageTransfer: 'auto', lastTransfer } } }));
+    const lastTransfer = {
+      mode: 'upload',
+      reason: 'the host has neither curl nor wget',
+      volume,
+      at: '2026-12-03T10:00:00.000Z',
+    };
+    writeFileSync(
+      settingsPath(data()),
+      JSON.stringify({ hosts: { 'edge-a': { imageTransfer: 'auto', lastTransfer } } }),
+    );
     expect(await cli('hosts', 'image-transfer', 'edge-a')).toMatchObject({
       code: 0,
       stdout: `edge-a: auto\nlast image: ${volume} uploaded from this machine (not fetched on the host: the host has neither curl nor wget), 2026-12-03T10:00:00.000Z\n`,
     });
-    expect(await cli('hosts', 'image-transfer', 'edge-a', 'fetch')).toMatchObject({ code: 0, stdout: 'edge-a: fetch\n' });
-    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8')).hosts['edge-a']).toEqual({ imageTransfer: 'fetch', lastTransfer });
+    expect(await cli('hosts', 'image-transfer', 'edge-a', 'fetch')).toMatchObject({
+      code: 0,
+      stdout: 'edge-a: fetch\n',
+    });
+    expect(JSON.parse(readFileSync(settingsPath(data()), 'utf8')).hosts['edge-a']).toEqual({
+      imageTransfer: 'fetch',
+      lastTransfer,
+    });
   });
 
   it('refuses an unknown host, an unknown choice and an invalid settings file', async () => {
-    expect(await cli('hosts', 'image-transfer', 'nope', 'fetch')).toMatchObject({ code: 1, stderr: expect.stringContaining('no host named "nope"') });
+    expect(await cli('hosts', 'image-transfer', 'nope', 'fetch')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no host named "nope"'),
+    });
     expect((await cli('hosts', 'image-transfer', 'edge-a', 'sometimes')).code).toBe(2);
     writeFileSync(settingsPath(data()), JSON.stringify({ hosts: { 'edge-a': { imageTransfer: 'fetch', extra: 1 } } }));
-    await expect(readSettings(data())).rejects.toThrow(`${settingsPath(data())}: hosts.edge-a: Unrecognized key: "extra"`);
+    await expect(readSettings(data())).rejects.toThrow(
+      `${settingsPath(data())}: hosts.edge-a: Unrecognized key: "extra"`,
+    );
     const r = await cli('hosts', 'image-transfer', 'edge-a');
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(settingsPath(data()));

@@ -38,12 +38,19 @@ describe('egress-desk hosts ssh-config', () => {
     const out = r.stdout;
     expect(out).toContain('edge-a: ssh://ops@203.0.113.10:2222 (address "Edge-A")');
     expect(out).toContain('port           2222   (~/.ssh/config line 7)');
-    expect(out).toMatch(/1\. ~\/\.ssh\/app_key {3}\(the app's host entry\)\n {4}2\. ~\/\.ssh\/id_ops {3}\(~\/\.ssh\/config line 8, written "~\/\.ssh\/id_%r"\)/);
+    expect(out).toMatch(
+      /1\. ~\/\.ssh\/app_key {3}\(the app's host entry\)\n {4}2\. ~\/\.ssh\/id_ops {3}\(~\/\.ssh\/config line 8, written "~\/\.ssh\/id_%r"\)/,
+    );
     expect(out).toContain('via            jumper@bastion:22   (ProxyJump bastion, ~/.ssh/config line 5)');
     expect(out).toContain('~/.ssh/config line 9: Match exec "test -e /" was not run');
 
     const json = await cli('hosts', 'ssh-config', 'edge-a', '--json');
-    const parsed = JSON.parse(json.stdout) as { user: string; port: number; jump: { user: string }; warnings: Array<{ line: number }> };
+    const parsed = JSON.parse(json.stdout) as {
+      user: string;
+      port: number;
+      jump: { user: string };
+      warnings: Array<{ line: number }>;
+    };
     expect(parsed).toMatchObject({ user: 'ops', port: 2222, jump: { user: 'jumper' }, warnings: [{ line: 9 }] });
   });
 

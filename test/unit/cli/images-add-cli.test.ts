@@ -22,7 +22,15 @@ describe('egress-desk images add', () => {
   const noTempFiles = () => expect(readdirSync(fx.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
 
   it('--sha256 adds the image to the config file, which stays valid and keeps the other entries', async () => {
-    const r = await cli('images', 'add', 'fedora', 'https://example.org/f.qcow2', '--sha256', 'A'.repeat(64), '--default');
+    const r = await cli(
+      'images',
+      'add',
+      'fedora',
+      'https://example.org/f.qcow2',
+      '--sha256',
+      'A'.repeat(64),
+      '--default',
+    );
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/^added image fedora in .*config\.yaml \(sha256 a{64}\)/);
     const config = readConfig();
@@ -36,9 +44,15 @@ describe('egress-desk images add', () => {
   it('reads the digest from SHA256SUMS beside the URL with --yes, and says plainly that no signature was published', async () => {
     const r = await cli('images', 'add', 'noble-2', fx.server.url('/ubuntu/noble.img'), '--format', 'raw', '--yes');
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`${fx.server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n${unsigned('SHA256SUMS')}`);
+    expect(r.stderr).toBe(
+      `${fx.server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n${unsigned('SHA256SUMS')}`,
+    );
     expect(r.stdout).toMatch(/download it with `egress-desk images pull noble-2`\n$/);
-    expect(readConfig().kvm.images!['noble-2']).toEqual({ url: fx.server.url('/ubuntu/noble.img'), sha256: sha256(ubuntu), format: 'raw' });
+    expect(readConfig().kvm.images!['noble-2']).toEqual({
+      url: fx.server.url('/ubuntu/noble.img'),
+      sha256: sha256(ubuntu),
+      format: 'raw',
+    });
     // The image itself was not downloaded: a SHA-256 needs no download.
     expect(fx.server.requestsFor('/ubuntu/noble.img')).toEqual([]);
   });
@@ -46,9 +60,15 @@ describe('egress-desk images add', () => {
   it('Debian (SHA512SUMS only): downloads once, checks the SHA-512, stores the SHA-256; the image is then cached', async () => {
     const r = await cli('images', 'add', 'deb', fx.server.url('/debian/disk.qcow2'), '--yes');
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`${fx.server.url('/debian/SHA512SUMS')} lists disk.qcow2 with sha512 ${sha512(debian)}\n${unsigned('SHA512SUMS')}`);
-    expect(r.stderr).toContain(`deb: 92.8 KiB downloaded; sha512 matches the publisher's; its sha256 is ${sha256(debian)}\n`);
-    expect(r.stdout).toMatch(new RegExp(`^added image deb in \\S+ \\(sha256 ${sha256(debian)}\\); it is in the image cache already\n$`));
+    expect(r.stderr).toContain(
+      `${fx.server.url('/debian/SHA512SUMS')} lists disk.qcow2 with sha512 ${sha512(debian)}\n${unsigned('SHA512SUMS')}`,
+    );
+    expect(r.stderr).toContain(
+      `deb: 92.8 KiB downloaded; sha512 matches the publisher's; its sha256 is ${sha256(debian)}\n`,
+    );
+    expect(r.stdout).toMatch(
+      new RegExp(`^added image deb in \\S+ \\(sha256 ${sha256(debian)}\\); it is in the image cache already\n$`),
+    );
     expect(readConfig().kvm.images!.deb).toEqual({ url: fx.server.url('/debian/disk.qcow2'), sha256: sha256(debian) });
     expect(fx.server.requestsFor('/debian/disk.qcow2')).toHaveLength(1);
     const pull = await cli('images', 'pull', 'deb');
@@ -61,22 +81,44 @@ describe('egress-desk images add', () => {
     const before = readFileSync(configFile(), 'utf8');
     const r = await cli('images', 'add', 'deb', fx.server.url('/debian/disk.qcow2'), '--yes');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/\negress-desk: the image from http:\S+\/debian\/disk\.qcow2 has sha512 [0-9a-f]{128} but [0-9a-f]{128} was expected \(\d+ bytes\); the download was deleted and is not used/);
+    expect(r.stderr).toMatch(
+      /\negress-desk: the image from http:\S+\/debian\/disk\.qcow2 has sha512 [0-9a-f]{128} but [0-9a-f]{128} was expected \(\d+ bytes\); the download was deleted and is not used/,
+    );
     expectNoStack(r.stderr);
     expect(readFileSync(configFile(), 'utf8')).toBe(before);
     expect(readdirSync(cacheDir()).filter((n) => !n.endsWith('.lock'))).toEqual([]);
   });
 
   it('Fedora and Rocky layouts: BSD lines in a named checksum file (--checksums) and in <image>.CHECKSUM', async () => {
-    fx.server.files.set('/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM', bufferFile(Buffer.from(`-----BEGIN PGP SIGNED MESSAGE-----\n\n# noble.img: 1 bytes\nSHA256 (noble.img) = ${sha256(ubuntu)}\n`)));
-    const fedora = await cli('images', 'add', 'fed', fx.server.url('/ubuntu/noble.img'), '--checksums', fx.server.url('/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM'), '--yes');
+    fx.server.files.set(
+      '/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM',
+      bufferFile(
+        Buffer.from(
+          `-----BEGIN PGP SIGNED MESSAGE-----\n\n# noble.img: 1 bytes\nSHA256 (noble.img) = ${sha256(ubuntu)}\n`,
+        ),
+      ),
+    );
+    const fedora = await cli(
+      'images',
+      'add',
+      'fed',
+      fx.server.url('/ubuntu/noble.img'),
+      '--checksums',
+      fx.server.url('/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM'),
+      '--yes',
+    );
     expect(fedora.code).toBe(0);
     expect(readConfig().kvm.images!.fed!.sha256).toBe(sha256(ubuntu));
     fx.server.files.set('/rocky/Rocky-9.latest.qcow2', bufferFile(other));
-    fx.server.files.set('/rocky/Rocky-9.latest.qcow2.CHECKSUM', bufferFile(Buffer.from(`SHA256 (Rocky-9-20250531.qcow2) = ${sha256(other)}\n`)));
+    fx.server.files.set(
+      '/rocky/Rocky-9.latest.qcow2.CHECKSUM',
+      bufferFile(Buffer.from(`SHA256 (Rocky-9-20250531.qcow2) = ${sha256(other)}\n`)),
+    );
     const rocky = await cli('images', 'add', 'rocky', fx.server.url('/rocky/Rocky-9.latest.qcow2'), '--yes');
     expect(rocky.code).toBe(0);
-    expect(rocky.stderr).toContain(`Rocky-9.latest.qcow2.CHECKSUM lists Rocky-9-20250531.qcow2 with sha256 ${sha256(other)}`);
+    expect(rocky.stderr).toContain(
+      `Rocky-9.latest.qcow2.CHECKSUM lists Rocky-9-20250531.qcow2 with sha256 ${sha256(other)}`,
+    );
     expect(readConfig().kvm.images!.rocky!.sha256).toBe(sha256(other));
   });
 
@@ -84,7 +126,9 @@ describe('egress-desk images add', () => {
     const before = readFileSync(configFile(), 'utf8');
     const r = await cli('images', 'add', 'noble-2', fx.server.url('/ubuntu/noble.img'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("egress-desk: no terminal to confirm the digest from the publisher's checksum file: pass --yes to accept it, or --sha256 HEX with a digest you trust\n");
+    expect(r.stderr).toBe(
+      "egress-desk: no terminal to confirm the digest from the publisher's checksum file: pass --yes to accept it, or --sha256 HEX with a digest you trust\n",
+    );
     expect(readFileSync(configFile(), 'utf8')).toBe(before);
     expect(fx.server.requests).toHaveLength(0);
   });
@@ -93,7 +137,9 @@ describe('egress-desk images add', () => {
     const before = readFileSync(configFile(), 'utf8');
     const name = await cli('images', 'add', 'Bad_Name', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
     expect(name.code).toBe(2);
-    expect(name.stderr).toMatch(/^egress-desk: cannot add image "Bad_Name":\n {2}kvm\.images\.Bad_Name: name must be 1-63 characters/);
+    expect(name.stderr).toMatch(
+      /^egress-desk: cannot add image "Bad_Name":\n {2}kvm\.images\.Bad_Name: name must be 1-63 characters/,
+    );
     const url = await cli('images', 'add', 'x', 'ftp://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
     expect(url.code).toBe(2);
     expect(url.stderr).toMatch(/kvm\.images\.x\.url: must be a URL with scheme https, http, file \(got "ftp"\)/);
@@ -104,7 +150,15 @@ describe('egress-desk images add', () => {
     expect(dup.stderr).toMatch(/already has an image named "noble" \(http:\S+\); pass --replace to replace it\n$/);
     for (const r of [name, url, digest, dup]) expectNoStack(r.stderr);
     expect(readFileSync(configFile(), 'utf8')).toBe(before);
-    const replaced = await cli('images', 'add', 'noble', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64), '--replace');
+    const replaced = await cli(
+      'images',
+      'add',
+      'noble',
+      'https://example.org/x.qcow2',
+      '--sha256',
+      'a'.repeat(64),
+      '--replace',
+    );
     expect(replaced.code).toBe(0);
     expect(readConfig().kvm.images!.noble!.url).toBe('https://example.org/x.qcow2');
     noTempFiles();
@@ -117,10 +171,28 @@ describe('egress-desk images add', () => {
       `egress-desk: no checksum file beside ${fx.server.url('/ubuntu/none.img')} lists none.img (SHA256SUMS: has no entry for none.img; CHECKSUM: not found; none.img.CHECKSUM: not found; SHA512SUMS: not found); pass --checksums URL, or --sha256 HEX with a digest you trust\n`,
     );
     fx.server.files.set('/bad/SUMS', bufferFile(Buffer.from('<html>moved</html>\n')));
-    const bad = await cli('images', 'add', 'deb', fx.server.url('/ubuntu/noble.img'), '--checksums', fx.server.url('/bad/SUMS'), '--yes');
+    const bad = await cli(
+      'images',
+      'add',
+      'deb',
+      fx.server.url('/ubuntu/noble.img'),
+      '--checksums',
+      fx.server.url('/bad/SUMS'),
+      '--yes',
+    );
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^egress-desk: http:\S+\/bad\/SUMS is not a checksum file: no line holds a SHA-256 or SHA-512 digest in GNU form .*; pass --checksums URL, or --sha256 HEX with a digest you trust\n$/);
-    const missing = await cli('images', 'add', 'deb', fx.server.url('/ubuntu/noble.img'), '--checksums', fx.server.url('/bad/NONE'), '--yes');
+    expect(bad.stderr).toMatch(
+      /^egress-desk: http:\S+\/bad\/SUMS is not a checksum file: no line holds a SHA-256 or SHA-512 digest in GNU form .*; pass --checksums URL, or --sha256 HEX with a digest you trust\n$/,
+    );
+    const missing = await cli(
+      'images',
+      'add',
+      'deb',
+      fx.server.url('/ubuntu/noble.img'),
+      '--checksums',
+      fx.server.url('/bad/NONE'),
+      '--yes',
+    );
     expect(missing.stderr).toMatch(/^egress-desk: there is no checksum file at http:\S+\/bad\/NONE \(HTTP 404\);/);
     for (const r of [none, bad, missing]) expectNoStack(r.stderr);
     expect(readConfig().kvm.images!.deb).toBeUndefined();
@@ -136,14 +208,24 @@ describe('egress-desk images add', () => {
     // With a digest given nothing is fetched, so the built-in URL is stored without contacting it.
     const r = await cli('images', 'add', 'debian-12', '--sha256', 'c'.repeat(64), '--replace');
     expect(r.code).toBe(0);
-    expect(readConfig().kvm.images!['debian-12']).toEqual({ url: 'https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2', sha256: 'c'.repeat(64), format: 'qcow2' });
+    expect(readConfig().kvm.images!['debian-12']).toEqual({
+      url: 'https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2',
+      sha256: 'c'.repeat(64),
+      format: 'qcow2',
+    });
   });
 
   it('usage errors: no NAME, an unknown name without URL, --sha256 with --checksums, --list with a name', async () => {
     const cases = [
       [['images', 'add'], /^egress-desk: images add: NAME is missing \(or pass --list to see the built-in images\)\n$/],
-      [['images', 'add', 'mine'], /^egress-desk: images add: URL is missing; only a built-in image \(debian-13, debian-12, .*\) can be added by name alone\n$/],
-      [['images', 'add', 'x', 'https://example.org/x.img', '--sha256', 'a'.repeat(64), '--checksums', 'SUMS'], /^egress-desk: pass --sha256 or --checksums, not both\n$/],
+      [
+        ['images', 'add', 'mine'],
+        /^egress-desk: images add: URL is missing; only a built-in image \(debian-13, debian-12, .*\) can be added by name alone\n$/,
+      ],
+      [
+        ['images', 'add', 'x', 'https://example.org/x.img', '--sha256', 'a'.repeat(64), '--checksums', 'SUMS'],
+        /^egress-desk: pass --sha256 or --checksums, not both\n$/,
+      ],
       [['images', 'add', 'x', '--list'], /^egress-desk: --list adds nothing: pass it alone\n$/],
     ] as const;
     for (const [args, message] of cases) {
@@ -156,7 +238,11 @@ describe('egress-desk images add', () => {
 
   it('creates the app config when there is none yet', async () => {
     const fresh = tempDir('egress-images-fresh-');
-    const r = await runCliProcess(['images', 'add', 'img', 'https://example.org/i.qcow2', '--sha256', 'b'.repeat(64)], { EGRESS_DESK_HOME: fresh, HOME: fx.work }, fx.work);
+    const r = await runCliProcess(
+      ['images', 'add', 'img', 'https://example.org/i.qcow2', '--sha256', 'b'.repeat(64)],
+      { EGRESS_DESK_HOME: fresh, HOME: fx.work },
+      fx.work,
+    );
     expect(r.code).toBe(0);
     const config = parse(readFileSync(join(fresh, 'config.yaml'), 'utf8')) as unknown;
     expect(validateProviderConfig(config).ok).toBe(true);
@@ -187,7 +273,9 @@ describe('egress-desk images add on a terminal (in-process, stdin injected)', ()
 
   it('asks before the download a SHA-512 needs; "n" downloads nothing', async () => {
     const no = await run('n\n', fx.server.url('/debian/disk.qcow2'));
-    expect(no.stderr).toContain('Only a SHA-512 is published: download disk.qcow2 now, check it, and store image noble-2 with its sha256? [y/N] ');
+    expect(no.stderr).toContain(
+      'Only a SHA-512 is published: download disk.qcow2 now, check it, and store image noble-2 with its sha256? [y/N] ',
+    );
     expect(no.code).toBe(1);
     expect(fx.server.requestsFor('/debian/disk.qcow2')).toEqual([]);
     const yes = await run('y\n', fx.server.url('/debian/disk.qcow2'));

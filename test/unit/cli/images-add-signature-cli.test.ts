@@ -13,7 +13,7 @@ import { debian, other, sha512, ubuntu, useImagesCli } from './images-cli-fixtur
 const fx = useImagesCli();
 const { cli, configFile, cacheDir, readConfig } = fx;
 
-describe('egress-desk images add: the checksum file\'s signature (real gpg and gpgv)', () => {
+describe("egress-desk images add: the checksum file's signature (real gpg and gpgv)", () => {
   const keys = useSigningKeys('CLI Test Publisher <publisher@example.invalid>');
   /** The publisher's key in the app's keyring directory, `<data dir>/keyrings`. */
   const trust = async (key: TestSigningKey) => {
@@ -46,7 +46,12 @@ describe('egress-desk images add: the checksum file\'s signature (real gpg and g
         digest: sha256(ubuntu),
         sumsUrl: fx.server.url('/ubuntu/SHA256SUMS'),
         listedName: 'noble.img',
-        signature: { state: 'verified', signatureUrl: fx.server.url('/ubuntu/SHA256SUMS.gpg'), fingerprint: pub.fingerprint, signer: 'CLI Test Publisher <publisher@example.invalid>' },
+        signature: {
+          state: 'verified',
+          signatureUrl: fx.server.url('/ubuntu/SHA256SUMS.gpg'),
+          fingerprint: pub.fingerprint,
+          signer: 'CLI Test Publisher <publisher@example.invalid>',
+        },
       },
     });
     expect(readConfig().kvm.images!['noble-2']!.sha256).toBe(sha256(ubuntu));
@@ -63,7 +68,9 @@ describe('egress-desk images add: the checksum file\'s signature (real gpg and g
     await trust(pub);
     const unknown = await cli('images', 'add', 'noble-3', fx.server.url('/ubuntu/noble.img'), '--yes', '--json');
     expect(unknown.code).toBe(0);
-    expect(unknown.stderr).toContain(`note: signature not verified: signed by a key not in your keyrings (${other.fingerprint.slice(-16)}); if you trust it, put the publisher's key in ${join(fx.home, 'keyrings')}; `);
+    expect(unknown.stderr).toContain(
+      `note: signature not verified: signed by a key not in your keyrings (${other.fingerprint.slice(-16)}); if you trust it, put the publisher's key in ${join(fx.home, 'keyrings')}; `,
+    );
     expect((JSON.parse(unknown.stdout) as { published: { signature: unknown } }).published.signature).toEqual({
       state: 'unknown-key',
       signatureUrl: fx.server.url('/ubuntu/SHA256SUMS.gpg'),

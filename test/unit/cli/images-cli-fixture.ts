@@ -57,7 +57,14 @@ export function useImagesCli(): ImagesCli {
     mkdirSync(home, { recursive: true });
     writeFileSync(
       configFile(),
-      stringify({ type: 'kvm', kvm: { hosts: [{ name: 'local', address: 'local' }], machineTypes: { small: { vcpus: 1, memoryMiB: 512 } }, images } }),
+      stringify({
+        type: 'kvm',
+        kvm: {
+          hosts: [{ name: 'local', address: 'local' }],
+          machineTypes: { small: { vcpus: 1, memoryMiB: 512 } },
+          images,
+        },
+      }),
     );
   };
 
@@ -67,8 +74,14 @@ export function useImagesCli(): ImagesCli {
     s.files.set('/debian/disk.qcow2', bufferFile(debian));
     s.files.set('/ubuntu/noble.img', bufferFile(ubuntu));
     s.files.set('/other/x.qcow2', bufferFile(other));
-    s.files.set('/ubuntu/SHA256SUMS', bufferFile(Buffer.from(`${sha256('x')} *jammy.img\n${sha256(ubuntu)} *noble.img\n`)));
-    s.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${'d'.repeat(128)}  other.qcow2\n${sha512(debian)}  disk.qcow2\n`)));
+    s.files.set(
+      '/ubuntu/SHA256SUMS',
+      bufferFile(Buffer.from(`${sha256('x')} *jammy.img\n${sha256(ubuntu)} *noble.img\n`)),
+    );
+    s.files.set(
+      '/debian/SHA512SUMS',
+      bufferFile(Buffer.from(`${'d'.repeat(128)}  other.qcow2\n${sha512(debian)}  disk.qcow2\n`)),
+    );
     const root = tempDir('egress-images-cli-');
     home = join(root, 'home');
     work = join(root, 'work');

@@ -9,15 +9,33 @@ function setup() {
   const home = tempDir('egress-proxies-cli-');
   const config = join(home, 'config.yaml');
   // A host whose socket does not exist: any command that got as far as connecting would say so.
-  writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);
-  return (...args: string[]) => runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+  writeFileSync(
+    config,
+    `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`,
+  );
+  return (...args: string[]) =>
+    runCliProcess(['--config', config, 'proxies', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
 }
 
 describe('egress-desk proxies (usage)', () => {
   it('lists every subcommand in its help', async () => {
     const r = await setup()('--help');
     expect(r.code).toBe(0);
-    for (const c of ['launch', 'list', 'inspect', 'start', 'stop', 'delete', 'reconcile', 'render', 'top', 'label', 'expire', 'client-settings']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+    for (const c of [
+      'launch',
+      'list',
+      'inspect',
+      'start',
+      'stop',
+      'delete',
+      'reconcile',
+      'render',
+      'top',
+      'label',
+      'expire',
+      'client-settings',
+    ])
+      expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
   });
 
   it('refuses a bad name, a bad port and a bad timeout before touching any host', async () => {
@@ -38,7 +56,9 @@ describe('egress-desk proxies (usage)', () => {
     expect(kind.stderr).toMatch(/--kind: must be one of http, socks5 \(got "socks4"\)/);
     const format = await cli('client-settings', 'ok', '--format', 'pac');
     expect(format.code).not.toBe(0);
-    expect(format.stderr).toMatch(/--format.*pac.*invalid|Allowed choices are env, curl, foxyproxy, k8s-secret, json, urls/);
+    expect(format.stderr).toMatch(
+      /--format.*pac.*invalid|Allowed choices are env, curl, foxyproxy, k8s-secret, json, urls/,
+    );
     const none = await cli('client-settings');
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/give proxy NAMEs, or -l key=value/);
@@ -65,7 +85,9 @@ describe('egress-desk proxies (usage)', () => {
     // A host that cannot be reached: the whole request is refused up front, naming why.
     const down = await cli('launch', 'web-{n}', '--count', '2');
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/cannot place 2 proxies: room for 0 of 2 proxies on the hosts that answer \(local: not reachable/);
+    expect(down.stderr).toMatch(
+      /cannot place 2 proxies: room for 0 of 2 proxies on the hosts that answer \(local: not reachable/,
+    );
   });
 
   it('refuses bad labels, a bad --ttl, a bad selector and NAME with -l before touching any host', async () => {
@@ -93,7 +115,9 @@ describe('egress-desk proxies (usage)', () => {
     const cli = setup();
     const r = await cli('launch', 'ok');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/launch failed at step "place": no host can take the proxy: local: not reachable \(.*no-such-socket/);
+    expect(r.stderr).toMatch(
+      /launch failed at step "place": no host can take the proxy: local: not reachable \(.*no-such-socket/,
+    );
     const l = await cli('list', '--json');
     expect(l.code).toBe(1);
     expect(JSON.parse(l.stdout)).toMatchObject({ proxies: [], hosts: [{ host: 'local', ok: false }] });

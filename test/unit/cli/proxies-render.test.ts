@@ -18,11 +18,33 @@ beforeEach(() => {
 
 describe('egress-desk proxies render', () => {
   it('writes the seven preview files, 0600, and touches no host', async () => {
-    const r = await cli('proxies', 'render', 'web-1', '--machine-type', 'medium', '--image', 'debian-12', '--host', 'edge-a', '--out', 'preview', '--allow', '192.168.150.0/24');
+    const r = await cli(
+      'proxies',
+      'render',
+      'web-1',
+      '--machine-type',
+      'medium',
+      '--image',
+      'debian-12',
+      '--host',
+      'edge-a',
+      '--out',
+      'preview',
+      '--allow',
+      '192.168.150.0/24',
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = join(work, 'preview');
-    expect(readdirSync(out).sort()).toEqual(['domain.xml', 'meta-data', 'overlay-volume.xml', 'seed-volume.xml', 'seed.iso', 'user-data', 'vendor-data']);
+    expect(readdirSync(out).sort()).toEqual([
+      'domain.xml',
+      'meta-data',
+      'overlay-volume.xml',
+      'seed-volume.xml',
+      'seed.iso',
+      'user-data',
+      'vendor-data',
+    ]);
     for (const f of readdirSync(out)) expect(statSync(join(out, f)).mode & 0o777).toBe(0o600);
     const meta = parseInstanceMetadata(readFileSync(join(out, 'domain.xml'), 'utf8'));
     expect(meta).toMatchObject({ name: 'web-1', host: 'edge-a', machineType: 'medium' });

@@ -15,15 +15,40 @@ const stats: FleetStats = {
   intervalMs: 5000,
   failedHosts: [{ host: 'edge-b', error: 'no answer within 10 s' }],
   proxies: [
-    { host: 'edge-a', domain: 'egress-web', name: 'web', rates: { inBps: 2048, outBps: 1024, inPps: 2, outPps: 1, cpuPercent: 3.25 }, totals: { inBytes: 5 * 1024 * 1024, outBytes: 1024, inPackets: 10, outPackets: 5, cpuSeconds: 12 } },
+    {
+      host: 'edge-a',
+      domain: 'egress-web',
+      name: 'web',
+      rates: { inBps: 2048, outBps: 1024, inPps: 2, outPps: 1, cpuPercent: 3.25 },
+      totals: { inBytes: 5 * 1024 * 1024, outBytes: 1024, inPackets: 10, outPackets: 5, cpuSeconds: 12 },
+    },
     { host: 'edge-a', domain: 'egress-api', name: 'api', rates: null },
   ],
 };
 const health: FleetHealth = {
   at: 1000,
   proxies: [
-    { host: 'edge-a', domain: 'egress-web', name: 'web', state: 'healthy', since: 0, checkedAt: 900, latencyMs: 42, status: 200, exitAddress: '198.51.100.7', exitWarning: 'changed from 198.51.100.6' },
-    { host: 'edge-a', domain: 'egress-api', name: 'api', state: 'failing', since: 500, checkedAt: 900, lastError: 'connect ECONNREFUSED' },
+    {
+      host: 'edge-a',
+      domain: 'egress-web',
+      name: 'web',
+      state: 'healthy',
+      since: 0,
+      checkedAt: 900,
+      latencyMs: 42,
+      status: 200,
+      exitAddress: '198.51.100.7',
+      exitWarning: 'changed from 198.51.100.6',
+    },
+    {
+      host: 'edge-a',
+      domain: 'egress-api',
+      name: 'api',
+      state: 'failing',
+      since: 500,
+      checkedAt: 900,
+      lastError: 'connect ECONNREFUSED',
+    },
     { host: 'edge-a', domain: 'egress-gone', name: 'gone', state: 'healthy', since: 0 },
   ],
 };
@@ -44,8 +69,14 @@ describe('proxies stats (figures)', () => {
     const lines = statsTable(fleetFigures(stats, health)).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+HOST\s+IN\s+OUT\s+TOTAL IN\s+TOTAL OUT\s+CPU\s+HEALTH\s+LATENCY\s+EXIT$/);
     expect(lines[1]).toMatch(/^api\s+edge-a\s+-\s+-\s+-\s+-\s+-\s+failing\s+-\s+-$/);
-    expect(lines[2]).toMatch(/^web\s+edge-a\s+2\.0 KiB\/s\s+1\.0 KiB\/s\s+5\.0 MiB\s+1\.0 KiB\s+3\.3%\s+healthy\s+42 ms\s+198\.51\.100\.7 \(!\)$/);
-    expect(lines.slice(3)).toEqual(['', 'api: failing: connect ECONNREFUSED', 'web: exit address: changed from 198.51.100.6']);
+    expect(lines[2]).toMatch(
+      /^web\s+edge-a\s+2\.0 KiB\/s\s+1\.0 KiB\/s\s+5\.0 MiB\s+1\.0 KiB\s+3\.3%\s+healthy\s+42 ms\s+198\.51\.100\.7 \(!\)$/,
+    );
+    expect(lines.slice(3)).toEqual([
+      '',
+      'api: failing: connect ECONNREFUSED',
+      'web: exit address: changed from 198.51.100.6',
+    ]);
     expect(statsTable({ at: 0, failedHosts: [], proxies: [] })).toBe('no proxies\n');
   });
 });
@@ -54,8 +85,14 @@ describe('proxies stats (usage)', () => {
   function cli(...args: string[]) {
     const home = tempDir('egress-stats-cli-');
     const config = join(home, 'config.yaml');
-    writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);
-    return runCliProcess(['--config', config, 'proxies', 'stats', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+    writeFileSync(
+      config,
+      `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`,
+    );
+    return runCliProcess(['--config', config, 'proxies', 'stats', ...args], {
+      HOME: home,
+      EGRESS_DESK_HOME: join(home, 'data'),
+    });
   }
 
   it('refuses a bad interval before touching a host', async () => {

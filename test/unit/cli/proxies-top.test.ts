@@ -35,8 +35,14 @@ describe('proxies top (usage)', () => {
   function cli(...args: string[]) {
     const home = tempDir('egress-top-cli-');
     const config = join(home, 'config.yaml');
-    writeFileSync(config, `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`);
-    return runCliProcess(['--config', config, 'proxies', 'top', ...args], { HOME: home, EGRESS_DESK_HOME: join(home, 'data') });
+    writeFileSync(
+      config,
+      `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`,
+    );
+    return runCliProcess(['--config', config, 'proxies', 'top', ...args], {
+      HOME: home,
+      EGRESS_DESK_HOME: join(home, 'data'),
+    });
   }
 
   it('refuses a bad interval, a bad sort and --json without --once before touching a host', async () => {

@@ -35,7 +35,9 @@ describe('ConfigWatch', () => {
     const missing = join(tempDir('egress-watch-'), 'no-such-dir');
     let calls = 0;
     let watch: ConfigWatch | undefined;
-    expect(() => (watch = new ConfigWatch({ file: join(missing, 'config.yaml'), onChange: () => calls++, quietMs: 50 }))).not.toThrow();
+    expect(
+      () => (watch = new ConfigWatch({ file: join(missing, 'config.yaml'), onChange: () => calls++, quietMs: 50 })),
+    ).not.toThrow();
     await pause(200);
     expect(calls).toBe(0);
     expect(() => watch!.close()).not.toThrow();

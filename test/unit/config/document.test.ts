@@ -48,9 +48,14 @@ describe('config documents', () => {
   });
 
   it('puts keys in the documented order whatever the input order', () => {
-    const shuffled = { kvm: { machineTypes: { s: { memoryMiB: 256, vcpus: 1 } }, hosts: [{ address: 'local', name: 'l' }] }, type: 'kvm' };
+    const shuffled = {
+      kvm: { machineTypes: { s: { memoryMiB: 256, vcpus: 1 } }, hosts: [{ address: 'local', name: 'l' }] },
+      type: 'kvm',
+    };
     const out = serializeConfig(shuffled as never);
-    expect(out).toBe('type: kvm\nkvm:\n  hosts:\n    - name: l\n      address: local\n  machineTypes:\n    s:\n      vcpus: 1\n      memoryMiB: 256\n');
+    expect(out).toBe(
+      'type: kvm\nkvm:\n  hosts:\n    - name: l\n      address: local\n  machineTypes:\n    s:\n      vcpus: 1\n      memoryMiB: 256\n',
+    );
   });
 
   it('quotes strings that YAML would otherwise read as numbers', () => {
@@ -60,14 +65,17 @@ describe('config documents', () => {
     expect(back.kvm.images['debian-12']!.sha256).toBe('1'.repeat(64));
   });
 
-  it.each(readdirSync(examplesDir).filter((f) => f.endsWith('.yaml')))('docs/examples/%s validates and round-trips', async (name) => {
-    const config = await loadConfigFile(new URL(name, examplesDir).pathname);
-    const again = validateProviderConfig(parseConfigText(serializeConfig(config), name));
-    expect(again).toEqual({ ok: true, config });
-    const exported = serializeConfig(providerWithDefaults(config));
-    expect(serializeConfig(providerWithDefaults(config))).toBe(exported);
-    expect(validateProviderConfig(parse(exported)).ok).toBe(true);
-  });
+  it.each(readdirSync(examplesDir).filter((f) => f.endsWith('.yaml')))(
+    'docs/examples/%s validates and round-trips',
+    async (name) => {
+      const config = await loadConfigFile(new URL(name, examplesDir).pathname);
+      const again = validateProviderConfig(parseConfigText(serializeConfig(config), name));
+      expect(again).toEqual({ ok: true, config });
+      const exported = serializeConfig(providerWithDefaults(config));
+      expect(serializeConfig(providerWithDefaults(config))).toBe(exported);
+      expect(validateProviderConfig(parse(exported)).ok).toBe(true);
+    },
+  );
 
   it('reports YAML syntax errors with line and column', () => {
     const err = readError(() => parseConfigText('type: kvm\nkvm:\n  hosts: [\n', 'f.yaml'));
@@ -87,9 +95,14 @@ describe('config documents', () => {
 
   it('refuses empty files, multiple documents and alias bombs', () => {
     expect(readError(() => parseConfigText('  \n', 'e.yaml')).reason).toBe('the file is empty');
-    expect(readError(() => parseConfigText('a: 1\n---\nb: 2\n', 'm.yaml')).message).toMatch(/multiple documents|document/i);
+    expect(readError(() => parseConfigText('a: 1\n---\nb: 2\n', 'm.yaml')).message).toMatch(
+      /multiple documents|document/i,
+    );
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 0; i < 9; i++) bomb.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`);
+    for (let i = 0; i < 9; i++)
+      bomb.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      );
     expect(readError(() => parseConfigText(bomb.join('\n'), 'bomb.yaml')).reason).toMatch(/alias/i);
   });
 
@@ -100,8 +113,13 @@ describe('config documents', () => {
     expect(unresolved.position).toEqual({ line: 3, column: 7 });
     expect(unresolved.message).toMatch(/^u\.yaml: line 3, column 7: Unresolved alias/);
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 0; i < 9; i++) bomb.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${`*${String.fromCharCode(97 + i)}, `.repeat(8)}*${String.fromCharCode(97 + i)}]`);
-    expect(readError(() => parseConfigText(bomb.join('\n'), 'bomb.yaml')).message).toMatch(/^bomb\.yaml: line 2, column \d+: .*alias/i);
+    for (let i = 0; i < 9; i++)
+      bomb.push(
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${`*${String.fromCharCode(97 + i)}, `.repeat(8)}*${String.fromCharCode(97 + i)}]`,
+      );
+    expect(readError(() => parseConfigText(bomb.join('\n'), 'bomb.yaml')).message).toMatch(
+      /^bomb\.yaml: line 2, column \d+: .*alias/i,
+    );
   });
 
   it('refuses a list or a map as a map key, naming its line (found by fuzzing)', () => {
@@ -110,9 +128,14 @@ describe('config documents', () => {
     const onWarning = (w: Error): number => warnings.push(w);
     process.on('warning', onWarning);
     try {
-      for (const [text, line] of [['type: kvm\n? [a, b]\n: c\n', 2], ['type: kvm\nkvm: { {x: 1}: y }\n', 2]] as const) {
+      for (const [text, line] of [
+        ['type: kvm\n? [a, b]\n: c\n', 2],
+        ['type: kvm\nkvm: { {x: 1}: y }\n', 2],
+      ] as const) {
         const err = readError(() => parseConfigText(text, 'k.yaml'));
-        expect(err.message).toMatch(new RegExp(`^k\\.yaml: line ${line}, column \\d+: a map key must be a single value, not a list or a map$`));
+        expect(err.message).toMatch(
+          new RegExp(`^k\\.yaml: line ${line}, column \\d+: a map key must be a single value, not a list or a map$`),
+        );
       }
     } finally {
       process.off('warning', onWarning);
@@ -124,11 +147,17 @@ describe('config documents', () => {
     const dir = tmp();
     await expect(readConfigFile(join(dir, 'nope.yaml'))).rejects.toMatchObject({ reason: 'no such file' });
     mkdirSync(join(dir, 'sub'));
-    await expect(readConfigFile(join(dir, 'sub'))).rejects.toMatchObject({ reason: 'is a directory, not a config file' });
+    await expect(readConfigFile(join(dir, 'sub'))).rejects.toMatchObject({
+      reason: 'is a directory, not a config file',
+    });
     writeFileSync(join(dir, 'big.yaml'), Buffer.alloc(MAX_CONFIG_BYTES + 1, 'a'));
-    await expect(readConfigFile(join(dir, 'big.yaml'))).rejects.toMatchObject({ reason: expect.stringMatching(/limited to 1024 KiB/) });
+    await expect(readConfigFile(join(dir, 'big.yaml'))).rejects.toMatchObject({
+      reason: expect.stringMatching(/limited to 1024 KiB/),
+    });
     writeFileSync(join(dir, 'bin.yaml'), Buffer.from([0x51, 0x46, 0x49, 0xfb, 0, 0, 0, 3]));
-    await expect(readConfigFile(join(dir, 'bin.yaml'))).rejects.toMatchObject({ reason: 'is a binary file, not YAML or JSON' });
+    await expect(readConfigFile(join(dir, 'bin.yaml'))).rejects.toMatchObject({
+      reason: 'is a binary file, not YAML or JSON',
+    });
   });
 
   it('raises ConfigInvalidError with every issue for a file that parses but does not validate', async () => {

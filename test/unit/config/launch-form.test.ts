@@ -5,10 +5,25 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DNS_LABEL, DNS_LABEL_MAX } from '../../../shared/config.js';
-import { type LaunchForm, allowError, formToSpec, launchFormErrors, nameError, portError } from '../../../shared/launch-form.js';
+import {
+  type LaunchForm,
+  allowError,
+  formToSpec,
+  launchFormErrors,
+  nameError,
+  portError,
+} from '../../../shared/launch-form.js';
 import { PROXY_ALLOW_MAX, PROXY_PORT_MAX, PROXY_PORT_MIN, ProxySpecSchema } from '../../../shared/proxy.js';
 
-const form = (over: Partial<LaunchForm>): LaunchForm => ({ name: 'web-1', host: '', machineType: '', image: '', port: '', allow: '', ...over });
+const form = (over: Partial<LaunchForm>): LaunchForm => ({
+  name: 'web-1',
+  host: '',
+  machineType: '',
+  image: '',
+  port: '',
+  allow: '',
+  ...over,
+});
 const accepted = (f: LaunchForm) => ProxySpecSchema.safeParse(formToSpec(f)).success;
 const entries = (n: number) => Array.from({ length: n }, (_, i) => `10.0.${Math.floor(i / 256)}.${i % 256}`).join(' ');
 
@@ -54,7 +69,17 @@ describe('launch form', () => {
 
   it('leaves empty fields out of the request, so defaults and placement apply', () => {
     expect(formToSpec(form({}))).toEqual({ name: 'web-1' });
-    expect(formToSpec(form({ host: 'edge-a', machineType: 'small', image: 'debian-12', port: '8080', allow: '10.0.0.0/8,\n192.168.0.0/16' }))).toEqual({
+    expect(
+      formToSpec(
+        form({
+          host: 'edge-a',
+          machineType: 'small',
+          image: 'debian-12',
+          port: '8080',
+          allow: '10.0.0.0/8,\n192.168.0.0/16',
+        }),
+      ),
+    ).toEqual({
       name: 'web-1',
       host: 'edge-a',
       machineType: 'small',

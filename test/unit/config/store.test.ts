@@ -72,7 +72,9 @@ describe('writeFileAtomic', () => {
       for (let i = 0; ; i++) await writeFileAtomic(${JSON.stringify(file)}, i % 2 ? a : b);
     `;
     for (let round = 0; round < 5; round++) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
       await new Promise((r) => setTimeout(r, 30 + round * 37));
       child.kill('SIGKILL');

@@ -38,7 +38,13 @@ describe('ConfigStore.update: edits in place', () => {
     next.kvm!.defaults = { machineType: 'medium' };
     await store.update(next);
     const text = readFileSync(path, 'utf8');
-    for (const comment of ['# Our egress fleet. Ask Ann before changing the hosts.', '# this workstation', '# Frankfurt', '# the usual one']) expect(text).toContain(comment);
+    for (const comment of [
+      '# Our egress fleet. Ask Ann before changing the hosts.',
+      '# this workstation',
+      '# Frankfurt',
+      '# the usual one',
+    ])
+      expect(text).toContain(comment);
     expect(text).toContain('small: { vcpus: 1, memoryMiB: 512 }');
     expect(await loadConfigFile(path)).toEqual(next);
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -72,7 +78,17 @@ describe('ConfigStore.update: edits in place', () => {
   });
 
   it('keeps a .json config strict JSON', async () => {
-    const path = file(JSON.stringify({ type: 'kvm', kvm: { hosts: [{ name: 'local', address: 'local' }], machineTypes: { small: { vcpus: 1, memoryMiB: 512 } } } }, null, 2), 'config.json');
+    const path = file(
+      JSON.stringify(
+        {
+          type: 'kvm',
+          kvm: { hosts: [{ name: 'local', address: 'local' }], machineTypes: { small: { vcpus: 1, memoryMiB: 512 } } },
+        },
+        null,
+        2,
+      ),
+      'config.json',
+    );
     const store = new ConfigStore(path);
     const next = structuredClone(await store.load());
     next.kvm!.hosts.push({ name: 'edge-b', address: '192.0.2.8' });

@@ -7,14 +7,26 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 
-
 import { describe, expect, it } from 'vitest';
 import { FileCredentialsStore, credentialsPath } from '../../../electron/services/credentials/credentials-store.js';
-import { CredentialsInKeyringError, FileCredentialsWithKeyringNames, KeyringCredentialsStore } from '../../../electron/services/credentials/keyring-credentials-store.js';
-import { FileSecretStore, SAFE_STORAGE_ENCODING, type SecretCodec, safeSecretsPath } from '../../../electron/services/credentials/secret-store.js';
+import {
+  CredentialsInKeyringError,
+  FileCredentialsWithKeyringNames,
+  KeyringCredentialsStore,
+} from '../../../electron/services/credentials/keyring-credentials-store.js';
+import {
+  FileSecretStore,
+  SAFE_STORAGE_ENCODING,
+  type SecretCodec,
+  safeSecretsPath,
+} from '../../../electron/services/credentials/secret-store.js';
 import { tempDir } from '../../support/temp-dir.js';
 
-const ROT: SecretCodec = { encoding: SAFE_STORAGE_ENCODING, encode: (v) => Buffer.from(v).toString('base64'), decode: (v) => Buffer.from(v, 'base64').toString() };
+const ROT: SecretCodec = {
+  encoding: SAFE_STORAGE_ENCODING,
+  encode: (v) => Buffer.from(v).toString('base64'),
+  decode: (v) => Buffer.from(v, 'base64').toString(),
+};
 const KEYS_ONLY: SecretCodec = {
   encoding: SAFE_STORAGE_ENCODING,
   encode: () => {
@@ -27,10 +39,16 @@ const KEYS_ONLY: SecretCodec = {
 
 function setup(available = true) {
   const dir = tempDir('egress-keyring-');
-  const keyring = new FileSecretStore(safeSecretsPath(dir), { codec: ROT, availability: () => (available ? { available: true } : { available: false, reason: 'no keyring' }) });
+  const keyring = new FileSecretStore(safeSecretsPath(dir), {
+    codec: ROT,
+    availability: () => (available ? { available: true } : { available: false, reason: 'no keyring' }),
+  });
   const file = new FileCredentialsStore(credentialsPath(dir));
   const app = new KeyringCredentialsStore(keyring, file);
-  const cli = new FileCredentialsWithKeyringNames(new FileCredentialsStore(credentialsPath(dir)), new FileSecretStore(safeSecretsPath(dir), { codec: KEYS_ONLY }));
+  const cli = new FileCredentialsWithKeyringNames(
+    new FileCredentialsStore(credentialsPath(dir)),
+    new FileSecretStore(safeSecretsPath(dir), { codec: KEYS_ONLY }),
+  );
   return { dir, keyring, file, app, cli };
 }
 
@@ -75,7 +93,7 @@ describe('proxy credentials in the desktop app', () => {
     await expect(app.names()).resolves.toEqual([]);
   });
 
-  it('a delete or a new launch in the CLI removes the app\'s keyring entry, so the app never shows stale credentials', async () => {
+  it("a delete or a new launch in the CLI removes the app's keyring entry, so the app never shows stale credentials", async () => {
     const { dir, app, cli } = setup();
     await app.set('ann', ann);
     await app.set('eve', ann);
@@ -95,7 +113,9 @@ describe('proxy credentials in the desktop app', () => {
     await app.set('ann', ann);
     const err = await cli.get('ann').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialsInKeyringError);
-    expect((err as Error).message).toBe('ann: its credentials are in the desktop app, encrypted with your OS keychain: copy its URL from the app');
+    expect((err as Error).message).toBe(
+      'ann: its credentials are in the desktop app, encrypted with your OS keychain: copy its URL from the app',
+    );
     expect((err as Error).message).not.toContain(ann.password);
     // A proxy the app does not know is simply without credentials.
     await expect(cli.get('nobody')).resolves.toBeUndefined();

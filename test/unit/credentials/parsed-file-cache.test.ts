@@ -20,12 +20,17 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function counting(file: string, recheckMs = 0) {
   const parsed: string[] = [];
-  const cache = new ParsedFileCache(file, (text) => {
-    parsed.push(text);
-    const value = JSON.parse(text) as { n: number };
-    if (typeof value.n !== 'number') throw new Error('no n');
-    return value;
-  }, () => ({ n: -1 }), recheckMs);
+  const cache = new ParsedFileCache(
+    file,
+    (text) => {
+      parsed.push(text);
+      const value = JSON.parse(text) as { n: number };
+      if (typeof value.n !== 'number') throw new Error('no n');
+      return value;
+    },
+    () => ({ n: -1 }),
+    recheckMs,
+  );
   return { cache, parsed };
 }
 
@@ -82,7 +87,9 @@ describe('ParsedFileCache', () => {
 describe('the stores on it', () => {
   it('1,000 credentials are read with one parse of the file; a set is seen by the next get, and what was read before is unchanged', async () => {
     const file = join(dir, 'credentials.json');
-    const proxies = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p-${i}`, { username: 'egress', password: `secret-${i}` }]));
+    const proxies = Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [`p-${i}`, { username: 'egress', password: `secret-${i}` }]),
+    );
     writeFileSync(file, JSON.stringify({ version: 1, proxies }), { mode: 0o600 });
     const store = new FileCredentialsStore(file);
     const started = process.cpuUsage();

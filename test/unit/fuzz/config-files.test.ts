@@ -37,7 +37,11 @@ function resolves(node: unknown, path: string): 'whole' | 'parent' | 'no' {
     const index = /^\[(\d+)\]/.exec(rest);
     if (index) {
       const i = Number(index[1]);
-      out.push([Array.isArray(value) ? value[i] : undefined, rest.slice(index[0].length), Array.isArray(value) && i < value.length]);
+      out.push([
+        Array.isArray(value) ? value[i] : undefined,
+        rest.slice(index[0].length),
+        Array.isArray(value) && i < value.length,
+      ]);
       return out;
     }
     const quoted = /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest);
@@ -50,12 +54,14 @@ function resolves(node: unknown, path: string): 'whole' | 'parent' | 'no' {
     const plain = rest.startsWith('.') ? rest.slice(1) : rest;
     if (isMap(value)) {
       for (const key of Object.keys(value)) {
-        if (plain.startsWith(key) && /^($|\.|\[)/.test(plain.slice(key.length))) out.push([value[key], plain.slice(key.length), true]);
+        if (plain.startsWith(key) && /^($|\.|\[)/.test(plain.slice(key.length)))
+          out.push([value[key], plain.slice(key.length), true]);
       }
     }
     // A key that is not there (a required field): it is the last step, up to the next separator.
     const missing = /^[^.[]+/.exec(plain);
-    if (missing && !out.some(([, r]) => r === plain.slice(missing[0].length))) out.push([undefined, plain.slice(missing[0].length), false]);
+    if (missing && !out.some(([, r]) => r === plain.slice(missing[0].length)))
+      out.push([undefined, plain.slice(missing[0].length), false]);
     return out;
   };
   const walk = (value: unknown, rest: string): 'whole' | 'parent' | 'no' => {
@@ -76,7 +82,8 @@ function resolves(node: unknown, path: string): 'whole' | 'parent' | 'no' {
 }
 
 /** zod's own English, which would mean a check the config's wording does not cover. */
-const ZOD_DEFAULT = /^(Invalid input|Invalid option|Invalid (string|number|element|key|union)|Too (small|big)|Unrecognized key|Expected|Required$)/;
+const ZOD_DEFAULT =
+  /^(Invalid input|Invalid option|Invalid (string|number|element|key|union)|Too (small|big)|Unrecognized key|Expected|Required$)/;
 
 function checkIssues(input: unknown, issues: readonly ConfigIssue[]): void {
   expect(issues.length).toBeGreaterThan(0);
@@ -103,7 +110,8 @@ function readChecked(text: string, file: string): void {
   try {
     parsed = parseConfigText(text, file);
   } catch (err) {
-    if (!(err instanceof ConfigReadError)) expect.fail(`parseConfigText threw something other than ConfigReadError: ${describeThrown(err)}`);
+    if (!(err instanceof ConfigReadError))
+      expect.fail(`parseConfigText threw something other than ConfigReadError: ${describeThrown(err)}`);
     // A parse error names its line (only an empty file has none to name).
     if (err.reason !== 'the file is empty') {
       expect(err.position, `no line in: ${err.message}`).toBeDefined();
@@ -145,30 +153,46 @@ describe('fuzz: config files', () => {
     for (const text of YAML_TEXTS) expect(validateProviderConfig(parseConfigText(text, 'config.yaml')).ok).toBe(true);
   });
 
-  it('YAML text mutations: a ConfigReadError naming the line, or path-first problems, or a config that exports', () => {
-    const cases = fc.tuple(fc.nat(YAML_TEXTS.length - 1), fc.array(textEdit, { minLength: 1, maxLength: 4 }));
-    fc.assert(
-      fc.property(cases, ([i, edits]) => withinBudget(CASE_BUDGET_MS, () => readChecked(applyText(YAML_TEXTS[i]!, edits), 'config.yaml'))),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'YAML text mutations: a ConfigReadError naming the line, or path-first problems, or a config that exports',
+    () => {
+      const cases = fc.tuple(fc.nat(YAML_TEXTS.length - 1), fc.array(textEdit, { minLength: 1, maxLength: 4 }));
+      fc.assert(
+        fc.property(cases, ([i, edits]) =>
+          withinBudget(CASE_BUDGET_MS, () => readChecked(applyText(YAML_TEXTS[i]!, edits), 'config.yaml')),
+        ),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 
-  it('JSON text mutations: the same, under JSON’s rules', () => {
-    const cases = fc.tuple(fc.nat(JSON_TEXTS.length - 1), fc.array(textEdit, { minLength: 1, maxLength: 4 }));
-    fc.assert(
-      fc.property(cases, ([i, edits]) => withinBudget(CASE_BUDGET_MS, () => readChecked(applyText(JSON_TEXTS[i]!, edits), 'config.json'))),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'JSON text mutations: the same, under JSON’s rules',
+    () => {
+      const cases = fc.tuple(fc.nat(JSON_TEXTS.length - 1), fc.array(textEdit, { minLength: 1, maxLength: 4 }));
+      fc.assert(
+        fc.property(cases, ([i, edits]) =>
+          withinBudget(CASE_BUDGET_MS, () => readChecked(applyText(JSON_TEXTS[i]!, edits), 'config.json')),
+        ),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 
-  it('tree mutations (wrong types, missing and unknown fields, renamed keys): path-first problems or a config that exports', () => {
-    const cases = fc.tuple(fc.nat(TREES.length - 1), fc.array(treeEdit, { minLength: 1, maxLength: 4 }));
-    fc.assert(
-      fc.property(cases, ([i, edits]) => {
-        const tree = applyTree(TREES[i]!, edits);
-        withinBudget(CASE_BUDGET_MS, () => validateChecked(tree));
-      }),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'tree mutations (wrong types, missing and unknown fields, renamed keys): path-first problems or a config that exports',
+    () => {
+      const cases = fc.tuple(fc.nat(TREES.length - 1), fc.array(treeEdit, { minLength: 1, maxLength: 4 }));
+      fc.assert(
+        fc.property(cases, ([i, edits]) => {
+          const tree = applyTree(TREES[i]!, edits);
+          withinBudget(CASE_BUDGET_MS, () => validateChecked(tree));
+        }),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 });

@@ -9,17 +9,91 @@ import fc from 'fast-check';
 
 /** Values to put where a scalar was: the types, edges and sizes configs meet. */
 const scalar = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('', '~', 'null', 'true', 'no', 'yes', '0', '-1', '0x1F', '1e400', '.inf', '-.nan', '65536', '3.5', '"quoted"', "'single'", '[]', '{}', '- x', '|', '>', '&anchor x', '*anchor', '!!binary AAAA', '!!str 1', '!!int "x"') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '',
+      '~',
+      'null',
+      'true',
+      'no',
+      'yes',
+      '0',
+      '-1',
+      '0x1F',
+      '1e400',
+      '.inf',
+      '-.nan',
+      '65536',
+      '3.5',
+      '"quoted"',
+      "'single'",
+      '[]',
+      '{}',
+      '- x',
+      '|',
+      '>',
+      '&anchor x',
+      '*anchor',
+      '!!binary AAAA',
+      '!!str 1',
+      '!!int "x"',
+    ),
+  },
   { weight: 3, arbitrary: fc.string({ maxLength: 20 }) },
   { weight: 1, arbitrary: fc.integer().map(String) },
   { weight: 1, arbitrary: fc.double().map(String) },
   // Long runs of a few characters: where a pattern that backtracks shows itself.
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(':', 'a', '0', '.', '-', 'a.', ':0', '%', ' '), fc.integer({ min: 1_000, max: 20_000 }), fc.constantFrom('', '!', ':', '%', '\u00e9')).map(([unit, n, tail]) => `"${unit.repeat(n)}${tail}"`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(':', 'a', '0', '.', '-', 'a.', ':0', '%', ' '),
+        fc.integer({ min: 1_000, max: 20_000 }),
+        fc.constantFrom('', '!', ':', '%', '\u00e9'),
+      )
+      .map(([unit, n, tail]) => `"${unit.repeat(n)}${tail}"`),
+  },
 );
 
 /** Lines a person (or a bad merge) might leave in a YAML file. */
 const snippet = fc.oneof(
-  fc.constantFrom('---', '...', '%YAML 1.2', '%TAG ! tag:x,2000:', '? complex key', ': value', '- item', '  - nested', '<<: *a', 'a: &a {x: 1}', 'b: *a', 'c: *missing', 'hosts: []', 'kvm:', 'type: kvm', 'type: gcp', 'gcp: {}', '\t- tab', '"unterminated', "'unterminated", '{ broken', '[ broken', '# comment', 'key: value # trailing', 'dup: 1', 'dup: 2', '\ufeff', '\r', 'x: !!binary AAAA', 'x: !custom y', 'name: local', 'address: local', 'sshPort: 0', '  name: edge-a'),
+  fc.constantFrom(
+    '---',
+    '...',
+    '%YAML 1.2',
+    '%TAG ! tag:x,2000:',
+    '? complex key',
+    ': value',
+    '- item',
+    '  - nested',
+    '<<: *a',
+    'a: &a {x: 1}',
+    'b: *a',
+    'c: *missing',
+    'hosts: []',
+    'kvm:',
+    'type: kvm',
+    'type: gcp',
+    'gcp: {}',
+    '\t- tab',
+    '"unterminated',
+    "'unterminated",
+    '{ broken',
+    '[ broken',
+    '# comment',
+    'key: value # trailing',
+    'dup: 1',
+    'dup: 2',
+    '\ufeff',
+    '\r',
+    'x: !!binary AAAA',
+    'x: !custom y',
+    'name: local',
+    'address: local',
+    'sshPort: 0',
+    '  name: edge-a',
+  ),
   fc.string({ maxLength: 30 }),
 );
 
@@ -35,10 +109,45 @@ export type TextEdit =
 export const textEdit: fc.Arbitrary<TextEdit> = fc.oneof(
   fc.record({ kind: fc.constantFrom('delete-line' as const, 'duplicate-line' as const), line: fc.nat() }),
   fc.record({ kind: fc.constant('swap-lines' as const), line: fc.nat(), other: fc.nat() }),
-  fc.record({ kind: fc.constant('indent' as const), line: fc.nat(), by: fc.integer({ min: -4, max: 4 }), tab: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('indent' as const),
+    line: fc.nat(),
+    by: fc.integer({ min: -4, max: 4 }),
+    tab: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant('insert-line' as const), line: fc.nat(), text: snippet }),
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('replace-value' as const), line: fc.nat(), value: scalar }) },
-  fc.record({ kind: fc.constant('insert-chars' as const), at: fc.nat(), text: fc.oneof(fc.constantFrom(':', ' ', '\n', '-', '"', "'", '{', '}', '[', ']', ',', '#', '&', '*', '!', '|', '>', '\t', '\0', '%', '@', '`'), fc.string({ maxLength: 8 })) }),
+  fc.record({
+    kind: fc.constant('insert-chars' as const),
+    at: fc.nat(),
+    text: fc.oneof(
+      fc.constantFrom(
+        ':',
+        ' ',
+        '\n',
+        '-',
+        '"',
+        "'",
+        '{',
+        '}',
+        '[',
+        ']',
+        ',',
+        '#',
+        '&',
+        '*',
+        '!',
+        '|',
+        '>',
+        '\t',
+        '\0',
+        '%',
+        '@',
+        '`',
+      ),
+      fc.string({ maxLength: 8 }),
+    ),
+  }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
 );
 
@@ -61,7 +170,8 @@ export function applyText(text: string, edits: readonly TextEdit[]): string {
       }
       case 'indent': {
         const line = lines[i] ?? '';
-        lines[i] = e.by >= 0 ? (e.tab ? '\t' : ' '.repeat(e.by)) + line : line.replace(new RegExp(`^ {0,${-e.by}}`), '');
+        lines[i] =
+          e.by >= 0 ? (e.tab ? '\t' : ' '.repeat(e.by)) + line : line.replace(new RegExp(`^ {0,${-e.by}}`), '');
         break;
       }
       case 'insert-line':
@@ -100,8 +210,34 @@ export type TreeEdit =
   | { kind: 'rename'; at: number; key: string }
   | { kind: 'duplicate-entry'; at: number };
 
-const keyName = fc.oneof(fc.constantFrom('name', 'address', 'hosts', 'machineTypes', 'images', 'defaults', 'sshPort', 'Name', 'adress', 'vcpu', 'sha256', 'url', '__proto__', 'constructor', 'a.b', 'x y', '', 'üñí'), fc.string({ maxLength: 10 }));
-const treeValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), scalar.map((s) => s.replace(/^"|"$/g, '')), fc.constantFrom(null, [], {}, 0, -1, 1.5, 65536, 2 ** 53, true));
+const keyName = fc.oneof(
+  fc.constantFrom(
+    'name',
+    'address',
+    'hosts',
+    'machineTypes',
+    'images',
+    'defaults',
+    'sshPort',
+    'Name',
+    'adress',
+    'vcpu',
+    'sha256',
+    'url',
+    '__proto__',
+    'constructor',
+    'a.b',
+    'x y',
+    '',
+    'üñí',
+  ),
+  fc.string({ maxLength: 10 }),
+);
+const treeValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  scalar.map((s) => s.replace(/^"|"$/g, '')),
+  fc.constantFrom(null, [], {}, 0, -1, 1.5, 65536, 2 ** 53, true),
+);
 export const treeEdit: fc.Arbitrary<TreeEdit> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: treeValue }) },
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
@@ -140,7 +276,13 @@ export function applyTree(tree: unknown, edits: readonly TreeEdit[]): unknown {
     switch (e.kind) {
       case 'set':
         if (Array.isArray(parent)) parent[key as number] = structuredClone(e.value);
-        else Object.defineProperty(parent, key, { value: structuredClone(e.value), enumerable: true, writable: true, configurable: true });
+        else
+          Object.defineProperty(parent, key, {
+            value: structuredClone(e.value),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         break;
       case 'delete':
         if (Array.isArray(parent)) parent.splice(key as number, 1);
@@ -149,12 +291,23 @@ export function applyTree(tree: unknown, edits: readonly TreeEdit[]): unknown {
       case 'add-key': {
         const target = get();
         // defineProperty, as a YAML parser does: a key named __proto__ is data, not a prototype.
-        if (isMap(target)) Object.defineProperty(target, e.key, { value: structuredClone(e.value), enumerable: true, writable: true, configurable: true });
+        if (isMap(target))
+          Object.defineProperty(target, e.key, {
+            value: structuredClone(e.value),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         break;
       }
       case 'rename':
         if (!Array.isArray(parent) && e.key !== key) {
-          Object.defineProperty(parent, e.key, { value: parent[key as string], enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(parent, e.key, {
+            value: parent[key as string],
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
           Reflect.deleteProperty(parent, key);
         }
         break;

@@ -61,6 +61,9 @@ export function withinBudget<T>(budgetMs: number, run: () => T): T {
     const result = run();
     const elapsed = performance.now() - started;
     if (elapsed <= budgetMs) return result;
-    if (attempt > 0) throw new Error(`the case took ${Math.round(elapsed)} ms twice, over its budget of ${budgetMs} ms: work that grows faster than the input`);
+    if (attempt > 0)
+      throw new Error(
+        `the case took ${Math.round(elapsed)} ms twice, over its budget of ${budgetMs} ms: work that grows faster than the input`,
+      );
   }
 }

@@ -16,7 +16,12 @@ const PVD = 16 * SECTOR;
 /** Seeds the mutations start from: what the app writes, and a few shapes around it. */
 const SEEDS: Buffer[] = [
   buildNoCloudSeed({ userData: '#cloud-config\nhostname: ep-fuzz\n', metaData: 'instance-id: ep-fuzz-1\n' }),
-  buildNoCloudSeed({ userData: '#cloud-config\n', metaData: 'instance-id: x\n', vendorData: '#cloud-config\npackages: [qemu-guest-agent]\n', networkConfig: 'version: 2\n' }),
+  buildNoCloudSeed({
+    userData: '#cloud-config\n',
+    metaData: 'instance-id: x\n',
+    vendorData: '#cloud-config\npackages: [qemu-guest-agent]\n',
+    networkConfig: 'version: 2\n',
+  }),
   buildSeedIso([
     { name: 'empty', data: '' },
     { name: 'a.b.c', data: 'x'.repeat(3000) },
@@ -24,7 +29,10 @@ const SEEDS: Buffer[] = [
   ]),
   buildSeedIso([]),
   // Many small files beside a larger one: room for records to be pointed at each other's data.
-  buildSeedIso([{ name: 'big', data: Buffer.alloc(16 * SECTOR, 1) }, ...Array.from({ length: 60 }, (_, i) => ({ name: `f${i}`, data: 'x' }))]),
+  buildSeedIso([
+    { name: 'big', data: Buffer.alloc(16 * SECTOR, 1) },
+    ...Array.from({ length: 60 }, (_, i) => ({ name: `f${i}`, data: 'x' })),
+  ]),
 ].map((iso) => trimPadding(iso));
 
 /** Byte offsets of the root directory's records in `iso` (the "." and ".." records included). */
@@ -32,7 +40,7 @@ function directoryRecords(iso: Buffer): number[] {
   const rootExtent = iso.readUInt32LE(PVD + 156 + 2);
   const rootSize = iso.readUInt32LE(PVD + 156 + 10);
   const out: number[] = [];
-  for (let pos = 0; pos < rootSize; ) {
+  for (let pos = 0; pos < rootSize;) {
     const length = iso[rootExtent * SECTOR + pos]!;
     if (length === 0) {
       pos = (Math.floor(pos / SECTOR) + 1) * SECTOR;
@@ -66,7 +74,9 @@ function usedSectors(iso: Buffer): number {
 }
 
 /** Offsets worth hitting in the primary volume descriptor: the fields the reader checks. */
-const PVD_FIELDS = [0, 1, 6, 40, 80, 84, 128, 130, 132, 136, 140, 148, 156, 158, 166, 181, 188, 881].map((o) => PVD + o);
+const PVD_FIELDS = [0, 1, 6, 40, 80, 84, 128, 130, 132, 136, 140, 148, 156, 158, 166, 181, 188, 881].map(
+  (o) => PVD + o,
+);
 
 type Mutation =
   | { kind: 'byte'; offset: number; value: number }
@@ -77,7 +87,29 @@ type Mutation =
   | { kind: 'alias'; from: number; to: number; target: number };
 
 const interesting32 = fc.oneof(
-  fc.constantFrom(0, 1, 2, 15, 16, 17, 18, 19, 20, 21, 22, 33, 34, 255, 256, 2047, 2048, 2049, 0x7fffffff, 0x80000000, 0xffffffff),
+  fc.constantFrom(
+    0,
+    1,
+    2,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+    21,
+    22,
+    33,
+    34,
+    255,
+    256,
+    2047,
+    2048,
+    2049,
+    0x7fffffff,
+    0x80000000,
+    0xffffffff,
+  ),
   fc.integer({ min: 0, max: 0xffffffff }),
 );
 
@@ -96,10 +128,17 @@ function mutation(length: number, records: number): fc.Arbitrary<Mutation> {
   return fc.oneof(
     fc.record({ kind: fc.constant('alias' as const), from: record, to: record, target: record }),
     fc.record({ kind: fc.constant('byte' as const), offset, value: fc.integer({ min: 0, max: 255 }) }),
-    fc.record({ kind: fc.constant('both16' as const), offset, value: fc.oneof(fc.constantFrom(0, 1, 2048, 0xffff), fc.integer({ min: 0, max: 0xffff })) }),
+    fc.record({
+      kind: fc.constant('both16' as const),
+      offset,
+      value: fc.oneof(fc.constantFrom(0, 1, 2048, 0xffff), fc.integer({ min: 0, max: 0xffff })),
+    }),
     fc.record({ kind: fc.constant('both32' as const), offset, value: interesting32 }),
     fc.record({ kind: fc.constant('splice' as const), offset, bytes: fc.uint8Array({ minLength: 1, maxLength: 40 }) }),
-    fc.record({ kind: fc.constant('truncate' as const), sectors: fc.integer({ min: 0, max: Math.ceil(length / SECTOR) }) }),
+    fc.record({
+      kind: fc.constant('truncate' as const),
+      sectors: fc.integer({ min: 0, max: Math.ceil(length / SECTOR) }),
+    }),
   );
 }
 
@@ -154,7 +193,8 @@ function readChecked(bytes: Uint8Array): void {
     try {
       return readSeedIso(bytes);
     } catch (err) {
-      if (!(err instanceof IsoFormatError)) expect.fail(`readSeedIso threw something other than IsoFormatError: ${describeThrown(err)}`);
+      if (!(err instanceof IsoFormatError))
+        expect.fail(`readSeedIso threw something other than IsoFormatError: ${describeThrown(err)}`);
       expect(err.message.length).toBeGreaterThan(0);
       return undefined;
     }
@@ -173,32 +213,53 @@ describe('fuzz: the seed ISO reader', () => {
     for (const seed of SEEDS) expect(() => readSeedIso(seed)).not.toThrow();
   });
 
-  it('mutated real seeds: a result or IsoFormatError, never anything else', () => {
-    const cases = fc.nat(SEEDS.length - 1).chain((i) => fc.tuple(fc.constant(i), fc.array(mutation(SEEDS[i]!.length, RECORDS[i]!.length), { minLength: 1, maxLength: 6 })));
-    fc.assert(
-      fc.property(cases, ([i, mutations]) => readChecked(apply(SEEDS[i]!, RECORDS[i]!, mutations))),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'mutated real seeds: a result or IsoFormatError, never anything else',
+    () => {
+      const cases = fc
+        .nat(SEEDS.length - 1)
+        .chain((i) =>
+          fc.tuple(
+            fc.constant(i),
+            fc.array(mutation(SEEDS[i]!.length, RECORDS[i]!.length), { minLength: 1, maxLength: 6 }),
+          ),
+        );
+      fc.assert(
+        fc.property(cases, ([i, mutations]) => readChecked(apply(SEEDS[i]!, RECORDS[i]!, mutations))),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 
-  it('arbitrary bytes, with and without a volume descriptor planted: a result or IsoFormatError', () => {
-    const raw = fc.oneof(
-      fc.uint8Array({ maxLength: 4 * SECTOR }),
-      // Sector-sized images with "CD001" where the reader looks, so the walk goes past the first check.
-      fc.tuple(fc.integer({ min: 17, max: 24 }), fc.uint8Array({ maxLength: 8 * SECTOR }), fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 8, maxLength: 8 })).map(([sectors, noise, types]) => {
-        const iso = Buffer.alloc(sectors * SECTOR);
-        iso.set(noise.subarray(0, iso.length - PVD), PVD);
-        for (let s = 16, k = 0; s < sectors && k < types.length; s++, k++) {
-          iso[s * SECTOR] = types[k]!;
-          iso.write('CD001', s * SECTOR + 1, 'latin1');
-          iso[s * SECTOR + 6] = 1;
-        }
-        return iso;
-      }),
-    );
-    fc.assert(
-      fc.property(raw, (bytes) => readChecked(bytes)),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'arbitrary bytes, with and without a volume descriptor planted: a result or IsoFormatError',
+    () => {
+      const raw = fc.oneof(
+        fc.uint8Array({ maxLength: 4 * SECTOR }),
+        // Sector-sized images with "CD001" where the reader looks, so the walk goes past the first check.
+        fc
+          .tuple(
+            fc.integer({ min: 17, max: 24 }),
+            fc.uint8Array({ maxLength: 8 * SECTOR }),
+            fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 8, maxLength: 8 }),
+          )
+          .map(([sectors, noise, types]) => {
+            const iso = Buffer.alloc(sectors * SECTOR);
+            iso.set(noise.subarray(0, iso.length - PVD), PVD);
+            for (let s = 16, k = 0; s < sectors && k < types.length; s++, k++) {
+              iso[s * SECTOR] = types[k]!;
+              iso.write('CD001', s * SECTOR + 1, 'latin1');
+              iso[s * SECTOR + 6] = 1;
+            }
+            return iso;
+          }),
+      );
+      fc.assert(
+        fc.property(raw, (bytes) => readChecked(bytes)),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 });

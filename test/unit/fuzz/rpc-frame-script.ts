@@ -8,7 +8,14 @@
 import fc from 'fast-check';
 import type { LibvirtClient } from '../../../electron/libvirt/client.js';
 import { type Codec, encodeToBuffer } from '../../../electron/libvirt/codec.js';
-import { KeepaliveProc, MessageStatus, MessageType, Program, encodePacket, type PacketHeader } from '../../../electron/libvirt/packet.js';
+import {
+  KeepaliveProc,
+  MessageStatus,
+  MessageType,
+  Program,
+  encodePacket,
+  type PacketHeader,
+} from '../../../electron/libvirt/packet.js';
 import { procedures } from '../../../electron/libvirt/procedures.js';
 import { remoteError } from '../../../electron/libvirt/types.js';
 
@@ -16,17 +23,52 @@ import { remoteError } from '../../../electron/libvirt/types.js';
 export const MAX_PACKET = 64 * 1024;
 
 /** The plain calls the fuzz makes, each with a reply value that is its own. */
-export const CALLS: ReadonlyArray<{ reply: Codec<unknown>; value: (serial: number) => unknown; invoke: (client: LibvirtClient) => Promise<unknown> }> = [
-  { reply: procedures.CONNECT_GET_URI.reply, value: (i) => `test:///call-${i}`, invoke: (client) => client.call('CONNECT_GET_URI') },
-  { reply: procedures.CONNECT_GET_LIB_VERSION.reply, value: (i) => BigInt(9_000_000 + i), invoke: (client) => client.call('CONNECT_GET_LIB_VERSION') },
+export const CALLS: ReadonlyArray<{
+  reply: Codec<unknown>;
+  value: (serial: number) => unknown;
+  invoke: (client: LibvirtClient) => Promise<unknown>;
+}> = [
+  {
+    reply: procedures.CONNECT_GET_URI.reply,
+    value: (i) => `test:///call-${i}`,
+    invoke: (client) => client.call('CONNECT_GET_URI'),
+  },
+  {
+    reply: procedures.CONNECT_GET_LIB_VERSION.reply,
+    value: (i) => BigInt(9_000_000 + i),
+    invoke: (client) => client.call('CONNECT_GET_LIB_VERSION'),
+  },
   { reply: procedures.AUTH_LIST.reply, value: (i) => [i, 0], invoke: (client) => client.call('AUTH_LIST') },
-  { reply: procedures.DOMAIN_LOOKUP_BY_NAME.reply, value: (i) => ({ name: `vm${i}`, uuid: Buffer.alloc(16, i % 256), id: i }), invoke: (client) => client.call('DOMAIN_LOOKUP_BY_NAME', { name: 'vm' }) },
+  {
+    reply: procedures.DOMAIN_LOOKUP_BY_NAME.reply,
+    value: (i) => ({ name: `vm${i}`, uuid: Buffer.alloc(16, i % 256), id: i }),
+    invoke: (client) => client.call('DOMAIN_LOOKUP_BY_NAME', { name: 'vm' }),
+  },
 ];
 
 export type Frame =
-  | { kind: 'reply'; call: number; variant: 'ok' | 'garbage' | 'truncated' | 'trailing' | 'error' | 'error-garbage' | 'bad-status' | 'wrong-prog' | 'wrong-type'; bytes: Uint8Array; status: number }
+  | {
+      kind: 'reply';
+      call: number;
+      variant:
+        | 'ok'
+        | 'garbage'
+        | 'truncated'
+        | 'trailing'
+        | 'error'
+        | 'error-garbage'
+        | 'bad-status'
+        | 'wrong-prog'
+        | 'wrong-type';
+      bytes: Uint8Array;
+      status: number;
+    }
   | { kind: 'misdirected'; call: number; to: number }
-  | { kind: 'stream'; variant: 'data' | 'eof' | 'ok' | 'error' | 'hole' | 'bad-status' | 'reply-after'; bytes: Uint8Array }
+  | {
+      kind: 'stream';
+      variant: 'data' | 'eof' | 'ok' | 'error' | 'hole' | 'bad-status' | 'reply-after';
+      bytes: Uint8Array;
+    }
   | { kind: 'event'; proc: number; bytes: Uint8Array }
   | { kind: 'keepalive'; proc: number; type: number }
   | { kind: 'random'; header: PacketHeader; bytes: Uint8Array }
@@ -40,15 +82,65 @@ export const frame: fc.Arbitrary<Frame> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('reply' as const),
       call: fc.nat(7),
-      variant: fc.oneof({ weight: 4, arbitrary: fc.constant('ok' as const) }, fc.constantFrom('garbage' as const, 'truncated' as const, 'trailing' as const, 'error' as const, 'error-garbage' as const, 'bad-status' as const, 'wrong-prog' as const, 'wrong-type' as const)),
+      variant: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('ok' as const) },
+        fc.constantFrom(
+          'garbage' as const,
+          'truncated' as const,
+          'trailing' as const,
+          'error' as const,
+          'error-garbage' as const,
+          'bad-status' as const,
+          'wrong-prog' as const,
+          'wrong-type' as const,
+        ),
+      ),
       bytes: bytes(48),
       status: fc.integer({ min: -2, max: 5 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('misdirected' as const), call: fc.nat(7), to: fc.oneof(fc.nat(7), fc.integer({ min: 100, max: 0xffffffff })) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('stream' as const), variant: fc.oneof({ weight: 4, arbitrary: fc.constant('data' as const) }, fc.constantFrom('eof' as const, 'ok' as const, 'error' as const, 'hole' as const, 'bad-status' as const, 'reply-after' as const)), bytes: bytes(64) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('event' as const), proc: fc.oneof(fc.constantFrom(318, 319, 107, 1), fc.integer({ min: -1, max: 500 })), bytes: bytes(48) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('keepalive' as const), proc: fc.constantFrom(KeepaliveProc.PING, KeepaliveProc.PONG, 3, 0), type: fc.constantFrom(MessageType.MESSAGE, MessageType.MESSAGE, MessageType.REPLY, MessageType.CALL) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('misdirected' as const),
+      call: fc.nat(7),
+      to: fc.oneof(fc.nat(7), fc.integer({ min: 100, max: 0xffffffff })),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('stream' as const),
+      variant: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('data' as const) },
+        fc.constantFrom(
+          'eof' as const,
+          'ok' as const,
+          'error' as const,
+          'hole' as const,
+          'bad-status' as const,
+          'reply-after' as const,
+        ),
+      ),
+      bytes: bytes(64),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('event' as const),
+      proc: fc.oneof(fc.constantFrom(318, 319, 107, 1), fc.integer({ min: -1, max: 500 })),
+      bytes: bytes(48),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('keepalive' as const),
+      proc: fc.constantFrom(KeepaliveProc.PING, KeepaliveProc.PONG, 3, 0),
+      type: fc.constantFrom(MessageType.MESSAGE, MessageType.MESSAGE, MessageType.REPLY, MessageType.CALL),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -64,8 +156,24 @@ export const frame: fc.Arbitrary<Frame> = fc.oneof(
       bytes: bytes(48),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('garbage' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 12 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bad-length' as const), length: fc.oneof(fc.integer({ min: 0, max: 27 }), fc.integer({ min: MAX_PACKET + 1, max: 0xffffffff }), fc.constant(0xffffffff)) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('garbage' as const),
+      bytes: fc.uint8Array({ minLength: 1, maxLength: 12 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('bad-length' as const),
+      length: fc.oneof(
+        fc.integer({ min: 0, max: 27 }),
+        fc.integer({ min: MAX_PACKET + 1, max: 0xffffffff }),
+        fc.constant(0xffffffff),
+      ),
+    }),
+  },
 );
 
 export interface Issued {
@@ -85,20 +193,42 @@ export interface Placed {
 }
 
 function errorPayload(message: string): Buffer {
-  return encodeToBuffer(remoteError, { code: 42, domain: 10, message, level: 2, dom: null, str1: message, str2: null, str3: null, int1: 0, int2: 0, net: null });
+  return encodeToBuffer(remoteError, {
+    code: 42,
+    domain: 10,
+    message,
+    level: 2,
+    dom: null,
+    str1: message,
+    str2: null,
+    str3: null,
+    int1: 0,
+    int2: 0,
+    net: null,
+  });
 }
 
 /** Turns the script into bytes, given the serials the client chose. */
-export function render(frames: readonly Frame[], issued: readonly Issued[], stream: Issued | undefined): { wire: Buffer; placed: Placed[] } {
+export function render(
+  frames: readonly Frame[],
+  issued: readonly Issued[],
+  stream: Issued | undefined,
+): { wire: Buffer; placed: Placed[] } {
   const placed: Placed[] = [];
   const parts: Buffer[] = [];
   let offset = 0;
   const add = (f: Frame, bytesOut: Buffer, header?: PacketHeader, payload?: Buffer): void => {
-    placed.push({ frame: f, start: offset, end: offset + bytesOut.length, ...(header ? { header, payload: payload ?? Buffer.alloc(0) } : {}) });
+    placed.push({
+      frame: f,
+      start: offset,
+      end: offset + bytesOut.length,
+      ...(header ? { header, payload: payload ?? Buffer.alloc(0) } : {}),
+    });
     parts.push(bytesOut);
     offset += bytesOut.length;
   };
-  const packet = (f: Frame, header: PacketHeader, payload: Buffer): void => add(f, encodePacket(header, payload), header, payload);
+  const packet = (f: Frame, header: PacketHeader, payload: Buffer): void =>
+    add(f, encodePacket(header, payload), header, payload);
   const plain = issued.filter((c) => c.call >= 0);
   for (const f of frames) {
     switch (f.kind) {
@@ -106,7 +236,14 @@ export function render(frames: readonly Frame[], issued: readonly Issued[], stre
         const c = plain[f.call % Math.max(1, plain.length)];
         if (!c) break;
         const good = encodeToBuffer(CALLS[c.call]!.reply, CALLS[c.call]!.value(c.serial));
-        const h: PacketHeader = { prog: Program.REMOTE, vers: 1, proc: c.proc, type: MessageType.REPLY, serial: c.serial, status: MessageStatus.OK };
+        const h: PacketHeader = {
+          prog: Program.REMOTE,
+          vers: 1,
+          proc: c.proc,
+          type: MessageType.REPLY,
+          serial: c.serial,
+          status: MessageStatus.OK,
+        };
         const extra = Buffer.from(f.bytes);
         switch (f.variant) {
           case 'ok':
@@ -144,17 +281,29 @@ export function render(frames: readonly Frame[], issued: readonly Issued[], stre
         const a = plain[f.call % Math.max(1, plain.length)];
         if (!a) break;
         const b = f.to < 8 ? issued[f.to % issued.length]!.serial : f.to;
-        packet(f, { prog: Program.REMOTE, vers: 1, proc: a.proc, type: MessageType.REPLY, serial: b, status: MessageStatus.OK }, encodeToBuffer(CALLS[a.call]!.reply, CALLS[a.call]!.value(a.serial)));
+        packet(
+          f,
+          { prog: Program.REMOTE, vers: 1, proc: a.proc, type: MessageType.REPLY, serial: b, status: MessageStatus.OK },
+          encodeToBuffer(CALLS[a.call]!.reply, CALLS[a.call]!.value(a.serial)),
+        );
         break;
       }
       case 'stream': {
         if (!stream) break;
-        const h: PacketHeader = { prog: Program.REMOTE, vers: 1, proc: stream.proc, type: MessageType.STREAM, serial: stream.serial, status: MessageStatus.CONTINUE };
+        const h: PacketHeader = {
+          prog: Program.REMOTE,
+          vers: 1,
+          proc: stream.proc,
+          type: MessageType.STREAM,
+          serial: stream.serial,
+          status: MessageStatus.CONTINUE,
+        };
         const data = Buffer.from(f.bytes.length ? f.bytes : [0x2a]);
         if (f.variant === 'data') packet(f, h, data);
         else if (f.variant === 'eof') packet(f, h, Buffer.alloc(0));
         else if (f.variant === 'ok') packet(f, { ...h, status: MessageStatus.OK }, Buffer.alloc(0));
-        else if (f.variant === 'error') packet(f, { ...h, status: MessageStatus.ERROR }, errorPayload('volume vanished'));
+        else if (f.variant === 'error')
+          packet(f, { ...h, status: MessageStatus.ERROR }, errorPayload('volume vanished'));
         else if (f.variant === 'hole') packet(f, { ...h, type: MessageType.STREAM_HOLE }, Buffer.alloc(16));
         else if (f.variant === 'bad-status') packet(f, { ...h, status: 9 }, data);
         // The opening call's reply: the first one answers the call, later ones go to the stream.
@@ -162,10 +311,25 @@ export function render(frames: readonly Frame[], issued: readonly Issued[], stre
         break;
       }
       case 'event':
-        packet(f, { prog: Program.REMOTE, vers: 1, proc: f.proc, type: MessageType.MESSAGE, serial: 1, status: MessageStatus.OK }, Buffer.from(f.bytes));
+        packet(
+          f,
+          {
+            prog: Program.REMOTE,
+            vers: 1,
+            proc: f.proc,
+            type: MessageType.MESSAGE,
+            serial: 1,
+            status: MessageStatus.OK,
+          },
+          Buffer.from(f.bytes),
+        );
         break;
       case 'keepalive':
-        packet(f, { prog: Program.KEEPALIVE, vers: 1, proc: f.proc, type: f.type, serial: 0, status: MessageStatus.OK }, Buffer.alloc(0));
+        packet(
+          f,
+          { prog: Program.KEEPALIVE, vers: 1, proc: f.proc, type: f.type, serial: 0, status: MessageStatus.OK },
+          Buffer.alloc(0),
+        );
         break;
       case 'random':
         packet(f, f.header, Buffer.from(f.bytes));

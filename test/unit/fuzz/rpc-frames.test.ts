@@ -83,7 +83,11 @@ async function runCase({ calls, download, frames, cut, splits }: Scenario): Prom
   // The serials and procedures the client put on the wire (read back, not assumed).
   const sent = new PacketParser().push(Buffer.concat(wire.written));
   expect(sent.length).toBe(calls.length + (download ? 1 : 0));
-  const issued: Issued[] = sent.map((p, i) => ({ serial: p.header.serial, proc: p.header.proc, call: i < calls.length ? calls[i]! : -1 }));
+  const issued: Issued[] = sent.map((p, i) => ({
+    serial: p.header.serial,
+    proc: p.header.proc,
+    call: i < calls.length ? calls[i]! : -1,
+  }));
   const streamCall = download ? issued.at(-1) : undefined;
 
   const { wire: bytesOut, placed } = render(frames, issued, streamCall);
@@ -109,16 +113,25 @@ async function runCase({ calls, download, frames, cut, splits }: Scenario): Prom
   }
   const closed = client.closed;
   if (mustFail) expect(closed, 'a length word outside [28, max] did not fail the connection at once').toBe(true);
-  for (const reason of closes) if (reason !== undefined) expect(isOwnError(reason), `close reason: ${describeThrown(reason)}`).toBe(true);
+  for (const reason of closes)
+    if (reason !== undefined) expect(isOwnError(reason), `close reason: ${describeThrown(reason)}`).toBe(true);
 
   tracked.forEach((t, i) => {
     const c = issued[i]!;
     const o = t.outcome;
     const repliesForIt = whole.filter((p) => p.header?.serial === c.serial && p.header.type === MessageType.REPLY);
-    if (closed || repliesForIt.length > 0) expect(o.state, `call ${i} (serial ${c.serial}) hangs: ${inspect(o)}`).not.toBe('pending');
+    if (closed || repliesForIt.length > 0)
+      expect(o.state, `call ${i} (serial ${c.serial}) hangs: ${inspect(o)}`).not.toBe('pending');
     if (o.state === 'fulfilled') {
       // Only a payload sent for this serial may answer it.
-      const candidates = placed.filter((p) => p.header?.serial === c.serial && p.header.type === MessageType.REPLY && p.header.status === MessageStatus.OK && p.header.prog === Program.REMOTE && p.end <= delivered);
+      const candidates = placed.filter(
+        (p) =>
+          p.header?.serial === c.serial &&
+          p.header.type === MessageType.REPLY &&
+          p.header.status === MessageStatus.OK &&
+          p.header.prog === Program.REMOTE &&
+          p.end <= delivered,
+      );
       const matches = candidates.some((p) => {
         try {
           return isDeepStrictEqual(decodeAll(CALLS[c.call]!.reply, p.payload!), o.value);
@@ -126,39 +139,77 @@ async function runCase({ calls, download, frames, cut, splits }: Scenario): Prom
           return false;
         }
       });
-      expect(matches, `call ${i} (serial ${c.serial}) resolved with ${String(o.value)}, which no reply for its serial carried`).toBe(true);
+      expect(
+        matches,
+        `call ${i} (serial ${c.serial}) resolved with ${String(o.value)}, which no reply for its serial carried`,
+      ).toBe(true);
     }
     if (o.state === 'rejected') {
       expect(isOwnError(o.error), `call ${i} rejected with ${describeThrown(o.error)}`).toBe(true);
-      if (o.error instanceof LibvirtError) expect(placed.some((p) => p.header?.serial === c.serial && p.header.status === MessageStatus.ERROR && p.end <= delivered)).toBe(true);
+      if (o.error instanceof LibvirtError)
+        expect(
+          placed.some(
+            (p) => p.header?.serial === c.serial && p.header.status === MessageStatus.ERROR && p.end <= delivered,
+          ),
+        ).toBe(true);
     }
   });
 
   if (transfer && streamCall) {
     const o = transfer.outcome;
     if (closed) expect(o.state, `the download hangs on a closed connection`).not.toBe('pending');
-    if (o.state === 'rejected') expect(isOwnError(o.error), `download rejected with ${describeThrown(o.error)}`).toBe(true);
-    if (o.state === 'fulfilled') expect(placed.some((p) => p.header?.serial === streamCall.serial && p.header.type === MessageType.STREAM && p.header.status === MessageStatus.OK && p.end <= delivered)).toBe(true);
+    if (o.state === 'rejected')
+      expect(isOwnError(o.error), `download rejected with ${describeThrown(o.error)}`).toBe(true);
+    if (o.state === 'fulfilled')
+      expect(
+        placed.some(
+          (p) =>
+            p.header?.serial === streamCall.serial &&
+            p.header.type === MessageType.STREAM &&
+            p.header.status === MessageStatus.OK &&
+            p.end <= delivered,
+        ),
+      ).toBe(true);
     // The sink sees the stream's data in order: a prefix of what was sent on its serial.
-    const sentData = Buffer.concat(placed.filter((p) => p.header?.serial === streamCall.serial && p.header.type === MessageType.STREAM && p.header.status === MessageStatus.CONTINUE && p.end <= delivered).map((p) => p.payload!));
+    const sentData = Buffer.concat(
+      placed
+        .filter(
+          (p) =>
+            p.header?.serial === streamCall.serial &&
+            p.header.type === MessageType.STREAM &&
+            p.header.status === MessageStatus.CONTINUE &&
+            p.end <= delivered,
+        )
+        .map((p) => p.payload!),
+    );
     const got = Buffer.concat(sunk);
-    expect(sentData.subarray(0, got.length).equals(got), 'the download received bytes that were not sent on its stream').toBe(true);
+    expect(
+      sentData.subarray(0, got.length).equals(got),
+      'the download received bytes that were not sent on its stream',
+    ).toBe(true);
   }
 
   // After destroy() nothing may stay pending.
   client.destroy();
   const all = [...tracked.map((t) => t.settled), ...(transfer ? [transfer.settled] : [])];
   let timer: NodeJS.Timeout | undefined;
-  const hung = await Promise.race([Promise.all(all).then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 2_000)))]);
+  const hung = await Promise.race([
+    Promise.all(all).then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 2_000))),
+  ]);
   clearTimeout(timer);
   expect(hung, 'a call or the download did not settle after destroy()').toBe(false);
 }
 
 describe('fuzz: libvirt RPC reply frames', () => {
-  it('replies right, wrong, misdirected, truncated and interleaved with a stream: own errors only, right caller only, nothing hangs', async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, (s) => runCase(s)),
-      fuzzParams({ timeout: 5_000 }),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'replies right, wrong, misdirected, truncated and interleaved with a stream: own errors only, right caller only, nothing hangs',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, (s) => runCase(s)),
+        fuzzParams({ timeout: 5_000 }),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 });

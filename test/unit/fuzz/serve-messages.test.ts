@@ -91,24 +91,82 @@ function classify(text: string, binary: boolean): { call: true; id: number } | {
   return goodId !== null && keysOk && channelOk ? { call: true, id: goodId } : { call: false, id: goodId };
 }
 
-const id = fc.oneof({ weight: 20, arbitrary: fc.nat() }, fc.constantFrom(-1, 1.5, 2 ** 53, Number.MAX_SAFE_INTEGER, '7', null, true, [], {}));
-const channel = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...CHANNELS) }, fc.constantFrom('', 'nope:x', 'app:info ', '__proto__', 'constructor', 'toString', 'x'.repeat(201)), fc.string({ maxLength: 20 }));
-const input = fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 3 }), fc.constantFrom({}, { name: 'ep-x' }, { name: '' }, { id: 'task-1' }, { host: 'edge-a' }, { session: 'x', data: 'y' }, 'ep-fuzz', { text: 'type: kvm', syntax: 'yaml' }));
+const id = fc.oneof(
+  { weight: 20, arbitrary: fc.nat() },
+  fc.constantFrom(-1, 1.5, 2 ** 53, Number.MAX_SAFE_INTEGER, '7', null, true, [], {}),
+);
+const channel = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...CHANNELS) },
+  fc.constantFrom('', 'nope:x', 'app:info ', '__proto__', 'constructor', 'toString', 'x'.repeat(201)),
+  fc.string({ maxLength: 20 }),
+);
+const input = fc.oneof(
+  fc.constant(undefined),
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom(
+    {},
+    { name: 'ep-x' },
+    { name: '' },
+    { id: 'task-1' },
+    { host: 'edge-a' },
+    { session: 'x', data: 'y' },
+    'ep-fuzz',
+    { text: 'type: kvm', syntax: 'yaml' },
+  ),
+);
 const callShaped = fc
-  .record({ id, channel, input, extra: fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, fc.constantFrom('admin', 'id2', '__proto__', 'Input')) }, { requiredKeys: ['id', 'channel'] })
+  .record(
+    {
+      id,
+      channel,
+      input,
+      extra: fc.oneof(
+        { weight: 9, arbitrary: fc.constant(undefined) },
+        fc.constantFrom('admin', 'id2', '__proto__', 'Input'),
+      ),
+    },
+    { requiredKeys: ['id', 'channel'] },
+  )
   .map(({ extra, ...call }) => JSON.stringify(extra === undefined ? call : { ...call, [extra]: 1 }));
 
 const frame = fc.oneof(
   { weight: 6, arbitrary: callShaped.map((text) => ({ text, binary: false })) },
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => ({ text: JSON.stringify(v) ?? 'null', binary: false })) },
+  {
+    weight: 2,
+    arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => ({ text: JSON.stringify(v) ?? 'null', binary: false })),
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 60 }).map((text) => ({ text, binary: false })) },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', '{', '{"id":1', '{"id":1,"channel":"app:info"', '[]', '""', '1e999', '{"id":1e999,"channel":"app:info"}', '{"id":1,"id":2,"channel":"app:info"}', '{"__proto__":{"id":1},"channel":"app:info"}', '\u0000').map((text) => ({ text, binary: false })) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((b) => ({ text: Buffer.from(b).toString('latin1'), binary: true })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        '',
+        ' ',
+        '{',
+        '{"id":1',
+        '{"id":1,"channel":"app:info"',
+        '[]',
+        '""',
+        '1e999',
+        '{"id":1e999,"channel":"app:info"}',
+        '{"id":1,"id":2,"channel":"app:info"}',
+        '{"__proto__":{"id":1},"channel":"app:info"}',
+        '\u0000',
+      )
+      .map((text) => ({ text, binary: false })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.uint8Array({ maxLength: 40 }).map((b) => ({ text: Buffer.from(b).toString('latin1'), binary: true })),
+  },
 );
 
 function checkAnswer(answer: unknown, text: string, binary: boolean): void {
   expect(typeof answer === 'object' && answer !== null).toBe(true);
-  const { id: answeredId, envelope } = answer as { id: unknown; envelope: { ok: boolean; error?: { name: unknown; message: unknown }; value?: unknown } };
+  const { id: answeredId, envelope } = answer as {
+    id: unknown;
+    envelope: { ok: boolean; error?: { name: unknown; message: unknown }; value?: unknown };
+  };
   const expected = classify(text, binary);
   expect(answeredId, `id for ${text}`).toBe(expected.id);
   if (!expected.call) {
@@ -120,34 +178,52 @@ function checkAnswer(answer: unknown, text: string, binary: boolean): void {
     expect(typeof name).toBe('string');
     expect(typeof message === 'string' && message.length > 0).toBe(true);
     // Never a bug's words or a stack trace.
-    expect(message as string, `for ${text}`).not.toMatch(/internal error|\n\s+at |TypeError|Cannot read properties|undefined is not/);
+    expect(message as string, `for ${text}`).not.toMatch(
+      /internal error|\n\s+at |TypeError|Cannot read properties|undefined is not/,
+    );
   }
 }
 
 describe('fuzz: serve WebSocket messages', () => {
-  it('every frame gets one envelope on its own socket: ProtocolError unless it is a well-formed call', async () => {
-    await fc.assert(
-      fc.asyncProperty(frame, async ({ text, binary }) => {
-        const answer = await fuzzed.ask(binary ? Buffer.from(text, 'latin1') : text, binary);
-        checkAnswer(answer, text, binary);
-      }),
-      fuzzParams({ timeout: 10_000 }),
-    );
-    // serve is still up and still itself, and the other socket saw no answer of the fuzzed one's.
-    expect(await bystander.ask(JSON.stringify({ id: 1, channel: 'app:info' }))).toMatchObject({ id: 1, envelope: { ok: true, value: { name: 'Egress Desk' } } });
-    expect(bystander.answers).toEqual([]);
-    for (const message of bystander.others) expect(message).toHaveProperty('event');
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'every frame gets one envelope on its own socket: ProtocolError unless it is a well-formed call',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(frame, async ({ text, binary }) => {
+          const answer = await fuzzed.ask(binary ? Buffer.from(text, 'latin1') : text, binary);
+          checkAnswer(answer, text, binary);
+        }),
+        fuzzParams({ timeout: 10_000 }),
+      );
+      // serve is still up and still itself, and the other socket saw no answer of the fuzzed one's.
+      expect(await bystander.ask(JSON.stringify({ id: 1, channel: 'app:info' }))).toMatchObject({
+        id: 1,
+        envelope: { ok: true, value: { name: 'Egress Desk' } },
+      });
+      expect(bystander.answers).toEqual([]);
+      for (const message of bystander.others) expect(message).toHaveProperty('event');
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 
   it('a socket that breaks the protocol (invalid UTF-8, a frame over the limit) is closed alone', async () => {
-    for (const send of [(s: WebSocket) => s.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false }), (s: WebSocket) => s.send('x'.repeat(SERVE_MAX_MESSAGE_BYTES + 1))]) {
+    for (const send of [
+      (s: WebSocket) => s.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false }),
+      (s: WebSocket) => s.send('x'.repeat(SERVE_MAX_MESSAGE_BYTES + 1)),
+    ]) {
       const victim = await open();
       const closed = new Promise<number>((resolve) => victim.socket.once('close', resolve));
       victim.socket.on('error', () => undefined);
       send(victim.socket);
       expect([1007, 1009]).toContain(await closed);
-      expect(await bystander.ask(JSON.stringify({ id: 2, channel: 'app:info' }))).toMatchObject({ id: 2, envelope: { ok: true } });
-      expect(await fuzzed.ask(JSON.stringify({ id: 3, channel: 'app:info' }))).toMatchObject({ id: 3, envelope: { ok: true } });
+      expect(await bystander.ask(JSON.stringify({ id: 2, channel: 'app:info' }))).toMatchObject({
+        id: 2,
+        envelope: { ok: true },
+      });
+      expect(await fuzzed.ask(JSON.stringify({ id: 3, channel: 'app:info' }))).toMatchObject({
+        id: 3,
+        envelope: { ok: true },
+      });
     }
   });
 });

@@ -67,21 +67,125 @@ const INCLUDES: SshConfigSources['includes'] = new Map([
   ['/etc/ssh/ssh_config.d/*.conf', [{ path: '/etc/ssh/ssh_config.d/a.conf', text: 'Host *\n  User sys\n' }]],
 ]);
 
-const KEYWORDS = ['Host', 'Match', 'HostName', 'User', 'Port', 'IdentityFile', 'IdentitiesOnly', 'IdentityAgent', 'ProxyJump', 'ProxyCommand', 'Include', 'HostKeyAlias', 'UserKnownHostsFile', 'GlobalKnownHostsFile', 'HashKnownHosts', 'ConnectTimeout', 'ServerAliveInterval', 'ServerAliveCountMax', 'host', 'PORT', 'Unknown'];
-const VALUE_PIECES = ['', '*', '?', '!', '!*', '%h', '%%', '%', '%z', '${HOME}', '${', '$KEYS', '~', '~/', '/', 'none', 'yes', 'no', '0', '22', '65536', '-1', '99999999999999999999', 'a,b', ',', '@', 'u@h:1', '[::1]:22', 'ssh://u@h:22/', '"', '""', "'", '=', '\\', '#', ' ', '\t', 'edge-a', 'bastion', 'loop', 'inc', 'é', '\u0000', '\r'];
+const KEYWORDS = [
+  'Host',
+  'Match',
+  'HostName',
+  'User',
+  'Port',
+  'IdentityFile',
+  'IdentitiesOnly',
+  'IdentityAgent',
+  'ProxyJump',
+  'ProxyCommand',
+  'Include',
+  'HostKeyAlias',
+  'UserKnownHostsFile',
+  'GlobalKnownHostsFile',
+  'HashKnownHosts',
+  'ConnectTimeout',
+  'ServerAliveInterval',
+  'ServerAliveCountMax',
+  'host',
+  'PORT',
+  'Unknown',
+];
+const VALUE_PIECES = [
+  '',
+  '*',
+  '?',
+  '!',
+  '!*',
+  '%h',
+  '%%',
+  '%',
+  '%z',
+  '${HOME}',
+  '${',
+  '$KEYS',
+  '~',
+  '~/',
+  '/',
+  'none',
+  'yes',
+  'no',
+  '0',
+  '22',
+  '65536',
+  '-1',
+  '99999999999999999999',
+  'a,b',
+  ',',
+  '@',
+  'u@h:1',
+  '[::1]:22',
+  'ssh://u@h:22/',
+  '"',
+  '""',
+  "'",
+  '=',
+  '\\',
+  '#',
+  ' ',
+  '\t',
+  'edge-a',
+  'bastion',
+  'loop',
+  'inc',
+  'é',
+  '\u0000',
+  '\r',
+];
 
-const value = fc.array(fc.oneof(fc.constantFrom(...VALUE_PIECES), fc.string({ maxLength: 6 })), { maxLength: 4 }).map((parts) => parts.join(''));
+const value = fc
+  .array(fc.oneof(fc.constantFrom(...VALUE_PIECES), fc.string({ maxLength: 6 })), { maxLength: 4 })
+  .map((parts) => parts.join(''));
 const configLine = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...KEYWORDS), fc.constantFrom(' ', '=', ' = ', '\t', '  '), value, fc.constantFrom('', ' # c', '\r')).map(([k, sep, v, end]) => `${k}${sep}${v}${end}`) },
-  { weight: 1, arbitrary: fc.constantFrom('', '#', '  ', 'Host', 'Match', 'Include', 'Host ""', 'Host "unterminated', 'IdentityFile', '=', '==', ' = x', 'Match all', 'Match !host x') },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(...KEYWORDS),
+        fc.constantFrom(' ', '=', ' = ', '\t', '  '),
+        value,
+        fc.constantFrom('', ' # c', '\r'),
+      )
+      .map(([k, sep, v, end]) => `${k}${sep}${v}${end}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      '#',
+      '  ',
+      'Host',
+      'Match',
+      'Include',
+      'Host ""',
+      'Host "unterminated',
+      'IdentityFile',
+      '=',
+      '==',
+      ' = x',
+      'Match all',
+      'Match !host x',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
 );
 
-type ConfigEdit = { kind: 'insert' | 'replace'; line: number; text: string } | { kind: 'delete'; line: number } | { kind: 'chars'; at: number; text: string };
+type ConfigEdit =
+  | { kind: 'insert' | 'replace'; line: number; text: string }
+  | { kind: 'delete'; line: number }
+  | { kind: 'chars'; at: number; text: string };
 const configEdit: fc.Arbitrary<ConfigEdit> = fc.oneof(
   fc.record({ kind: fc.constantFrom('insert' as const, 'replace' as const), line: fc.nat(), text: configLine }),
   fc.record({ kind: fc.constant('delete' as const), line: fc.nat() }),
-  fc.record({ kind: fc.constant('chars' as const), at: fc.nat(), text: fc.oneof(fc.constantFrom('"', '=', ' ', '\n', '\t', '#', '%', '\\', '!', ','), fc.string({ maxLength: 4 })) }),
+  fc.record({
+    kind: fc.constant('chars' as const),
+    at: fc.nat(),
+    text: fc.oneof(fc.constantFrom('"', '=', ' ', '\n', '\t', '#', '%', '\\', '!', ','), fc.string({ maxLength: 4 })),
+  }),
 );
 
 function editConfig(text: string, edits: readonly ConfigEdit[]): string {
@@ -102,7 +206,24 @@ function editConfig(text: string, edits: readonly ConfigEdit[]): string {
 
 const target = fc.record(
   {
-    address: fc.oneof(fc.constantFrom('edge-a', 'edge-b', 'edge-c', 'edge-d', 'bastion', 'loop', 'inc', 'x.internal', 'other', 'quoted name', 'EDGE-A', ' ', ''), fc.string({ maxLength: 12 })),
+    address: fc.oneof(
+      fc.constantFrom(
+        'edge-a',
+        'edge-b',
+        'edge-c',
+        'edge-d',
+        'bastion',
+        'loop',
+        'inc',
+        'x.internal',
+        'other',
+        'quoted name',
+        'EDGE-A',
+        ' ',
+        '',
+      ),
+      fc.string({ maxLength: 12 }),
+    ),
     sshUser: fc.constantFrom('root', 'u'),
     sshPort: fc.oneof(fc.integer({ min: 1, max: 65535 }), fc.constantFrom(0, 65536, -1, 1.5)),
     identityFile: fc.constantFrom('~/k', '%d/k', '${KEYS}/k', ' ', ''),
@@ -128,7 +249,8 @@ function resolveChecked(t: Parameters<typeof resolveSshHost>[0], sources: SshCon
   try {
     settings = resolveSshHost(t, sources, LOCAL);
   } catch (err) {
-    if (!(err instanceof SshConfigError)) expect.fail(`resolveSshHost threw something other than SshConfigError: ${describeThrown(err)}`);
+    if (!(err instanceof SshConfigError))
+      expect.fail(`resolveSshHost threw something other than SshConfigError: ${describeThrown(err)}`);
     expect(err.message).toMatch(/\S/);
     return;
   }
@@ -137,36 +259,67 @@ function resolveChecked(t: Parameters<typeof resolveSshHost>[0], sources: SshCon
 
 describe('fuzz: ssh_config', () => {
   it('the seeds resolve (the fuzz starts from configs that work)', () => {
-    const settings = resolveSshHost({ address: 'edge-b' }, { user: { path: `${HOME}/.ssh/config`, text: CONFIG_SEEDS[0]! }, includes: INCLUDES }, LOCAL);
+    const settings = resolveSshHost(
+      { address: 'edge-b' },
+      { user: { path: `${HOME}/.ssh/config`, text: CONFIG_SEEDS[0]! }, includes: INCLUDES },
+      LOCAL,
+    );
     expect(settings.jump?.alias).toBe('jump2');
-    expect(() => resolveSshHost({ address: 'loop' }, { user: { path: `${HOME}/.ssh/config`, text: CONFIG_SEEDS[1]! }, includes: INCLUDES }, LOCAL)).toThrow(SshConfigError);
+    expect(() =>
+      resolveSshHost(
+        { address: 'loop' },
+        { user: { path: `${HOME}/.ssh/config`, text: CONFIG_SEEDS[1]! }, includes: INCLUDES },
+        LOCAL,
+      ),
+    ).toThrow(SshConfigError);
   });
 
-  it('mutated user, system and included files: settings or SshConfigError, never another exception', () => {
-    const cases = fc.record({
-      user: fc.tuple(fc.nat(CONFIG_SEEDS.length - 1), fc.array(configEdit, { minLength: 1, maxLength: 5 })),
-      system: fc.option(fc.tuple(fc.nat(CONFIG_SEEDS.length - 1), fc.array(configEdit, { maxLength: 3 })), { nil: undefined }),
-      target,
-    });
-    fc.assert(
-      fc.property(cases, ({ user, system, target: t }) => {
-        const sources: SshConfigSources = {
-          user: { path: `${HOME}/.ssh/config`, text: editConfig(CONFIG_SEEDS[user[0]]!, user[1]) },
-          ...(system ? { system: { path: '/etc/ssh/ssh_config', text: editConfig(CONFIG_SEEDS[system[0]]!, system[1]) } } : {}),
-          includes: INCLUDES,
-        };
-        withinBudget(400, () => resolveChecked(t, sources));
-      }),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'mutated user, system and included files: settings or SshConfigError, never another exception',
+    () => {
+      const cases = fc.record({
+        user: fc.tuple(fc.nat(CONFIG_SEEDS.length - 1), fc.array(configEdit, { minLength: 1, maxLength: 5 })),
+        system: fc.option(fc.tuple(fc.nat(CONFIG_SEEDS.length - 1), fc.array(configEdit, { maxLength: 3 })), {
+          nil: undefined,
+        }),
+        target,
+      });
+      fc.assert(
+        fc.property(cases, ({ user, system, target: t }) => {
+          const sources: SshConfigSources = {
+            user: { path: `${HOME}/.ssh/config`, text: editConfig(CONFIG_SEEDS[user[0]]!, user[1]) },
+            ...(system
+              ? { system: { path: '/etc/ssh/ssh_config', text: editConfig(CONFIG_SEEDS[system[0]]!, system[1]) } }
+              : {}),
+            includes: INCLUDES,
+          };
+          withinBudget(400, () => resolveChecked(t, sources));
+        }),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 
-  it('arbitrary text as ssh_config: settings or SshConfigError', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.array(configLine, { maxLength: 12 }).map((l) => l.join('\n'))), target, (text, t) => {
-        withinBudget(400, () => resolveChecked(t, { user: { path: `${HOME}/.ssh/config`, text }, includes: INCLUDES }));
-      }),
-      fuzzParams(),
-    );
-  }, FUZZ_TEST_TIMEOUT_MS);
+  it(
+    'arbitrary text as ssh_config: settings or SshConfigError',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.string({ maxLength: 200 }),
+            fc.array(configLine, { maxLength: 12 }).map((l) => l.join('\n')),
+          ),
+          target,
+          (text, t) => {
+            withinBudget(400, () =>
+              resolveChecked(t, { user: { path: `${HOME}/.ssh/config`, text }, includes: INCLUDES }),
+            );
+          },
+        ),
+        fuzzParams(),
+      );
+    },
+    FUZZ_TEST_TIMEOUT_MS,
+  );
 });

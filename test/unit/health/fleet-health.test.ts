@@ -7,8 +7,16 @@ import type { FleetHealth } from '../../../shared/health.js';
 import { ManualClock, settle } from '../../support/manual-clock.js';
 import { proxyRecord } from '../renderer/fake-bridge.js';
 
-function record(name: string, host: string, state: ProxyRecord['state'] = 'running', address = `192.0.2.${name.length}`): ProxyRecord {
-  return { ...proxyRecord({ name, host, state }), addresses: address ? [{ address, prefix: 24, family: 'ipv4', source: 'lease' }] : [] } as ProxyRecord;
+function record(
+  name: string,
+  host: string,
+  state: ProxyRecord['state'] = 'running',
+  address = `192.0.2.${name.length}`,
+): ProxyRecord {
+  return {
+    ...proxyRecord({ name, host, state }),
+    addresses: address ? [{ address, prefix: 24, family: 'ipv4', source: 'lease' }] : [],
+  } as ProxyRecord;
 }
 
 function setup(o: { proxies: ProxyRecord[]; probe: Probe; connected?: string[]; echoUrl?: string }) {
@@ -28,14 +36,24 @@ function setup(o: { proxies: ProxyRecord[]; probe: Probe; connected?: string[]; 
   return { clock, emitted, monitor, of };
 }
 
-const ok = (latencyMs: number, extra: Partial<ProbeResult> = {}): ProbeResult => ({ ok: true, status: 200, latencyMs, ...extra });
+const ok = (latencyMs: number, extra: Partial<ProbeResult> = {}): ProbeResult => ({
+  ok: true,
+  status: 200,
+  latencyMs,
+  ...extra,
+});
 
 describe('FleetHealthMonitor', () => {
   it('healthy, slow, failing with the last error; since moves only when the state changes; unknown says why', async () => {
     let next: ProbeResult = ok(40);
     const calls: string[] = [];
     const { monitor, clock, of } = setup({
-      proxies: [record('web', 'edge-a'), record('off', 'edge-a', 'shutoff'), record('far', 'edge-c'), record('new', 'edge-b', 'running', '')],
+      proxies: [
+        record('web', 'edge-a'),
+        record('off', 'edge-a', 'shutoff'),
+        record('far', 'edge-c'),
+        record('new', 'edge-b', 'running', ''),
+      ],
       connected: ['edge-a', 'edge-b'],
       probe: async (t, o) => {
         calls.push(`${t.address}:${t.port} ${t.credentials?.username}/${t.credentials?.password} ${o.url ?? '-'}`);
@@ -61,16 +79,35 @@ describe('FleetHealthMonitor', () => {
     await monitor.check();
     await clock.advance(30_000);
     await monitor.check();
-    expect(of('web')).toMatchObject({ state: 'failing', since: failedAt, lastError: 'no answer within 10 s', checkedAt: clock.now() });
+    expect(of('web')).toMatchObject({
+      state: 'failing',
+      since: failedAt,
+      lastError: 'no answer within 10 s',
+      checkedAt: clock.now(),
+    });
   });
 
   it('paused or crashed on a connected host: failing without a probe, since it was first seen so; resumed: probed again', async () => {
-    const proxies = [record('web', 'edge-a', 'paused'), record('gone', 'edge-a', 'crashed'), record('far', 'edge-c', 'paused'), record('off', 'edge-a', 'shutoff')];
+    const proxies = [
+      record('web', 'edge-a', 'paused'),
+      record('gone', 'edge-a', 'crashed'),
+      record('far', 'edge-c', 'paused'),
+      record('off', 'edge-a', 'shutoff'),
+    ];
     const calls: string[] = [];
-    const { monitor, clock, of } = setup({ proxies, connected: ['edge-a'], probe: async (t) => (calls.push(t.address), ok(40)) });
+    const { monitor, clock, of } = setup({
+      proxies,
+      connected: ['edge-a'],
+      probe: async (t) => (calls.push(t.address), ok(40)),
+    });
     await monitor.check();
     const t0 = clock.now();
-    expect(of('web')).toMatchObject({ state: 'failing', since: t0, checkedAt: t0, lastError: 'the VM is paused: it cannot answer until it is resumed' });
+    expect(of('web')).toMatchObject({
+      state: 'failing',
+      since: t0,
+      checkedAt: t0,
+      lastError: 'the VM is paused: it cannot answer until it is resumed',
+    });
     expect(of('gone')).toMatchObject({ state: 'failing', lastError: 'the VM has crashed' });
     // A host that is not connected says nothing of its domains' states; a stopped proxy is out of service on purpose.
     expect(of('far')).toMatchObject({ state: 'unknown', lastError: 'host edge-c is not connected' });
@@ -116,7 +153,11 @@ describe('FleetHealthMonitor', () => {
 
   it('the exit address from the echo URL is kept and a change is flagged', async () => {
     let exit = '203.0.113.1';
-    const { monitor, of } = setup({ proxies: [record('web', 'edge-a')], echoUrl: 'http://echo.invalid/', probe: async (_t, o) => ok(5, o.echo ? { exitAddress: exit } : {}) });
+    const { monitor, of } = setup({
+      proxies: [record('web', 'edge-a')],
+      echoUrl: 'http://echo.invalid/',
+      probe: async (_t, o) => ok(5, o.echo ? { exitAddress: exit } : {}),
+    });
     await monitor.check();
     expect(of('web')).toMatchObject({ exitAddress: '203.0.113.1' });
     expect(of('web')!.exitChanged).toBeUndefined();
@@ -129,7 +170,10 @@ describe('FleetHealthMonitor', () => {
     let inFlight = 0;
     let most = 0;
     const started: string[] = [];
-    const proxies = [...['a1', 'a2', 'a3', 'a4', 'a5'].map((n, i) => record(n, 'edge-a', 'running', `192.0.2.${11 + i}`)), record('b1', 'edge-b', 'running', '192.0.2.99')];
+    const proxies = [
+      ...['a1', 'a2', 'a3', 'a4', 'a5'].map((n, i) => record(n, 'edge-a', 'running', `192.0.2.${11 + i}`)),
+      record('b1', 'edge-b', 'running', '192.0.2.99'),
+    ];
     const { monitor, clock, emitted } = setup({
       proxies,
       probe: (t) => {
@@ -156,7 +200,10 @@ describe('FleetHealthMonitor', () => {
   it('hosts that end together make one report; a host whose probes hang does not hold up the others beyond REPORT_GATHER_MS', async () => {
     const proxies = [record('a1', 'edge-a', 'running', '192.0.2.11'), record('b1', 'edge-b', 'running', '192.0.2.21')];
     let hang = false;
-    const { monitor, clock, emitted } = setup({ proxies, probe: (t) => (hang && t.address === '192.0.2.21' ? new Promise<never>(() => undefined) : Promise.resolve(ok(3))) });
+    const { monitor, clock, emitted } = setup({
+      proxies,
+      probe: (t) => (hang && t.address === '192.0.2.21' ? new Promise<never>(() => undefined) : Promise.resolve(ok(3))),
+    });
     await monitor.check();
     expect(emitted).toHaveLength(1);
     expect(emitted[0]!.proxies.map((p) => p.state)).toEqual(['healthy', 'healthy']);
@@ -174,8 +221,16 @@ describe('FleetHealthMonitor', () => {
   it('a stopped proxy keeps its record round after round; a new exit warning makes a new record and leaves the one sent before as it was', async () => {
     const stopped = record('off', 'edge-a', 'shutoff', '');
     const exits: Record<string, string> = { '192.0.2.11': '203.0.113.1', '192.0.2.12': '203.0.113.1' };
-    const proxies = [stopped, record('w1', 'edge-a', 'running', '192.0.2.11'), record('w2', 'edge-a', 'running', '192.0.2.12')];
-    const { monitor, emitted } = setup({ proxies, echoUrl: 'http://echo.invalid/', probe: async (t) => ok(5, { exitAddress: exits[t.address]! }) });
+    const proxies = [
+      stopped,
+      record('w1', 'edge-a', 'running', '192.0.2.11'),
+      record('w2', 'edge-a', 'running', '192.0.2.12'),
+    ];
+    const { monitor, emitted } = setup({
+      proxies,
+      echoUrl: 'http://echo.invalid/',
+      probe: async (t) => ok(5, { exitAddress: exits[t.address]! }),
+    });
     await monitor.check();
     await monitor.check();
     const first = (n: number, name: string) => emitted[n]!.proxies.find((p) => p.name === name)!;

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { repeatsHealth } from '../../../electron/services/health/health-repeat.js';
 import type { FleetHealth, ProxyHealth } from '../../../shared/health.js';
 
-const unknown = (name: string): ProxyHealth => ({ host: 'edge-a', domain: `ep-${name}`, name, state: 'unknown', since: 1000, lastError: 'not running' });
+const unknown = (name: string): ProxyHealth => ({
+  host: 'edge-a',
+  domain: `ep-${name}`,
+  name,
+  state: 'unknown',
+  since: 1000,
+  lastError: 'not running',
+});
 const report = (at: number, proxies: ProxyHealth[]): FleetHealth => ({ at, proxies });
 
 describe('repeatsHealth', () => {
@@ -18,11 +25,22 @@ describe('repeatsHealth', () => {
     const a = report(1000, [unknown('a'), unknown('b')]);
     expect(repeatsHealth(a, report(31_000, [unknown('a')]))).toBe(false);
     expect(repeatsHealth(a, report(31_000, [unknown('a'), unknown('c')]))).toBe(false);
-    expect(repeatsHealth(a, report(31_000, [unknown('a'), { ...unknown('b'), lastError: 'no address yet' }]))).toBe(false);
-    const healthy = { ...unknown('b'), state: 'healthy' as const, lastError: undefined, checkedAt: 30_000, latencyMs: 12, status: 400 };
+    expect(repeatsHealth(a, report(31_000, [unknown('a'), { ...unknown('b'), lastError: 'no address yet' }]))).toBe(
+      false,
+    );
+    const healthy = {
+      ...unknown('b'),
+      state: 'healthy' as const,
+      lastError: undefined,
+      checkedAt: 30_000,
+      latencyMs: 12,
+      status: 400,
+    };
     const b = report(31_000, [unknown('a'), healthy]);
     expect(repeatsHealth(a, b)).toBe(false);
     expect(repeatsHealth(b, report(61_000, [unknown('a'), { ...healthy, checkedAt: 60_000 }]))).toBe(false);
-    expect(repeatsHealth(b, report(61_000, [unknown('a'), { ...healthy, exitWarning: 'changed from 1 to 2' }]))).toBe(false);
+    expect(repeatsHealth(b, report(61_000, [unknown('a'), { ...healthy, exitWarning: 'changed from 1 to 2' }]))).toBe(
+      false,
+    );
   });
 });

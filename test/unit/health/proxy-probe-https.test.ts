@@ -21,12 +21,35 @@ let proxyPort = 0;
 let echoPort = 0;
 const AUTH = `Basic ${Buffer.from('u:p').toString('base64')}`;
 
-const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
+const listen = (s: Server) =>
+  new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   try {
     const dir = tempDir('egress-https-probe-');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     cert = { key: readFileSync(join(dir, 'k.pem'), 'utf8'), cert: readFileSync(join(dir, 'c.pem'), 'utf8') };
   } catch (err) {
     why = `openssl could not make a test certificate: ${(err as Error).message}`;
@@ -58,8 +81,20 @@ describe('probeProxy over https', () => {
     if (!cert) skipBecause(ctx, why);
     const target = { address: '127.0.0.1', port: proxyPort, credentials: { username: 'u', password: 'p' } };
     const url = `https://127.0.0.1:${echoPort}/`;
-    expect(await probeProxy(target, { url, echo: true, timeoutMs: 5000, ca: cert!.cert })).toMatchObject({ ok: true, status: 200, exitAddress: '127.0.0.1' });
-    expect(await probeProxy({ ...target, credentials: { username: 'u', password: 'wrong' } }, { url, echo: true, timeoutMs: 5000, ca: cert!.cert })).toMatchObject({ ok: false, status: 407, error: 'the proxy refused the credentials (407)' });
-    expect(await probeProxy(target, { url, timeoutMs: 5000 })).toMatchObject({ ok: false, error: expect.stringMatching(/^TLS to the check URL: .*self[- ]signed/i) });
+    expect(await probeProxy(target, { url, echo: true, timeoutMs: 5000, ca: cert!.cert })).toMatchObject({
+      ok: true,
+      status: 200,
+      exitAddress: '127.0.0.1',
+    });
+    expect(
+      await probeProxy(
+        { ...target, credentials: { username: 'u', password: 'wrong' } },
+        { url, echo: true, timeoutMs: 5000, ca: cert!.cert },
+      ),
+    ).toMatchObject({ ok: false, status: 407, error: 'the proxy refused the credentials (407)' });
+    expect(await probeProxy(target, { url, timeoutMs: 5000 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^TLS to the check URL: .*self[- ]signed/i),
+    });
   });
 });

@@ -18,7 +18,8 @@ const seen: string[] = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push(req.url ?? '');
-    if (req.headers['proxy-authorization'] !== expected) return void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="tinyproxy"' }).end();
+    if (req.headers['proxy-authorization'] !== expected)
+      return void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="tinyproxy"' }).end();
     switch (req.url) {
       case '/':
         return void res.writeHead(400).end('Bad Request'); // what tinyproxy says to a request that is not for a proxy
@@ -58,17 +59,34 @@ describe('probeProxy', () => {
   });
 
   it('sends the credentials: without them the proxy says 407 and the probe fails saying so', async () => {
-    expect(await probeProxy({ address: '127.0.0.1', port }, { timeoutMs: 2000 })).toMatchObject({ ok: false, status: 407, error: 'the proxy refused the credentials (407)' });
+    expect(await probeProxy({ address: '127.0.0.1', port }, { timeoutMs: 2000 })).toMatchObject({
+      ok: false,
+      status: 407,
+      error: 'the proxy refused the credentials (407)',
+    });
   });
 
   it('a check URL in absolute form: healthy on 2xx, failing with the status otherwise', async () => {
-    expect(await probeProxy(t(), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({ ok: true, status: 204 });
-    expect(await probeProxy(t(), { url: 'http://check.invalid/down', timeoutMs: 2000 })).toMatchObject({ ok: false, status: 503, error: 'the check URL answered 503 through the proxy' });
+    expect(await probeProxy(t(), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({
+      ok: true,
+      status: 204,
+    });
+    expect(await probeProxy(t(), { url: 'http://check.invalid/down', timeoutMs: 2000 })).toMatchObject({
+      ok: false,
+      status: 503,
+      error: 'the check URL answered 503 through the proxy',
+    });
   });
 
   it('an echo URL: the exit address, in text or JSON; an answer that is not an address says so', async () => {
-    expect(await probeProxy(t(), { url: 'http://echo.invalid/', echo: true, timeoutMs: 2000 })).toMatchObject({ ok: true, exitAddress: '203.0.113.9' });
-    expect(await probeProxy(t(), { url: 'http://echo.invalid/json', echo: true, timeoutMs: 2000 })).toMatchObject({ ok: true, exitAddress: '2001:db8::5' });
+    expect(await probeProxy(t(), { url: 'http://echo.invalid/', echo: true, timeoutMs: 2000 })).toMatchObject({
+      ok: true,
+      exitAddress: '203.0.113.9',
+    });
+    expect(await probeProxy(t(), { url: 'http://echo.invalid/json', echo: true, timeoutMs: 2000 })).toMatchObject({
+      ok: true,
+      exitAddress: '2001:db8::5',
+    });
     const html = await probeProxy(t(), { url: 'http://echo.invalid/html', echo: true, timeoutMs: 2000 });
     expect(html).toMatchObject({ ok: true, error: 'the echo URL did not answer an address' });
     expect(html.exitAddress).toBeUndefined();
@@ -76,13 +94,19 @@ describe('probeProxy', () => {
 
   it('a proxy that accepts and never answers fails at the timeout; a closed port fails at once', async () => {
     const started = Date.now();
-    expect(await probeProxy(t(), { url: 'http://hang.invalid/', timeoutMs: 300 })).toMatchObject({ ok: false, error: 'no answer within 0.3 s' });
+    expect(await probeProxy(t(), { url: 'http://hang.invalid/', timeoutMs: 300 })).toMatchObject({
+      ok: false,
+      error: 'no answer within 0.3 s',
+    });
     expect(Date.now() - started).toBeLessThan(2000);
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await probeProxy({ address: '127.0.0.1', port: freePort }, { timeoutMs: 2000 })).toMatchObject({ ok: false, error: expect.stringMatching(/ECONNREFUSED/) });
+    expect(await probeProxy({ address: '127.0.0.1', port: freePort }, { timeoutMs: 2000 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   it('echoedAddress reads plain and JSON answers only when they hold an address', () => {
@@ -115,13 +139,27 @@ describe('probeProxy through a SOCKS5 proxy (a SOCKS5 stand-in with username/pas
     origin.closeAllConnections();
     await new Promise((r) => origin.close(r));
   });
-  const s = (credentials = socksCreds) => ({ address: '127.0.0.1', port: socks.port, credentials, kind: 'socks5' as const });
+  const s = (credentials = socksCreds) => ({
+    address: '127.0.0.1',
+    port: socks.port,
+    credentials,
+    kind: 'socks5' as const,
+  });
 
   it('fetches the check URL through the tunnel, the name resolved by the proxy', async () => {
-    expect(await probeProxy(s(), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({ ok: true, status: 204 });
+    expect(await probeProxy(s(), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({
+      ok: true,
+      status: 204,
+    });
     expect(socks.connects.at(-1)).toBe('check.invalid:80');
-    expect(await probeProxy(s(), { url: 'http://check.invalid/echo', echo: true, timeoutMs: 2000 })).toMatchObject({ ok: true, exitAddress: '198.51.100.4' });
-    expect(await probeProxy(s(), { url: 'http://check.invalid/down', timeoutMs: 2000 })).toMatchObject({ ok: false, status: 503 });
+    expect(await probeProxy(s(), { url: 'http://check.invalid/echo', echo: true, timeoutMs: 2000 })).toMatchObject({
+      ok: true,
+      exitAddress: '198.51.100.4',
+    });
+    expect(await probeProxy(s(), { url: 'http://check.invalid/down', timeoutMs: 2000 })).toMatchObject({
+      ok: false,
+      status: 503,
+    });
   });
 
   it('without a check URL: a refused CONNECT after a good login still means it works', async () => {
@@ -130,8 +168,16 @@ describe('probeProxy through a SOCKS5 proxy (a SOCKS5 stand-in with username/pas
   });
 
   it('a wrong password fails, saying the proxy refused the credentials', async () => {
-    expect(await probeProxy(s({ username: 'egress', password: 'wrong' }), { timeoutMs: 2000 })).toMatchObject({ ok: false, error: 'the proxy refused the credentials (SOCKS5)' });
-    expect(await probeProxy(s({ username: 'egress', password: 'wrong' }), { url: 'http://check.invalid/ok', timeoutMs: 2000 })).toMatchObject({ ok: false });
+    expect(await probeProxy(s({ username: 'egress', password: 'wrong' }), { timeoutMs: 2000 })).toMatchObject({
+      ok: false,
+      error: 'the proxy refused the credentials (SOCKS5)',
+    });
+    expect(
+      await probeProxy(s({ username: 'egress', password: 'wrong' }), {
+        url: 'http://check.invalid/ok',
+        timeoutMs: 2000,
+      }),
+    ).toMatchObject({ ok: false });
   });
 
   it('an unreachable check URL is a failure naming it', async () => {

@@ -8,11 +8,28 @@ import { type Dialer, SocketMissingError, SshConnectionPool, SshDialer } from '.
 import { duplexPair } from '../libvirt/support/duplex-pair.js';
 import { FakeDaemon } from '../libvirt/support/fake-daemon.js';
 
-const local: ResolvedKVMHost = { name: 'desk', address: 'local', socketPath: '/run/libvirt/libvirt-sock', pool: 'default', domainType: 'auto' };
-const remote: ResolvedKVMHost = { name: 'edge', address: 'edge.example.test', sshUser: 'ops', socketPath: '/run/libvirt/libvirt-sock', pool: 'default', domainType: 'auto' };
-const NO_AGENT = "authentication unavailable: no polkit agent available to authenticate action 'org.libvirt.unix.manage'";
+const local: ResolvedKVMHost = {
+  name: 'desk',
+  address: 'local',
+  socketPath: '/run/libvirt/libvirt-sock',
+  pool: 'default',
+  domainType: 'auto',
+};
+const remote: ResolvedKVMHost = {
+  name: 'edge',
+  address: 'edge.example.test',
+  sshUser: 'ops',
+  socketPath: '/run/libvirt/libvirt-sock',
+  pool: 'default',
+  domainType: 'auto',
+};
+const NO_AGENT =
+  "authentication unavailable: no polkit agent available to authenticate action 'org.libvirt.unix.manage'";
 const polkitRefusal = () => LibvirtError.local(ErrorCode.AUTH_UNAVAILABLE, NO_AGENT, 'AUTH_POLKIT');
-const localDialer: Dialer = { description: 'unix:/run/libvirt/libvirt-sock', dial: () => Promise.reject(new Error('not dialled here')) };
+const localDialer: Dialer = {
+  description: 'unix:/run/libvirt/libvirt-sock',
+  dial: () => Promise.reject(new Error('not dialled here')),
+};
 
 describe('hostAccessError', () => {
   it('local: names the host, the socket and the user, and says to join the libvirt group and log in again', () => {
@@ -29,7 +46,11 @@ describe('hostAccessError', () => {
 
   it('SSH: names the host and the SSH user, and says to add that user to the group there', () => {
     const dialer = new SshDialer({ address: remote.address, sshUser: 'ops' }, new SshConnectionPool({ env: {} }));
-    const err = hostAccessError(LibvirtError.local(ErrorCode.AUTH_FAILED, 'authentication failed: access denied by policy', 'AUTH_POLKIT'), remote, dialer);
+    const err = hostAccessError(
+      LibvirtError.local(ErrorCode.AUTH_FAILED, 'authentication failed: access denied by policy', 'AUTH_POLKIT'),
+      remote,
+      dialer,
+    );
     expect((err as Error).message).toBe(
       'libvirt on edge (edge.example.test) refused SSH user ops (authentication failed: access denied by policy). ' +
         'On edge.example.test, add ops to the libvirt group (sudo usermod -aG libvirt ops), or set sshUser to an account that is in it, then connect again',
@@ -38,8 +59,14 @@ describe('hostAccessError', () => {
   });
 
   it('a daemon that wants SASL: says which libvirtd.conf setting to change', () => {
-    const sasl = LibvirtError.local(ErrorCode.AUTH_UNAVAILABLE, 'libvirtd requires SASL authentication; this client supports polkit and none', 'AUTH_LIST');
-    expect((hostAccessError(sasl, local, localDialer, () => 'alice') as Error).message).toMatch(/^libvirt on desk \(this machine, .*\): libvirtd requires SASL .*Set auth_unix_rw = "polkit"/);
+    const sasl = LibvirtError.local(
+      ErrorCode.AUTH_UNAVAILABLE,
+      'libvirtd requires SASL authentication; this client supports polkit and none',
+      'AUTH_LIST',
+    );
+    expect((hostAccessError(sasl, local, localDialer, () => 'alice') as Error).message).toMatch(
+      /^libvirt on desk \(this machine, .*\): libvirtd requires SASL .*Set auth_unix_rw = "polkit"/,
+    );
   });
 
   it('leaves every other error as it is', () => {
@@ -62,7 +89,9 @@ describe('HostConnections on a daemon that asks polkit', () => {
         description: 'unix:/run/libvirt/libvirt-sock',
         dial: () => {
           const pair = duplexPair();
-          new FakeDaemon(pair.daemon).handshake({ auth: [AuthType.POLKIT] }).handle('AUTH_POLKIT', (c, d) => d.replyError(c, ErrorCode.AUTH_UNAVAILABLE, NO_AGENT));
+          new FakeDaemon(pair.daemon)
+            .handshake({ auth: [AuthType.POLKIT] })
+            .handle('AUTH_POLKIT', (c, d) => d.replyError(c, ErrorCode.AUTH_UNAVAILABLE, NO_AGENT));
           return Promise.resolve(pair.client);
         },
       }),

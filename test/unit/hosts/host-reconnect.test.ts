@@ -13,7 +13,13 @@ import { duplexPair } from '../libvirt/support/duplex-pair.js';
 import { FakeDaemon } from '../libvirt/support/fake-daemon.js';
 import { waitFor } from '../../support/wait.js';
 
-const local: ResolvedKVMHost = { name: 'desk', address: 'local', socketPath: '/run/libvirt/libvirt-sock', pool: 'default', domainType: 'auto' };
+const local: ResolvedKVMHost = {
+  name: 'desk',
+  address: 'local',
+  socketPath: '/run/libvirt/libvirt-sock',
+  pool: 'default',
+  domainType: 'auto',
+};
 
 /** A daemon that can go away (every open connection ends) and refuse dials until it is back. */
 function restartableDaemon() {
@@ -42,24 +48,41 @@ function restartableDaemon() {
 describe('HostConnections: a connection lost while the app runs', () => {
   it('goes to reconnecting with the reason and the next attempt, retries with backoff, and is connected again by itself', async () => {
     const daemon = restartableDaemon();
-    const connections = new HostConnections({ hosts: [local], sshPool: new SshConnectionPool({ env: {} }), dialer: daemon.dialer, reconnect: { firstDelayMs: 20, maxDelayMs: 80 } });
+    const connections = new HostConnections({
+      hosts: [local],
+      sshPool: new SshConnectionPool({ env: {} }),
+      dialer: daemon.dialer,
+      reconnect: { firstDelayMs: 20, maxDelayMs: 80 },
+    });
     const seen: HostStatus[] = [];
     connections.on('status', (s) => seen.push(s));
     await connections.client('desk');
     expect(connections.status('desk').state).toBe('connected');
 
     daemon.stop();
-    await waitFor('reconnecting', 2_000, () => (connections.status('desk').state === 'reconnecting' ? true : undefined), 5);
+    await waitFor(
+      'reconnecting',
+      2_000,
+      () => (connections.status('desk').state === 'reconnecting' ? true : undefined),
+      5,
+    );
     expect(connections.status('desk').message).toMatch(/^connection lost: .*; reconnecting in 20 ms \(attempt 1\)$/);
     await waitFor('three failed attempts', 3_000, () => (daemon.state.dials >= 4 ? true : undefined), 5);
-    const retries = seen.filter((s) => s.state === 'reconnecting' && /reconnecting in/.test(s.message ?? '')).map((s) => /in (\d+) ms/.exec(s.message ?? '')?.[1]);
+    const retries = seen
+      .filter((s) => s.state === 'reconnecting' && /reconnecting in/.test(s.message ?? ''))
+      .map((s) => /in (\d+) ms/.exec(s.message ?? '')?.[1]);
     expect(retries.slice(0, 4)).toEqual(['20', '40', '80', '80']);
     // The failures in between are not shown as errors: the host is reconnecting, and says why.
     expect(seen.filter((s) => s.state === 'error')).toEqual([]);
     expect(seen.at(-1)!.message).toMatch(/no libvirt socket|does not exist|socket/i);
 
     daemon.state.up = true;
-    await waitFor('connected again', 3_000, () => (connections.status('desk').state === 'connected' ? true : undefined), 5);
+    await waitFor(
+      'connected again',
+      3_000,
+      () => (connections.status('desk').state === 'connected' ? true : undefined),
+      5,
+    );
     const dials = daemon.state.dials;
     await new Promise((r) => setTimeout(r, 200));
     expect(daemon.state.dials).toBe(dials); // no further attempts once connected
@@ -68,7 +91,12 @@ describe('HostConnections: a connection lost while the app runs', () => {
 
   it('stops trying when the app closes; without reconnect (the CLI) a lost connection is reopened on next use only', async () => {
     const daemon = restartableDaemon();
-    const app = new HostConnections({ hosts: [local], sshPool: new SshConnectionPool({ env: {} }), dialer: daemon.dialer, reconnect: { firstDelayMs: 20 } });
+    const app = new HostConnections({
+      hosts: [local],
+      sshPool: new SshConnectionPool({ env: {} }),
+      dialer: daemon.dialer,
+      reconnect: { firstDelayMs: 20 },
+    });
     await app.client('desk');
     daemon.stop();
     await waitFor('reconnecting', 2_000, () => (app.status('desk').state === 'reconnecting' ? true : undefined), 5);
@@ -78,7 +106,11 @@ describe('HostConnections: a connection lost while the app runs', () => {
     expect(daemon.state.dials).toBe(dials);
 
     const cli = restartableDaemon();
-    const once = new HostConnections({ hosts: [local], sshPool: new SshConnectionPool({ env: {} }), dialer: cli.dialer });
+    const once = new HostConnections({
+      hosts: [local],
+      sshPool: new SshConnectionPool({ env: {} }),
+      dialer: cli.dialer,
+    });
     await once.client('desk');
     cli.stop();
     await waitFor('error', 2_000, () => (once.status('desk').state === 'error' ? true : undefined), 5);

@@ -8,7 +8,13 @@ import { SshConnectionPool } from '../../../electron/transport/index.js';
 import type { ResolvedKVMHost } from '../../../shared/config.js';
 import { tempDir } from '../../support/temp-dir.js';
 
-const edge: ResolvedKVMHost = { name: 'edge', address: 'edge-alias', socketPath: '/run/libvirt/libvirt-sock', pool: 'default', domainType: 'auto' };
+const edge: ResolvedKVMHost = {
+  name: 'edge',
+  address: 'edge-alias',
+  socketPath: '/run/libvirt/libvirt-sock',
+  pool: 'default',
+  domainType: 'auto',
+};
 
 function poolWith(config: string): { pool: SshConnectionPool; dialled: Array<{ host: string; port: number }> } {
   const home = tempDir('egress-warn-');
@@ -31,13 +37,17 @@ function poolWith(config: string): { pool: SshConnectionPool; dialled: Array<{ h
 
 describe('host status warnings', () => {
   it('a Match exec that was not run is on the status of a host that failed to connect, with file and line (home as ~)', async () => {
-    const { pool, dialled } = poolWith('Match exec "true"\n  Port 2200\nHost edge-alias\n  HostName 127.0.0.1\n  Port 2201\n');
+    const { pool, dialled } = poolWith(
+      'Match exec "true"\n  Port 2200\nHost edge-alias\n  HostName 127.0.0.1\n  Port 2201\n',
+    );
     const connections = new HostConnections({ hosts: [edge], sshPool: pool, connectTimeoutMs: 5_000 });
     await expect(connections.client('edge')).rejects.toThrow();
     expect(dialled).toEqual([{ host: '127.0.0.1', port: 2201 }]); // the exec block did not apply
     const status = connections.status('edge');
     expect(status.state).toBe('error');
-    expect(status.warnings).toEqual(['~/.ssh/config line 1: Match exec "true" was not run (Egress Desk never runs commands from ssh_config): the block is treated as not matching, where ssh would run the command and apply the block if it succeeded']);
+    expect(status.warnings).toEqual([
+      '~/.ssh/config line 1: Match exec "true" was not run (Egress Desk never runs commands from ssh_config): the block is treated as not matching, where ssh would run the command and apply the block if it succeeded',
+    ]);
     expect(formatHostStatus(status)).toContain(`\n  warning      ${status.warnings![0]}\n`);
     await connections.close();
     await pool.close();

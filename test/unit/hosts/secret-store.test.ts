@@ -3,7 +3,13 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { noteWritten } from '../../../electron/services/credentials/parsed-file-cache.js';
-import { FileSecretStore, SecretStoreCorruptError, SecretStoreUnavailableError, passphraseKey, secretsPath } from '../../../electron/services/credentials/secret-store.js';
+import {
+  FileSecretStore,
+  SecretStoreCorruptError,
+  SecretStoreUnavailableError,
+  passphraseKey,
+  secretsPath,
+} from '../../../electron/services/credentials/secret-store.js';
 import { Passphrases } from '../../../electron/services/hosts/passphrases.js';
 import { tempDir } from '../../support/temp-dir.js';
 
@@ -21,7 +27,11 @@ describe('FileSecretStore', () => {
     expect(await new FileSecretStore(secretsPath(data)).get('b')).toBe('two ✓');
     expect(statSync(secretsPath(data)).mode & 0o777).toBe(0o600);
     expect(statSync(data).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(secretsPath(data), 'utf8'))).toEqual({ version: 1, encoding: 'plain', secrets: { a: 'one', b: 'two ✓' } });
+    expect(JSON.parse(readFileSync(secretsPath(data), 'utf8'))).toEqual({
+      version: 1,
+      encoding: 'plain',
+      secrets: { a: 'one', b: 'two ✓' },
+    });
     await store.delete('a');
     expect(await store.get('a')).toBeUndefined();
     expect(await store.get('b')).toBe('two ✓');
@@ -38,7 +48,11 @@ describe('FileSecretStore', () => {
   it('reports a corrupt file clearly and never overwrites it', async () => {
     const d = dir();
     const file = join(d, 'secrets.json');
-    for (const text of ['{"version": 1, "secr', JSON.stringify({ version: 2, secrets: {} }), JSON.stringify({ version: 1, encoding: 'electron-safe-storage', secrets: { a: 'x' } })]) {
+    for (const text of [
+      '{"version": 1, "secr',
+      JSON.stringify({ version: 2, secrets: {} }),
+      JSON.stringify({ version: 1, encoding: 'electron-safe-storage', secrets: { a: 'x' } }),
+    ]) {
       writeFileSync(file, text, { mode: 0o600 });
       const store = new FileSecretStore(file);
       await expect(store.get('a')).rejects.toThrow(SecretStoreCorruptError);
@@ -57,7 +71,14 @@ describe('FileSecretStore', () => {
 
   it('encodes through a codec, and a value that cannot be decoded is an error naming its key, not its value', async () => {
     const file = join(dir(), 'secrets.json');
-    const codec = { encoding: 'rot', encode: (v: string) => `enc:${v}`, decode: (v: string) => { if (!v.startsWith('enc:')) throw new Error('bad'); return v.slice(4); } };
+    const codec = {
+      encoding: 'rot',
+      encode: (v: string) => `enc:${v}`,
+      decode: (v: string) => {
+        if (!v.startsWith('enc:')) throw new Error('bad');
+        return v.slice(4);
+      },
+    };
     const store = new FileSecretStore(file, { codec });
     await store.set('a', 'secret-value');
     expect(readFileSync(file, 'utf8')).toContain('enc:secret-value');
@@ -72,12 +93,32 @@ describe('FileSecretStore', () => {
 
   it('takes an asynchronous codec: its rejections are errors like its throws, and changes land in the order asked', async () => {
     const file = join(dir(), 'secrets.json');
-    const later = <T>(value: () => T, ms: number) => new Promise<T>((resolve, reject) => setTimeout(() => { try { resolve(value()); } catch (err) { reject(err as Error); } }, ms));
+    const later = <T>(value: () => T, ms: number) =>
+      new Promise<T>((resolve, reject) =>
+        setTimeout(() => {
+          try {
+            resolve(value());
+          } catch (err) {
+            reject(err as Error);
+          }
+        }, ms),
+      );
     const codec = {
       encoding: 'slow',
       // The first value encodes slowest: a store that wrote as soon as encoding ended would reorder.
-      encode: (v: string) => later(() => { if (v === 'refused') throw new Error('no'); return `enc:${v}`; }, v === 'first' ? 30 : 1),
-      decode: (v: string) => later(() => { if (!v.startsWith('enc:')) throw new Error('bad'); return v.slice(4); }, 1),
+      encode: (v: string) =>
+        later(
+          () => {
+            if (v === 'refused') throw new Error('no');
+            return `enc:${v}`;
+          },
+          v === 'first' ? 30 : 1,
+        ),
+      decode: (v: string) =>
+        later(() => {
+          if (!v.startsWith('enc:')) throw new Error('bad');
+          return v.slice(4);
+        }, 1),
     };
     const store = new FileSecretStore(file, { codec });
     await Promise.all([store.set('a', 'first'), store.set('a', 'second'), store.set('b', 'first'), store.delete('b')]);
@@ -111,7 +152,9 @@ describe('Passphrases', () => {
   });
 
   it('says when it cannot remember, and still uses the passphrase for the session', async () => {
-    const store = new FileSecretStore(join(dir(), 'secrets.json'), { availability: () => ({ available: false, reason: 'no keyring' }) });
+    const store = new FileSecretStore(join(dir(), 'secrets.json'), {
+      availability: () => ({ available: false, reason: 'no keyring' }),
+    });
     const p = new Passphrases(store);
     expect(p.storeInfo()).toEqual({ available: false, description: 'no keyring' });
     await expect(p.give('/k', 'x', true)).rejects.toThrow('not remembered: no keyring');

@@ -31,7 +31,10 @@ describe('ImageCache.ensure', () => {
   it('downloads, verifies and stores the image under its digest; nothing else is left', async () => {
     const cache = new ImageCache({ dir });
     const progress: ImageProgress[] = [];
-    const r = await cache.ensure({ url: server.url('/img/disk.qcow2'), sha256: digest, format: 'qcow2' }, { onProgress: (p) => progress.push(p) });
+    const r = await cache.ensure(
+      { url: server.url('/img/disk.qcow2'), sha256: digest, format: 'qcow2' },
+      { onProgress: (p) => progress.push(p) },
+    );
     expect(r).toEqual({ path: join(dir, `${digest}.qcow2`), size: data.length, sha256: digest, cached: false });
     expect(readFileSync(r.path).equals(data)).toBe(true);
     expect(readdirSync(dir)).toEqual([`${digest}.qcow2`]);
@@ -51,20 +54,36 @@ describe('ImageCache.ensure', () => {
     expect(second.cached).toBe(true);
     expect(server.requests).toHaveLength(1);
     expect(statSync(second.path).atimeMs).toBe(now);
-    expect((await cache.list())[0]).toMatchObject({ sha256: digest, format: 'qcow2', size: data.length, lastUsed: new Date(now) });
+    expect((await cache.list())[0]).toMatchObject({
+      sha256: digest,
+      format: 'qcow2',
+      size: data.length,
+      lastUsed: new Date(now),
+    });
   });
 
   it('raw images are stored as .img', async () => {
-    const r = await new ImageCache({ dir }).ensure({ url: server.url('/img/disk.qcow2'), sha256: digest, format: 'raw' });
+    const r = await new ImageCache({ dir }).ensure({
+      url: server.url('/img/disk.qcow2'),
+      sha256: digest,
+      format: 'raw',
+    });
     expect(r.path).toBe(join(dir, `${digest}.img`));
     expect((await new ImageCache({ dir }).list())[0]!.format).toBe('raw');
   });
 
   it('a digest mismatch throws ImageDigestMismatchError and leaves no file', async () => {
     const wrong = sha256('something else');
-    const err = await new ImageCache({ dir }).ensure({ url: server.url('/img/disk.qcow2'), sha256: wrong }).catch((e: unknown) => e);
+    const err = await new ImageCache({ dir })
+      .ensure({ url: server.url('/img/disk.qcow2'), sha256: wrong })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageDigestMismatchError);
-    expect(err).toMatchObject({ expected: wrong, actual: digest, bytes: data.length, url: server.url('/img/disk.qcow2') });
+    expect(err).toMatchObject({
+      expected: wrong,
+      actual: digest,
+      bytes: data.length,
+      url: server.url('/img/disk.qcow2'),
+    });
     expect((err as Error).message).toMatch(/deleted and is not used/);
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -76,8 +95,12 @@ describe('ImageCache.ensure', () => {
     const r = await cache.ensure({ url: pathToFileURL(src).href, sha256: digest });
     expect(readFileSync(r.path).equals(data)).toBe(true);
     expect(readdirSync(dir)).toEqual([`${digest}.qcow2`]);
-    await expect(cache.ensure({ url: pathToFileURL(`${src}.missing`).href, sha256: sha256('x') })).rejects.toThrow(ImageNotFoundError);
-    await expect(cache.ensure({ url: pathToFileURL(src).href, sha256: sha256('x') })).rejects.toThrow(ImageDigestMismatchError);
+    await expect(cache.ensure({ url: pathToFileURL(`${src}.missing`).href, sha256: sha256('x') })).rejects.toThrow(
+      ImageNotFoundError,
+    );
+    await expect(cache.ensure({ url: pathToFileURL(src).href, sha256: sha256('x') })).rejects.toThrow(
+      ImageDigestMismatchError,
+    );
     expect(readdirSync(dir)).toEqual([`${digest}.qcow2`]);
   });
 
@@ -86,7 +109,9 @@ describe('ImageCache.ensure', () => {
     await expect(cache.ensure({ url: server.url('/nope.qcow2'), sha256: digest })).rejects.toThrow(
       new ImageNotFoundError(server.url('/nope.qcow2')),
     );
-    await expect(cache.ensure({ url: server.url('/nope.qcow2'), sha256: digest })).rejects.toThrow(/^the image was not found at http:\/\/127\.0\.0\.1:\d+\/nope\.qcow2 \(HTTP 404\)$/);
+    await expect(cache.ensure({ url: server.url('/nope.qcow2'), sha256: digest })).rejects.toThrow(
+      /^the image was not found at http:\/\/127\.0\.0\.1:\d+\/nope\.qcow2 \(HTTP 404\)$/,
+    );
     server.statusFor.set('/img/disk.qcow2', 503);
     const err = await cache.ensure({ url: server.url('/img/disk.qcow2'), sha256: digest }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageHttpError);
@@ -109,8 +134,12 @@ describe('ImageCache.ensure', () => {
   it('refuses other schemes, bad digests, and images over the size limit', async () => {
     const cache = new ImageCache({ dir, maxBytes: 1000 });
     await expect(cache.ensure({ url: 'ftp://127.0.0.1/x.qcow2', sha256: digest })).rejects.toThrow(ImageUrlError);
-    await expect(cache.ensure({ url: 'ftp://127.0.0.1/x.qcow2', sha256: digest })).rejects.toThrow(/scheme ftp is not supported/);
-    await expect(cache.ensure({ url: server.url('/img/disk.qcow2'), sha256: digest.toUpperCase() })).rejects.toThrow(/not a sha256 digest/);
+    await expect(cache.ensure({ url: 'ftp://127.0.0.1/x.qcow2', sha256: digest })).rejects.toThrow(
+      /scheme ftp is not supported/,
+    );
+    await expect(cache.ensure({ url: server.url('/img/disk.qcow2'), sha256: digest.toUpperCase() })).rejects.toThrow(
+      /not a sha256 digest/,
+    );
     const err = await cache.ensure({ url: server.url('/img/disk.qcow2'), sha256: digest }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageTooLargeError);
     expect((err as Error).message).toMatch(/is 230000 bytes or more, over the cache's limit of 1000 bytes/);
@@ -127,7 +156,9 @@ describe('ImageCache.ensure', () => {
     await new Promise<void>((r) => chunked.listen(0, '127.0.0.1', r));
     const port = (chunked.address() as { port: number }).port;
     try {
-      await expect(new ImageCache({ dir, maxBytes: 1000 }).ensure({ url: `http://127.0.0.1:${port}/x`, sha256: digest })).rejects.toThrow(ImageTooLargeError);
+      await expect(
+        new ImageCache({ dir, maxBytes: 1000 }).ensure({ url: `http://127.0.0.1:${port}/x`, sha256: digest }),
+      ).rejects.toThrow(ImageTooLargeError);
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       chunked.close();

@@ -3,7 +3,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync,
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ImageCache, ImageDownloadCancelledError, ImageDownloadStalledError, type ImageProgress } from '../../../electron/services/images/index.js';
+import {
+  ImageCache,
+  ImageDownloadCancelledError,
+  ImageDownloadStalledError,
+  type ImageProgress,
+} from '../../../electron/services/images/index.js';
 import { isStale } from '../../../electron/services/images/lock.js';
 import { generatedFile, TestServer } from './server.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -58,7 +63,9 @@ describe('one download per digest', () => {
   it('ten concurrent ensure() calls make exactly one request, and each gets progress', async () => {
     const cache = new ImageCache({ dir });
     const seen = Array.from({ length: 10 }, () => [] as ImageProgress[]);
-    const results = await Promise.all(seen.map((events) => cache.ensure(image(), { onProgress: (p) => events.push(p) })));
+    const results = await Promise.all(
+      seen.map((events) => cache.ensure(image(), { onProgress: (p) => events.push(p) })),
+    );
     expect(server.requests).toHaveLength(1);
     expect(new Set(results.map((r) => r.path)).size).toBe(1);
     for (const r of results) expect(r).toMatchObject({ size: 4 * 1024 * 1024, cached: false });
@@ -105,13 +112,15 @@ describe('one download per digest', () => {
   });
 
   it('a signal already aborted is refused at once', async () => {
-    await expect(new ImageCache({ dir }).ensure(image(), { signal: AbortSignal.abort() })).rejects.toThrow(ImageDownloadCancelledError);
+    await expect(new ImageCache({ dir }).ensure(image(), { signal: AbortSignal.abort() })).rejects.toThrow(
+      ImageDownloadCancelledError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
 
 describe('the lock file between processes', () => {
-  it('a lock held by another live process makes ensure wait, reporting that process\'s progress, then use its result', async () => {
+  it("a lock held by another live process makes ensure wait, reporting that process's progress, then use its result", async () => {
     writeLock(liveProcess());
     writeFileSync(join(dir, `${digest}.partial`), Buffer.alloc(1000));
     writeFileSync(join(dir, `${digest}.partial.json`), JSON.stringify({ url: image().url, total: 4 * 1024 * 1024 }));
@@ -138,7 +147,7 @@ describe('the lock file between processes', () => {
     expect(existsSync(lockPath())).toBe(false);
   });
 
-  it('a waiting caller can cancel; the other process\'s lock is left alone', async () => {
+  it("a waiting caller can cancel; the other process's lock is left alone", async () => {
     writeLock(liveProcess());
     const before = readFileSync(lockPath(), 'utf8');
     const ac = new AbortController();

@@ -20,7 +20,10 @@ it('a 256 MiB image streams through with bounded memory (RSS grows far less than
   let peak = base;
   const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   try {
-    const r = await new ImageCache({ dir }).ensure({ url: server.url('/big.img'), sha256, format: 'raw' }, { onProgress: () => (peak = Math.max(peak, process.memoryUsage().rss)) });
+    const r = await new ImageCache({ dir }).ensure(
+      { url: server.url('/big.img'), sha256, format: 'raw' },
+      { onProgress: () => (peak = Math.max(peak, process.memoryUsage().rss)) },
+    );
     expect(statSync(r.path).size).toBe(size);
   } finally {
     clearInterval(sample);

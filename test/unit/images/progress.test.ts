@@ -5,7 +5,10 @@ describe('ProgressMeter', () => {
   it('emits at most every 100 ms, with a smoothed rate and an ETA', () => {
     let t = 0;
     const events: ImageProgress[] = [];
-    const meter = new ProgressMeter((p) => events.push(p), () => t);
+    const meter = new ProgressMeter(
+      (p) => events.push(p),
+      () => t,
+    );
     for (let i = 1; i <= 1000; i++) {
       t = i * 10; // a chunk of 1 MB every 10 ms: 100 MB/s
       meter.update('download', i * 1_000_000, 2_000_000_000);
@@ -22,7 +25,10 @@ describe('ProgressMeter', () => {
   it('forced updates always emit; a restart resets the rate; other phases carry no rate', () => {
     let t = 0;
     const events: ImageProgress[] = [];
-    const meter = new ProgressMeter((p) => events.push(p), () => t);
+    const meter = new ProgressMeter(
+      (p) => events.push(p),
+      () => t,
+    );
     meter.update('rehash', 5, 10, true);
     meter.update('download', 5, 10, true);
     t = 1000;

@@ -45,7 +45,9 @@ describe('ImageCache.list and prune', () => {
       ['a', 'qcow2', 100, now - 3 * DAY],
       ['b', 'raw', 200, now - DAY],
     ]);
-    expect(await cache.partials()).toMatchObject([{ sha256: sha('c'), size: 10, total: 100, url: 'http://127.0.0.1/x' }]);
+    expect(await cache.partials()).toMatchObject([
+      { sha256: sha('c'), size: 10, total: 100, url: 'http://127.0.0.1/x' },
+    ]);
     expect(await cache.has(sha('a'))).toBe(true);
     expect(await cache.has(sha('c'))).toBe(false);
     expect(await new ImageCache({ dir: join(dir, 'missing') }).list()).toEqual([]);
@@ -66,7 +68,10 @@ describe('ImageCache.list and prune', () => {
     cached('a', 100, 5);
     cached('b', 100, 4);
     cached('c', 100, 3);
-    writeFileSync(join(dir, `${sha('b')}.lock`), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+    writeFileSync(
+      join(dir, `${sha('b')}.lock`),
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
     const removed = await new ImageCache({ dir, now: () => now }).prune({ maxBytes: 0, keep: [sha('a')] });
     expect(removed.map((r) => r.sha256?.[0])).toEqual(['c']);
     expect(existsSync(join(dir, `${sha('a')}.qcow2`))).toBe(true);
@@ -82,7 +87,9 @@ describe('ImageCache.list and prune', () => {
     expect((await cache.prune({ maxBytes: Infinity })).map((r) => [r.sha256?.[0], r.kind])).toEqual([['a', 'partial']]);
     expect(existsSync(old) || existsSync(`${old}.json`)).toBe(false);
     expect(existsSync(recent)).toBe(true);
-    expect((await cache.prune({ maxBytes: Infinity, keep: [sha('c')], partials: 'unkept' })).map((r) => r.sha256?.[0])).toEqual(['b']);
+    expect(
+      (await cache.prune({ maxBytes: Infinity, keep: [sha('c')], partials: 'unkept' })).map((r) => r.sha256?.[0]),
+    ).toEqual(['b']);
     expect(existsSync(kept)).toBe(true);
   });
 
@@ -91,7 +98,10 @@ describe('ImageCache.list and prune', () => {
     partial('b', 30);
     const before = readdirSync(dir).sort();
     const removed = await new ImageCache({ dir, now: () => now }).prune({ maxBytes: 0, dryRun: true });
-    expect(removed.map((r) => [r.sha256?.[0], r.kind])).toEqual([['b', 'partial'], ['a', 'image']]);
+    expect(removed.map((r) => [r.sha256?.[0], r.kind])).toEqual([
+      ['b', 'partial'],
+      ['a', 'image'],
+    ]);
     expect(readdirSync(dir).sort()).toEqual(before);
   });
 });

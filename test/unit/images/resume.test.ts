@@ -34,7 +34,11 @@ async function interrupted(cache: ImageCache): Promise<void> {
   expect(err).toBeInstanceOf(ImageDownloadNetworkError);
   expect((err as Error).message).toMatch(/the partial download is kept and the next attempt resumes/);
   expect(statSync(partial()).size).toBe(N);
-  expect(JSON.parse(readFileSync(`${partial()}.json`, 'utf8'))).toMatchObject({ url: image().url, etag: '"v1"', total: data.length });
+  expect(JSON.parse(readFileSync(`${partial()}.json`, 'utf8'))).toMatchObject({
+    url: image().url,
+    etag: '"v1"',
+    total: data.length,
+  });
 }
 
 describe('resuming an interrupted download', () => {
@@ -50,7 +54,7 @@ describe('resuming an interrupted download', () => {
     expect(readdirSync(dir)).toEqual([`${digest}.qcow2`]);
   });
 
-  it('resumes from another process\'s leftovers too (a new cache object, same directory)', async () => {
+  it("resumes from another process's leftovers too (a new cache object, same directory)", async () => {
     await interrupted(new ImageCache({ dir }));
     const r = await new ImageCache({ dir }).ensure(image());
     expect(readFileSync(r.path).equals(data)).toBe(true);
@@ -122,7 +126,7 @@ describe('resuming an interrupted download', () => {
     expect(readFileSync(r.path).equals(data)).toBe(true);
   });
 
-  it('a partial longer than the image\'s size is corrupt: no resume, a fresh download', async () => {
+  it("a partial longer than the image's size is corrupt: no resume, a fresh download", async () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(partial(), Buffer.alloc(data.length + 10));
     writeFileSync(`${partial()}.json`, JSON.stringify({ url: image().url, etag: '"v1"', total: data.length }));
@@ -148,7 +152,9 @@ describe('stalls', () => {
     const started = Date.now();
     const err = await cache.ensure(image()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageDownloadStalledError);
-    expect((err as Error).message).toMatch(/^no data from http:\S+ for 0\.3 s \(after 150000 bytes\); the partial download is kept/);
+    expect((err as Error).message).toMatch(
+      /^no data from http:\S+ for 0\.3 s \(after 150000 bytes\); the partial download is kept/,
+    );
     expect(Date.now() - started).toBeLessThan(2000);
     expect(statSync(partial()).size).toBe(N);
     const r = await cache.ensure(image());

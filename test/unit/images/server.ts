@@ -24,8 +24,16 @@ export interface RecordedRequest {
 }
 
 /** A file served from memory. */
-export function bufferFile(data: Buffer, etag = `"${createHash('sha1').update(data).digest('hex').slice(0, 16)}"`): ServedFile {
-  return { size: data.length, read: (o, n) => data.subarray(o, o + n), etag, lastModified: 'Tue, 01 Oct 2024 10:00:00 GMT' };
+export function bufferFile(
+  data: Buffer,
+  etag = `"${createHash('sha1').update(data).digest('hex').slice(0, 16)}"`,
+): ServedFile {
+  return {
+    size: data.length,
+    read: (o, n) => data.subarray(o, o + n),
+    etag,
+    lastModified: 'Tue, 01 Oct 2024 10:00:00 GMT',
+  };
 }
 
 /** Longest read the server makes at once (see handle). */
@@ -42,7 +50,8 @@ export function generatedFile(size: number): { file: ServedFile; sha256: string 
   for (let i = 0; i < pattern.length; i++) pattern[i] = (Math.imul(i % period, 2654435761) >>> 13) & 0xff;
   const read = (offset: number, length: number): Buffer => {
     const n = Math.max(0, Math.min(length, size - offset));
-    if (n > SERVER_CHUNK) return Buffer.concat([read(offset, SERVER_CHUNK), read(offset + SERVER_CHUNK, n - SERVER_CHUNK)]);
+    if (n > SERVER_CHUNK)
+      return Buffer.concat([read(offset, SERVER_CHUNK), read(offset + SERVER_CHUNK, n - SERVER_CHUNK)]);
     const at = offset % period;
     return pattern.subarray(at, at + n);
   };
@@ -118,7 +127,11 @@ export class TestServer {
       status = 206;
     }
     record(status);
-    const out: Record<string, string | number> = { 'content-length': file.size - start, 'accept-ranges': 'bytes', 'content-type': file.contentType ?? 'application/octet-stream' };
+    const out: Record<string, string | number> = {
+      'content-length': file.size - start,
+      'accept-ranges': 'bytes',
+      'content-type': file.contentType ?? 'application/octet-stream',
+    };
     if (file.etag) out.etag = file.etag;
     if (file.lastModified) out['last-modified'] = file.lastModified;
     if (status === 206) out['content-range'] = `bytes ${start}-${file.size - 1}/${file.size}`;

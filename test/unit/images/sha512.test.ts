@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ImageCache, ImageCacheError, ImageDigestMismatchError, type ImageProgress } from '../../../electron/services/images/index.js';
+import {
+  ImageCache,
+  ImageCacheError,
+  ImageDigestMismatchError,
+  type ImageProgress,
+} from '../../../electron/services/images/index.js';
 import { bufferFile, sha256, TestServer } from './server.js';
 import { tempDir } from '../../support/temp-dir.js';
 
@@ -24,7 +29,12 @@ describe('ImageCache.ensureBySha512: an image its publisher lists with a SHA-512
     const cache = new ImageCache({ dir });
     const progress: ImageProgress[] = [];
     const r = await cache.ensureBySha512(image(), { onProgress: (p) => progress.push(p) });
-    expect(r).toEqual({ path: join(dir, `${sha256(data)}.qcow2`), size: data.length, sha256: sha256(data), cached: false });
+    expect(r).toEqual({
+      path: join(dir, `${sha256(data)}.qcow2`),
+      size: data.length,
+      sha256: sha256(data),
+      cached: false,
+    });
     expect(readFileSync(r.path).equals(data)).toBe(true);
     expect(readdirSync(dir)).toEqual([`${sha256(data)}.qcow2`]);
     expect(server.requests).toHaveLength(1);
@@ -37,10 +47,14 @@ describe('ImageCache.ensureBySha512: an image its publisher lists with a SHA-512
 
   it('a SHA-512 mismatch deletes the download and says which digest did not match', async () => {
     const wrong = sha512(Buffer.from('another file'));
-    const err = (await new ImageCache({ dir }).ensureBySha512({ ...image(), sha512: wrong }).catch((e: unknown) => e)) as ImageDigestMismatchError;
+    const err = (await new ImageCache({ dir })
+      .ensureBySha512({ ...image(), sha512: wrong })
+      .catch((e: unknown) => e)) as ImageDigestMismatchError;
     expect(err).toBeInstanceOf(ImageDigestMismatchError);
     expect(err.algorithm).toBe('sha512');
-    expect(err.message).toContain(`has sha512 ${sha512(data)} but ${wrong} was expected (${data.length} bytes); the download was deleted and is not used`);
+    expect(err.message).toContain(
+      `has sha512 ${sha512(data)} but ${wrong} was expected (${data.length} bytes); the download was deleted and is not used`,
+    );
     expect(readdirSync(dir).filter((n) => !n.endsWith('.lock'))).toEqual([]);
   });
 
@@ -50,7 +64,9 @@ describe('ImageCache.ensureBySha512: an image its publisher lists with a SHA-512
     await expect(cache.ensureBySha512(image())).rejects.toThrow(/the partial download is kept/);
     const partial = join(dir, `sha512-${sha512(data)}.partial`);
     expect(readFileSync(partial)).toHaveLength(100_000);
-    expect(await cache.partials()).toMatchObject([{ sha512: sha512(data), size: 100_000, total: data.length, url: image().url }]);
+    expect(await cache.partials()).toMatchObject([
+      { sha512: sha512(data), size: 100_000, total: data.length, url: image().url },
+    ]);
     expect((await cache.partials())[0]!.sha256).toBeUndefined();
     const r = await cache.ensureBySha512(image());
     expect(r.sha256).toBe(sha256(data));
@@ -71,14 +87,22 @@ describe('ImageCache.ensureBySha512: an image its publisher lists with a SHA-512
     write('a', 8);
     write('b', 1);
     const cache = new ImageCache({ dir, now: () => now });
-    expect(await cache.prune({ maxBytes: Infinity })).toMatchObject([{ sha512: 'a'.repeat(128), kind: 'partial', size: 10 }]);
-    expect(await cache.prune({ maxBytes: Infinity, keep: [sha256(data)], partials: 'unkept' })).toMatchObject([{ sha512: 'b'.repeat(128), kind: 'partial' }]);
+    expect(await cache.prune({ maxBytes: Infinity })).toMatchObject([
+      { sha512: 'a'.repeat(128), kind: 'partial', size: 10 },
+    ]);
+    expect(await cache.prune({ maxBytes: Infinity, keep: [sha256(data)], partials: 'unkept' })).toMatchObject([
+      { sha512: 'b'.repeat(128), kind: 'partial' },
+    ]);
     expect(readdirSync(dir)).toEqual([`${sha256(data)}.qcow2`]);
   });
 
   it('refuses a digest that is not a SHA-512, before any request', async () => {
-    await expect(new ImageCache({ dir }).ensureBySha512({ ...image(), sha512: 'a'.repeat(64) })).rejects.toThrow(ImageCacheError);
-    await expect(new ImageCache({ dir }).ensureBySha512({ ...image(), sha512: 'a'.repeat(64) })).rejects.toThrow('is not a sha512 digest (128 lowercase hexadecimal characters)');
+    await expect(new ImageCache({ dir }).ensureBySha512({ ...image(), sha512: 'a'.repeat(64) })).rejects.toThrow(
+      ImageCacheError,
+    );
+    await expect(new ImageCache({ dir }).ensureBySha512({ ...image(), sha512: 'a'.repeat(64) })).rejects.toThrow(
+      'is not a sha512 digest (128 lowercase hexadecimal characters)',
+    );
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -36,7 +36,8 @@ async function trust(key: TestSigningKey, name = 'publisher.gpg'): Promise<void>
 }
 
 const longKeyId = (key: TestSigningKey) => key.fingerprint.slice(-16);
-const check = (url: string, checksumsUrl?: string) => findCheckedDigest(url, { keyringDir: keyrings, ...(checksumsUrl ? { checksumsUrl } : {}) });
+const check = (url: string, checksumsUrl?: string) =>
+  findCheckedDigest(url, { keyringDir: keyrings, ...(checksumsUrl ? { checksumsUrl } : {}) });
 
 describe('signatures of checksum files, checked with gpgv', () => {
   it('Ubuntu: SHA256SUMS with a detached binary SHA256SUMS.gpg is verified with the key in the app keyring directory', async (ctx) => {
@@ -51,9 +52,16 @@ describe('signatures of checksum files, checked with gpgv', () => {
       digest: A,
       sumsUrl: server.url('/u/SHA256SUMS'),
       listedName: 'noble.img',
-      signature: { state: 'verified', signatureUrl: server.url('/u/SHA256SUMS.gpg'), fingerprint: pub.fingerprint, signer: 'Egress Test Publisher <publisher@example.invalid>' },
+      signature: {
+        state: 'verified',
+        signatureUrl: server.url('/u/SHA256SUMS.gpg'),
+        fingerprint: pub.fingerprint,
+        signer: 'Egress Test Publisher <publisher@example.invalid>',
+      },
     });
-    expect(describeSignature(r.signature)).toBe(`signature verified: ${server.url('/u/SHA256SUMS.gpg')} is a good signature by key ${pub.fingerprint} (Egress Test Publisher <publisher@example.invalid>)`);
+    expect(describeSignature(r.signature)).toBe(
+      `signature verified: ${server.url('/u/SHA256SUMS.gpg')} is a good signature by key ${pub.fingerprint} (Egress Test Publisher <publisher@example.invalid>)`,
+    );
   });
 
   it('Debian: SHA512SUMS with an armoured SHA512SUMS.sign (looked for after SHA512SUMS.gpg) is verified', async (ctx) => {
@@ -63,7 +71,11 @@ describe('signatures of checksum files, checked with gpgv', () => {
     server.files.set('/d/SHA512SUMS.sign', file(await pub.detachSign(sums, true)));
     await trust(pub);
     const r = await check(server.url('/d/debian-12-genericcloud-amd64.qcow2'));
-    expect(r).toMatchObject({ algorithm: 'sha512', digest: D, signature: { state: 'verified', signatureUrl: server.url('/d/SHA512SUMS.sign'), fingerprint: pub.fingerprint } });
+    expect(r).toMatchObject({
+      algorithm: 'sha512',
+      digest: D,
+      signature: { state: 'verified', signatureUrl: server.url('/d/SHA512SUMS.sign'), fingerprint: pub.fingerprint },
+    });
     expect(server.requests.slice(-2).map((q) => [q.path, q.status])).toEqual([
       ['/d/SHA512SUMS.gpg', 404],
       ['/d/SHA512SUMS.sign', 200],
@@ -73,10 +85,17 @@ describe('signatures of checksum files, checked with gpgv', () => {
   it('Fedora/Rocky: a clearsigned BSD CHECKSUM is checked as it is, with no signature file fetched', async (ctx) => {
     const { pub } = keys(ctx);
     const image = 'Fedora-Cloud-Base-Generic-42-1.1.x86_64.qcow2';
-    server.files.set('/f/CHECKSUM', file(await pub.clearsign(Buffer.from(`# ${image}: 491782144 bytes\nSHA256 (${image}) = ${C}\n`))));
+    server.files.set(
+      '/f/CHECKSUM',
+      file(await pub.clearsign(Buffer.from(`# ${image}: 491782144 bytes\nSHA256 (${image}) = ${C}\n`))),
+    );
     await trust(pub);
     const r = await check(server.url(`/f/${image}`), server.url('/f/CHECKSUM'));
-    expect(r).toMatchObject({ digest: C, listedName: image, signature: { state: 'verified', signatureUrl: server.url('/f/CHECKSUM'), fingerprint: pub.fingerprint } });
+    expect(r).toMatchObject({
+      digest: C,
+      listedName: image,
+      signature: { state: 'verified', signatureUrl: server.url('/f/CHECKSUM'), fingerprint: pub.fingerprint },
+    });
     expect(server.requests.map((q) => q.path)).toEqual(['/f/CHECKSUM']);
   });
 
@@ -85,11 +104,16 @@ describe('signatures of checksum files, checked with gpgv', () => {
     const signed = await pub.clearsign(Buffer.from(`SHA256 (other.qcow2) = ${C}\n`));
     await trust(pub);
     // After the signature, and before the armour header: neither is signed.
-    for (const [i, whole] of [Buffer.concat([signed, Buffer.from(`SHA256 (x.qcow2) = ${A}\n`)]), Buffer.concat([Buffer.from(`SHA256 (x.qcow2) = ${A}\n`), signed])].entries()) {
+    for (const [i, whole] of [
+      Buffer.concat([signed, Buffer.from(`SHA256 (x.qcow2) = ${A}\n`)]),
+      Buffer.concat([Buffer.from(`SHA256 (x.qcow2) = ${A}\n`), signed]),
+    ].entries()) {
       server.files.set(`/f/${i}/CHECKSUM`, file(whole));
       const err = await check(server.url('/f/x.qcow2'), server.url(`/f/${i}/CHECKSUM`)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BadSignatureError);
-      expect((err as Error).message).toMatch(/lists x\.qcow2 outside the part of the file its signature covers; its digest is not used, nothing was saved$/);
+      expect((err as Error).message).toMatch(
+        /lists x\.qcow2 outside the part of the file its signature covers; its digest is not used, nothing was saved$/,
+      );
     }
   });
 
@@ -100,7 +124,12 @@ describe('signatures of checksum files, checked with gpgv', () => {
     server.files.set('/u/SHA256SUMS.gpg', file(await pub.detachSign(sums, false)));
     const r = await check(server.url('/u/noble.img'));
     expect(r.digest).toBe(A);
-    expect(r.signature).toEqual({ state: 'no-keyring', signatureUrl: server.url('/u/SHA256SUMS.gpg'), keyringDir: keyrings, keyId: longKeyId(pub) });
+    expect(r.signature).toEqual({
+      state: 'no-keyring',
+      signatureUrl: server.url('/u/SHA256SUMS.gpg'),
+      keyringDir: keyrings,
+      keyId: longKeyId(pub),
+    });
     expect(describeSignature(r.signature)).toBe(
       `signature not verified: no keyring for this publisher on this machine (put its key in ${keyrings}); the signature is by key ${longKeyId(pub)}; the checksum file is as trustworthy as the connection it came over`,
     );
@@ -113,8 +142,15 @@ describe('signatures of checksum files, checked with gpgv', () => {
     server.files.set('/u/SHA256SUMS.gpg', file(await other.detachSign(sums, false)));
     await trust(pub);
     const r = await check(server.url('/u/noble.img'));
-    expect(r.signature).toEqual({ state: 'unknown-key', signatureUrl: server.url('/u/SHA256SUMS.gpg'), keyId: longKeyId(other), keyringDir: keyrings });
-    expect(describeSignature(r.signature)).toMatch(new RegExp(`^signature not verified: signed by a key not in your keyrings \\(${longKeyId(other)}\\)`));
+    expect(r.signature).toEqual({
+      state: 'unknown-key',
+      signatureUrl: server.url('/u/SHA256SUMS.gpg'),
+      keyId: longKeyId(other),
+      keyringDir: keyrings,
+    });
+    expect(describeSignature(r.signature)).toMatch(
+      new RegExp(`^signature not verified: signed by a key not in your keyrings \\(${longKeyId(other)}\\)`),
+    );
   });
 
   it('no signature beside the checksum file: said so, with the files looked for', async (ctx) => {
@@ -123,7 +159,9 @@ describe('signatures of checksum files, checked with gpgv', () => {
     server.files.set('/u/SHA256SUMS', file(`${A} *noble.img\n`));
     const r = await check(server.url('/u/noble.img'));
     expect(r.signature).toEqual({ state: 'unsigned', tried: ['SHA256SUMS.gpg', 'SHA256SUMS.sign'] });
-    expect(describeSignature(r.signature)).toMatch(/^signature not verified: no signature published beside the checksum file \(looked for SHA256SUMS\.gpg, SHA256SUMS\.sign\)/);
+    expect(describeSignature(r.signature)).toMatch(
+      /^signature not verified: no signature published beside the checksum file \(looked for SHA256SUMS\.gpg, SHA256SUMS\.sign\)/,
+    );
   });
 
   it('a checksum file changed after signing is BAD: an error, no digest', async (ctx) => {
@@ -140,7 +178,9 @@ describe('signatures of checksum files, checked with gpgv', () => {
     // A changed clearsigned file too.
     const signed = (await pub.clearsign(Buffer.from(`SHA256 (x.qcow2) = ${A}\n`))).toString('utf8').replace(A, C);
     server.files.set('/f/CHECKSUM', file(signed));
-    await expect(check(server.url('/f/x.qcow2'), server.url('/f/CHECKSUM'))).rejects.toThrow(/^BAD signature: the checksum file was changed after it was signed/);
+    await expect(check(server.url('/f/x.qcow2'), server.url('/f/CHECKSUM'))).rejects.toThrow(
+      /^BAD signature: the checksum file was changed after it was signed/,
+    );
   });
 
   it('without gpgv nothing is claimed: not checked, and why', async (ctx) => {
@@ -149,7 +189,13 @@ describe('signatures of checksum files, checked with gpgv', () => {
     server.files.set('/u/SHA256SUMS', file(sums));
     server.files.set('/u/SHA256SUMS.gpg', file(await pub.detachSign(sums, false)));
     await trust(pub);
-    const r = await findCheckedDigest(server.url('/u/noble.img'), { keyringDir: keyrings, gpgv: join(keyrings, 'no-such-gpgv') });
-    expect(r.signature).toEqual({ state: 'not-checked', reason: 'gpgv is not installed (Debian and Ubuntu: apt install gpgv)' });
+    const r = await findCheckedDigest(server.url('/u/noble.img'), {
+      keyringDir: keyrings,
+      gpgv: join(keyrings, 'no-such-gpgv'),
+    });
+    expect(r.signature).toEqual({
+      state: 'not-checked',
+      reason: 'gpgv is not installed (Debian and Ubuntu: apt install gpgv)',
+    });
   });
 });

@@ -15,9 +15,17 @@ describe('sizes', () => {
     ['0', 0],
   ])('parseSize(%j) = %d', (text, bytes) => expect(parseSize(text)).toBe(bytes));
 
-  it.each(['', 'lots', '-1G', '20X', '1e9', 'G'])('parseSize(%j) is refused', (text) => expect(parseSize(text)).toBeUndefined());
+  it.each(['', 'lots', '-1G', '20X', '1e9', 'G'])('parseSize(%j) is refused', (text) =>
+    expect(parseSize(text)).toBeUndefined(),
+  );
 
   it('formatBytes prints binary units', () => {
-    expect([0, 1023, 1024, 1536, 5 * 1024 ** 3].map(formatBytes)).toEqual(['0 B', '1023 B', '1.0 KiB', '1.5 KiB', '5.0 GiB']);
+    expect([0, 1023, 1024, 1536, 5 * 1024 ** 3].map(formatBytes)).toEqual([
+      '0 B',
+      '1023 B',
+      '1.0 KiB',
+      '1.5 KiB',
+      '5.0 GiB',
+    ]);
   });
 });

@@ -35,7 +35,12 @@ export interface AppFixture {
 }
 
 export function fakeHostDirectory(fx: Fixture): HostDirectory {
-  const status = (name: string): HostStatus => ({ name, address: name === 'edge-a' ? 'local' : `${name}.example`, via: `fake:${name}`, state: 'connected' });
+  const status = (name: string): HostStatus => ({
+    name,
+    address: name === 'edge-a' ? 'local' : `${name}.example`,
+    via: `fake:${name}`,
+    state: 'connected',
+  });
   return {
     statuses: () => [...fx.hosts.keys()].map(status),
     status,
@@ -59,7 +64,15 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
     load: async (name) => {
       const h = fx.hosts.get(name)!;
       const pools = [{ name: 'default', active: true, capacityBytes: 100 * 1024 ** 3, availableBytes: 90 * 1024 ** 3 }];
-      return { name, at: Date.now(), cpus: 4, memoryBytes: 16 * 1024 ** 3, freeMemoryBytes: h.freeMemoryBytes, availableMemoryBytes: h.freeMemoryBytes, pools };
+      return {
+        name,
+        at: Date.now(),
+        cpus: 4,
+        memoryBytes: 16 * 1024 ** 3,
+        freeMemoryBytes: h.freeMemoryBytes,
+        availableMemoryBytes: h.freeMemoryBytes,
+        pools,
+      };
     },
     trust: async () => {
       throw new Error('fake hosts have no host keys');
@@ -77,7 +90,9 @@ export function fakeHostDirectory(fx: Fixture): HostDirectory {
 /** The fixture's proxies have made-up addresses: a health probe must never go to the network. */
 const noProbe: Probe = async () => ({ ok: false, latencyMs: 0, error: 'the test probes no proxy' });
 
-export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock; probe?: Probe; autoBake?: boolean } = {}): AppFixture {
+export function appFixture(
+  options: { fx?: Fixture; hosts?: HostDirectory; statsClock?: StatsClock; probe?: Probe; autoBake?: boolean } = {},
+): AppFixture {
   const fx = options.fx ?? fixture();
   const dataDir = tempDir('egress-app-');
   const configFile = join(dataDir, 'config.yaml');
@@ -103,7 +118,9 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; stats
     hosts,
     images: {
       ensure: async () => ({ ...fx.image }),
-      list: async () => [{ sha256: fx.image.sha256, format: 'qcow2', path: fx.image.path, size: fx.image.size, lastUsed: new Date(0) }],
+      list: async () => [
+        { sha256: fx.image.sha256, format: 'qcow2', path: fx.image.path, size: fx.image.size, lastUsed: new Date(0) },
+      ],
       partials: async () => [],
       // The real cache in the fixture's data directory: what it downloads comes from a server in the test.
       ensureBySha512: (image, o) => new ImageCache({ dir: join(dataDir, 'images') }).ensureBySha512(image, o),
@@ -111,7 +128,15 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; stats
     credentials: fx.credentials,
     close: async () => void closed++,
   });
-  const services = createAppServices(dataDir, 'serve', { version: '1.2.3', configFile, openBackend, reconcileIntervalMs: 0, probe: options.probe ?? noProbe, ...(options.autoBake ? {} : { autoBake: false as const }), ...(options.statsClock ? { statsClock: options.statsClock } : {}) });
+  const services = createAppServices(dataDir, 'serve', {
+    version: '1.2.3',
+    configFile,
+    openBackend,
+    reconcileIntervalMs: 0,
+    probe: options.probe ?? noProbe,
+    ...(options.autoBake ? {} : { autoBake: false as const }),
+    ...(options.statsClock ? { statsClock: options.statsClock } : {}),
+  });
   const events: AppFixture['events'] = [];
   services.app.subscribe((event, payload) => events.push({ event, payload }));
   const invoke = (channel: string, input?: unknown) => services.router.invoke(channel, input);
@@ -125,11 +150,16 @@ export function appFixture(options: { fx?: Fixture; hosts?: HostDirectory; stats
     invoke,
     call: async (channel, input) => {
       const envelope = await services.router.invoke(channel, input);
-      if (!envelope.ok) throw Object.assign(new Error(envelope.error.message), { name: envelope.error.name, issues: envelope.error.issues });
+      if (!envelope.ok)
+        throw Object.assign(new Error(envelope.error.message), {
+          name: envelope.error.name,
+          issues: envelope.error.issues,
+        });
       return envelope.value;
     },
     finished: (taskId) => services.app.tasks.wait(taskId),
-    eventsOf: <E extends EventName>(event: E) => events.filter((e) => e.event === event).map((e) => e.payload as EventPayload<E>),
+    eventsOf: <E extends EventName>(event: E) =>
+      events.filter((e) => e.event === event).map((e) => e.payload as EventPayload<E>),
     close: () => services.close(),
   };
 }

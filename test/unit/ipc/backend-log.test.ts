@@ -8,11 +8,20 @@ import type { Task } from '../../../shared/tasks.js';
 
 function capture(): { log: pino.Logger; lines: Array<Record<string, unknown> & { msg: string; level: number }> } {
   const lines: Array<Record<string, unknown> & { msg: string; level: number }> = [];
-  const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+  const log = pino(
+    { level: 'debug' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) },
+  );
   return { log, lines };
 }
 
-const host = (state: HostStatus['state'], message?: string): HostStatus => ({ name: 'far', address: 'far.example', via: 'ssh://u@far.example:22', state, ...(message ? { message } : {}) });
+const host = (state: HostStatus['state'], message?: string): HostStatus => ({
+  name: 'far',
+  address: 'far.example',
+  via: 'ssh://u@far.example:22',
+  state,
+  ...(message ? { message } : {}),
+});
 
 const task = (state: Task['state'], extra: Partial<Task> = {}): Task => ({
   id: 't1',
@@ -32,7 +41,16 @@ describe('backend log: events', () => {
   it('logs a host once per state change, not once per refresh; errors as warnings', () => {
     const { log, lines } = capture();
     const sink = appEventLogger(log);
-    for (const s of [host('connecting'), host('connecting'), host('connected'), host('connected'), host('error', 'refused'), host('error', 'refused'), host('error', 'timed out')]) sink('host:status', s);
+    for (const s of [
+      host('connecting'),
+      host('connecting'),
+      host('connected'),
+      host('connected'),
+      host('error', 'refused'),
+      host('error', 'refused'),
+      host('error', 'timed out'),
+    ])
+      sink('host:status', s);
     expect(lines.map((l) => [l.msg, l.reason])).toEqual([
       ['host far: connecting', undefined],
       ['host far: connected', undefined],
@@ -47,7 +65,13 @@ describe('backend log: events', () => {
     const sink = appEventLogger(log);
     const warned = (state: HostStatus['state'], warnings: string[]) => ({ ...host(state), warnings });
     const exec = '~/.ssh/config line 3: Match exec "true" was not run';
-    for (const s of [warned('connecting', [exec]), warned('connected', [exec]), warned('connected', [exec, 'other']), host('connected')]) sink('host:status', s);
+    for (const s of [
+      warned('connecting', [exec]),
+      warned('connected', [exec]),
+      warned('connected', [exec, 'other']),
+      host('connected'),
+    ])
+      sink('host:status', s);
     const warnings = lines.filter((l) => l.msg.includes('ssh_config'));
     expect(warnings.map((l) => [l.level, l.msg])).toEqual([
       [40, `host far: ssh_config: ${exec}`],
@@ -62,11 +86,21 @@ describe('backend log: events', () => {
     sink('task:update', task('queued'));
     sink('task:update', task('running', { step: 'image' }));
     sink('task:update', task('running', { step: 'upload', progress: { done: 1, total: 2 } }));
-    const failed = task('failed', { finished: '2026-12-02T10:00:02.500Z', error: { name: 'UploadError', message: 'the pool is full', step: 'upload' } });
+    const failed = task('failed', {
+      finished: '2026-12-02T10:00:02.500Z',
+      error: { name: 'UploadError', message: 'the pool is full', step: 'upload' },
+    });
     sink('task:update', failed);
     sink('task:update', failed);
     expect(lines.map((l) => l.msg)).toEqual(['task started: Launch web-1', 'task failed: Launch web-1']);
-    expect(lines[1]).toMatchObject({ task: 't1', kind: 'proxies:launch', target: 'web-1', state: 'failed', ms: 2500, error: { name: 'UploadError', message: 'the pool is full', step: 'upload' } });
+    expect(lines[1]).toMatchObject({
+      task: 't1',
+      kind: 'proxies:launch',
+      target: 'web-1',
+      state: 'failed',
+      ms: 2500,
+      error: { name: 'UploadError', message: 'the pool is full', step: 'upload' },
+    });
     expect(JSON.stringify(lines)).not.toContain('hunter2');
   });
 
@@ -81,10 +115,18 @@ describe('backend log: calls', () => {
   it('logs a failed call by channel and error, never its input', async () => {
     const { log, lines } = capture();
     // Every handler fails as a service would.
-    const logged = loggedRouter(createRouter(new Proxy({} as never, { get: () => () => Promise.reject(new Error('the host far is not connected')) })), log);
+    const logged = loggedRouter(
+      createRouter(
+        new Proxy({} as never, { get: () => () => Promise.reject(new Error('the host far is not connected')) }),
+      ),
+      log,
+    );
     const spec = { name: 'web-1', credentials: { username: 'alice', password: 'hunter2' } };
     await expect(logged.invoke('proxies:launch', spec)).resolves.toMatchObject({ ok: false });
-    await expect(logged.invoke('proxies:launch', { ...spec, colour: 'red' })).resolves.toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+    await expect(logged.invoke('proxies:launch', { ...spec, colour: 'red' })).resolves.toMatchObject({
+      ok: false,
+      error: { name: 'ValidationError' },
+    });
     expect(lines.map((l) => [l.level, l.msg, l.channel])).toEqual([
       [40, 'call failed: proxies:launch', 'proxies:launch'],
       [20, 'call refused: invalid input', 'proxies:launch'],

@@ -22,7 +22,8 @@ describe('channels: baking', () => {
     const fx = app.fx;
     const { taskId } = (await app.call('proxies:launch', { name: 'p1', host: 'edge-b' })) as { taskId: string };
     expect((await app.finished(taskId)).state).toBe('succeeded');
-    const snapshotAfterLaunch = async (): Promise<Task | undefined> => ((await app!.call('tasks:list')) as Task[]).find((t) => t.kind === 'images:bake');
+    const snapshotAfterLaunch = async (): Promise<Task | undefined> =>
+      ((await app!.call('tasks:list')) as Task[]).find((t) => t.kind === 'images:bake');
     let bake: Task | undefined;
     for (let i = 0; i < 50 && !bake; i++) {
       bake = await snapshotAfterLaunch();
@@ -44,7 +45,9 @@ describe('channels: baking', () => {
     app = appFixture();
     await expect(app.call('images:bake', { name: 'nope', host: 'edge-b' })).rejects.toThrow(/no image named "nope"/);
     const [img] = (await app.call('images:list')) as ImageView[];
-    await expect(app.call('images:bake', { name: img!.name, host: 'nowhere' })).rejects.toThrow(/no host named "nowhere" \(known: edge-a, edge-b\)/);
+    await expect(app.call('images:bake', { name: img!.name, host: 'nowhere' })).rejects.toThrow(
+      /no host named "nowhere" \(known: edge-a, edge-b\)/,
+    );
     expect(((await app.call('tasks:list')) as Task[]).filter((t) => t.kind === 'images:bake')).toEqual([]);
   });
 });

@@ -21,7 +21,11 @@ async function launch(name: string, extra: Record<string, unknown> = {}): Promis
 describe('channels: hosts, machine types, images', () => {
   it('hosts:list gives every host with its facts', async () => {
     app = appFixture();
-    const hosts = (await app.call('hosts:list')) as Array<{ name: string; state: string; info?: { hypervisor: string } }>;
+    const hosts = (await app.call('hosts:list')) as Array<{
+      name: string;
+      state: string;
+      info?: { hypervisor: string };
+    }>;
     expect(hosts.map((h) => [h.name, h.state, h.info?.hypervisor])).toEqual([
       ['edge-a', 'connected', 'QEMU'],
       ['edge-b', 'connected', 'QEMU'],
@@ -30,21 +34,39 @@ describe('channels: hosts, machine types, images', () => {
 
   it("hosts:load answers the host's figures now through the router, and refuses an unknown host", async () => {
     app = appFixture();
-    expect(await app.call('hosts:load', { name: 'edge-b' })).toMatchObject({ name: 'edge-b', cpus: 4, pools: [{ name: 'default' }] });
+    expect(await app.call('hosts:load', { name: 'edge-b' })).toMatchObject({
+      name: 'edge-b',
+      cpus: 4,
+      pools: [{ name: 'default' }],
+    });
     await expect(app.call('hosts:load', { name: 'nope' })).rejects.toMatchObject({ name: 'UnknownEntryError' });
-    expect(await app.invoke('hosts:load', { name: '' })).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+    expect(await app.invoke('hosts:load', { name: '' })).toMatchObject({
+      ok: false,
+      error: { name: 'ValidationError' },
+    });
   });
 
   it('hosts:trust refuses an unknown host name', async () => {
     app = appFixture();
-    await expect(app.call('hosts:trust', { host: 'nope', fingerprint: `SHA256:${'A'.repeat(43)}` })).rejects.toMatchObject({ name: 'UnknownEntryError' });
+    await expect(
+      app.call('hosts:trust', { host: 'nope', fingerprint: `SHA256:${'A'.repeat(43)}` }),
+    ).rejects.toMatchObject({ name: 'UnknownEntryError' });
   });
 
   it('machineTypes:list and images:list come from the config, with cache state', async () => {
     app = appFixture();
-    expect(await app.call('machineTypes:list')).toEqual([{ name: 'small', vcpus: 1, memoryMiB: 512, diskGiB: 10, isDefault: true }]);
+    expect(await app.call('machineTypes:list')).toEqual([
+      { name: 'small', vcpus: 1, memoryMiB: 512, diskGiB: 10, isDefault: true },
+    ]);
     expect(await app.call('images:list')).toEqual([
-      expect.objectContaining({ name: 'img', sha256: app.fx.image.sha256, format: 'qcow2', isDefault: true, cache: 'cached', sizeBytes: app.fx.image.size }),
+      expect.objectContaining({
+        name: 'img',
+        sha256: app.fx.image.sha256,
+        format: 'qcow2',
+        isDefault: true,
+        cache: 'cached',
+        sizeBytes: app.fx.image.size,
+      }),
     ]);
   });
 
@@ -52,7 +74,12 @@ describe('channels: hosts, machine types, images', () => {
     app = appFixture();
     const { taskId } = (await app.call('images:pull', { name: 'img' })) as { taskId: string };
     const task = await app.finished(taskId);
-    expect(task).toMatchObject({ state: 'succeeded', kind: 'images:pull', target: 'img', result: { sha256: app.fx.image.sha256 } });
+    expect(task).toMatchObject({
+      state: 'succeeded',
+      kind: 'images:pull',
+      target: 'img',
+      result: { sha256: app.fx.image.sha256 },
+    });
     await expect(app.call('images:pull', { name: 'nope' })).rejects.toMatchObject({ name: 'UnknownEntryError' });
   });
 });
@@ -75,14 +102,21 @@ describe('channels: proxies', () => {
     const seen = [...new Set(updates.map((t) => t.step).filter(Boolean))];
     expect(seen).toEqual([...LAUNCH_STEPS]);
     // And the fleet changed: libvirt's lifecycle events came through as proxy:changed.
-    expect(app.eventsOf('proxy:changed').some((e) => e.name === 'p1' && e.event === 'STARTED' && !e.removed && e.proxy.state === 'running')).toBe(true);
+    expect(
+      app
+        .eventsOf('proxy:changed')
+        .some((e) => e.name === 'p1' && e.event === 'STARTED' && !e.removed && e.proxy.state === 'running'),
+    ).toBe(true);
   });
 
   it('proxies:list lists the fleet with per-host status', async () => {
     app = appFixture();
     await launch('p1');
     await launch('p2', { host: 'edge-a' });
-    const fleet = (await app.call('proxies:list')) as { proxies: Array<{ name: string; host: string; addresses: Array<{ source: string }> }>; hosts: Array<{ host: string; ok: boolean }> };
+    const fleet = (await app.call('proxies:list')) as {
+      proxies: Array<{ name: string; host: string; addresses: Array<{ source: string }> }>;
+      hosts: Array<{ host: string; ok: boolean }>;
+    };
     expect(fleet.proxies.map((p) => p.name)).toEqual(['p1', 'p2']);
     expect(fleet.proxies.find((p) => p.name === 'p2')!.host).toBe('edge-a');
     expect(fleet.proxies[0]!.addresses[0]!.source).toBe('lease');
@@ -136,9 +170,14 @@ describe('channels: proxies', () => {
     const empty = app.fx.snapshot();
     await launch('p1');
     const before = app.fx.snapshot();
-    expect(await app.invoke('proxies:delete', { name: 'p1' })).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+    expect(await app.invoke('proxies:delete', { name: 'p1' })).toMatchObject({
+      ok: false,
+      error: { name: 'ValidationError' },
+    });
     expect(app.fx.snapshot()).toEqual(before);
-    const task = await app.finished(((await app.call('proxies:delete', { name: 'p1', confirm: true })) as { taskId: string }).taskId);
+    const task = await app.finished(
+      ((await app.call('proxies:delete', { name: 'p1', confirm: true })) as { taskId: string }).taskId,
+    );
     expect(task.state).toBe('succeeded');
     const after = app.fx.snapshot();
     for (const host of Object.keys(after)) {
@@ -156,7 +195,11 @@ describe('channels: proxies', () => {
     app.fx.a.failOn('defineDomain');
     const task = await launch('p1');
     expect(task.state).toBe('failed');
-    expect(task.error).toMatchObject({ name: 'LaunchError', step: 'define', message: expect.stringMatching(/step "define"/) });
+    expect(task.error).toMatchObject({
+      name: 'LaunchError',
+      step: 'define',
+      message: expect.stringMatching(/step "define"/),
+    });
   });
 
   it('cancelling a launch ends cancelled and rolls back (the hosts are as before)', async () => {
@@ -164,7 +207,9 @@ describe('channels: proxies', () => {
     app = appFixture({ fx });
     // A first launch and delete leaves the shared base volume, which a launch keeps by design.
     await launch('warm');
-    await app.finished(((await app.call('proxies:delete', { name: 'warm', confirm: true })) as { taskId: string }).taskId);
+    await app.finished(
+      ((await app.call('proxies:delete', { name: 'warm', confirm: true })) as { taskId: string }).taskId,
+    );
     const before = fx.snapshot();
     let taskId = '';
     const off = app.services.app.subscribe((event, payload) => {
@@ -234,8 +279,11 @@ describe('channels: config', () => {
     const lines = plain.text.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(/^http:\/\/192\.168\.122\.\d+:3128$/);
-    const secret = (await app.call('config:export', { format: 'proxy-list', withCredentials: true })) as { text: string };
-    for (const line of secret.text.trimEnd().split('\n')) expect(line).toMatch(/^http:\/\/egress:generated-\d+@192\.168\.122\.\d+:3128$/);
+    const secret = (await app.call('config:export', { format: 'proxy-list', withCredentials: true })) as {
+      text: string;
+    };
+    for (const line of secret.text.trimEnd().split('\n'))
+      expect(line).toMatch(/^http:\/\/egress:generated-\d+@192\.168\.122\.\d+:3128$/);
   });
 
   it('config:previewImport reports issues and a structured diff', async () => {
@@ -248,11 +296,20 @@ describe('channels: config', () => {
     const preview = (await app.call('config:previewImport', { text: serializeConfig(next) })) as {
       ok: boolean;
       issues: unknown[];
-      diff: { hosts: Array<{ kind: string; key: string }>; machineTypes: Array<{ kind: string; key: string }>; images: unknown[]; fields: Array<{ kind: string; key: string; after?: unknown }>; unchanged: boolean };
+      diff: {
+        hosts: Array<{ kind: string; key: string }>;
+        machineTypes: Array<{ kind: string; key: string }>;
+        images: unknown[];
+        fields: Array<{ kind: string; key: string; after?: unknown }>;
+        unchanged: boolean;
+      };
     };
     expect(preview.ok).toBe(true);
     expect(preview.issues).toEqual([]);
-    expect(preview.diff.hosts).toEqual([expect.objectContaining({ kind: 'removed', key: 'edge-b' }), expect.objectContaining({ kind: 'added', key: 'edge-c' })]);
+    expect(preview.diff.hosts).toEqual([
+      expect.objectContaining({ kind: 'removed', key: 'edge-b' }),
+      expect.objectContaining({ kind: 'added', key: 'edge-c' }),
+    ]);
     expect(preview.diff.machineTypes.map((c) => [c.kind, c.key])).toEqual([
       ['changed', 'small'],
       ['added', 'large'],
@@ -261,10 +318,15 @@ describe('channels: config', () => {
     expect(preview.diff.fields).toEqual([{ kind: 'added', key: 'kvm.proxy.port', after: 8888 }]);
     expect(preview.diff.unchanged).toBe(false);
 
-    const same = (await app.call('config:previewImport', { text: serializeConfig(app.config, 'json'), syntax: 'json' })) as { ok: boolean; diff: { unchanged: boolean } };
+    const same = (await app.call('config:previewImport', {
+      text: serializeConfig(app.config, 'json'),
+      syntax: 'json',
+    })) as { ok: boolean; diff: { unchanged: boolean } };
     expect(same).toMatchObject({ ok: true, diff: { unchanged: true } });
 
-    const invalid = (await app.call('config:previewImport', { text: 'type: kvm\nkvm:\n  hosts: []\n  machineTypes: {}\n' })) as { ok: boolean; issues: Array<{ path: string }> };
+    const invalid = (await app.call('config:previewImport', {
+      text: 'type: kvm\nkvm:\n  hosts: []\n  machineTypes: {}\n',
+    })) as { ok: boolean; issues: Array<{ path: string }> };
     expect(invalid.ok).toBe(false);
     expect(invalid.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['kvm.hosts', 'kvm.machineTypes']));
 
@@ -276,10 +338,25 @@ describe('channels: config', () => {
   it('config:import refuses invalid text and leaves the file unchanged', async () => {
     app = appFixture();
     const before = readFileSync(app.configFile, 'utf8');
-    const result = await app.invoke('config:import', { text: 'type: kvm\nkvm:\n  hosts: []\n  machineTypes: {}\n', confirm: true });
-    expect(result).toMatchObject({ ok: false, error: { name: 'ConfigInvalidError', issues: expect.arrayContaining([expect.objectContaining({ path: 'kvm.hosts' })]) } });
-    expect(await app.invoke('config:import', { text: 'type: [kvm', confirm: true })).toMatchObject({ ok: false, error: { name: 'ConfigReadError' } });
-    expect(await app.invoke('config:import', { text: serializeConfig(app.config) })).toMatchObject({ ok: false, error: { name: 'ValidationError' } });
+    const result = await app.invoke('config:import', {
+      text: 'type: kvm\nkvm:\n  hosts: []\n  machineTypes: {}\n',
+      confirm: true,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        name: 'ConfigInvalidError',
+        issues: expect.arrayContaining([expect.objectContaining({ path: 'kvm.hosts' })]),
+      },
+    });
+    expect(await app.invoke('config:import', { text: 'type: [kvm', confirm: true })).toMatchObject({
+      ok: false,
+      error: { name: 'ConfigReadError' },
+    });
+    expect(await app.invoke('config:import', { text: serializeConfig(app.config) })).toMatchObject({
+      ok: false,
+      error: { name: 'ValidationError' },
+    });
     expect(readFileSync(app.configFile, 'utf8')).toBe(before);
   });
 
@@ -287,10 +364,16 @@ describe('channels: config', () => {
     app = appFixture();
     const next = structuredClone(app.config);
     next.kvm!.machineTypes.large = { vcpus: 4, memoryMiB: 4096 };
-    const result = (await app.call('config:import', { text: serializeConfig(next), confirm: true })) as { path: string; diff: { machineTypes: Array<{ kind: string; key: string }> } };
+    const result = (await app.call('config:import', { text: serializeConfig(next), confirm: true })) as {
+      path: string;
+      diff: { machineTypes: Array<{ kind: string; key: string }> };
+    };
     expect(result.path).toBe(app.configFile);
     expect(result.diff.machineTypes).toEqual([expect.objectContaining({ kind: 'added', key: 'large' })]);
     expect(readFileSync(app.configFile, 'utf8')).toBe(serializeConfig(next));
-    expect(((await app.call('machineTypes:list')) as Array<{ name: string }>).map((m) => m.name)).toEqual(['small', 'large']);
+    expect(((await app.call('machineTypes:list')) as Array<{ name: string }>).map((m) => m.name)).toEqual([
+      'small',
+      'large',
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe('config:changed after a write through the app', () => {
 
     expect(await changesOf('machineTypes:remove', { name: 'small', confirm: true })).toHaveLength(1);
 
-    const [added] = await changesOf('hosts:add', { host: { name: 'edge-c', address: '127.0.0.1', sshPort: 2222, sshUser: 'root' } });
+    const [added] = await changesOf('hosts:add', {
+      host: { name: 'edge-c', address: '127.0.0.1', sshPort: 2222, sshUser: 'root' },
+    });
     expect(added?.config?.kvm?.hosts.map((h) => h.name)).toContain('edge-c');
     const [removed] = await changesOf('hosts:remove', { name: 'edge-c', confirm: true });
     expect(removed?.config?.kvm?.hosts.map((h) => h.name)).not.toContain('edge-c');
@@ -62,11 +64,15 @@ describe('config:changed after a write through the app', () => {
 describe('backend log: config:changed', () => {
   it('logs an edit made outside the app, not the app’s own write', () => {
     const lines: Array<{ msg: string }> = [];
-    const sink = appEventLogger(pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) }));
+    const sink = appEventLogger(
+      pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) }),
+    );
     const config = { type: 'kvm' as const };
     sink('config:changed', { path: '/srv/test/config.yaml', created: false, config, by: 'app' });
     expect(lines).toEqual([]);
     sink('config:changed', { path: '/srv/test/config.yaml', created: false, config, by: 'file' });
-    expect(lines.map((l) => l.msg)).toEqual(['config: /srv/test/config.yaml changed outside the app; the new config is in use']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'config: /srv/test/config.yaml changed outside the app; the new config is in use',
+    ]);
   });
 });

@@ -58,7 +58,10 @@ describe('ConsoleOwner', () => {
   it('tells its hooks what it claims and drops; a session that ended is not dropped again', async () => {
     const r = router();
     const told: string[] = [];
-    const owner = new ConsoleOwner(r, { claimed: (s) => told.push(`claimed ${s}`), dropped: (s) => told.push(`dropped ${s}`) });
+    const owner = new ConsoleOwner(r, {
+      claimed: (s) => told.push(`claimed ${s}`),
+      dropped: (s) => told.push(`dropped ${s}`),
+    });
     for (let i = 0; i < 2; i++) {
       const opening = owner.invoke('console:open', { name: 'p' });
       r.answerOpen();

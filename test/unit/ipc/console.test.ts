@@ -68,7 +68,10 @@ describe('console over the router', () => {
     expect(closedOf(app, opened.session)).toEqual([{ session: opened.session, cause: 'requested', reason: 'closed' }]);
     await until(() => !guest.open, 'the stream to end');
     expect(await app.call('console:close', { session: opened.session })).toEqual({ closed: false });
-    await expect(app.call('console:write', { session: opened.session, data: 'x' })).rejects.toMatchObject({ name: 'ConsoleSessionClosedError', message: expect.stringMatching(/connect again/) });
+    await expect(app.call('console:write', { session: opened.session, data: 'x' })).rejects.toMatchObject({
+      name: 'ConsoleSessionClosedError',
+      message: expect.stringMatching(/connect again/),
+    });
     expect(closedOf(app, opened.session)).toHaveLength(1);
   });
 
@@ -78,8 +81,13 @@ describe('console over the router', () => {
     const opened = (await app.call('console:open', { name: 'p1' })) as Opened;
     await host.destroyDomain(domain);
     await until(() => closedOf(app!, opened.session).length > 0, 'console:closed');
-    expect(closedOf(app, opened.session)).toEqual([{ session: opened.session, cause: 'stopped', reason: 'p1 stopped: start it, then connect again' }]);
-    await expect(app.call('console:open', { name: 'p1' })).rejects.toMatchObject({ name: 'ConsoleUnavailableError', message: 'p1 is shutoff: its console exists only while it runs; start it, then connect' });
+    expect(closedOf(app, opened.session)).toEqual([
+      { session: opened.session, cause: 'stopped', reason: 'p1 stopped: start it, then connect again' },
+    ]);
+    await expect(app.call('console:open', { name: 'p1' })).rejects.toMatchObject({
+      name: 'ConsoleUnavailableError',
+      message: 'p1 is shutoff: its console exists only while it runs; start it, then connect',
+    });
     await expect(app.call('console:open', { name: 'nope' })).rejects.toMatchObject({ name: 'ProxyNotFoundError' });
   });
 
@@ -102,10 +110,16 @@ describe('console over the router', () => {
     app = appFixture();
     await launched(app, 'p1');
     const first = (await app.call('console:open', { name: 'p1' })) as Opened;
-    await expect(app.call('console:open', { name: 'p1' })).rejects.toMatchObject({ name: 'ConsoleBusyError', message: expect.stringMatching(/another console window of this app/) });
+    await expect(app.call('console:open', { name: 'p1' })).rejects.toMatchObject({
+      name: 'ConsoleBusyError',
+      message: expect.stringMatching(/another console window of this app/),
+    });
     const second = (await app.call('console:open', { name: 'p1', force: true })) as Opened;
     await until(() => closedOf(app!, first.session).length > 0, 'the first session to close');
-    expect(closedOf(app, first.session)[0]).toMatchObject({ cause: 'ended', reason: 'another console window took this console over' });
+    expect(closedOf(app, first.session)[0]).toMatchObject({
+      cause: 'ended',
+      reason: 'another console window took this console over',
+    });
     expect(closedOf(app, second.session)).toEqual([]);
   });
 
@@ -136,10 +150,17 @@ describe('console over the router', () => {
     const s2 = (await app.call('console:open', { name: 'p2' })) as Opened;
     a.host.consoles.get(a.domain)!.fail(new Error('connection reset by peer'));
     await until(() => closedOf(app!, s1.session).length > 0, 'the failed session to close');
-    expect(closedOf(app, s1.session)[0]).toMatchObject({ cause: 'error', reason: expect.stringMatching(/connection reset by peer/) });
+    expect(closedOf(app, s1.session)[0]).toMatchObject({
+      cause: 'error',
+      reason: expect.stringMatching(/connection reset by peer/),
+    });
     const events = app.events;
     await app.close();
-    expect(events.filter((e) => e.event === 'console:closed').map((e) => e.payload)).toContainEqual({ session: s2.session, cause: 'shutdown', reason: 'the app is closing' });
+    expect(events.filter((e) => e.event === 'console:closed').map((e) => e.payload)).toContainEqual({
+      session: s2.session,
+      cause: 'shutdown',
+      reason: 'the app is closing',
+    });
     app = undefined;
   });
 
@@ -184,10 +205,17 @@ describe('ConsoleSessions', () => {
     const fx = fixture();
     for (const n of ['p1', 'p2', 'p3']) await launch(fx, n);
     const { service } = sessions(fx, { maxSessions: 2 });
-    const [a, b, c] = await Promise.allSettled([service.open({ name: 'p1' }), service.open({ name: 'p2' }), service.open({ name: 'p3' })]);
+    const [a, b, c] = await Promise.allSettled([
+      service.open({ name: 'p1' }),
+      service.open({ name: 'p2' }),
+      service.open({ name: 'p3' }),
+    ]);
     expect(a.status).toBe('fulfilled');
     expect(b.status).toBe('fulfilled');
-    expect(c).toMatchObject({ status: 'rejected', reason: { name: 'ConsoleLimitError', message: expect.stringMatching(/^2 consoles are open already.*close one/) } });
+    expect(c).toMatchObject({
+      status: 'rejected',
+      reason: { name: 'ConsoleLimitError', message: expect.stringMatching(/^2 consoles are open already.*close one/) },
+    });
     service.close({ session: (a as PromiseFulfilledResult<{ session: string }>).value.session });
     await expect(service.open({ name: 'p3' })).resolves.toMatchObject({ domain: expect.any(String) });
     service.closeAll('test over');
@@ -205,7 +233,10 @@ describe('ConsoleSessions', () => {
     guest.onInput((t) => order.push(t));
     const first = service.write({ session, data: 'abcd' }).then(() => order.push('resolved abcd'));
     const second = service.write({ session, data: 'efgh' }).then(() => order.push('resolved efgh'));
-    await expect(service.write({ session, data: 'ijk' })).rejects.toMatchObject({ name: 'ConsoleInputOverflowError', message: expect.stringMatching(/not taking input as fast/) });
+    await expect(service.write({ session, data: 'ijk' })).rejects.toMatchObject({
+      name: 'ConsoleInputOverflowError',
+      message: expect.stringMatching(/not taking input as fast/),
+    });
     await Promise.all([first, second]);
     expect(order).toEqual(['abcd', 'resolved abcd', 'efgh', 'resolved efgh']);
     expect(guest.written()).toBe('abcdefgh');
@@ -221,8 +252,16 @@ describe('ConsoleSessions', () => {
     for (let i = 0; i < 200; i++) guest.print(`line ${i}\r\n`);
     const big = 'x'.repeat(150 * 1024);
     guest.print(big);
-    await until(() => events.filter((e) => e.event === 'console:data').reduce((n, e) => n + (e.payload as { data: string }).data.length, 0) >= big.length, 'all output');
-    const data = events.filter((e) => e.event === 'console:data').map((e) => (e.payload as { session: string; data: string }));
+    await until(
+      () =>
+        events
+          .filter((e) => e.event === 'console:data')
+          .reduce((n, e) => n + (e.payload as { data: string }).data.length, 0) >= big.length,
+      'all output',
+    );
+    const data = events
+      .filter((e) => e.event === 'console:data')
+      .map((e) => e.payload as { session: string; data: string });
     expect(data.every((d) => d.session === session && d.data.length <= 64 * 1024)).toBe(true);
     expect(data.length).toBeLessThan(10);
     expect(data.map((d) => d.data).join('')).toBe([...Array(200).keys()].map((i) => `line ${i}\r\n`).join('') + big);

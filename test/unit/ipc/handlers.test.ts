@@ -29,6 +29,8 @@ describe('handlersFrom', () => {
   it('refuses a service without a method for some channel, naming it', () => {
     const service = echoService() as unknown as Record<string, Record<string, unknown>>;
     delete service.hosts!.trust;
-    expect(() => handlersFrom(service as unknown as ContractService)).toThrow('no method trust in the hosts service for hosts:trust');
+    expect(() => handlersFrom(service as unknown as ContractService)).toThrow(
+      'no method trust in the hosts service for hosts:trust',
+    );
   });
 });

@@ -42,7 +42,7 @@ describe('preload', () => {
     expect(invoke).toHaveBeenCalledWith('egress:invoke', 'config:get', undefined);
   });
 
-  it('on() delivers one event\'s payloads (never the IPC event) and unsubscribes', () => {
+  it("on() delivers one event's payloads (never the IPC event) and unsubscribes", () => {
     const bridge = exposed.egress as { on(e: string, l: (p: unknown) => void): () => void };
     const got: unknown[][] = [];
     const off = bridge.on('task:update', (...args) => got.push(args));
@@ -106,7 +106,10 @@ describe('preload', () => {
     });
     bridge.on('task:update', (p) => got.push(['last', p]));
     expect(() => send('egress:event', 'task:update', 't')).toThrow('boom');
-    expect(got).toEqual([['first', 't'], ['last', 't']]);
+    expect(got).toEqual([
+      ['first', 't'],
+      ['last', 't'],
+    ]);
 
     bridge.on('task:update', () => {
       throw new Error('bang');

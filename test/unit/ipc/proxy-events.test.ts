@@ -40,7 +40,9 @@ const changesSince = (from: number): ProxyChanged[] =>
 describe('proxy:changed across a config edit', () => {
   it('a stopped proxy deleted after an edit is removed by its host and domain', async () => {
     app = appFixture();
-    const proxy = ((await run('proxies:launch', { name: 'p1', host: 'edge-b' })).result as { proxy: { host: string; id: string } }).proxy;
+    const proxy = (
+      (await run('proxies:launch', { name: 'p1', host: 'edge-b' })).result as { proxy: { host: string; id: string } }
+    ).proxy;
     expect(proxy).toMatchObject({ host: 'edge-b', id: instanceId('p1') });
     await run('proxies:stop', { name: 'p1' });
     await app.call('machineTypes:save', { name: 'medium', vcpus: 2, memoryMiB: 1024, diskGiB: 10 });
@@ -48,7 +50,8 @@ describe('proxy:changed across a config edit', () => {
     await run('proxies:delete', { name: 'p1', confirm: true });
     const removals = changesSince(from).filter((c) => c.removed);
     expect(removals.map((c) => c.event)).toContain('DELETED');
-    for (const removal of removals) expect(removal).toMatchObject({ host: 'edge-b', domain: instanceId('p1'), name: 'p1' });
+    for (const removal of removals)
+      expect(removal).toMatchObject({ host: 'edge-b', domain: instanceId('p1'), name: 'p1' });
   });
 
   it('a proxy that changed while the backend was being rebuilt is reported once it is back', async () => {
@@ -60,8 +63,14 @@ describe('proxy:changed across a config edit', () => {
     await app.fx.provider.stop('p1');
     const from = app.events.length;
     await app.call('hosts:list');
-    await until(() => changesSince(from).some((c) => c.name === 'p1' && c.event === 'RECONCILED'), 'the stop to be reported');
-    expect(changesSince(from).find((c) => c.name === 'p1')).toMatchObject({ removed: false, proxy: { state: 'shutoff' } });
+    await until(
+      () => changesSince(from).some((c) => c.name === 'p1' && c.event === 'RECONCILED'),
+      'the stop to be reported',
+    );
+    expect(changesSince(from).find((c) => c.name === 'p1')).toMatchObject({
+      removed: false,
+      proxy: { state: 'shutoff' },
+    });
   });
 
   it('a listing older than an event does not undo what the event reported', async () => {

@@ -7,7 +7,9 @@ const names = Object.keys(channels) as ChannelName[];
 
 /** Every handler a spy that must not be reached (except where a test gives it an answer). */
 function handlers(): Handlers {
-  const h = Object.fromEntries(names.map((n) => [n, vi.fn(() => Promise.reject(new Error(`${n} should not be called`)))])) as unknown as Handlers;
+  const h = Object.fromEntries(
+    names.map((n) => [n, vi.fn(() => Promise.reject(new Error(`${n} should not be called`)))]),
+  ) as unknown as Handlers;
   h['app:info'] = vi.fn(() => ({ name: 'Egress Desk', version: '1.0.0', frontEnd: 'serve' as const, dataDir: '/d' }));
   h['config:get'] = vi.fn(async () => ({ path: '/d/config.yaml', created: false }));
   return h;
@@ -15,16 +17,48 @@ function handlers(): Handlers {
 
 /** Hand-written bad inputs per channel, beyond the generated ones: the near misses. */
 const nearMisses: Partial<Record<ChannelName, unknown[]>> = {
-  'proxies:delete': [{ name: 'p1' }, { name: 'p1', confirm: false }, { name: 'p1', confirm: 'yes' }, { name: 'P1', confirm: true }, { name: 'p1', confirm: true, force: 'yes' }],
-  'proxies:stop': [{ name: 'p1', force: 1 }, { name: 'p1', timeout: 5 }],
-  'proxies:label': [{ name: 'p1', set: { Env: 'prod' } }, { name: 'p1', set: { env: 'a b' } }, { name: 'p1', set: { env: '<x/>' } }, { name: 'p1', remove: ['A'] }, { name: 'p1', set: JSON.parse('{"__proto__":"x"}') as unknown }],
-  'proxies:launch': [{ name: 'Bad Name' }, { name: 'p1', port: 0 }, { name: 'p1', port: 70000 }, { name: 'p1', allow: [] }, { name: 'p1', allow: ['nope'] }, { name: 'p1', extra: 1 }, { name: 'p1', credentials: { username: 'a', password: 'has space' } }],
+  'proxies:delete': [
+    { name: 'p1' },
+    { name: 'p1', confirm: false },
+    { name: 'p1', confirm: 'yes' },
+    { name: 'P1', confirm: true },
+    { name: 'p1', confirm: true, force: 'yes' },
+  ],
+  'proxies:stop': [
+    { name: 'p1', force: 1 },
+    { name: 'p1', timeout: 5 },
+  ],
+  'proxies:label': [
+    { name: 'p1', set: { Env: 'prod' } },
+    { name: 'p1', set: { env: 'a b' } },
+    { name: 'p1', set: { env: '<x/>' } },
+    { name: 'p1', remove: ['A'] },
+    { name: 'p1', set: JSON.parse('{"__proto__":"x"}') as unknown },
+  ],
+  'proxies:launch': [
+    { name: 'Bad Name' },
+    { name: 'p1', port: 0 },
+    { name: 'p1', port: 70000 },
+    { name: 'p1', allow: [] },
+    { name: 'p1', allow: ['nope'] },
+    { name: 'p1', extra: 1 },
+    { name: 'p1', credentials: { username: 'a', password: 'has space' } },
+  ],
   'proxies:start': [{ name: '' }, { name: '-x' }, { name: 'a'.repeat(64) }],
   'proxies:url': [{}, { name: 1 }],
-  'config:import': [{ text: 'type: kvm' }, { text: 'type: kvm', confirm: false }, { text: '', confirm: true }, { text: 'x'.repeat(1024 * 1024 + 1), confirm: true }],
+  'config:import': [
+    { text: 'type: kvm' },
+    { text: 'type: kvm', confirm: false },
+    { text: '', confirm: true },
+    { text: 'x'.repeat(1024 * 1024 + 1), confirm: true },
+  ],
   'config:previewImport': [{ text: '' }, { text: 'a', syntax: 'toml' }],
   'config:export': [{}, { format: 'xml' }, { format: 'pac', withCredentials: 'yes' }],
-  'hosts:trust': [{ host: 'edge-a' }, { host: 'edge-a', fingerprint: 'MD5:aa:bb' }, { host: '', fingerprint: `SHA256:${'A'.repeat(43)}` }],
+  'hosts:trust': [
+    { host: 'edge-a' },
+    { host: 'edge-a', fingerprint: 'MD5:aa:bb' },
+    { host: '', fingerprint: `SHA256:${'A'.repeat(43)}` },
+  ],
   'tasks:cancel': [{}, { id: '' }, { id: 7 }],
   'images:pull': [{}, { name: '' }],
   'console:open': [{}, { name: 'P1' }, { name: 'p1', force: 'yes' }, { name: 'p1', extra: 1 }],
@@ -37,9 +71,18 @@ const nearMisses: Partial<Record<ChannelName, unknown[]>> = {
     { session: '0f6c2d4e-8a1b-4c3d-9e5f-112233445566', data: 'x', extra: true },
   ],
   'console:close': [{}, { session: '' }, { session: 'F6C2D4E-8A1B-4C3D-9E5F-112233445566' }],
-  'machineTypes:save': [{ name: 'a', vcpus: 0, memoryMiB: 128, diskGiB: 1 }, { name: 'A', vcpus: 1, memoryMiB: 128, diskGiB: 1 }, { name: 'a', vcpus: 1, memoryMiB: 128 }, { name: 'a', vcpus: 1.5, memoryMiB: 128, diskGiB: 1 }],
+  'machineTypes:save': [
+    { name: 'a', vcpus: 0, memoryMiB: 128, diskGiB: 1 },
+    { name: 'A', vcpus: 1, memoryMiB: 128, diskGiB: 1 },
+    { name: 'a', vcpus: 1, memoryMiB: 128 },
+    { name: 'a', vcpus: 1.5, memoryMiB: 128, diskGiB: 1 },
+  ],
   'machineTypes:remove': [{ name: 'a' }, { name: 'a', confirm: false }],
-  'images:save': [{ name: 'a', url: 'ftp://x/y', sha256: 'a'.repeat(64), format: 'qcow2' }, { name: 'a', url: 'file:///x', sha256: 'A'.repeat(64), format: 'qcow2' }, { name: 'a', url: 'file:///x', sha256: 'a'.repeat(64), format: 'vmdk' }],
+  'images:save': [
+    { name: 'a', url: 'ftp://x/y', sha256: 'a'.repeat(64), format: 'qcow2' },
+    { name: 'a', url: 'file:///x', sha256: 'A'.repeat(64), format: 'qcow2' },
+    { name: 'a', url: 'file:///x', sha256: 'a'.repeat(64), format: 'vmdk' },
+  ],
   'images:remove': [{ name: 'a', confirm: 'yes' }],
   'defaults:set': [{}, { machineType: '' }],
 };
@@ -48,7 +91,10 @@ describe('router', () => {
   it('routes a valid call and validates its output', async () => {
     const h = handlers();
     const router = createRouter(h);
-    expect(await router.invoke('app:info', undefined)).toEqual({ ok: true, value: { name: 'Egress Desk', version: '1.0.0', frontEnd: 'serve', dataDir: '/d' } });
+    expect(await router.invoke('app:info', undefined)).toEqual({
+      ok: true,
+      value: { name: 'Egress Desk', version: '1.0.0', frontEnd: 'serve', dataDir: '/d' },
+    });
     expect(h['app:info']).toHaveBeenCalledTimes(1);
   });
 
@@ -78,14 +124,23 @@ describe('router', () => {
   it('a delete without confirm is a ValidationError that names the field', async () => {
     const h = handlers();
     const result = await createRouter(h).invoke('proxies:delete', { name: 'p1' });
-    expect(result).toMatchObject({ ok: false, error: { name: 'ValidationError', issues: [{ path: 'confirm', message: expect.stringMatching(/confirm: true/) }] } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        name: 'ValidationError',
+        issues: [{ path: 'confirm', message: expect.stringMatching(/confirm: true/) }],
+      },
+    });
     expect(h['proxies:delete']).not.toHaveBeenCalled();
   });
 
   it('rejects unknown channels, including inherited property names', async () => {
     const router = createRouter(handlers());
     for (const name of ['nope:x', 'toString', '__proto__', 42, undefined]) {
-      expect(await router.invoke(name, undefined)).toMatchObject({ ok: false, error: { name: 'ValidationError', message: expect.stringMatching(/unknown channel/) } });
+      expect(await router.invoke(name, undefined)).toMatchObject({
+        ok: false,
+        error: { name: 'ValidationError', message: expect.stringMatching(/unknown channel/) },
+      });
     }
   });
 
@@ -95,13 +150,23 @@ describe('router', () => {
       throw Object.assign(new Error('disk on fire'), { name: 'DiskError' });
     };
     h['config:import'] = async () => {
-      throw Object.assign(new Error('bad config'), { name: 'ConfigInvalidError', issues: [{ path: 'kvm.hosts', message: 'required' }] });
+      throw Object.assign(new Error('bad config'), {
+        name: 'ConfigInvalidError',
+        issues: [{ path: 'kvm.hosts', message: 'required' }],
+      });
     };
     const router = createRouter(h);
-    expect(await router.invoke('config:get', undefined)).toEqual({ ok: false, error: { name: 'DiskError', message: 'disk on fire' } });
+    expect(await router.invoke('config:get', undefined)).toEqual({
+      ok: false,
+      error: { name: 'DiskError', message: 'disk on fire' },
+    });
     expect(await router.invoke('config:import', { text: 'x', confirm: true })).toEqual({
       ok: false,
-      error: { name: 'ConfigInvalidError', message: 'bad config', issues: [{ path: 'kvm.hosts', message: 'required' }] },
+      error: {
+        name: 'ConfigInvalidError',
+        message: 'bad config',
+        issues: [{ path: 'kvm.hosts', message: 'required' }],
+      },
     });
   });
 
@@ -110,8 +175,14 @@ describe('router', () => {
     h['app:info'] = () => ({ name: 1 }) as never;
     h['proxies:launch'] = async () => ({ taskId: 5 }) as never;
     const router = createRouter(h);
-    expect(await router.invoke('app:info', undefined)).toMatchObject({ ok: false, error: { message: expect.stringMatching(/outside its contract/) } });
-    expect(await router.invoke('proxies:launch', { name: 'p1' })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/outside its contract/) } });
+    expect(await router.invoke('app:info', undefined)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/outside its contract/) },
+    });
+    expect(await router.invoke('proxies:launch', { name: 'p1' })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/outside its contract/) },
+    });
   });
 
   it('passes the backend hooks through', async () => {

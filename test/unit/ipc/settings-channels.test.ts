@@ -24,7 +24,12 @@ afterEach(async () => {
 
 const DEFAULTS = { health: {}, autoBake: true, autoReplace: { enabled: false, afterMinutes: 10, maxPerHour: 2 } };
 
-const last = { mode: 'upload', reason: 'the image URL does not answer from the host', volume: `egress-base-${'c'.repeat(64)}.qcow2`, at: '2026-12-03T10:00:00.000Z' };
+const last = {
+  mode: 'upload',
+  reason: 'the image URL does not answer from the host',
+  volume: `egress-base-${'c'.repeat(64)}.qcow2`,
+  at: '2026-12-03T10:00:00.000Z',
+};
 const withHosts = { hosts: { 'edge-b': { imageTransfer: 'fetch', lastTransfer: last } }, health: { slowMs: 1500 } };
 
 describe('settings:get / settings:set', () => {
@@ -49,9 +54,16 @@ describe('settings:get / settings:set', () => {
     expect(disk).toEqual({ hosts: withHosts.hosts, health, autoBake: false, autoReplace });
     // One section only: the others stay as they were.
     await app.call('settings:set', { autoBake: true });
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ hosts: withHosts.hosts, health, autoBake: true, autoReplace });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      hosts: withHosts.hosts,
+      health,
+      autoBake: true,
+      autoReplace,
+    });
     // A section given replaces that section: health {} clears the URLs and the threshold.
-    expect(await app.call('settings:set', { health: {} })).toMatchObject({ settings: { health: {}, autoBake: true, autoReplace } });
+    expect(await app.call('settings:set', { health: {} })).toMatchObject({
+      settings: { health: {}, autoBake: true, autoReplace },
+    });
     expect(JSON.parse(readFileSync(file, 'utf8')).hosts).toEqual(withHosts.hosts);
     expect(await app.call('hosts:imageTransfer', { name: 'edge-b' })).toMatchObject({ imageTransfer: 'fetch', last });
     expect(readFileSync(app.configFile, 'utf8')).toBe(config);
@@ -85,7 +97,10 @@ describe('settings:get / settings:set', () => {
       [{ health: { slow: 5 } }, 'health', /slow/],
     ];
     for (const [input, path, message] of cases) {
-      const envelope = (await app.invoke('settings:set', input)) as { ok: boolean; error: { name: string; message: string; issues: Array<{ path: string; message: string }> } };
+      const envelope = (await app.invoke('settings:set', input)) as {
+        ok: boolean;
+        error: { name: string; message: string; issues: Array<{ path: string; message: string }> };
+      };
       expect(envelope.ok, JSON.stringify(input)).toBe(false);
       expect(envelope.error.name).toBe('ValidationError');
       expect(envelope.error.issues[0]).toMatchObject({ path, message });
@@ -108,12 +123,20 @@ describe('a change takes effect without a restart', () => {
   it('the health monitor uses the new URLs and threshold from its next round', async () => {
     const clock = new ManualClock();
     const asked: ProbeOptions[] = [];
-    app = appFixture({ statsClock: clock, probe: async (_t, o) => (asked.push(o), { ok: true, status: 200, latencyMs: 40 }) });
+    app = appFixture({
+      statsClock: clock,
+      probe: async (_t, o) => (asked.push(o), { ok: true, status: 200, latencyMs: 40 }),
+    });
     const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
     expect((await app.finished(taskId)).state).toBe('succeeded');
     const round = async (n: number) => {
       await clock.advance(30_000);
-      return waitFor(`health round ${n}`, 10_000, () => app!.eventsOf('proxy:health')[n - 1], 20) as Promise<FleetHealth>;
+      return waitFor(
+        `health round ${n}`,
+        10_000,
+        () => app!.eventsOf('proxy:health')[n - 1],
+        20,
+      ) as Promise<FleetHealth>;
     };
     expect((await round(1)).proxies[0]).toMatchObject({ state: 'healthy' });
     expect(asked.at(-1)?.url).toBeUndefined();
@@ -138,7 +161,12 @@ describe('a change takes effect without a restart', () => {
     await app.call('settings:set', { autoBake: true });
     const second = (await app.call('proxies:launch', { name: 'p2', host: 'edge-b' })) as { taskId: string };
     expect((await app.finished(second.taskId)).state).toBe('succeeded');
-    const [bake] = await waitFor('the automatic bake', 10_000, async () => ((await bakes()).length ? bakes() : undefined), 20);
+    const [bake] = await waitFor(
+      'the automatic bake',
+      10_000,
+      async () => ((await bakes()).length ? bakes() : undefined),
+      20,
+    );
     expect(bake!.title).toMatch(/after launching p2/);
     await app.call('tasks:cancel', { id: bake!.id });
     await app.finished(bake!.id);
@@ -146,11 +174,19 @@ describe('a change takes effect without a restart', () => {
 
   it('auto-replace follows the setting at the next sweep', async () => {
     const clock = new ManualClock();
-    app = appFixture({ statsClock: clock, probe: async () => ({ ok: false, latencyMs: 0, error: 'connection refused' }) });
+    app = appFixture({
+      statsClock: clock,
+      probe: async () => ({ ok: false, latencyMs: 0, error: 'connection refused' }),
+    });
     const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
     expect((await app.finished(taskId)).state).toBe('succeeded');
     await clock.advance(30_000);
-    await waitFor('a failing health round', 10_000, () => app!.eventsOf('proxy:health').find((h) => h.proxies[0]?.state === 'failing'), 20);
+    await waitFor(
+      'a failing health round',
+      10_000,
+      () => app!.eventsOf('proxy:health').find((h) => h.proxies[0]?.state === 'failing'),
+      20,
+    );
     // The sweep's clock is the process's and the monitor's is the test's (a million ms in):
     // the proxy has been failing for decades as far as the sweep can tell, well past afterMinutes.
     expect(await app.services.app.autoReplace.sweep()).toEqual([]);
@@ -165,17 +201,25 @@ describe('a change takes effect without a restart', () => {
 
   it('auto-replace never replaces a failing proxy someone else launched, only yours', async () => {
     const clock = new ManualClock();
-    app = appFixture({ statsClock: clock, probe: async () => ({ ok: false, latencyMs: 0, error: 'connection refused' }) });
+    app = appFixture({
+      statsClock: clock,
+      probe: async () => ({ ok: false, latencyMs: 0, error: 'connection refused' }),
+    });
     await app.fx.providerAs({ user: 'bob', workstation: 'ws-2' }).launch({ name: 'theirs', host: 'edge-b' });
     const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
     expect((await app.finished(taskId)).state).toBe('succeeded');
     await app.call('proxies:list');
     await clock.advance(30_000);
     // Both are failing as far as the health monitor is concerned: the filter is ownership alone.
-    await waitFor('both failing', 10_000, () => {
-      const round = app!.eventsOf('proxy:health').at(-1)?.proxies ?? [];
-      return ['theirs', 'web'].every((n) => round.find((h) => h.name === n)?.state === 'failing') || undefined;
-    }, 20);
+    await waitFor(
+      'both failing',
+      10_000,
+      () => {
+        const round = app!.eventsOf('proxy:health').at(-1)?.proxies ?? [];
+        return ['theirs', 'web'].every((n) => round.find((h) => h.name === n)?.state === 'failing') || undefined;
+      },
+      20,
+    );
     const theirs = app.fx.b.snapshot().domains;
     await app.call('settings:set', { autoReplace: { enabled: true, afterMinutes: 1, maxPerHour: 10 } });
     const ids = await app.services.app.autoReplace.sweep();

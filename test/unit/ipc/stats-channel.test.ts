@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('proxies:stats', () => {
-  it('watch brings sampling to 5 s; events carry each proxy\'s rates; history on request', async () => {
+  it("watch brings sampling to 5 s; events carry each proxy's rates; history on request", async () => {
     const clock = new ManualClock();
     app = appFixture({ statsClock: clock });
     const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
@@ -37,15 +37,23 @@ describe('proxies:stats', () => {
     const events = app.eventsOf('proxy:stats');
     expect(events).toHaveLength(2);
     for (const e of events) expect(FleetStatsSchema.safeParse(e).success).toBe(true);
-    expect(events[1]!.proxies.find((p) => p.name === 'web')).toMatchObject({ host: 'edge-a', domain: dom, rates: { inBps: 5000, outBps: 10_000, cpuPercent: 50 } });
+    expect(events[1]!.proxies.find((p) => p.name === 'web')).toMatchObject({
+      host: 'edge-a',
+      domain: dom,
+      rates: { inBps: 5000, outBps: 10_000, cpuPercent: 50 },
+    });
 
     // A renewal that holds the latest sample gets no rows; one that holds an older sample gets them.
     const latest = events[1]!;
     expect(await app.call('proxies:stats', { watch: true, since: latest.at })).toEqual({ ...latest, proxies: [] });
-    expect(((await app.call('proxies:stats', { watch: true, since: latest.at - 1 })) as FleetStats).proxies).toEqual(latest.proxies);
+    expect(((await app.call('proxies:stats', { watch: true, since: latest.at - 1 })) as FleetStats).proxies).toEqual(
+      latest.proxies,
+    );
 
     const withHistory = (await app.call('proxies:stats', { history: true })) as FleetStats;
-    expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([{ at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 }]);
+    expect(withHistory.proxies.find((p) => p.name === 'web')!.history).toEqual([
+      { at: clock.now(), inBps: 5000, outBps: 10_000, inPps: 0, outPps: 0, cpuPercent: 50 },
+    ]);
     // The table's seed: each proxy's recent in + out alone, even with `since` (a seed is never a renewal).
     const seed = (await app.call('proxies:stats', { watch: true, sparkPoints: 60, since: latest.at })) as FleetStats;
     expect(seed.proxies.find((p) => p.name === 'web')).toMatchObject({ spark: [15_000] });
@@ -74,20 +82,30 @@ describe('proxies:stats', () => {
     await app.fx.a.startDomain(dom);
     await clock.advance(5000);
     expect(app.eventsOf('proxy:stats')).toHaveLength(2);
-    expect(((await app.call('proxies:stats', { watch: true, since: held.at })) as FleetStats).proxies.map((p) => p.name)).toEqual(['web']);
+    expect(
+      ((await app.call('proxies:stats', { watch: true, since: held.at })) as FleetStats).proxies.map((p) => p.name),
+    ).toEqual(['web']);
   });
 
   it('proxies:health and proxy:health: every 30 s each running proxy is probed at its address with its credentials', async () => {
     const clock = new ManualClock();
     const probed: string[] = [];
-    app = appFixture({ statsClock: clock, probe: async (t) => (probed.push(`${t.address}:${t.port} ${t.credentials?.username ?? 'none'}`), { ok: true, status: 400, latencyMs: 12 }) });
+    app = appFixture({
+      statsClock: clock,
+      probe: async (t) => (
+        probed.push(`${t.address}:${t.port} ${t.credentials?.username ?? 'none'}`),
+        { ok: true, status: 400, latencyMs: 12 }
+      ),
+    });
     const { taskId } = (await app.call('proxies:launch', { name: 'web', host: 'edge-a' })) as { taskId: string };
     expect((await app.finished(taskId)).state).toBe('succeeded');
     expect(await app.call('proxies:health')).toEqual({ at: 0, proxies: [] });
     await clock.advance(30_000);
     // The probe's answer is a promise: under a loaded machine its event may come a moment after the clock's tick.
     const health = await waitFor('the first proxy:health event', 10_000, () => app.eventsOf('proxy:health')[0], 20);
-    expect(health.proxies).toEqual([expect.objectContaining({ name: 'web', host: 'edge-a', state: 'healthy', latencyMs: 12, status: 400 })]);
+    expect(health.proxies).toEqual([
+      expect.objectContaining({ name: 'web', host: 'edge-a', state: 'healthy', latencyMs: 12, status: 400 }),
+    ]);
     expect(probed).toEqual([expect.stringMatching(/^192\.168\.122\.\d+:3128 \S+$/)]);
     expect(probed[0]).not.toMatch(/none$/);
     expect(await app.call('proxies:health')).toEqual(health);
@@ -96,7 +114,13 @@ describe('proxies:stats', () => {
     const dom = health.proxies[0]!.domain;
     const one = (await app.call('proxies:stats', { historyOf: { host: 'edge-a', domain: dom } })) as FleetStats;
     expect(FleetStatsSchema.safeParse(one).success).toBe(true);
-    expect(one.proxies.find((p) => p.domain === dom)).toMatchObject({ history: expect.any(Array), latency: [{ at: clock.now() - 30_000, latencyMs: 12 }, { at: clock.now(), latencyMs: 12 }] });
+    expect(one.proxies.find((p) => p.domain === dom)).toMatchObject({
+      history: expect.any(Array),
+      latency: [
+        { at: clock.now() - 30_000, latencyMs: 12 },
+        { at: clock.now(), latencyMs: 12 },
+      ],
+    });
   });
 
   it('refuses unknown input fields', async () => {

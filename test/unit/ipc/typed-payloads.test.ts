@@ -21,7 +21,9 @@ describe('Task.kind', () => {
   it('is refused at the IPC boundary when nobody listed it', async () => {
     const answer = await routerListing([{ ...task(), kind: 'proxies:teleport' }]).invoke('tasks:list', undefined);
     expect(answer.ok).toBe(false);
-    expect(!answer.ok && answer.error.message).toMatch(/^internal error: tasks:list returned data outside its contract \(.*kind/);
+    expect(!answer.ok && answer.error.message).toMatch(
+      /^internal error: tasks:list returned data outside its contract \(.*kind/,
+    );
     expect(TaskSchema.safeParse({ ...task(), kind: 'test' }).success).toBe(false);
   });
 });
@@ -36,7 +38,9 @@ describe('proxy:changed', () => {
     expect(ProxyChangedSchema.parse(JSON.parse(JSON.stringify(upsert)))).toEqual(upsert);
     expect(ProxyChangedSchema.parse(JSON.parse(JSON.stringify(removal)))).toEqual(removal);
     // A removal libvirt reports of a domain this backend never listed has no name.
-    expect(ProxyChangedSchema.safeParse({ host: 'edge-a', domain: 'ep-x', event: 'UNDEFINED', removed: true }).success).toBe(true);
+    expect(
+      ProxyChangedSchema.safeParse({ host: 'edge-a', domain: 'ep-x', event: 'UNDEFINED', removed: true }).success,
+    ).toBe(true);
   });
 
   it('tells the two apart by removed: an upsert needs its proxy and name, a removal carries no proxy', () => {
@@ -47,8 +51,10 @@ describe('proxy:changed', () => {
     expect(ProxyChangedSchema.parse({ ...removal, proxy })).not.toHaveProperty('proxy');
   });
 
-  it('refuses an event name outside the list (libvirt\'s lifecycle events and what the app did)', () => {
-    for (const event of ['LAUNCHED', 'REPLACED', 'LABELLED', 'RECONCILED', 'UNKNOWN', 'CRASHED']) expect(ProxyChangedSchema.safeParse({ ...upsert, event }).success, event).toBe(true);
-    for (const event of ['LABELS_SAVED', 'started', '']) expect(ProxyChangedSchema.safeParse({ ...upsert, event }).success, event).toBe(false);
+  it("refuses an event name outside the list (libvirt's lifecycle events and what the app did)", () => {
+    for (const event of ['LAUNCHED', 'REPLACED', 'LABELLED', 'RECONCILED', 'UNKNOWN', 'CRASHED'])
+      expect(ProxyChangedSchema.safeParse({ ...upsert, event }).success, event).toBe(true);
+    for (const event of ['LABELS_SAVED', 'started', ''])
+      expect(ProxyChangedSchema.safeParse({ ...upsert, event }).success, event).toBe(false);
   });
 });

@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../../electron/libvirt/client.js';
 import { encodeToBuffer } from '../../../electron/libvirt/codec.js';
 import { ConnectionClosedError, LibvirtError, ProtocolError } from '../../../electron/libvirt/errors.js';
-import { KeepaliveProc, MessageStatus, MessageType, PACKET_OVERHEAD, Program, encodePacket } from '../../../electron/libvirt/packet.js';
+import {
+  KeepaliveProc,
+  MessageStatus,
+  MessageType,
+  PACKET_OVERHEAD,
+  Program,
+  encodePacket,
+} from '../../../electron/libvirt/packet.js';
 import { procedures } from '../../../electron/libvirt/procedures.js';
 import { XdrError } from '../../../electron/libvirt/xdr.js';
 import { clientAndDaemon, sleep } from './support/fake-daemon.js';
@@ -59,7 +66,10 @@ describe('LibvirtClient failure handling', () => {
     const { client, daemon } = clientAndDaemon();
     const pending = client.call('CONNECT_GET_URI');
     const call = await daemon.next();
-    const reply = encodePacket({ ...call.header, type: MessageType.REPLY }, encodeToBuffer(procedures.CONNECT_GET_URI.reply, 'test:///default'));
+    const reply = encodePacket(
+      { ...call.header, type: MessageType.REPLY },
+      encodeToBuffer(procedures.CONNECT_GET_URI.reply, 'test:///default'),
+    );
     daemon.raw(reply.subarray(0, PACKET_OVERHEAD + 3));
     await sleep(5);
     daemon.end.destroy();
@@ -121,13 +131,23 @@ describe('LibvirtClient close', () => {
 });
 
 describe('LibvirtClient keepalive', () => {
-  const ping = { prog: Program.KEEPALIVE, proc: KeepaliveProc.PING, type: MessageType.MESSAGE, status: MessageStatus.OK };
+  const ping = {
+    prog: Program.KEEPALIVE,
+    proc: KeepaliveProc.PING,
+    type: MessageType.MESSAGE,
+    status: MessageStatus.OK,
+  };
 
   it('answers the daemon’s PING with PONG, even without keepalive negotiated', async () => {
     const { client, daemon } = clientAndDaemon();
     daemon.send(ping);
     const pong = await daemon.next();
-    expect(pong.header).toMatchObject({ prog: Program.KEEPALIVE, proc: KeepaliveProc.PONG, type: MessageType.MESSAGE, status: 0 });
+    expect(pong.header).toMatchObject({
+      prog: Program.KEEPALIVE,
+      proc: KeepaliveProc.PONG,
+      type: MessageType.MESSAGE,
+      status: 0,
+    });
     client.destroy();
   });
 
@@ -172,7 +192,10 @@ describe('LibvirtClient against a misbehaving daemon (property)', () => {
     const { client, daemon } = clientAndDaemon();
     const pending = client.call('CONNECT_GET_URI');
     const call = await daemon.next();
-    daemon.send({ prog: Program.REMOTE, vers: 1, proc: 110, type: 1, serial: call.header.serial, status: -1 }, new Uint8Array());
+    daemon.send(
+      { prog: Program.REMOTE, vers: 1, proc: 110, type: 1, serial: call.header.serial, status: -1 },
+      new Uint8Array(),
+    );
     await expect(pending).rejects.toBeInstanceOf(ProtocolError);
     client.destroy();
   });
@@ -189,29 +212,38 @@ describe('LibvirtClient against a misbehaving daemon (property)', () => {
 
   it('never crashes: every call settles, and a broken connection closes with a ProtocolError or ConnectionClosedError', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(packet, { minLength: 1, maxLength: 6 }), fc.uint8Array({ maxLength: 16 }), async (packets, trailer) => {
-        const { client, daemon } = clientAndDaemon();
-        const closed: { reason?: Error | undefined } = {};
-        client.on('close', (r) => (closed.reason = r));
-        const pending = client.call('CONNECT_GET_URI').then(
-          (v) => ({ ok: v as unknown }),
-          (e: unknown) => ({ err: e }),
-        );
-        await daemon.next();
-        for (const [h, payload] of packets) daemon.send(h, payload);
-        daemon.raw(trailer);
-        await sleep(2);
-        client.destroy();
-        const result = await pending;
-        if ('err' in result) {
-          const e = result.err;
-          expect(e instanceof ConnectionClosedError || e instanceof LibvirtError || e instanceof ProtocolError || e instanceof XdrError).toBe(true);
-        } else {
-          expect(typeof result.ok).toBe('string');
-        }
-        const reason = closed.reason;
-        if (reason) expect(reason instanceof ProtocolError || reason instanceof ConnectionClosedError).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(packet, { minLength: 1, maxLength: 6 }),
+        fc.uint8Array({ maxLength: 16 }),
+        async (packets, trailer) => {
+          const { client, daemon } = clientAndDaemon();
+          const closed: { reason?: Error | undefined } = {};
+          client.on('close', (r) => (closed.reason = r));
+          const pending = client.call('CONNECT_GET_URI').then(
+            (v) => ({ ok: v as unknown }),
+            (e: unknown) => ({ err: e }),
+          );
+          await daemon.next();
+          for (const [h, payload] of packets) daemon.send(h, payload);
+          daemon.raw(trailer);
+          await sleep(2);
+          client.destroy();
+          const result = await pending;
+          if ('err' in result) {
+            const e = result.err;
+            expect(
+              e instanceof ConnectionClosedError ||
+                e instanceof LibvirtError ||
+                e instanceof ProtocolError ||
+                e instanceof XdrError,
+            ).toBe(true);
+          } else {
+            expect(typeof result.ok).toBe('string');
+          }
+          const reason = closed.reason;
+          if (reason) expect(reason instanceof ProtocolError || reason instanceof ConnectionClosedError).toBe(true);
+        },
+      ),
       // A run that hangs is a call that never settles: fail it with its counterexample.
       { numRuns: 150, timeout: 3000 },
     );

@@ -33,7 +33,9 @@ describe('LibvirtClient handshake', () => {
     daemon.replyWith(feature, procedures.CONNECT_SUPPORTS_FEATURE.reply, true);
     const open = await daemon.nextCall('CONNECT_OPEN');
     // The name is present (00000001) even though flags are 0.
-    expect(open.payload.toString('hex')).toBe('00000001' + '0000000e' + Buffer.from('qemu:///system').toString('hex') + '0000' + '00000000');
+    expect(open.payload.toString('hex')).toBe(
+      '00000001' + '0000000e' + Buffer.from('qemu:///system').toString('hex') + '0000' + '00000000',
+    );
     daemon.reply(open);
     await opened;
     client.destroy();
@@ -51,7 +53,9 @@ describe('LibvirtClient handshake', () => {
 
   it('asks polkit when it is the only method, telling the caller first', async () => {
     const { client, daemon } = clientAndDaemon();
-    daemon.handshake({ auth: [AuthType.POLKIT] }).handle('AUTH_POLKIT', (c, d) => d.replyWith(c, procedures.AUTH_POLKIT.reply, 1));
+    daemon
+      .handshake({ auth: [AuthType.POLKIT] })
+      .handle('AUTH_POLKIT', (c, d) => d.replyWith(c, procedures.AUTH_POLKIT.reply, 1));
     const onPolkit = vi.fn();
     await client.open({ uri: 'qemu:///system', onPolkit, keepalive: false });
     expect(onPolkit).toHaveBeenCalledOnce();
@@ -72,7 +76,11 @@ describe('LibvirtClient handshake', () => {
   it('connect() dials, opens, and destroys the stream when the handshake fails', async () => {
     const pair = duplexPair();
     const daemon = new FakeDaemon(pair.daemon);
-    daemon.handshake().handle('CONNECT_OPEN', (c, d) => d.replyError(c, ErrorCode.NO_SUPPORT, 'no connection driver available for bogus:///'));
+    daemon
+      .handshake()
+      .handle('CONNECT_OPEN', (c, d) =>
+        d.replyError(c, ErrorCode.NO_SUPPORT, 'no connection driver available for bogus:///'),
+      );
     const dialer: Dialer = { description: 'memory', dial: async () => pair.client };
     await expect(LibvirtClient.connect(dialer, { uri: 'bogus:///' })).rejects.toThrow(/no connection driver available/);
     expect(pair.client.destroyed).toBe(true);
@@ -99,10 +107,23 @@ describe('LibvirtClient calls', () => {
   it('rejects with a LibvirtError carrying every remote_error field', async () => {
     const { client, daemon } = clientAndDaemon();
     const p = client.call('DOMAIN_LOOKUP_BY_NAME', { name: 'nope' });
-    daemon.replyError(await daemon.next(), ErrorCode.NO_DOMAIN, "Domain not found: no domain with matching name 'nope'");
+    daemon.replyError(
+      await daemon.next(),
+      ErrorCode.NO_DOMAIN,
+      "Domain not found: no domain with matching name 'nope'",
+    );
     const err = (await p.catch((e: unknown) => e)) as LibvirtError;
     expect(err).toBeInstanceOf(LibvirtError);
-    expect(err).toMatchObject({ code: 42, domain: 10, level: 2, str1: 'extra 1', str2: null, int1: -1, int2: 7, procedure: 'DOMAIN_LOOKUP_BY_NAME' });
+    expect(err).toMatchObject({
+      code: 42,
+      domain: 10,
+      level: 2,
+      str1: 'extra 1',
+      str2: null,
+      int1: -1,
+      int2: 7,
+      procedure: 'DOMAIN_LOOKUP_BY_NAME',
+    });
     expect(err.message).toMatch(/Domain not found/);
     client.destroy();
   });
@@ -120,7 +141,12 @@ describe('LibvirtClient calls', () => {
     const first = client.call('CONNECT_GET_URI');
     const call = await daemon.next();
     expect(call.header.serial).toBe(1);
-    const event = encodeToBuffer(procedures.DOMAIN_EVENT_CALLBACK_LIFECYCLE.args, { callbackID: 1, dom, event: 2, detail: 0 });
+    const event = encodeToBuffer(procedures.DOMAIN_EVENT_CALLBACK_LIFECYCLE.args, {
+      callbackID: 1,
+      dom,
+      event: 2,
+      detail: 0,
+    });
     daemon.send({ proc: 318, type: MessageType.MESSAGE, serial: 1 }, event);
     await sleep(10);
     expect(client.pendingCalls).toBe(1);
@@ -131,7 +157,9 @@ describe('LibvirtClient calls', () => {
 
   it('rejects a call whose arguments do not encode, naming the field, without sending anything', async () => {
     const { client, daemon } = clientAndDaemon();
-    await expect(client.call('DOMAIN_GET_XML_DESC', { dom, flags: -1 })).rejects.toThrow(/flags: unsigned int out of range: -1/);
+    await expect(client.call('DOMAIN_GET_XML_DESC', { dom, flags: -1 })).rejects.toThrow(
+      /flags: unsigned int out of range: -1/,
+    );
     await sleep(5);
     expect(daemon.received).toHaveLength(0);
     client.destroy();
@@ -150,7 +178,9 @@ describe('LibvirtClient calls', () => {
 describe('the typed api object', () => {
   it('exposes each call procedure as a camelCase method', async () => {
     const { client, daemon } = clientAndDaemon();
-    daemon.handle('CONNECT_GET_LIB_VERSION', (c, d) => d.replyWith(c, procedures.CONNECT_GET_LIB_VERSION.reply, 9_000_000n));
+    daemon.handle('CONNECT_GET_LIB_VERSION', (c, d) =>
+      d.replyWith(c, procedures.CONNECT_GET_LIB_VERSION.reply, 9_000_000n),
+    );
     daemon.handle('DOMAIN_LOOKUP_BY_NAME', (c, d) => d.replyWith(c, procedures.DOMAIN_LOOKUP_BY_NAME.reply, dom));
     await expect(client.api.connectGetLibVersion()).resolves.toBe(9_000_000n);
     await expect(client.api.domainLookupByName({ name: 'vm1' })).resolves.toEqual(dom);

@@ -9,7 +9,10 @@ import { type FakeDaemon, clientAndDaemon, sleep } from './support/fake-daemon.j
 const vm1 = { name: 'vm1', uuid: Buffer.alloc(16, 1), id: -1 };
 const vm2 = { name: 'vm2', uuid: Buffer.alloc(16, 2), id: 4 };
 
-function eventDaemon(daemon: FakeDaemon, features: Record<number, boolean> = { 14: true }): { registered: number[]; deregistered: number[] } {
+function eventDaemon(
+  daemon: FakeDaemon,
+  features: Record<number, boolean> = { 14: true },
+): { registered: number[]; deregistered: number[] } {
   const registered: number[] = [];
   const deregistered: number[] = [];
   daemon

@@ -33,16 +33,40 @@ describe('packet encoding', () => {
     procedures.CONNECT_OPEN.args.encode(w, { name: 'qemu:///system', flags: 0 });
     const bytes = finishPacket(w);
     const expected =
-      '00000038' + '20008086' + '00000001' + '00000001' + '00000000' + '00000001' + '00000000' +
-      '00000001' + '0000000e' + Buffer.from('qemu:///system').toString('hex') + '0000' + '00000000';
+      '00000038' +
+      '20008086' +
+      '00000001' +
+      '00000001' +
+      '00000000' +
+      '00000001' +
+      '00000000' +
+      '00000001' +
+      '0000000e' +
+      Buffer.from('qemu:///system').toString('hex') +
+      '0000' +
+      '00000000';
     expect(bytes).toHaveLength(56);
     expect(bytes.toString('hex')).toBe(expected);
   });
 
   it('decodes the header fields, proc/type/status signed, serial unsigned', () => {
-    const bytes = encodePacket({ prog: Program.KEEPALIVE, vers: 1, proc: 1, type: MessageType.MESSAGE, serial: 0xfffffffe, status: MessageStatus.CONTINUE });
+    const bytes = encodePacket({
+      prog: Program.KEEPALIVE,
+      vers: 1,
+      proc: 1,
+      type: MessageType.MESSAGE,
+      serial: 0xfffffffe,
+      status: MessageStatus.CONTINUE,
+    });
     expect(bytes.toString('hex')).toBe('0000001c6b656570000000010000000100000002fffffffe00000002');
-    expect(decodeHeader(bytes)).toEqual({ prog: Program.KEEPALIVE, vers: 1, proc: 1, type: 2, serial: 0xfffffffe, status: 2 });
+    expect(decodeHeader(bytes)).toEqual({
+      prog: Program.KEEPALIVE,
+      vers: 1,
+      proc: 1,
+      type: 2,
+      serial: 0xfffffffe,
+      status: 2,
+    });
   });
 
   it('refuses to build a packet larger than 32 MiB', () => {
@@ -53,9 +77,15 @@ describe('packet encoding', () => {
 /** Three packets of different sizes, including an empty payload and a padded string. */
 function fixture(): { bytes: Buffer; packets: Packet[] } {
   const packets: Packet[] = [
-    { header: call(1, 1), payload: encodeToBuffer(procedures.CONNECT_OPEN.args, { name: 'test:///default', flags: 0 }) },
+    {
+      header: call(1, 1),
+      payload: encodeToBuffer(procedures.CONNECT_OPEN.args, { name: 'test:///default', flags: 0 }),
+    },
     { header: { ...call(2, 2), type: MessageType.REPLY }, payload: Buffer.alloc(0) },
-    { header: { ...call(208, 3), type: MessageType.STREAM, status: MessageStatus.CONTINUE }, payload: Buffer.from('abcdefg') },
+    {
+      header: { ...call(208, 3), type: MessageType.STREAM, status: MessageStatus.CONTINUE },
+      payload: Buffer.from('abcdefg'),
+    },
   ];
   return { bytes: Buffer.concat(packets.map((p) => encodePacket(p.header, p.payload))), packets };
 }
@@ -83,7 +113,11 @@ describe('PacketParser', () => {
     for (let i = 0; i <= bytes.length; i += 3) {
       for (let j = i; j <= bytes.length; j += 5) {
         const parser = new PacketParser();
-        const out = [...parser.push(bytes.subarray(0, i)), ...parser.push(bytes.subarray(i, j)), ...parser.push(bytes.subarray(j))];
+        const out = [
+          ...parser.push(bytes.subarray(0, i)),
+          ...parser.push(bytes.subarray(i, j)),
+          ...parser.push(bytes.subarray(j)),
+        ];
         expect(plain(out), `split at ${i},${j}`).toEqual(plain(packets));
       }
     }

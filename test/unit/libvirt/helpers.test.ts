@@ -90,7 +90,9 @@ describe('helpers', () => {
     });
     await expect(getMetadataElement(client, dom, 'urn:egress-proxies:kvm:v1')).resolves.toBeNull();
     await expect(getMetadataElement(client, dom, 'urn:egress-proxies:kvm:v1')).resolves.toBe('<instance/>');
-    await expect(getMetadataElement(client, dom, 'urn:egress-proxies:kvm:v1')).rejects.toMatchObject({ code: ErrorCode.NO_DOMAIN });
+    await expect(getMetadataElement(client, dom, 'urn:egress-proxies:kvm:v1')).rejects.toMatchObject({
+      code: ErrorCode.NO_DOMAIN,
+    });
     client.destroy();
   });
 });

@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ConnectionClosedError, ErrorCode, LibvirtError, ProtocolError } from '../../../electron/libvirt/errors.js';
-import { MessageStatus, MessageType, STREAM_CHUNK_MAX, encodePacket, type Packet } from '../../../electron/libvirt/packet.js';
+import {
+  MessageStatus,
+  MessageType,
+  STREAM_CHUNK_MAX,
+  encodePacket,
+  type Packet,
+} from '../../../electron/libvirt/packet.js';
 import { procedures } from '../../../electron/libvirt/procedures.js';
 import { XdrReader } from '../../../electron/libvirt/xdr.js';
 import { type FakeDaemon, clientAndDaemon, errorPayload, sleep } from './support/fake-daemon.js';
@@ -92,7 +98,10 @@ describe('uploadVolume', () => {
     const upload = client.uploadVolume(vol, source);
     const call = await acceptUpload(daemon);
     await daemon.next(isStream);
-    daemon.send({ proc: 208, serial: call.header.serial, type: MessageType.STREAM, status: MessageStatus.ERROR }, errorPayload(ErrorCode.SYSTEM_ERROR, 'No space left on device'));
+    daemon.send(
+      { proc: 208, serial: call.header.serial, type: MessageType.STREAM, status: MessageStatus.ERROR },
+      errorPayload(ErrorCode.SYSTEM_ERROR, 'No space left on device'),
+    );
     const err = await upload.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LibvirtError);
     expect((err as LibvirtError).message).toBe('No space left on device');
@@ -127,7 +136,11 @@ describe('uploadVolume', () => {
     const { client, daemon } = clientAndDaemon();
     const source = countingSource(1024);
     const upload = client.uploadVolume(vol, source);
-    daemon.replyError(await daemon.nextCall('STORAGE_VOL_UPLOAD'), ErrorCode.NO_STORAGE_VOL, 'Storage volume not found');
+    daemon.replyError(
+      await daemon.nextCall('STORAGE_VOL_UPLOAD'),
+      ErrorCode.NO_STORAGE_VOL,
+      'Storage volume not found',
+    );
     await expect(upload).rejects.toMatchObject({ code: ErrorCode.NO_STORAGE_VOL });
     await sleep(10);
     expect(daemon.received.filter(isStream)).toHaveLength(0);
@@ -149,7 +162,17 @@ async function pushDownload(daemon: FakeDaemon, call: Packet, total: number, chu
   for (let sent = 0; sent < total; sent += chunk) {
     const n = Math.min(chunk, total - sent);
     const data = Buffer.alloc(n, (sent / chunk) & 0xff);
-    const packet = encodePacket({ prog: call.header.prog, vers: 1, proc: 209, type: MessageType.STREAM, serial: call.header.serial, status: MessageStatus.CONTINUE }, data);
+    const packet = encodePacket(
+      {
+        prog: call.header.prog,
+        vers: 1,
+        proc: 209,
+        type: MessageType.STREAM,
+        serial: call.header.serial,
+        status: MessageStatus.CONTINUE,
+      },
+      data,
+    );
     if (!daemon.end.write(packet)) await once(daemon.end, 'drain');
   }
   daemon.stream(call, MessageStatus.CONTINUE); // EOF
@@ -229,7 +252,10 @@ describe('downloadVolume', () => {
     const call = await daemon.nextCall('STORAGE_VOL_DOWNLOAD');
     daemon.reply(call);
     daemon.stream(call, MessageStatus.CONTINUE, Buffer.alloc(10));
-    daemon.send({ proc: 209, serial: call.header.serial, type: MessageType.STREAM, status: MessageStatus.ERROR }, errorPayload(ErrorCode.SYSTEM_ERROR, 'read failed'));
+    daemon.send(
+      { proc: 209, serial: call.header.serial, type: MessageType.STREAM, status: MessageStatus.ERROR },
+      errorPayload(ErrorCode.SYSTEM_ERROR, 'read failed'),
+    );
     await expect(download).rejects.toMatchObject({ name: 'LibvirtError', message: 'read failed' });
     client.destroy();
   });
@@ -237,7 +263,9 @@ describe('downloadVolume', () => {
   it('aborts on the signal with an empty STREAM/ERROR and the daemon’s confirmation', async () => {
     const { client, daemon } = clientAndDaemon();
     const controller = new AbortController();
-    const download = client.downloadVolume(vol, new Writable({ write: (_c, _e, cb) => cb() }), { signal: controller.signal });
+    const download = client.downloadVolume(vol, new Writable({ write: (_c, _e, cb) => cb() }), {
+      signal: controller.signal,
+    });
     const call = await daemon.nextCall('STORAGE_VOL_DOWNLOAD');
     daemon.reply(call);
     daemon.stream(call, MessageStatus.CONTINUE, Buffer.alloc(10));
@@ -281,7 +309,9 @@ describe('streams against replies gone astray (found by fuzzing)', () => {
     daemon.reply(call);
     const err = await download.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionClosedError);
-    expect((err as Error).message).toMatch(/reply for serial \d+, whose call was already answered and which now carries a stream/);
+    expect((err as Error).message).toMatch(
+      /reply for serial \d+, whose call was already answered and which now carries a stream/,
+    );
     expect(client.closed).toBe(true);
   });
 
@@ -293,7 +323,9 @@ describe('streams against replies gone astray (found by fuzzing)', () => {
     daemon.replyWith(call, procedures.CONNECT_GET_URI.reply, 'qemu:///system');
     const err = await download.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProtocolError);
-    expect((err as Error).message).toMatch(/STORAGE_VOL_DOWNLOAD: the reply that opens the stream carries \d+ bytes; it should be empty/);
+    expect((err as Error).message).toMatch(
+      /STORAGE_VOL_DOWNLOAD: the reply that opens the stream carries \d+ bytes; it should be empty/,
+    );
     // The daemon is told to drop whatever it opened.
     const abort = await daemon.next(isStream);
     expect(abort.header).toMatchObject({ serial: call.header.serial, status: MessageStatus.ERROR });

@@ -50,7 +50,8 @@ describe('XdrWriter / XdrReader', () => {
   it('round-trips hyper and uhyper at their edges as BigInt', () => {
     const edges = [-(1n << 63n), -1n, 0n, 1n, (1n << 63n) - 1n];
     for (const v of edges) expect(decodeAll(hyper, encodeToBuffer(hyper, v))).toBe(v);
-    for (const v of [0n, 1n, (1n << 53n) + 1n, (1n << 64n) - 1n]) expect(decodeAll(uhyper, encodeToBuffer(uhyper, v))).toBe(v);
+    for (const v of [0n, 1n, (1n << 53n) + 1n, (1n << 64n) - 1n])
+      expect(decodeAll(uhyper, encodeToBuffer(uhyper, v))).toBe(v);
     expect(hex(encodeToBuffer(uhyper, (1n << 64n) - 1n))).toBe('ffffffffffffffff');
     expect(hex(encodeToBuffer(hyper, -2n))).toBe('fffffffffffffffe');
   });
@@ -101,7 +102,9 @@ describe('XdrWriter / XdrReader', () => {
   it('enforces the string and opaque maximum both ways', () => {
     expect(() => encodeToBuffer(string(3), 'abcd')).toThrow(/exceeds maximum 3/);
     expect(() => decodeAll(string(3), encodeToBuffer(string(), 'abcd'))).toThrow(/string length 4 exceeds maximum 3/);
-    expect(() => decodeAll(opaque(2), encodeToBuffer(opaque(), Buffer.from([1, 2, 3])))).toThrow(/opaque length 3 exceeds maximum 2/);
+    expect(() => decodeAll(opaque(2), encodeToBuffer(opaque(), Buffer.from([1, 2, 3])))).toThrow(
+      /opaque length 3 exceeds maximum 2/,
+    );
   });
 
   it('writes fixed opaque without a length (a UUID is exactly 16 bytes) and variable opaque with one', () => {
@@ -116,7 +119,9 @@ describe('XdrWriter / XdrReader', () => {
     expect(hex(encodeToBuffer(optional(uint), 5))).toBe('0000000100000005');
     expect(hex(encodeToBuffer(optional(uint), null))).toBe('00000000');
     expect(decodeAll(optional(string()), Buffer.from('00000000', 'hex'))).toBeNull();
-    expect(() => decodeAll(optional(uint), Buffer.from('0000000200000005', 'hex'))).toThrow(/optional flag must be 0 or 1/);
+    expect(() => decodeAll(optional(uint), Buffer.from('0000000200000005', 'hex'))).toThrow(
+      /optional flag must be 0 or 1/,
+    );
   });
 
   it('enforces an array maximum on decode and names the field', () => {
@@ -134,7 +139,12 @@ describe('XdrWriter / XdrReader', () => {
 
   it('names the nested path of a failure inside an array element', () => {
     const rec = struct('rec', { doms: array(struct('dom', { name: string(), id: int }), 10) });
-    const good = encodeToBuffer(rec, { doms: [{ name: 'a', id: 1 }, { name: 'b', id: 2 }] });
+    const good = encodeToBuffer(rec, {
+      doms: [
+        { name: 'a', id: 1 },
+        { name: 'b', id: 2 },
+      ],
+    });
     try {
       decodeAll(rec, good.subarray(0, good.length - 2));
       expect.unreachable();
@@ -145,7 +155,9 @@ describe('XdrWriter / XdrReader', () => {
   });
 
   it('refuses an array count the buffer cannot hold before looping', () => {
-    expect(() => decodeAll(array(uint, 1_000_000), Buffer.from('000f4240', 'hex'))).toThrow(/truncated: array of 1000000 elements/);
+    expect(() => decodeAll(array(uint, 1_000_000), Buffer.from('000f4240', 'hex'))).toThrow(
+      /truncated: array of 1000000 elements/,
+    );
   });
 
   it('writes fixed arrays without a count', () => {
@@ -154,7 +166,9 @@ describe('XdrWriter / XdrReader', () => {
   });
 
   it('reports truncation with the offset and the missing bytes', () => {
-    expect(() => new XdrReader(Buffer.from('0000', 'hex')).uint()).toThrow('truncated: unsigned int needs 4 bytes at offset 0, only 2 left');
+    expect(() => new XdrReader(Buffer.from('0000', 'hex')).uint()).toThrow(
+      'truncated: unsigned int needs 4 bytes at offset 0, only 2 left',
+    );
     expect(() => decodeAll(string(), Buffer.from('0000000561', 'hex'))).toThrow(/truncated: string of 5 bytes/);
     expect(() => decodeAll(uint, Buffer.from('0000000100', 'hex'))).toThrow(/1 unexpected trailing bytes/);
   });
@@ -179,7 +193,9 @@ describe('XdrWriter / XdrReader', () => {
     for (const p of params) expect(decodeAll(typedParam, encodeToBuffer(typedParam, p))).toEqual(p);
     const bad = Buffer.concat([encodeToBuffer(string(), 'x'), Buffer.from('00000009', 'hex')]);
     expect(() => decodeAll(typedParam, bad)).toThrow(/value: remote_typed_param_value: unknown discriminant 9/);
-    expect(() => decodeAll(union('u', { 1: int }), Buffer.from('0000000200000000', 'hex'))).toThrow(/unknown discriminant 2/);
+    expect(() => decodeAll(union('u', { 1: int }), Buffer.from('0000000200000000', 'hex'))).toThrow(
+      /unknown discriminant 2/,
+    );
   });
 
   it('round-trips random structs (property)', () => {

@@ -21,7 +21,9 @@ function parseExposition(text: string): { samples: Sample[]; types: Map<string, 
     if (line.startsWith('#')) continue;
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`not a sample line: ${line}`);
-    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const labels = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]),
+    );
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return { samples, types };
@@ -34,7 +36,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const value = (samples: Sample[], name: string, labels: Record<string, string>) => samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+const value = (samples: Sample[], name: string, labels: Record<string, string>) =>
+  samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
 describe('egress-desk metrics (endpoint)', () => {
   it('counters, gauges and health state per proxy with proxy and host labels, read afresh at each scrape', async () => {
@@ -42,11 +45,21 @@ describe('egress-desk metrics (endpoint)', () => {
       at: 1,
       failedHosts: [{ host: 'edge-b', error: 'down' }],
       proxies: [
-        { name: 'web', host: 'edge-a', domain: 'ep-web', rates: { inBps: 100, outBps: 200, inPps: 1, outPps: 2, cpuPercent: 1.5 }, totals: { inBytes: 5000, outBytes: 7000, inPackets: 50, outPackets: 70, cpuSeconds: 12.5 }, health: { host: 'edge-a', domain: 'ep-web', name: 'web', state: 'slow', since: 0, latencyMs: 2500 } },
+        {
+          name: 'web',
+          host: 'edge-a',
+          domain: 'ep-web',
+          rates: { inBps: 100, outBps: 200, inPps: 1, outPps: 2, cpuPercent: 1.5 },
+          totals: { inBytes: 5000, outBytes: 7000, inPackets: 50, outPackets: 70, cpuSeconds: 12.5 },
+          health: { host: 'edge-a', domain: 'ep-web', name: 'web', state: 'slow', since: 0, latencyMs: 2500 },
+        },
         { name: 'api', host: 'edge-a', domain: 'ep-api', rates: null, totals: null, health: null },
       ],
     };
-    server = await startMetricsServer(fleetRegistry(() => figures), 0);
+    server = await startMetricsServer(
+      fleetRegistry(() => figures),
+      0,
+    );
     const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -67,7 +80,11 @@ describe('egress-desk metrics (endpoint)', () => {
     expect(value(samples, 'egress_proxy_received_bytes_total', { proxy: 'api' })).toBeUndefined();
     expect(value(samples, 'egress_host_stats_failed', { host: 'edge-b' })).toBe(1);
 
-    figures = { at: 2, failedHosts: [], proxies: [{ ...figures.proxies[0]!, totals: { ...figures.proxies[0]!.totals!, inBytes: 9000 } }] };
+    figures = {
+      at: 2,
+      failedHosts: [],
+      proxies: [{ ...figures.proxies[0]!, totals: { ...figures.proxies[0]!.totals!, inBytes: 9000 } }],
+    };
     const again = parseExposition(await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text()).samples;
     expect(value(again, 'egress_proxy_received_bytes_total', web)).toBe(9000);
     expect(again.some((s) => s.labels.proxy === 'api' || s.name === 'egress_host_stats_failed')).toBe(false);

@@ -34,7 +34,12 @@ function readPng(file: string): Png {
     offset += 12 + length;
   }
   const pixels = inflateSync(Buffer.concat(idat));
-  return { width: header!.readUInt32BE(0), height: header!.readUInt32BE(4), colourType: header![9]!, corner: [...pixels.subarray(1, 5)] };
+  return {
+    width: header!.readUInt32BE(0),
+    height: header!.readUInt32BE(4),
+    colourType: header![9]!,
+    corner: [...pixels.subarray(1, 5)],
+  };
 }
 
 describe('packaging icons', () => {

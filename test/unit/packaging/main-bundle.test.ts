@@ -34,7 +34,10 @@ describe('the bundled main process', () => {
   it('is what package.json starts, and imports nothing but electron and Node built-ins', () => {
     expect(pkg.main).toBe('dist/electron/bundle/main.js');
     const text = built();
-    const imports = [...text.matchAll(/^import\s[^'"]*?from\s*["']([^"']+)["'];?$/gm), ...text.matchAll(/^import\s*["']([^"']+)["'];?$/gm)].map((m) => m[1]!);
+    const imports = [
+      ...text.matchAll(/^import\s[^'"]*?from\s*["']([^"']+)["'];?$/gm),
+      ...text.matchAll(/^import\s*["']([^"']+)["'];?$/gm),
+    ].map((m) => m[1]!);
     expect(imports).toContain('electron');
     expect(imports.filter((m) => m !== 'electron' && !builtin(m))).toEqual([]);
     // CommonJS code inside the bundle requires through createRequire: built-ins only.
@@ -48,10 +51,14 @@ describe('the bundled main process', () => {
 
   it('runs under Node with a stand-in electron up to its window, which the app scheme answers', async () => {
     built();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(repoRoot, 'test/fixtures/electron-stub/loader.mjs'), bundle], {
-      env: { ...process.env, EGRESS_DESK_HOME: home },
-      timeout: 30_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', join(repoRoot, 'test/fixtures/electron-stub/loader.mjs'), bundle],
+      {
+        env: { ...process.env, EGRESS_DESK_HOME: home },
+        timeout: 30_000,
+      },
+    );
     const seen = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
     expect(seen).toMatchObject({
       schemes: [{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }],

@@ -3,7 +3,16 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { BAKE_MARKER, TINYPROXY_DROP_IN, bakeRecipe, bakedVolumeName, buildBakeUserData, proxyRecipe, parseBakedVolumeName, recipeHash } from '../../../electron/services/provider/kvm/bake-recipe.js';
+import {
+  BAKE_MARKER,
+  TINYPROXY_DROP_IN,
+  bakeRecipe,
+  bakedVolumeName,
+  buildBakeUserData,
+  proxyRecipe,
+  parseBakedVolumeName,
+  recipeHash,
+} from '../../../electron/services/provider/kvm/bake-recipe.js';
 import { isBaseVolume } from '../../../electron/services/provider/kvm/names.js';
 import { TINYPROXY_CONF_END, buildTinyproxyConf } from '../../../electron/services/provider/kvm/tinyproxy-conf.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -20,7 +29,9 @@ describe('bake recipe', () => {
     const http = recipeHash(bakeRecipe(['tinyproxy']));
     expect(http).toMatch(/^[0-9a-f]{12}$/);
     expect(recipeHash(bakeRecipe(['tinyproxy']))).toBe(http);
-    expect(recipeHash({ packages: ['tinyproxy', 'qemu-guest-agent'] })).toBe(recipeHash({ packages: ['qemu-guest-agent', 'tinyproxy'] }));
+    expect(recipeHash({ packages: ['tinyproxy', 'qemu-guest-agent'] })).toBe(
+      recipeHash({ packages: ['qemu-guest-agent', 'tinyproxy'] }),
+    );
     expect(recipeHash(bakeRecipe(['dante-server']))).not.toBe(http);
     expect(recipeHash(bakeRecipe(['tinyproxy', 'dante-server']))).not.toBe(http);
   });
@@ -55,7 +66,9 @@ describe('bake recipe', () => {
     // write_files: while baking, the package's own start must not wait for our config.
     expect(doc.write_files).toHaveLength(1);
     expect(script).toContain('systemctl disable danted.service');
-    expect(script).toContain(`cat > ${TINYPROXY_DROP_IN.path} <<'EGRESS_EOF'\n${TINYPROXY_DROP_IN.content}EGRESS_EOF\n`);
+    expect(script).toContain(
+      `cat > ${TINYPROXY_DROP_IN.path} <<'EGRESS_EOF'\n${TINYPROXY_DROP_IN.content}EGRESS_EOF\n`,
+    );
   });
 
   it("tinyproxy's drop-in waits for the last line of our tinyproxy.conf, and no longer than it says", async () => {

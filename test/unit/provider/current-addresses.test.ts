@@ -9,7 +9,14 @@ import { currentAddresses } from '../../../electron/services/provider/kvm/readin
 import { fixture } from './provider-fixture.js';
 
 const MAC = '52:54:00:aa:bb:cc';
-const lease = (address: string, expiresAt?: number): GuestAddress => ({ address, prefix: 24, family: 'ipv4', source: 'lease', mac: MAC, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+const lease = (address: string, expiresAt?: number): GuestAddress => ({
+  address,
+  prefix: 24,
+  family: 'ipv4',
+  source: 'lease',
+  mac: MAC,
+  ...(expiresAt !== undefined ? { expiresAt } : {}),
+});
 const agent = (address: string): GuestAddress => ({ address, prefix: 24, family: 'ipv4', source: 'agent', mac: MAC });
 const arp = (address: string): GuestAddress => ({ address, prefix: 24, family: 'ipv4', source: 'arp', mac: MAC });
 
@@ -21,12 +28,21 @@ describe('currentAddresses', () => {
   });
 
   it('the agent wins: leases and ARP entries it contradicts are dropped, ones that agree stay as labels', () => {
-    const all = [lease('10.0.0.5', 3_000), lease('10.0.0.9', 9_000), agent('10.0.0.5'), arp('10.0.0.9'), arp('10.0.0.5')];
+    const all = [
+      lease('10.0.0.5', 3_000),
+      lease('10.0.0.9', 9_000),
+      agent('10.0.0.5'),
+      arp('10.0.0.9'),
+      arp('10.0.0.5'),
+    ];
     expect(currentAddresses(all, true)).toEqual([lease('10.0.0.5', 3_000), agent('10.0.0.5'), arp('10.0.0.5')]);
   });
 
   it('ARP only where it agrees with the newest lease, or where there are no leases at all (a bridge)', () => {
-    expect(currentAddresses([lease('10.0.0.9', 9_000), arp('10.0.0.5'), arp('10.0.0.9')], true)).toEqual([lease('10.0.0.9', 9_000), arp('10.0.0.9')]);
+    expect(currentAddresses([lease('10.0.0.9', 9_000), arp('10.0.0.5'), arp('10.0.0.9')], true)).toEqual([
+      lease('10.0.0.9', 9_000),
+      arp('10.0.0.9'),
+    ]);
     expect(currentAddresses([arp('10.0.0.5')], true)).toEqual([arp('10.0.0.5')]);
   });
 

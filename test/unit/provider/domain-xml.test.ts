@@ -2,12 +2,22 @@ import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { type DomainSpec, buildDomainXml } from '../../../electron/services/provider/kvm/domain-xml.js';
 import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
-import { instanceId, instanceMac, instanceUuid, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
+import {
+  instanceId,
+  instanceMac,
+  instanceUuid,
+  instanceVolumes,
+} from '../../../electron/services/provider/kvm/names.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
 
 const CREATED = '2026-01-01T00:00:00.000Z';
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false, isArray: (n) => ['disk', 'controller', 'interface'].includes(n) });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  isArray: (n) => ['disk', 'controller', 'interface'].includes(n),
+});
 const id = instanceId('web-1');
 const vols = instanceVolumes(id);
 
@@ -53,8 +63,19 @@ describe('domain XML', () => {
   it('references disks by pool volume, never by path, with the seed on virtio-scsi', () => {
     const d = parse(buildDomainXml(spec()));
     const [root, seed] = d.devices.disk;
-    expect(root).toMatchObject({ type: 'volume', device: 'disk', source: { pool: 'default', volume: vols.root }, target: { dev: 'vda', bus: 'virtio' }, driver: { type: 'qcow2' } });
-    expect(seed).toMatchObject({ type: 'volume', device: 'cdrom', source: { pool: 'default', volume: vols.seed }, target: { bus: 'scsi' } });
+    expect(root).toMatchObject({
+      type: 'volume',
+      device: 'disk',
+      source: { pool: 'default', volume: vols.root },
+      target: { dev: 'vda', bus: 'virtio' },
+      driver: { type: 'qcow2' },
+    });
+    expect(seed).toMatchObject({
+      type: 'volume',
+      device: 'cdrom',
+      source: { pool: 'default', volume: vols.seed },
+      target: { bus: 'scsi' },
+    });
     expect(seed).toHaveProperty('readonly');
     expect(d.devices.controller).toEqual([{ type: 'scsi', index: '0', model: 'virtio-scsi' }]);
     expect(buildDomainXml(spec())).not.toMatch(/<source file=|\/var\/lib/);
@@ -62,7 +83,12 @@ describe('domain XML', () => {
 
   it('has a virtio NIC with the stable MAC, on a network or a bridge', () => {
     const onNet = parse(buildDomainXml(spec())).devices.interface[0];
-    expect(onNet).toMatchObject({ type: 'network', mac: { address: instanceMac(id, CREATED) }, source: { network: 'default' }, model: { type: 'virtio' } });
+    expect(onNet).toMatchObject({
+      type: 'network',
+      mac: { address: instanceMac(id, CREATED) },
+      source: { network: 'default' },
+      model: { type: 'virtio' },
+    });
     const onBridge = parse(buildDomainXml(spec({ nic: { bridge: 'br0' } }))).devices.interface[0];
     expect(onBridge).toMatchObject({ type: 'bridge', source: { bridge: 'br0' } });
   });
@@ -77,7 +103,9 @@ describe('domain XML', () => {
 
   it('picks the CPU mode: host-model under KVM by default, never host-passthrough unless asked', () => {
     expect(parse(buildDomainXml(spec({ domainType: 'kvm' }))).cpu).toEqual({ mode: 'host-model' });
-    expect(parse(buildDomainXml(spec({ domainType: 'kvm', cpuMode: 'host-passthrough' }))).cpu).toEqual({ mode: 'host-passthrough' });
+    expect(parse(buildDomainXml(spec({ domainType: 'kvm', cpuMode: 'host-passthrough' }))).cpu).toEqual({
+      mode: 'host-passthrough',
+    });
     expect(buildDomainXml(spec({ domainType: 'kvm' }))).not.toContain('host-passthrough');
   });
 

@@ -38,14 +38,27 @@ describe('shellQuote', () => {
 
 describe('parseProbe', () => {
   it('reads tool, ids, size and header', () => {
-    expect(parseProbe(ok(READY))).toEqual({ ok: true, tool: 'curl', uid: 1000, gid: 1000, size: 4096, header: Buffer.from('514649fb00000003', 'hex') });
+    expect(parseProbe(ok(READY))).toEqual({
+      ok: true,
+      tool: 'curl',
+      uid: 1000,
+      gid: 1000,
+      size: 4096,
+      header: Buffer.from('514649fb00000003', 'hex'),
+    });
   });
 
   it.each([
     ['nodownloader\n', 'the host has neither curl nor wget'],
     ['nosha256sum\n', 'the host has no sha256sum to check the image with'],
-    ['tool curl\nid 0 0\nunreachable curl: (7) Failed to connect to mirror port 443\n', 'the image URL does not answer from the host (curl: (7) Failed to connect to mirror port 443)'],
-    ['tool wget\nid 0 0\nunreachable HTTP/1.1 403 Forbidden\n', 'the image URL does not answer from the host (HTTP/1.1 403 Forbidden)'],
+    [
+      'tool curl\nid 0 0\nunreachable curl: (7) Failed to connect to mirror port 443\n',
+      'the image URL does not answer from the host (curl: (7) Failed to connect to mirror port 443)',
+    ],
+    [
+      'tool wget\nid 0 0\nunreachable HTTP/1.1 403 Forbidden\n',
+      'the image URL does not answer from the host (HTTP/1.1 403 Forbidden)',
+    ],
     ['tool curl\nid 0 0\nsize unknown\nhead \n', 'the server tells the host no size for the image (no Content-Length)'],
     ['garbage\n', "the host's probe printed something unexpected (garbage)"],
   ])('says why the host cannot fetch: %j', (stdout, reason) => {
@@ -53,7 +66,10 @@ describe('parseProbe', () => {
   });
 
   it('a failed probe command is a reason too, with its last error line', () => {
-    expect(parseProbe({ code: 127, stdout: '', stderr: 'x\nsh: not found\n' })).toEqual({ ok: false, reason: 'the probe failed on the host (exit 127: sh: not found)' });
+    expect(parseProbe({ code: 127, stdout: '', stderr: 'x\nsh: not found\n' })).toEqual({
+      ok: false,
+      reason: 'the probe failed on the host (exit 127: sh: not found)',
+    });
   });
 });
 
@@ -61,8 +77,14 @@ describe('transfer choice', () => {
   const ssh = { address: '203.0.113.7' };
   it('upload when asked, for this machine, and for URLs the host cannot download', () => {
     expect(transferWithoutProbe('upload', ssh, 'https://x/i.qcow2')).toEqual({ mode: 'upload', reason: undefined });
-    expect(transferWithoutProbe('auto', { address: 'local' }, 'https://x/i.qcow2')).toEqual({ mode: 'upload', reason: 'the host is this machine' });
-    expect(transferWithoutProbe('auto', ssh, 'file:///srv/i.qcow2')).toEqual({ mode: 'upload', reason: 'a file: URL names a file on this machine, not one the host can download' });
+    expect(transferWithoutProbe('auto', { address: 'local' }, 'https://x/i.qcow2')).toEqual({
+      mode: 'upload',
+      reason: 'the host is this machine',
+    });
+    expect(transferWithoutProbe('auto', ssh, 'file:///srv/i.qcow2')).toEqual({
+      mode: 'upload',
+      reason: 'a file: URL names a file on this machine, not one the host can download',
+    });
   });
   it('an http(s) URL on an SSH host asks the host', () => {
     expect(transferWithoutProbe('auto', ssh, 'HTTPS://x/i.qcow2')).toBeUndefined();
@@ -81,7 +103,10 @@ describe('parseDownload', () => {
       ok: false,
       message: `the image the host downloaded from http://x/i has SHA-256 ${'b'.repeat(64)}, not the configured ${sha}: it was deleted`,
     });
-    expect(parseDownload({ code: 10, stdout: '', stderr: 'curl: (56) Recv failure\n' }, 'http://x/i', sha)).toEqual({ ok: false, message: 'the host could not download http://x/i: curl: (56) Recv failure' });
+    expect(parseDownload({ code: 10, stdout: '', stderr: 'curl: (56) Recv failure\n' }, 'http://x/i', sha)).toEqual({
+      ok: false,
+      message: 'the host could not download http://x/i: curl: (56) Recv failure',
+    });
   });
 });
 
@@ -126,7 +151,9 @@ describe('the scripts, run by sh against a loopback server', () => {
   const installed = (t: string) => spawnSync('sh', ['-c', `command -v ${t}`], { stdio: 'ignore' }).status === 0;
   const run = (command: string, env: NodeJS.ProcessEnv = process.env) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile('sh', ['-c', command], { env }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+      execFile('sh', ['-c', command], { env }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      );
     });
 
   beforeAll(async () => {
@@ -145,15 +172,21 @@ describe('the scripts, run by sh against a loopback server', () => {
   });
 
   // test/env/up.sh installs both, so that both branches run wherever the suite does.
-  it.for(TOOLS)('the probe through %s finds the size and header; a missing file is unreachable, with the status', async (tool, ctx) => {
-    if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
-    const other = TOOLS.find((t) => t !== tool)!;
-    const env = { ...process.env, PATH: pathWithout(other, dir) };
-    const probe = parseProbe(await run(probeCommand(`${base}/i.qcow2`), env));
-    expect(probe).toMatchObject({ ok: true, tool, size: body.length, header: body.subarray(0, 32) });
-    const missing = parseProbe(await run(probeCommand(`${base}/nothing`), env));
-    expect(missing).toMatchObject({ ok: false, reason: expect.stringMatching(/^the image URL does not answer from the host \(.*404/) });
-  });
+  it.for(TOOLS)(
+    'the probe through %s finds the size and header; a missing file is unreachable, with the status',
+    async (tool, ctx) => {
+      if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
+      const other = TOOLS.find((t) => t !== tool)!;
+      const env = { ...process.env, PATH: pathWithout(other, dir) };
+      const probe = parseProbe(await run(probeCommand(`${base}/i.qcow2`), env));
+      expect(probe).toMatchObject({ ok: true, tool, size: body.length, header: body.subarray(0, 32) });
+      const missing = parseProbe(await run(probeCommand(`${base}/nothing`), env));
+      expect(missing).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/^the image URL does not answer from the host \(.*404/),
+      });
+    },
+  );
 
   it('the cleanup stops a downloader that is still running, then removes the directory', async () => {
     const stage = join(dir, 'egress-stage.AbCd1234');
@@ -166,16 +199,26 @@ describe('the scripts, run by sh against a loopback server', () => {
     expect(existsSync(stage)).toBe(false);
   });
 
-  it.for(TOOLS)('the download through %s checks the digest: the right one keeps the file, a wrong one says what it got', async (tool, ctx) => {
-    if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
-    const sha = createHash('sha256').update(body).digest('hex');
-    const file = join(dir, `${tool}.img`);
-    writeFileSync(file, '');
-    const pid = join(dir, `${tool}.pid`);
-    expect(parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, sha, pid)), base, sha)).toEqual({ ok: true, size: body.length });
-    expect(readFileSync(file).equals(body)).toBe(true);
-    expect(existsSync(pid)).toBe(false);
-    const wrong = parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, 'c'.repeat(64), pid)), base, 'c'.repeat(64));
-    expect(wrong).toMatchObject({ ok: false, message: expect.stringContaining(`has SHA-256 ${sha}`) });
-  });
+  it.for(TOOLS)(
+    'the download through %s checks the digest: the right one keeps the file, a wrong one says what it got',
+    async (tool, ctx) => {
+      if (!installed(tool)) skipBecause(ctx, `${tool} is not installed here (test/env/up.sh installs it)`);
+      const sha = createHash('sha256').update(body).digest('hex');
+      const file = join(dir, `${tool}.img`);
+      writeFileSync(file, '');
+      const pid = join(dir, `${tool}.pid`);
+      expect(parseDownload(await run(downloadCommand(tool, `${base}/i.qcow2`, file, sha, pid)), base, sha)).toEqual({
+        ok: true,
+        size: body.length,
+      });
+      expect(readFileSync(file).equals(body)).toBe(true);
+      expect(existsSync(pid)).toBe(false);
+      const wrong = parseDownload(
+        await run(downloadCommand(tool, `${base}/i.qcow2`, file, 'c'.repeat(64), pid)),
+        base,
+        'c'.repeat(64),
+      );
+      expect(wrong).toMatchObject({ ok: false, message: expect.stringContaining(`has SHA-256 ${sha}`) });
+    },
+  );
 });

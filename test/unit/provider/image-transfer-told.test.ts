@@ -13,10 +13,19 @@ describe('launch: how the base image reached the host', () => {
     const told: Array<[string, ImageTransferDone]> = [];
     const f = fixture({ deps: { onImageTransfer: async (host, t) => void told.push([host, t]) } });
     const starts: Array<{ step: string; message?: string }> = [];
-    await f.provider.launch({ name: 'one', host: 'edge-b' }, { onStep: (e) => e.phase === 'start' && starts.push({ step: e.step, ...(e.message ? { message: e.message } : {}) }) });
+    await f.provider.launch(
+      { name: 'one', host: 'edge-b' },
+      {
+        onStep: (e) =>
+          e.phase === 'start' && starts.push({ step: e.step, ...(e.message ? { message: e.message } : {}) }),
+      },
+    );
     const reason = 'a file: URL names a file on this machine, not one the host can download';
     expect(told).toEqual([['edge-b', { mode: 'upload', reason, volume: baseVolumeName(f.image.sha256, 'qcow2') }]]);
-    expect(starts.find((s) => s.step === 'upload')).toEqual({ step: 'upload', message: `from this machine to edge-b (not fetched on the host: ${reason})` });
+    expect(starts.find((s) => s.step === 'upload')).toEqual({
+      step: 'upload',
+      message: `from this machine to edge-b (not fetched on the host: ${reason})`,
+    });
     await f.provider.launch({ name: 'two', host: 'edge-b' });
     expect(told).toHaveLength(1);
   });

@@ -2,7 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { METADATA_NS, MetadataError, buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import {
+  METADATA_NS,
+  MetadataError,
+  buildInstanceMetadataXml,
+  parseInstanceMetadata,
+} from '../../../electron/services/provider/kvm/metadata.js';
 import { fleetMetadataOf } from '../../../electron/services/provider/kvm/fleet.js';
 import { repoRoot } from '../../support/dist.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
@@ -50,7 +55,11 @@ describe('metadata fleet fields', () => {
     expect(() => buildInstanceMetadataXml(sampleMetadata({ labels: { Env: 'prod' } }))).toThrow();
     expect(() => buildInstanceMetadataXml(sampleMetadata({ labels: { env: 'a b' } }))).toThrow();
     expect(() => buildInstanceMetadataXml(sampleMetadata({ labels: { env: '<x>' } }))).toThrow();
-    expect(() => buildInstanceMetadataXml(sampleMetadata({ labels: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])) }))).toThrow(/at most 32/);
+    expect(() =>
+      buildInstanceMetadataXml(
+        sampleMetadata({ labels: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])) }),
+      ),
+    ).toThrow(/at most 32/);
     expect(() => buildInstanceMetadataXml(sampleMetadata({ launchedBy: { user: 'a"b', workstation: 'x' } }))).toThrow();
     expect(() => buildInstanceMetadataXml(sampleMetadata({ expiresAt: 'tomorrow' }))).toThrow();
     const good = buildInstanceMetadataXml(sampleMetadata(fleet));
@@ -60,7 +69,7 @@ describe('metadata fleet fields', () => {
   });
 });
 
-describe('a listed domain\'s element, parsed once', () => {
+describe("a listed domain's element, parsed once", () => {
   it('gives what parsing gives, the same object for the same text, and reads a changed element again', () => {
     const element = buildInstanceMetadataXml(sampleMetadata(fleet));
     const listed = (metadata: string) => ({ name: 'ep-web', state: 'shutoff' as const, metadata });

@@ -26,9 +26,13 @@ describe('instance metadata', () => {
     const xml = buildInstanceMetadataXml(withAllow);
     expect(xml).toContain('<allow>');
     expect(parseInstanceMetadata(xml)).toEqual({ ...withAllow, extra: [] });
-    const prefixed = xml.replace(`<instance xmlns="${METADATA_NS}"`, `<e:instance xmlns:e="${METADATA_NS}"`).replace(/<(\/?)(?!e:)([a-zA-Z]+)/g, '<$1e:$2');
+    const prefixed = xml
+      .replace(`<instance xmlns="${METADATA_NS}"`, `<e:instance xmlns:e="${METADATA_NS}"`)
+      .replace(/<(\/?)(?!e:)([a-zA-Z]+)/g, '<$1e:$2');
     expect(parseInstanceMetadata(prefixed)?.allow).toEqual(withAllow.allow);
-    expect(() => parseInstanceMetadata(xml.replace('10.1.2.3', '10.1.2.3; rm -rf /'))).toThrow(/allow\.1: must be an IP address or CIDR prefix/);
+    expect(() => parseInstanceMetadata(xml.replace('10.1.2.3', '10.1.2.3; rm -rf /'))).toThrow(
+      /allow\.1: must be an IP address or CIDR prefix/,
+    );
     expect(() => buildInstanceMetadataXml({ ...meta, allow: ['*'] })).toThrow();
     // Without the element (every default list, and 0.1's proxies): no allow.
     expect(parseInstanceMetadata(buildInstanceMetadataXml(meta))?.allow).toBeUndefined();
@@ -60,7 +64,11 @@ describe('instance metadata', () => {
   });
 
   it('ignores an instance element of another namespace, and a domain without ours', () => {
-    expect(parseInstanceMetadata('<domain><metadata><instance xmlns="urn:other"><name>x</name></instance></metadata></domain>')).toBeUndefined();
+    expect(
+      parseInstanceMetadata(
+        '<domain><metadata><instance xmlns="urn:other"><name>x</name></instance></metadata></domain>',
+      ),
+    ).toBeUndefined();
     expect(parseInstanceMetadata('<domain><name>plain</name></domain>')).toBeUndefined();
   });
 
@@ -71,7 +79,11 @@ describe('instance metadata', () => {
     );
     const parsed = parseInstanceMetadata(withExtra)!;
     expect(parsed.extra).toEqual([
-      { name: 'tags', attributes: {}, children: [{ name: 'tag', attributes: { key: 'team' }, text: 'net', children: [] }] },
+      {
+        name: 'tags',
+        attributes: {},
+        children: [{ name: 'tag', attributes: { key: 'team' }, text: 'net', children: [] }],
+      },
       { name: 'note', attributes: {}, text: 'hello & bye', children: [] },
     ]);
     expect(parseInstanceMetadata(buildInstanceMetadataXml(parsed))).toEqual(parsed);
@@ -93,7 +105,9 @@ describe('instance metadata', () => {
   it('reports a malformed element clearly', () => {
     const bad = buildInstanceMetadataXml(meta).replace('<port>3128</port>', '<port>lots</port>');
     expect(() => parseInstanceMetadata(bad)).toThrow(/port: /);
-    expect(() => parseInstanceMetadata(buildInstanceMetadataXml(meta).replace('version="1"', 'version="7"'))).toThrow(MetadataError);
+    expect(() => parseInstanceMetadata(buildInstanceMetadataXml(meta).replace('version="1"', 'version="7"'))).toThrow(
+      MetadataError,
+    );
     expect(() => parseInstanceMetadata('<!DOCTYPE x [<!ENTITY a "b">]><x/>')).toThrow(/DOCTYPE/);
   });
 });

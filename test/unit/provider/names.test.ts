@@ -39,9 +39,12 @@ describe('instance names', () => {
     expect(instanceId(`${'a'.repeat(52)}-bbbbbbbbb`)).toMatch(/^ep-a{52}-[a-z2-7]{6}$/);
   });
 
-  it.each(['', 'Web', 'web_1', '-web', 'web-', 'a'.repeat(64), 'wéb', 'a b', 'a\nb', '<x>', 'x;rm'])('rejects %j', (name) => {
-    expect(() => instanceId(name)).toThrow(InvalidNameError);
-  });
+  it.each(['', 'Web', 'web_1', '-web', 'web-', 'a'.repeat(64), 'wéb', 'a b', 'a\nb', '<x>', 'x;rm'])(
+    'rejects %j',
+    (name) => {
+      expect(() => instanceId(name)).toThrow(InvalidNameError);
+    },
+  );
 
   it('names volumes after the id and recognises them', () => {
     const id = instanceId('web-1');

@@ -25,7 +25,9 @@ export interface Fixture {
   providerAs: (identity: LaunchedBy) => KvmProvider;
 }
 
-export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<KVMConfig>; deps?: Partial<ProviderDeps> } = {}): Fixture {
+export function fixture(
+  options: { hosts?: FakeHostOptions[]; config?: Partial<KVMConfig>; deps?: Partial<ProviderDeps> } = {},
+): Fixture {
   const dir = tempDir('egress-provider-');
   const bytes = fakeQcow2(16 * 1024 * 1024);
   const path = join(dir, 'image.qcow2');
@@ -37,7 +39,13 @@ export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<K
   ];
   const hosts = new Map(hostOptions.map((h) => [h.name, new FakeHost(h)]));
   const config = withDefaults({
-    hosts: hostOptions.map((h) => ({ name: h.name, address: h.name === 'edge-a' ? 'local' : `${h.name}.example`, pool: 'default', network: 'default', domainType: 'auto' as const })),
+    hosts: hostOptions.map((h) => ({
+      name: h.name,
+      address: h.name === 'edge-a' ? 'local' : `${h.name}.example`,
+      pool: 'default',
+      network: 'default',
+      domainType: 'auto' as const,
+    })),
     machineTypes: { small: { vcpus: 1, memoryMiB: 512, diskGiB: 10 } },
     images: { img: { url: 'file:///images/img.qcow2', sha256: image.sha256 } },
     defaults: { machineType: 'small', image: 'img' },
@@ -51,30 +59,42 @@ export function fixture(options: { hosts?: FakeHostOptions[]; config?: Partial<K
     return probe.open;
   };
   let n = 0;
-  const make = (more: Partial<ProviderDeps>) => new KvmProvider({
-    config,
-    apiFor: async (name) => {
-      const h = hosts.get(name);
-      if (!h) throw new Error(`no host ${name}`);
-      if (h.down) throw new Error(`connect ECONNREFUSED (${name})`);
-      return h;
-    },
-    images: {
-      ensure: async () => {
-        imageCalls.count++;
-        if (imageCalls.fail) throw imageCalls.fail;
-        return image;
+  const make = (more: Partial<ProviderDeps>) =>
+    new KvmProvider({
+      config,
+      apiFor: async (name) => {
+        const h = hosts.get(name);
+        if (!h) throw new Error(`no host ${name}`);
+        if (h.down) throw new Error(`connect ECONNREFUSED (${name})`);
+        return h;
       },
-    },
-    credentials,
-    probe: portProbe,
-    generateCredentials: () => ({ username: 'egress', password: `generated-${++n}` }),
-    readinessIntervalMs: 10,
-    identity: { user: 'tester', workstation: 'ws-1' },
-    ...options.deps,
-    ...more,
-  });
+      images: {
+        ensure: async () => {
+          imageCalls.count++;
+          if (imageCalls.fail) throw imageCalls.fail;
+          return image;
+        },
+      },
+      credentials,
+      probe: portProbe,
+      generateCredentials: () => ({ username: 'egress', password: `generated-${++n}` }),
+      readinessIntervalMs: 10,
+      identity: { user: 'tester', workstation: 'ws-1' },
+      ...options.deps,
+      ...more,
+    });
   const provider = make({});
   const snapshot = () => Object.fromEntries([...hosts].map(([name, h]) => [name, h.snapshot()]));
-  return { providerAs: (identity) => make({ identity }), provider, hosts, a: hosts.get('edge-a')!, b: hosts.get(hostOptions[1]?.name ?? 'edge-b')!, credentials, image, imageCalls, probe, snapshot };
+  return {
+    providerAs: (identity) => make({ identity }),
+    provider,
+    hosts,
+    a: hosts.get('edge-a')!,
+    b: hosts.get(hostOptions[1]?.name ?? 'edge-b')!,
+    credentials,
+    image,
+    imageCalls,
+    probe,
+    snapshot,
+  };
 }

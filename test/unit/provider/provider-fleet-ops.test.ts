@@ -69,7 +69,7 @@ describe('ownership', () => {
     expect(f.a.snapshot().domains).toEqual({});
   });
 
-  it('a proxy launched before ownership was recorded is anyone\'s', async () => {
+  it("a proxy launched before ownership was recorded is anyone's", async () => {
     const f = fixture();
     await f.provider.launch({ name: 'o2', host: 'edge-a' });
     const d = f.a.domains.get(instanceId('o2'))!;
@@ -92,9 +92,17 @@ describe('expiry', () => {
     now = Date.parse('2026-12-03T09:00:00.000Z');
     // Another provider (a cron run elsewhere, a restarted app) reads the expiry back from libvirt alone.
     const theirs = f.providerAs(bob);
-    expect((await theirs.list()).proxies.map((p) => p.expiresAt ?? null)).toEqual(['2026-12-03T09:00:00.000Z', '2026-12-03T12:00:00.000Z', null]);
+    expect((await theirs.list()).proxies.map((p) => p.expiresAt ?? null)).toEqual([
+      '2026-12-03T09:00:00.000Z',
+      '2026-12-03T12:00:00.000Z',
+      null,
+    ]);
     const report = await theirs.expire();
-    expect(report).toEqual({ deleted: [{ name: 'e1', host: 'edge-a', expiresAt: '2026-12-03T09:00:00.000Z' }], failed: [], unreachable: [] });
+    expect(report).toEqual({
+      deleted: [{ name: 'e1', host: 'edge-a', expiresAt: '2026-12-03T09:00:00.000Z' }],
+      failed: [],
+      unreachable: [],
+    });
     expect((await f.provider.list()).proxies.map((p) => p.name)).toEqual(['e2', 'e3']);
     now = Date.parse('2027-06-01T00:00:00.000Z');
     expect((await f.provider.expire()).deleted.map((d) => d.name)).toEqual(['e2']);
@@ -111,7 +119,13 @@ describe('expiry', () => {
     f.b.down = true;
     const report = await f.provider.expire();
     expect(report.deleted).toEqual([]);
-    expect(report.failed).toEqual([{ name: 'e4', expiresAt: '2026-12-03T08:30:00.000Z', error: expect.stringMatching(/injected failure of undefineDomain/) }]);
+    expect(report.failed).toEqual([
+      {
+        name: 'e4',
+        expiresAt: '2026-12-03T08:30:00.000Z',
+        error: expect.stringMatching(/injected failure of undefineDomain/),
+      },
+    ]);
     expect(report.unreachable).toEqual([{ host: 'edge-b', error: expect.stringMatching(/ECONNREFUSED/) }]);
   });
 });

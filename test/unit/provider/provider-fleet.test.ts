@@ -34,17 +34,36 @@ describe('list, get, inspect', () => {
     expect((await f.provider.list()).proxies[0]).not.toHaveProperty('addressNote');
     f.a.inactiveNetworks.add('default');
     const [proxy] = (await f.provider.list()).proxies;
-    expect(proxy).toMatchObject({ name: 'n1', state: 'running', addresses: [], addressNote: 'addresses unknown: network default is not active (virsh net-start default)' });
+    expect(proxy).toMatchObject({
+      name: 'n1',
+      state: 'running',
+      addresses: [],
+      addressNote: 'addresses unknown: network default is not active (virsh net-start default)',
+    });
     f.a.inactiveNetworks.clear();
     f.a.networks.clear();
     const [gone] = (await f.provider.list()).proxies;
-    expect(gone).toMatchObject({ name: 'n1', addresses: [], addressNote: expect.stringMatching(/^addresses unknown: the leases of network default could not be read \(Network not found/) });
+    expect(gone).toMatchObject({
+      name: 'n1',
+      addresses: [],
+      addressNote: expect.stringMatching(
+        /^addresses unknown: the leases of network default could not be read \(Network not found/,
+      ),
+    });
   });
 
   it('inspect gives metadata, the raw domain XML and addresses labelled by source', async () => {
     const f = fixture();
     await f.provider.launch({ name: 'i1', host: 'edge-a' });
-    f.a.agentAddresses.set(instanceId('i1'), [{ address: '192.168.122.10', prefix: 24, family: 'ipv4', source: 'agent', mac: /<mac address="([^"]+)"/.exec(f.a.domains.get(instanceId('i1'))!.xml)![1]! }]);
+    f.a.agentAddresses.set(instanceId('i1'), [
+      {
+        address: '192.168.122.10',
+        prefix: 24,
+        family: 'ipv4',
+        source: 'agent',
+        mac: /<mac address="([^"]+)"/.exec(f.a.domains.get(instanceId('i1'))!.xml)![1]!,
+      },
+    ]);
     const r = await f.provider.inspect('i1');
     expect(r.metadata).toMatchObject({ name: 'i1', host: 'edge-a', port: 3128, machineType: 'small' });
     expect(r.domainXml).toContain('urn:egress-proxies:kvm:v1');
@@ -67,16 +86,26 @@ describe('start, stop, delete', () => {
     expect(await f.provider.start('s1')).toEqual({ alreadyRunning: true });
     f.a.acpi = false;
     const t0 = Date.now();
-    expect(await f.provider.stop('s1', { timeoutMs: 150, pollMs: 20 })).toEqual({ forced: true, alreadyStopped: false });
+    expect(await f.provider.stop('s1', { timeoutMs: 150, pollMs: 20 })).toEqual({
+      forced: true,
+      alreadyStopped: false,
+    });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
-    expect(f.a.calls.filter((c) => c.startsWith('shutdownDomain') || c.startsWith('destroyDomain')).slice(-2)).toEqual([`shutdownDomain:${instanceId('s1')}`, `destroyDomain:${instanceId('s1')}`]);
+    expect(f.a.calls.filter((c) => c.startsWith('shutdownDomain') || c.startsWith('destroyDomain')).slice(-2)).toEqual([
+      `shutdownDomain:${instanceId('s1')}`,
+      `destroyDomain:${instanceId('s1')}`,
+    ]);
   });
 
   it('delete removes domain, root and seed volumes and credentials; the base volume stays', async () => {
     const f = fixture();
     await f.provider.launch({ name: 'd1', host: 'edge-a' });
     const r = await f.provider.delete('d1');
-    expect(r.removed).toEqual([`domain ${instanceId('d1')}`, `volume ${instanceVolumes(instanceId('d1')).root}`, `volume ${instanceVolumes(instanceId('d1')).seed}`]);
+    expect(r.removed).toEqual([
+      `domain ${instanceId('d1')}`,
+      `volume ${instanceVolumes(instanceId('d1')).root}`,
+      `volume ${instanceVolumes(instanceId('d1')).seed}`,
+    ]);
     expect(f.a.snapshot()).toEqual({ domains: {}, volumes: { default: [baseVolumeName(f.image.sha256, 'qcow2')] } });
     expect(await f.credentials.get('d1')).toBeUndefined();
     await expect(f.provider.delete('d1')).rejects.toBeInstanceOf(ProxyNotFoundError);
@@ -114,11 +143,20 @@ describe('reconcile', () => {
     const vol = f.a.pools.get('default')!.volumes.get(young)!;
     vol.changedAt = Date.now() - 60_000;
     const r = await f.provider.reconcile({ fix: true });
-    expect(r.findings).toEqual([expect.objectContaining({ kind: 'orphan-volume', object: young, deferred: true, detail: expect.stringMatching(/changed 60 s ago: a launch may be under way in another process/) })]);
+    expect(r.findings).toEqual([
+      expect.objectContaining({
+        kind: 'orphan-volume',
+        object: young,
+        deferred: true,
+        detail: expect.stringMatching(/changed 60 s ago: a launch may be under way in another process/),
+      }),
+    ]);
     expect(r.findings[0]!.fixed).toBeUndefined();
     expect(f.a.pools.get('default')!.volumes.has(young)).toBe(true);
     vol.changedAt = Date.now() - ORPHAN_GRACE_MS - 1_000;
-    expect((await f.provider.reconcile({ fix: true })).findings).toEqual([expect.objectContaining({ object: young, fixed: true })]);
+    expect((await f.provider.reconcile({ fix: true })).findings).toEqual([
+      expect.objectContaining({ object: young, fixed: true }),
+    ]);
     expect(f.a.pools.get('default')!.volumes.has(young)).toBe(false);
   });
 
@@ -137,7 +175,9 @@ describe('reconcile', () => {
     expect(f.b.snapshot().domains).toEqual({ [instanceId('theirs')]: 'running' });
     expect(pool.has(instanceVolumes(instanceId('theirs')).root)).toBe(true);
     const forced = await f.provider.reconcile({ fix: true, force: true });
-    expect(forced.findings).toEqual([expect.objectContaining({ kind: 'broken-domain', object: instanceId('theirs'), fixed: true })]);
+    expect(forced.findings).toEqual([
+      expect.objectContaining({ kind: 'broken-domain', object: instanceId('theirs'), fixed: true }),
+    ]);
     expect(f.b.snapshot().domains).toEqual({});
   });
 
@@ -155,13 +195,18 @@ describe('credentials file', () => {
   it('is written 0600, atomically, keyed by proxy name; a URL is ready to copy', async () => {
     const dir = tempDir('egress-creds-');
     const store = new FileCredentialsStore(join(dir, 'data', 'credentials.json'));
-    await Promise.all([store.set('a', { username: 'egress', password: 'x1' }), store.set('b', { username: 'egress', password: 'x2' })]);
+    await Promise.all([
+      store.set('a', { username: 'egress', password: 'x1' }),
+      store.set('b', { username: 'egress', password: 'x2' }),
+    ]);
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(await store.names()).toEqual(['a', 'b']);
     await store.delete('a');
     expect(await store.get('a')).toBeUndefined();
     expect(await store.get('b')).toEqual({ username: 'egress', password: 'x2' });
-    expect(formatProxyUrl('10.0.0.5', 3128, { username: 'egress', password: 'x2' })).toBe('http://egress:x2@10.0.0.5:3128');
+    expect(formatProxyUrl('10.0.0.5', 3128, { username: 'egress', password: 'x2' })).toBe(
+      'http://egress:x2@10.0.0.5:3128',
+    );
     expect(formatProxyUrl('fd00::5', 3128)).toBe('http://[fd00::5]:3128');
   });
 });
@@ -187,7 +232,10 @@ describe('base volumes nothing uses (images prune --hosts)', () => {
       ]),
     );
     // Meanwhile something starts using the old one: it is kept after all.
-    await f.a.createVolume('default', `<volume><name>someone.qcow2</name><capacity unit="bytes">1024</capacity><backingStore><path>/fake/edge-a/default/${old}</path></backingStore></volume>`);
+    await f.a.createVolume(
+      'default',
+      `<volume><name>someone.qcow2</name><capacity unit="bytes">1024</capacity><backingStore><path>/fake/edge-a/default/${old}</path></backingStore></volume>`,
+    );
     expect((await f.provider.removeBases(report.unused)).removed).toEqual([]);
     await f.a.deleteVolume('default', 'someone.qcow2');
     expect((await f.provider.removeBases(report.unused)).removed.map((r) => r.volume)).toEqual([old]);

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionClosedError } from '../../../electron/libvirt/index.js';
-import { AlreadyExistsError, LaunchError, LaunchTimeoutError, type LaunchStep } from '../../../electron/services/provider/kvm/errors.js';
+import {
+  AlreadyExistsError,
+  LaunchError,
+  LaunchTimeoutError,
+  type LaunchStep,
+} from '../../../electron/services/provider/kvm/errors.js';
 import { BaseImages, PoolFullError, STALE_MS } from '../../../electron/services/provider/kvm/base-image.js';
 import { HostQueues } from '../../../electron/services/provider/kvm/host-queue.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import type { LibvirtApi } from '../../../electron/services/provider/kvm/libvirt-api.js';
 import { fixture } from './provider-fixture.js';
 
-type Fault = { step: LaunchStep; op?: keyof LibvirtApi; nth?: number; setup?: (f: ReturnType<typeof fixture>) => void; extra?: Record<string, unknown> };
+type Fault = {
+  step: LaunchStep;
+  op?: keyof LibvirtApi;
+  nth?: number;
+  setup?: (f: ReturnType<typeof fixture>) => void;
+  extra?: Record<string, unknown>;
+};
 
 /** Faults, one per step (and per call where a step makes several), on a host whose base volume is already there. */
 const FAULTS: Fault[] = [
@@ -38,7 +49,9 @@ describe('transactional launch', () => {
       const creds = [...f.credentials.entries];
       if (fault.op) f.a.failOn(fault.op, fault.nth ?? 1);
       fault.setup?.(f);
-      const err = await f.provider.launch({ name: 'second', host: 'edge-a', ...fault.extra }, { wait: true }).catch((e: unknown) => e);
+      const err = await f.provider
+        .launch({ name: 'second', host: 'edge-a', ...fault.extra }, { wait: true })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(LaunchError);
       expect((err as LaunchError).step).toBe(fault.step);
       expect((err as LaunchError).message).toMatch(new RegExp(`step "${fault.step}"`));
@@ -106,26 +119,51 @@ describe('transactional launch', () => {
     await warm(f);
     const before = f.snapshot();
     f.probe.open = false;
-    const err = await f.provider.launch({ name: 'slow', host: 'edge-a' }, { wait: true, timeoutMs: 200 }).catch((e: unknown) => e);
+    const err = await f.provider
+      .launch({ name: 'slow', host: 'edge-a' }, { wait: true, timeoutMs: 200 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchTimeoutError);
-    expect((err as LaunchTimeoutError).message).toMatch(/DHCP lease 192\.168\.122\.\d+; guest agent not answering .*; port 3128 closed/);
+    expect((err as LaunchTimeoutError).message).toMatch(
+      /DHCP lease 192\.168\.122\.\d+; guest agent not answering .*; port 3128 closed/,
+    );
     expect((err as LaunchTimeoutError).message).toMatch(/left running for inspection/);
     expect(f.a.snapshot().domains[instanceId('slow')]).toBe('running');
 
     f.a.autoLease = false;
-    const err2 = await f.provider.launch({ name: 'slower', host: 'edge-a' }, { wait: true, timeoutMs: 200, rollbackOnTimeout: true }).catch((e: unknown) => e);
+    const err2 = await f.provider
+      .launch({ name: 'slower', host: 'edge-a' }, { wait: true, timeoutMs: 200, rollbackOnTimeout: true })
+      .catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(LaunchTimeoutError);
     expect((err2 as LaunchTimeoutError).step).toBe('address');
-    expect((err2 as LaunchTimeoutError).message).toMatch(/no DHCP lease for 52:54:00:[0-9a-f:]+ on network default yet/);
+    expect((err2 as LaunchTimeoutError).message).toMatch(
+      /no DHCP lease for 52:54:00:[0-9a-f:]+ on network default yet/,
+    );
     expect(f.a.snapshot().domains[instanceId('slower')]).toBeUndefined();
-    expect(f.a.snapshot().volumes.default).toEqual([...before['edge-a']!.volumes.default!, ...Object.values(instanceVolumes(instanceId('slow')))].sort());
+    expect(f.a.snapshot().volumes.default).toEqual(
+      [...before['edge-a']!.volumes.default!, ...Object.values(instanceVolumes(instanceId('slow')))].sort(),
+    );
   });
 
   it('ready: the URL carries the generated credentials and the lease address; steps are reported in order', async () => {
     const f = fixture();
     const steps: string[] = [];
-    const r = await f.provider.launch({ name: 'web', host: 'edge-a' }, { wait: true, onStep: (e) => e.phase === 'start' && steps.push(e.step) });
-    expect(steps).toEqual(['validate', 'place', 'image', 'upload', 'base', 'volumes', 'seed', 'define', 'boot', 'address', 'proxy']);
+    const r = await f.provider.launch(
+      { name: 'web', host: 'edge-a' },
+      { wait: true, onStep: (e) => e.phase === 'start' && steps.push(e.step) },
+    );
+    expect(steps).toEqual([
+      'validate',
+      'place',
+      'image',
+      'upload',
+      'base',
+      'volumes',
+      'seed',
+      'define',
+      'boot',
+      'address',
+      'proxy',
+    ]);
     expect(r.url).toMatch(/^http:\/\/egress:generated-1@192\.168\.122\.\d+:3128$/);
     expect(r.proxy).toMatchObject({ name: 'web', host: 'edge-a', state: 'running', port: 3128 });
     expect(await f.credentials.get('web')).toEqual({ username: 'egress', password: 'generated-1' });
@@ -159,7 +197,9 @@ describe('concurrency', () => {
   it('ten launches at once on two hosts: no duplicates, no orphans, pool jobs serialised, one base upload per host', async () => {
     const f = fixture();
     const names = Array.from({ length: 10 }, (_, i) => `c-${i}`);
-    const results = await Promise.all(names.map((name, i) => f.provider.launch({ name, host: i % 2 ? 'edge-b' : 'edge-a' })));
+    const results = await Promise.all(
+      names.map((name, i) => f.provider.launch({ name, host: i % 2 ? 'edge-b' : 'edge-a' })),
+    );
     expect(results.every((r) => r.created)).toBe(true);
     for (const h of [f.a, f.b]) {
       expect(h.overlaps).toEqual([]);
@@ -176,7 +216,10 @@ describe('concurrency', () => {
 
   it('two launches of one name at once: one proxy, the other gets the same proxy back', async () => {
     const f = fixture();
-    const [x, y] = await Promise.all([f.provider.launch({ name: 'dup', host: 'edge-a' }), f.provider.launch({ name: 'dup', host: 'edge-a' })]);
+    const [x, y] = await Promise.all([
+      f.provider.launch({ name: 'dup', host: 'edge-a' }),
+      f.provider.launch({ name: 'dup', host: 'edge-a' }),
+    ]);
     expect([x.created, y.created].sort()).toEqual([false, true]);
     expect(Object.keys(f.a.snapshot().domains)).toEqual([instanceId('dup')]);
   });
@@ -191,16 +234,28 @@ describe('placement', () => {
   });
 
   it('skips a host whose pool has no room, and one that is down', async () => {
-    const f = fixture({ hosts: [{ name: 'edge-a', freeMemoryBytes: 2 * 1024 ** 3 }, { name: 'edge-b', freeMemoryBytes: 64 * 1024 ** 3, pools: [{ name: 'default', capacityBytes: 1024 ** 3 }] }] });
+    const f = fixture({
+      hosts: [
+        { name: 'edge-a', freeMemoryBytes: 2 * 1024 ** 3 },
+        { name: 'edge-b', freeMemoryBytes: 64 * 1024 ** 3, pools: [{ name: 'default', capacityBytes: 1024 ** 3 }] },
+      ],
+    });
     expect((await f.provider.launch({ name: 'p1' })).proxy.host).toBe('edge-a');
     f.a.down = true;
     const err = await f.provider.launch({ name: 'p2' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ step: 'place' });
-    expect((err as Error).message).toMatch(/edge-a: not reachable.*edge-b: pool default has 1\.0 GiB \(1073741824 bytes\) free, the disk needs 10\.0 GiB \(10737418240 bytes\)|edge-b: pool default has 1\.0 GiB.*edge-a: not reachable/);
+    expect((err as Error).message).toMatch(
+      /edge-a: not reachable.*edge-b: pool default has 1\.0 GiB \(1073741824 bytes\) free, the disk needs 10\.0 GiB \(10737418240 bytes\)|edge-b: pool default has 1\.0 GiB.*edge-a: not reachable/,
+    );
   });
 
   it('skips a host without enough free memory for the machine type', async () => {
-    const f = fixture({ hosts: [{ name: 'edge-a', freeMemoryBytes: 4 * 1024 ** 3 }, { name: 'edge-b', freeMemoryBytes: 100 * 1024 ** 2 }] });
+    const f = fixture({
+      hosts: [
+        { name: 'edge-a', freeMemoryBytes: 4 * 1024 ** 3 },
+        { name: 'edge-b', freeMemoryBytes: 100 * 1024 ** 2 },
+      ],
+    });
     expect((await f.provider.launch({ name: 'p1' })).proxy.host).toBe('edge-a');
     f.a.down = true;
     const err = await f.provider.launch({ name: 'p2' }).catch((e: unknown) => e);
@@ -208,21 +263,31 @@ describe('placement', () => {
   });
 
   it('an explicit host whose pool has no room is refused before anything is created, with the bytes', async () => {
-    const f = fixture({ hosts: [{ name: 'edge-a', pools: [{ name: 'default', capacityBytes: 1024 ** 3 }] }, { name: 'edge-b' }] });
+    const f = fixture({
+      hosts: [{ name: 'edge-a', pools: [{ name: 'default', capacityBytes: 1024 ** 3 }] }, { name: 'edge-b' }],
+    });
     const before = f.snapshot();
     const err = await f.provider.launch({ name: 'p', host: 'edge-a' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ step: 'place' });
-    expect((err as Error).message).toContain("edge-a: pool default has 1.0 GiB (1073741824 bytes) free, the proxy's disk may grow to 10.0 GiB (10737418240 bytes)");
+    expect((err as Error).message).toContain(
+      "edge-a: pool default has 1.0 GiB (1073741824 bytes) free, the proxy's disk may grow to 10.0 GiB (10737418240 bytes)",
+    );
     expect(f.snapshot()).toEqual(before);
   });
 
-  it('a base image bigger than the pool\'s free space is refused before the base volume is created', async () => {
+  it("a base image bigger than the pool's free space is refused before the base volume is created", async () => {
     const f = fixture();
     f.a.pools.get('default')!.capacityBytes = f.image.size - 1;
     const before = f.snapshot();
-    const err = await new BaseImages(new HostQueues()).ensure('edge-a', f.a, 'default', { ...f.image, format: 'qcow2' }).catch((e: unknown) => e);
+    const err = await new BaseImages(new HostQueues())
+      .ensure('edge-a', f.a, 'default', { ...f.image, format: 'qcow2' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PoolFullError);
-    expect((err as Error).message).toMatch(new RegExp(`^edge-a: pool default has \\d+ MiB \\(${f.image.size - 1} bytes\\) free, the image egress-base-[0-9a-f]{64}\\.qcow2 needs \\d+ MiB \\(${f.image.size} bytes\\); free space in the pool`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^edge-a: pool default has \\d+ MiB \\(${f.image.size - 1} bytes\\) free, the image egress-base-[0-9a-f]{64}\\.qcow2 needs \\d+ MiB \\(${f.image.size} bytes\\); free space in the pool`,
+      ),
+    );
     expect(f.snapshot()).toEqual(before);
   });
 
@@ -232,15 +297,25 @@ describe('placement', () => {
     const before = f.snapshot();
     await expect(f.provider.launch({ name: 'p', host: 'edge-a' })).rejects.toMatchObject({
       step: 'place',
-      message: expect.stringContaining('edge-a: network default is not active (start it with virsh net-start default, or choose another host)'),
+      message: expect.stringContaining(
+        'edge-a: network default is not active (start it with virsh net-start default, or choose another host)',
+      ),
     });
     expect(f.snapshot()).toEqual(before);
     f.b.inactiveNetworks.add('default');
-    await expect(f.provider.launch({ name: 'p' })).rejects.toMatchObject({ step: 'place', message: expect.stringMatching(/edge-a: network default is not active.*edge-b: network default is not active|edge-b: network default is not active.*edge-a: network default is not active/) });
+    await expect(f.provider.launch({ name: 'p' })).rejects.toMatchObject({
+      step: 'place',
+      message: expect.stringMatching(
+        /edge-a: network default is not active.*edge-b: network default is not active|edge-b: network default is not active.*edge-a: network default is not active/,
+      ),
+    });
     f.b.inactiveNetworks.clear();
     expect((await f.provider.launch({ name: 'p' })).proxy.host).toBe('edge-b');
     f.b.networks.clear();
-    await expect(f.provider.launch({ name: 'q', host: 'edge-b' })).rejects.toMatchObject({ step: 'place', message: expect.stringContaining('edge-b: network default does not exist there') });
+    await expect(f.provider.launch({ name: 'q', host: 'edge-b' })).rejects.toMatchObject({
+      step: 'place',
+      message: expect.stringContaining('edge-b: network default does not exist there'),
+    });
   });
 
   it('a failed upload whose connection is gone removes the half-written base on a reopened connection', async () => {
@@ -275,7 +350,9 @@ describe('placement', () => {
     f.probe.open = false;
     f.a.failOn('dhcpLeases', 1, new ConnectionClosedError('the daemon went away'));
     const t0 = Date.now();
-    const err = await f.provider.launch({ name: 'second', host: 'edge-a' }, { wait: true, timeoutMs: 60_000 }).catch((e: unknown) => e);
+    const err = await f.provider
+      .launch({ name: 'second', host: 'edge-a' }, { wait: true, timeoutMs: 60_000 })
+      .catch((e: unknown) => e);
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(err).toBeInstanceOf(LaunchError);
     expect((err as LaunchError).message).toMatch(/^launch failed at step "address": .*the daemon went away/);
@@ -287,11 +364,19 @@ describe('placement', () => {
     f.a.failOn('uploadVolume', 1);
     for (let i = 1; i <= 5; i++) f.a.failOn('deleteVolume', i);
     const err = await f.provider.launch({ name: 'p', host: 'edge-a' }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ step: 'upload', message: expect.stringMatching(/injected failure of uploadVolume; the incomplete base volume egress-base-[0-9a-f]{64}\.qcow2 is left in pool default \(.*\): it is never used, and a launch on this host replaces it once it has been untouched for 60 s/) });
+    expect(err).toMatchObject({
+      step: 'upload',
+      message: expect.stringMatching(
+        /injected failure of uploadVolume; the incomplete base volume egress-base-[0-9a-f]{64}\.qcow2 is left in pool default \(.*\): it is never used, and a launch on this host replaces it once it has been untouched for 60 s/,
+      ),
+    });
   });
 
   it('an explicit host that is not in the config is a placement error', async () => {
     const f = fixture();
-    await expect(f.provider.launch({ name: 'p', host: 'nowhere' })).rejects.toMatchObject({ step: 'validate', message: expect.stringMatching(/no host named "nowhere"/) });
+    await expect(f.provider.launch({ name: 'p', host: 'nowhere' })).rejects.toMatchObject({
+      step: 'validate',
+      message: expect.stringMatching(/no host named "nowhere"/),
+    });
   });
 });

@@ -8,12 +8,21 @@ import { PROBE_INTERVAL_MS, waitForProxy } from '../../../electron/services/prov
 import type { ResolvedKVMHost } from '../../../shared/config.js';
 import { FakeHost } from '../../support/fake-libvirt.js';
 
-const host: ResolvedKVMHost = { name: 'edge-a', address: 'local', socketPath: '/run/libvirt/libvirt-sock', pool: 'default', network: 'default', domainType: 'qemu' };
+const host: ResolvedKVMHost = {
+  name: 'edge-a',
+  address: 'local',
+  socketPath: '/run/libvirt/libvirt-sock',
+  pool: 'default',
+  network: 'default',
+  domainType: 'qemu',
+};
 
 describe('waitForProxy', () => {
   it('reports ready soon after the port opens, far inside the 1 s budget, with the address rounds at 1 s', async () => {
     const fake = new FakeHost({ name: 'edge-a' });
-    await fake.defineDomain('<domain type="qemu"><name>ep-r</name><devices><interface type="network"><mac address="52:54:00:00:00:01"/><source network="default"/></interface></devices></domain>');
+    await fake.defineDomain(
+      '<domain type="qemu"><name>ep-r</name><devices><interface type="network"><mac address="52:54:00:00:00:01"/><source network="default"/></interface></devices></domain>',
+    );
     await fake.startDomain('ep-r');
     const mac = /<mac address="([^"]+)"/.exec(fake.domains.get('ep-r')!.xml)![1]!;
     const started = Date.now();

@@ -6,18 +6,31 @@ import { SpecError, renderProxy, resolveSpec, specHash } from '../../../electron
 import { readSeedIso } from '../../support/iso9660-reader.js';
 
 const config: ResolvedKVMConfig = withDefaults({
-  hosts: [{ name: 'local', address: 'local' }, { name: 'edge-a', address: '203.0.113.10', bridge: 'br0', pool: 'proxies' }],
+  hosts: [
+    { name: 'local', address: 'local' },
+    { name: 'edge-a', address: '203.0.113.10', bridge: 'br0', pool: 'proxies' },
+  ],
   machineTypes: { small: { vcpus: 1, memoryMiB: 512 }, big: { vcpus: 4, memoryMiB: 4096, diskGiB: 40 } },
   images: { 'debian-12': { url: 'https://x.example/d.qcow2', sha256: 'ab'.repeat(32) } },
   defaults: { machineType: 'small', image: 'debian-12' },
 });
 const creds = () => ({ username: 'egress', password: 'fixed-password' });
-const options = { domainType: 'qemu' as const, basePath: '/var/lib/libvirt/images/base.qcow2', createdAt: new Date('2026-12-02T10:00:00Z') };
+const options = {
+  domainType: 'qemu' as const,
+  basePath: '/var/lib/libvirt/images/base.qcow2',
+  createdAt: new Date('2026-12-02T10:00:00Z'),
+};
 
 describe('resolveSpec', () => {
   it('fills defaults from the config', () => {
     const r = resolveSpec({ name: 'web-1' }, config, config.hosts[0]!, creds);
-    expect(r).toMatchObject({ machineTypeName: 'small', machineType: { diskGiB: 10 }, imageName: 'debian-12', port: 3128, credentials: creds() });
+    expect(r).toMatchObject({
+      machineTypeName: 'small',
+      machineType: { diskGiB: 10 },
+      imageName: 'debian-12',
+      port: 3128,
+      credentials: creds(),
+    });
     expect(r.allow).toContain('192.168.0.0/16');
     expect(r.allow).not.toContain('0.0.0.0/0');
   });
@@ -27,10 +40,14 @@ describe('resolveSpec', () => {
   });
 
   it('names what is missing', () => {
-    expect(() => resolveSpec({ name: 'w', machineType: 'huge' }, config, config.hosts[0]!)).toThrow(/no machine type named "huge" \(known: small, big\)/);
+    expect(() => resolveSpec({ name: 'w', machineType: 'huge' }, config, config.hosts[0]!)).toThrow(
+      /no machine type named "huge" \(known: small, big\)/,
+    );
     expect(() => resolveSpec({ name: 'w', image: 'x' }, config, config.hosts[0]!)).toThrow(SpecError);
     const noImages = { ...config, images: {}, defaults: { machineType: 'small' } };
-    expect(() => resolveSpec({ name: 'w' }, noImages, config.hosts[0]!)).toThrow(/config has none: add one under kvm.images/);
+    expect(() => resolveSpec({ name: 'w' }, noImages, config.hosts[0]!)).toThrow(
+      /config has none: add one under kvm.images/,
+    );
   });
 });
 
@@ -40,7 +57,13 @@ describe('renderProxy', () => {
 
   it('puts the same metadata in the domain XML that it returns, with no secret', () => {
     expect(parseInstanceMetadata(r.domainXml)).toEqual(r.metadata);
-    expect(r.metadata).toMatchObject({ name: 'web-1', host: 'edge-a', machineType: 'small', port: 3128, createdAt: '2026-12-02T10:00:00.000Z' });
+    expect(r.metadata).toMatchObject({
+      name: 'web-1',
+      host: 'edge-a',
+      machineType: 'small',
+      port: 3128,
+      createdAt: '2026-12-02T10:00:00.000Z',
+    });
     expect(r.domainXml).not.toContain('fixed-password');
   });
 

@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { launch } from '../../../electron/services/provider/kvm/launch.js';
 import { alternateInstanceId, instanceId } from '../../../electron/services/provider/kvm/names.js';
-import { METADATA_KEY, METADATA_NS, buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import {
+  METADATA_KEY,
+  METADATA_NS,
+  buildInstanceMetadataXml,
+  parseInstanceMetadata,
+} from '../../../electron/services/provider/kvm/metadata.js';
 import { fixture } from './provider-fixture.js';
 
 describe('proxies replace', () => {
@@ -28,8 +33,18 @@ describe('proxies replace', () => {
     expect(order.at(-2)).toBe(`retire:${instanceId('web')}`);
     expect(order.at(-1)).toBe('finish:');
     expect(r.old).toMatchObject({ host: 'edge-a', domain: instanceId('web') });
-    expect(r.old.removed).toEqual([`domain ${instanceId('web')}`, `volume ${instanceId('web')}-root.qcow2`, `volume ${instanceId('web')}-seed.iso`]);
-    expect(r.proxy).toMatchObject({ name: 'web', id: alternateInstanceId('web'), host: 'edge-b', labels: { env: 'prod' }, expiresAt });
+    expect(r.old.removed).toEqual([
+      `domain ${instanceId('web')}`,
+      `volume ${instanceId('web')}-root.qcow2`,
+      `volume ${instanceId('web')}-seed.iso`,
+    ]);
+    expect(r.proxy).toMatchObject({
+      name: 'web',
+      id: alternateInstanceId('web'),
+      host: 'edge-b',
+      labels: { env: 'prod' },
+      expiresAt,
+    });
     expect(r.proxy.replacing).toBeUndefined();
     expect(f.a.snapshot().domains).toEqual({});
     expect(f.a.snapshot().volumes.default!.filter((v) => v.startsWith('ep-'))).toEqual([]);
@@ -38,7 +53,9 @@ describe('proxies replace', () => {
     // The replaces element is gone once the old one is: the name is one proxy again.
     const domain = await f.b.getDomain(alternateInstanceId('web'));
     expect(parseInstanceMetadata(domain!.xml)?.replaces).toBeUndefined();
-    expect((await f.provider.list()).proxies.map((p) => [p.name, p.id, p.host])).toEqual([['web', alternateInstanceId('web'), 'edge-b']]);
+    expect((await f.provider.list()).proxies.map((p) => [p.name, p.id, p.host])).toEqual([
+      ['web', alternateInstanceId('web'), 'edge-b'],
+    ]);
     // Replaced again, it goes back to the first id.
     const again = await f.provider.replace('web');
     expect(again.proxy).toMatchObject({ id: instanceId('web'), host: 'edge-b' });
@@ -49,7 +66,10 @@ describe('proxies replace', () => {
     const f = fixture();
     await f.provider.launch({ name: 'keep', host: 'edge-a' }, { wait: true });
     // The base volume a launch uploads stays on the host by design (shared): the rest must be as before.
-    const instances = () => JSON.stringify(Object.values(f.snapshot()).map((h) => [h.domains, h.volumes.default!.filter((v) => v.startsWith('ep-'))]));
+    const instances = () =>
+      JSON.stringify(
+        Object.values(f.snapshot()).map((h) => [h.domains, h.volumes.default!.filter((v) => v.startsWith('ep-'))]),
+      );
     const before = instances();
     const credentials = await f.credentials.get('keep');
     f.b.failOn('startDomain');
@@ -83,10 +103,15 @@ describe('proxies replace', () => {
     expect(seen.inspected).toBe(instanceId('mid'));
     expect(seen.get).toBe(instanceId('mid'));
     expect(seen.url).toMatch(/^http:\/\//);
-    expect(seen.rows?.sort()).toEqual([[alternateInstanceId('mid'), instanceId('mid')], [instanceId('mid'), undefined]].sort());
+    expect(seen.rows?.sort()).toEqual(
+      [
+        [alternateInstanceId('mid'), instanceId('mid')],
+        [instanceId('mid'), undefined],
+      ].sort(),
+    );
   });
 
-  it('refuses, changing nothing: someone else\'s proxy, an unknown host, and a spec the metadata cannot rebuild', async () => {
+  it("refuses, changing nothing: someone else's proxy, an unknown host, and a spec the metadata cannot rebuild", async () => {
     const f = fixture();
     await f.providerAs({ user: 'bob', workstation: 'ws-9' }).launch({ name: 'bobs', host: 'edge-a' }, { wait: true });
     await f.provider.launch({ name: 'custom', host: 'edge-a', allow: ['10.9.0.0/16'] }, { wait: true });
@@ -94,19 +119,29 @@ describe('proxies replace', () => {
     const custom = parseInstanceMetadata((await f.a.getDomain(instanceId('custom')))!.xml)!;
     expect(custom.allow).toEqual(['10.9.0.0/16']);
     const { allow: _unrecorded, ...old } = custom;
-    await f.a.setMetadata(instanceId('custom'), { uri: METADATA_NS, key: METADATA_KEY, xml: buildInstanceMetadataXml(old) });
+    await f.a.setMetadata(instanceId('custom'), {
+      uri: METADATA_NS,
+      key: METADATA_KEY,
+      xml: buildInstanceMetadataXml(old),
+    });
     const before = f.snapshot();
-    await expect(f.provider.replace('bobs')).rejects.toThrow(/launched by bob@ws-9, not by you: replace it only with their agreement/);
+    await expect(f.provider.replace('bobs')).rejects.toThrow(
+      /launched by bob@ws-9, not by you: replace it only with their agreement/,
+    );
     await expect(f.provider.replace('custom', { host: 'nowhere' })).rejects.toThrow(/no host named "nowhere"/);
     await expect(f.provider.replace('custom')).rejects.toThrow(/cannot be rebuilt.*--allow/);
     await f.credentials.delete('bobs');
-    await expect(f.provider.replace('bobs', { force: true })).rejects.toThrow(/credentials of bobs are not stored on this workstation/);
+    await expect(f.provider.replace('bobs', { force: true })).rejects.toThrow(
+      /credentials of bobs are not stored on this workstation/,
+    );
     expect(f.snapshot()).toEqual(before);
     // With the allow list given, it reproduces.
     const r = await f.provider.replace('custom', { allow: ['10.9.0.0/16'] });
     expect(r.proxy.id).toBe(alternateInstanceId('custom'));
     // The replacement records its list: replaced again (as auto-replace does, with nothing given), it reproduces alone.
-    expect(parseInstanceMetadata((await f.a.getDomain(alternateInstanceId('custom')))!.xml)!.allow).toEqual(['10.9.0.0/16']);
+    expect(parseInstanceMetadata((await f.a.getDomain(alternateInstanceId('custom')))!.xml)!.allow).toEqual([
+      '10.9.0.0/16',
+    ]);
     const again = await f.provider.replace('custom');
     expect(again.proxy.id).toBe(instanceId('custom'));
   });
@@ -118,19 +153,26 @@ describe('proxies replace', () => {
     expect(parseInstanceMetadata((await f.a.getDomain(instanceId('plain')))!.xml)!.allow).toBeUndefined();
     const r = await f.provider.replace('own', { host: 'edge-b' });
     expect(r.proxy).toMatchObject({ id: alternateInstanceId('own'), host: 'edge-b' });
-    expect(parseInstanceMetadata((await f.b.getDomain(alternateInstanceId('own')))!.xml)!.allow).toEqual(['192.168.150.0/24', '10.1.2.3']);
+    expect(parseInstanceMetadata((await f.b.getDomain(alternateInstanceId('own')))!.xml)!.allow).toEqual([
+      '192.168.150.0/24',
+      '10.1.2.3',
+    ]);
   });
 
   it('delete of a name removes a replacement left half-way too', async () => {
     const f = fixture();
     await f.provider.launch({ name: 'half', host: 'edge-a' }, { wait: true });
     await expect(
-      f.provider.replace('half', { launcher: async (ctx, spec, options) => {
-        const r = await launch(ctx, spec, options);
-        throw Object.assign(new Error('crashed after the new one was ready'), { r });
-      } }),
+      f.provider.replace('half', {
+        launcher: async (ctx, spec, options) => {
+          const r = await launch(ctx, spec, options);
+          throw Object.assign(new Error('crashed after the new one was ready'), { r });
+        },
+      }),
     ).rejects.toThrow('crashed after the new one was ready');
-    expect(Object.keys(f.a.snapshot().domains).sort()).toEqual([instanceId('half'), alternateInstanceId('half')].sort());
+    expect(Object.keys(f.a.snapshot().domains).sort()).toEqual(
+      [instanceId('half'), alternateInstanceId('half')].sort(),
+    );
     const d = await f.provider.delete('half');
     expect(d.removed.filter((r) => r.startsWith('domain'))).toHaveLength(2);
     expect(f.a.snapshot().domains).toEqual({});

@@ -50,7 +50,10 @@ describe('entries on one hypervisor', () => {
     ]);
     expect(await f.provider.get('fast1')).toMatchObject({ host: 'two' });
     // The same spec again, on its own entry: the existing proxy (whichever entry answers first).
-    expect(await f.provider.launch({ name: 'fast1', host: 'two' })).toMatchObject({ created: false, proxy: { host: 'two' } });
+    expect(await f.provider.launch({ name: 'fast1', host: 'two' })).toMatchObject({
+      created: false,
+      proxy: { host: 'two' },
+    });
     expect(await f.provider.get('egdemo')).toMatchObject({ host: 'one' });
   });
 
@@ -74,14 +77,23 @@ describe('entries on one hypervisor', () => {
     const id = instanceId('fast1');
     machine.pools.get('fast')!.volumes.delete(instanceVolumes(id).seed);
     const report = await f.provider.reconcile();
-    expect(report.findings).toEqual([expect.objectContaining({ kind: 'broken-domain', host: 'two', object: id, detail: expect.stringContaining(`${instanceVolumes(id).seed} (pool fast) missing`) })]);
+    expect(report.findings).toEqual([
+      expect.objectContaining({
+        kind: 'broken-domain',
+        host: 'two',
+        object: id,
+        detail: expect.stringContaining(`${instanceVolumes(id).seed} (pool fast) missing`),
+      }),
+    ]);
   });
 
   it('orphan volumes of a shared pool are reported once', async () => {
     const { f, machine } = twins();
     machine.addVolume('default', instanceVolumes(instanceId('gone')).root);
     const report = await f.provider.reconcile();
-    expect(report.findings.map((x) => [x.kind, x.host, x.object])).toEqual([['orphan-volume', 'one', instanceVolumes(instanceId('gone')).root]]);
+    expect(report.findings.map((x) => [x.kind, x.host, x.object])).toEqual([
+      ['orphan-volume', 'one', instanceVolumes(instanceId('gone')).root],
+    ]);
   });
 
   it('delete through either entry removes the volumes where the domain XML says, not from the entry pool', async () => {
@@ -91,7 +103,11 @@ describe('entries on one hypervisor', () => {
     expect(machine.snapshot().volumes.fast).toEqual(expect.arrayContaining(Object.values(instanceVolumes(id))));
     const result = await f.provider.delete('egdemo');
     expect(result.host).toBe('two');
-    expect(result.removed).toEqual([`domain ${id}`, `volume ${instanceVolumes(id).root}`, `volume ${instanceVolumes(id).seed}`]);
+    expect(result.removed).toEqual([
+      `domain ${id}`,
+      `volume ${instanceVolumes(id).root}`,
+      `volume ${instanceVolumes(id).seed}`,
+    ]);
     expect(machine.snapshot().volumes.fast!.filter((v) => v.startsWith(id))).toEqual([]);
   });
 
@@ -102,7 +118,9 @@ describe('entries on one hypervisor', () => {
     const d = machine.domains.get(id)!;
     d.xml = d.xml.replace('<host>one</host>', '<host>old-name</host>');
     const listing = await f.provider.list();
-    expect(listing.proxies).toEqual([expect.objectContaining({ name: 'renamed', host: 'one', unknownHost: 'old-name' })]);
+    expect(listing.proxies).toEqual([
+      expect.objectContaining({ name: 'renamed', host: 'one', unknownHost: 'old-name' }),
+    ]);
     expect((await f.provider.reconcile({ fix: true })).findings).toEqual([]);
     expect(machine.domains.has(id)).toBe(true);
     expect(f.provider.reportingEntry('one', 'old-name')).toEqual({ host: 'one', unknownHost: 'old-name' });

@@ -20,9 +20,13 @@ export const noCloudFiles: SeedFile[] = [
   { name: 'vendor-data', data: '' },
 ];
 
-export const asBuffer = (data: Uint8Array | string) => (typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data));
+export const asBuffer = (data: Uint8Array | string) =>
+  typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
 
-export function run(cmd: string, args: string[]): { status: number | null; stdout: string; stderr: string; error?: Error } {
+export function run(
+  cmd: string,
+  args: string[],
+): { status: number | null; stdout: string; stderr: string; error?: Error } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ...(r.error ? { error: r.error } : {}) };
 }
@@ -30,7 +34,8 @@ export function run(cmd: string, args: string[]): { status: number | null; stdou
 /** Runs a tool the test environment provides; a missing tool fails the test with what to install. */
 export function tool(cmd: string, args: string[], pkg: string): string {
   const r = run(cmd, args);
-  if (r.error) throw new Error(`${cmd} is not available (${r.error.message}): apt-get install -y --no-install-recommends ${pkg}`);
+  if (r.error)
+    throw new Error(`${cmd} is not available (${r.error.message}): apt-get install -y --no-install-recommends ${pkg}`);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status}: ${r.stderr.trim()}`);
   return r.stdout;
 }

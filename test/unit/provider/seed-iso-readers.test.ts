@@ -52,10 +52,15 @@ describe('other readers agree', () => {
     const mnt = join(work.path, 'mnt');
     mkdirSync(mnt, { recursive: true });
     const how = mountIso(path, mnt);
-    await annotate(how === 'kernel' ? 'mounted with the kernel isofs (loop, ro)' : 'this kernel has no isofs: mounted with fuseiso (FUSE)');
+    await annotate(
+      how === 'kernel'
+        ? 'mounted with the kernel isofs (loop, ro)'
+        : 'this kernel has no isofs: mounted with fuseiso (FUSE)',
+    );
     try {
       expect(readdirSync(mnt).sort(), how).toEqual(['meta-data', 'user-data', 'vendor-data']);
-      for (const [name, data] of expected) expect(readFileSync(join(mnt, name)).equals(data), `${how}: ${name}`).toBe(true);
+      for (const [name, data] of expected)
+        expect(readFileSync(join(mnt, name)).equals(data), `${how}: ${name}`).toBe(true);
     } finally {
       const u = how === 'kernel' ? run('umount', [mnt]) : run('fusermount', ['-u', mnt]);
       if (u.status !== 0) console.error(`unmounting ${mnt} failed: ${u.stderr}`);

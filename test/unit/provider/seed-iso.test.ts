@@ -8,7 +8,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildNoCloudSeed, buildSeedIso, DEFAULT_SEED_TIMESTAMP, MAX_SEED_FILE_BYTES, type SeedFile, SeedIsoError } from '../../../electron/services/provider/kvm/seed-iso.js';
+import {
+  buildNoCloudSeed,
+  buildSeedIso,
+  DEFAULT_SEED_TIMESTAMP,
+  MAX_SEED_FILE_BYTES,
+  type SeedFile,
+  SeedIsoError,
+} from '../../../electron/services/provider/kvm/seed-iso.js';
 import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
 import { META_DATA, SECTOR, USER_DATA, asBuffer, noCloudFiles, tool, useWorkDir } from './seed-iso-fixture.js';
 
@@ -103,11 +110,9 @@ describe('buildSeedIso / readSeedIso', () => {
   it('builds the NoCloud seed by role', () => {
     const iso = buildNoCloudSeed({ userData: USER_DATA, metaData: META_DATA, vendorData: '' });
     expect(iso.equals(buildSeedIso(noCloudFiles))).toBe(true);
-    expect([...readSeedIso(buildNoCloudSeed({ userData: 'a', metaData: 'b', networkConfig: 'c' })).files.keys()]).toEqual([
-      'meta-data',
-      'network-config',
-      'user-data',
-    ]);
+    expect([
+      ...readSeedIso(buildNoCloudSeed({ userData: 'a', metaData: 'b', networkConfig: 'c' })).files.keys(),
+    ]).toEqual(['meta-data', 'network-config', 'user-data']);
   });
 
   it('takes a custom volume id', () => {
@@ -115,7 +120,10 @@ describe('buildSeedIso / readSeedIso', () => {
   });
 
   it('spreads a long directory over several sectors, no record crossing a boundary', () => {
-    const files: SeedFile[] = Array.from({ length: 120 }, (_, i) => ({ name: `file-${String(i).padStart(3, '0')}-${'x'.repeat(21)}`, data: `content ${i}` }));
+    const files: SeedFile[] = Array.from({ length: 120 }, (_, i) => ({
+      name: `file-${String(i).padStart(3, '0')}-${'x'.repeat(21)}`,
+      data: `content ${i}`,
+    }));
     const iso = buildSeedIso(files);
     const rootSize = iso.readUInt32LE(16 * SECTOR + 156 + 10);
     expect(rootSize).toBeGreaterThan(2 * SECTOR);
@@ -145,10 +153,15 @@ describe('buildSeedIso / readSeedIso', () => {
 });
 
 describe('bad input', () => {
-  const one = (name: string, data: string | Uint8Array = 'x') => () => buildSeedIso([{ name, data }]);
+  const one =
+    (name: string, data: string | Uint8Array = 'x') =>
+    () =>
+      buildSeedIso([{ name, data }]);
 
   it('rejects duplicate names', () => {
-    expect(() => buildSeedIso([...noCloudFiles, { name: 'meta-data', data: 'again' }])).toThrow(new SeedIsoError('seed file "meta-data" is listed more than once'));
+    expect(() => buildSeedIso([...noCloudFiles, { name: 'meta-data', data: 'again' }])).toThrow(
+      new SeedIsoError('seed file "meta-data" is listed more than once'),
+    );
   });
 
   it.each([
@@ -184,9 +197,15 @@ describe('bad input', () => {
     expect(() => buildSeedIso(noCloudFiles, { volumeId: '' })).toThrow(/volume id "" is invalid/);
     expect(() => buildSeedIso(noCloudFiles, { volumeId: 'ci data' })).toThrow(/volume id "ci data" is invalid/);
     expect(() => buildSeedIso(noCloudFiles, { volumeId: 'x'.repeat(33) })).toThrow(SeedIsoError);
-    expect(() => buildSeedIso(noCloudFiles, { timestamp: new Date('1899-12-31T00:00:00Z') })).toThrow(/years 1900-2155/);
-    expect(() => buildSeedIso(noCloudFiles, { timestamp: new Date(Number.NaN) })).toThrow('timestamp must be a valid Date');
-    expect(() => buildSeedIso([{ name: 'a', data: 42 as unknown as string }])).toThrow('seed file "a": data must be a string or a Uint8Array');
+    expect(() => buildSeedIso(noCloudFiles, { timestamp: new Date('1899-12-31T00:00:00Z') })).toThrow(
+      /years 1900-2155/,
+    );
+    expect(() => buildSeedIso(noCloudFiles, { timestamp: new Date(Number.NaN) })).toThrow(
+      'timestamp must be a valid Date',
+    );
+    expect(() => buildSeedIso([{ name: 'a', data: 42 as unknown as string }])).toThrow(
+      'seed file "a": data must be a string or a Uint8Array',
+    );
   });
 });
 
@@ -196,7 +215,11 @@ describe('readSeedIso on garbage', () => {
   it.each<[string, () => Uint8Array, RegExp]>([
     ['empty input', () => new Uint8Array(0), /0 bytes is too short for an ISO9660 image/],
     ['random bytes', () => bytes(40 * SECTOR, 3), /sector 16 is not an ISO9660 volume descriptor/],
-    ['zeros', () => new Uint8Array(40 * SECTOR), /sector 16 is not an ISO9660 volume descriptor: standard identifier is "\.\.\.\.\."/],
+    [
+      'zeros',
+      () => new Uint8Array(40 * SECTOR),
+      /sector 16 is not an ISO9660 volume descriptor: standard identifier is "\.\.\.\.\."/,
+    ],
     ['a ragged size', () => good().subarray(0, 40 * SECTOR + 5), /not a multiple of the 2048-byte sector/],
     ['a truncated image', () => good().subarray(0, 30 * SECTOR), /image is truncated: the volume is \d+ sectors/],
     [
@@ -222,7 +245,9 @@ describe('readSeedIso on garbage', () => {
       'a record crossing a sector boundary',
       () => {
         // 29-character names: 30 records of 64 bytes after "." and "..", leaving 60 bytes of the first sector.
-        const iso = buildSeedIso(Array.from({ length: 40 }, (_, i) => ({ name: `f${String(i).padStart(2, '0')}`.padEnd(29, 'x'), data: '' })));
+        const iso = buildSeedIso(
+          Array.from({ length: 40 }, (_, i) => ({ name: `f${String(i).padStart(2, '0')}`.padEnd(29, 'x'), data: '' })),
+        );
         const dir = 20 * SECTOR;
         let pos = 0;
         while (iso[dir + pos] !== 0) pos += iso[dir + pos]!;
@@ -261,7 +286,10 @@ describe('readSeedIso on garbage', () => {
     // test/unit/fuzz/iso-reader.test.ts: 60 one-byte files pointed at a 32 KiB file read back
     // as 60 copies of it, more bytes than the image holds. A full-size directory of such
     // records would have asked for gigabytes from a 4 MiB image.
-    const files = [{ name: 'big', data: Buffer.alloc(16 * SECTOR, 1) }, ...Array.from({ length: 60 }, (_, i) => ({ name: `f${i}`, data: 'x' }))];
+    const files = [
+      { name: 'big', data: Buffer.alloc(16 * SECTOR, 1) },
+      ...Array.from({ length: 60 }, (_, i) => ({ name: `f${i}`, data: 'x' })),
+    ];
     const iso = buildSeedIso(files);
     expectRoundTrip(files, iso);
     const dir = 20 * SECTOR;
@@ -279,7 +307,11 @@ describe('readSeedIso on garbage', () => {
     mkdirSync(src, { recursive: true });
     for (const f of noCloudFiles) writeFileSync(join(src, f.name), f.data);
     const out = join(work.path, 'genisoimage.iso');
-    tool('genisoimage', ['-quiet', '-o', out, '-V', 'cidata', '-r', '-J', ...noCloudFiles.map((f) => join(src, f.name))], 'genisoimage');
+    tool(
+      'genisoimage',
+      ['-quiet', '-o', out, '-V', 'cidata', '-r', '-J', ...noCloudFiles.map((f) => join(src, f.name))],
+      'genisoimage',
+    );
     const read = readSeedIso(readFileSync(out));
     expect(read.volumeId).toBe('cidata');
     // Without Rock Ridge, Linux shows genisoimage's 8.3 names lowercased: USER_DAT.;1 → user_dat.

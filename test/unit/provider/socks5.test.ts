@@ -11,7 +11,11 @@ import { parse } from 'yaml';
 import { withDefaults } from '../../../shared/config.js';
 import { formatProxyUrl } from '../../../shared/proxy-url.js';
 import { USER_DATA_SCRIPTS, buildUserData } from '../../../electron/services/provider/kvm/cloud-config.js';
-import { DANTE_SCRIPTS, EXTERNAL_PLACEHOLDER, buildDanteConf } from '../../../electron/services/provider/kvm/dante-conf.js';
+import {
+  DANTE_SCRIPTS,
+  EXTERNAL_PLACEHOLDER,
+  buildDanteConf,
+} from '../../../electron/services/provider/kvm/dante-conf.js';
 import { PROXY_SOFTWARE, proxyPackages } from '../../../electron/services/provider/kvm/proxy-software.js';
 import { buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
 import { renderProxy, resolveSpec, specHash } from '../../../electron/services/provider/kvm/render.js';
@@ -25,7 +29,11 @@ const creds = { username: 'egress', password: 'pw-1.x' };
 
 describe('danted.conf', () => {
   it('listens on the port, passes only the allowed clients and CONNECT, and asks for a username with credentials', () => {
-    const lines = buildDanteConf({ port: 1080, allow: ['192.168.122.0/24', '10.0.0.7', 'fd00::/8'], credentials: creds }).split('\n');
+    const lines = buildDanteConf({
+      port: 1080,
+      allow: ['192.168.122.0/24', '10.0.0.7', 'fd00::/8'],
+      credentials: creds,
+    }).split('\n');
     expect(lines).toContain('internal: 0.0.0.0 port = 1080');
     expect(lines).toContain(`external: ${EXTERNAL_PLACEHOLDER}`);
     expect(lines).toContain('socksmethod: username');
@@ -43,17 +51,29 @@ describe('danted.conf', () => {
     expect(() => buildDanteConf({ port: 1080, allow: [] })).toThrow(/at least one/);
     expect(() => buildDanteConf({ port: 1080, allow: ['10.0.0.0/8 }'] })).toThrow();
     for (const username of ['-x', '~x', '1234', 'a b', 'x'.repeat(33)]) {
-      expect(() => buildDanteConf({ port: 1080, allow: ['127.0.0.1'], credentials: { username, password: 'ok' } }), username).toThrow();
+      expect(
+        () => buildDanteConf({ port: 1080, allow: ['127.0.0.1'], credentials: { username, password: 'ok' } }),
+        username,
+      ).toThrow();
     }
   });
 });
 
 describe('socks5 user-data', () => {
-  const text = buildUserData({ hostname: 'socks-1', kind: 'socks5', proxy: { port: 1080, allow: ['192.168.0.0/16'], credentials: creds } });
+  const text = buildUserData({
+    hostname: 'socks-1',
+    kind: 'socks5',
+    proxy: { port: 1080, allow: ['192.168.0.0/16'], credentials: creds },
+  });
   const doc = parse(text) as { write_files: Array<{ path: string; content: string }>; runcmd: string[][] };
 
   it('writes danted.conf, installs dante-server when missing, sets the interface, makes the account, then (re)starts danted and the agent', () => {
-    expect(doc.write_files).toEqual([expect.objectContaining({ path: '/etc/danted.conf', content: buildDanteConf({ port: 1080, allow: ['192.168.0.0/16'], credentials: creds }) })]);
+    expect(doc.write_files).toEqual([
+      expect.objectContaining({
+        path: '/etc/danted.conf',
+        content: buildDanteConf({ port: 1080, allow: ['192.168.0.0/16'], credentials: creds }),
+      }),
+    ]);
     expect(doc.runcmd).toEqual([
       ['sh', '-c', USER_DATA_SCRIPTS.installDante],
       ['sh', '-c', DANTE_SCRIPTS.setExternal, 'set-external', '/etc/danted.conf'],
@@ -67,7 +87,9 @@ describe('socks5 user-data', () => {
   });
 
   it('without credentials makes no account', () => {
-    const open = parse(buildUserData({ hostname: 'socks-1', kind: 'socks5', proxy: { port: 1080, allow: ['10.0.0.0/8'] } })) as typeof doc;
+    const open = parse(
+      buildUserData({ hostname: 'socks-1', kind: 'socks5', proxy: { port: 1080, allow: ['10.0.0.0/8'] } }),
+    ) as typeof doc;
     expect(open.runcmd.some((c) => c[3] === 'create-account')).toBe(false);
   });
 });
@@ -77,7 +99,11 @@ describe('the runcmd scripts for Dante, run by a real sh with stand-ins for ip, 
   afterAll(() => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
-  function sandbox(commands: Record<string, string>): { dir: string; log: () => string[]; run: (script: string, args: string[]) => number } {
+  function sandbox(commands: Record<string, string>): {
+    dir: string;
+    log: () => string[];
+    run: (script: string, args: string[]) => number;
+  } {
     const dir = tempDir('egress-dante-');
     dirs.push(dir);
     const bin = join(dir, 'bin');
@@ -94,7 +120,10 @@ describe('the runcmd scripts for Dante, run by a real sh with stand-ins for ip, 
       run: (script, args) => {
         try {
           // Stand-ins first; sed, awk and head are the machine's own (the script's text tools).
-          execFileSync('/bin/sh', ['-c', script, 'x', ...args], { env: { PATH: `${bin}:/usr/bin:/bin` }, stdio: 'ignore' });
+          execFileSync('/bin/sh', ['-c', script, 'x', ...args], {
+            env: { PATH: `${bin}:/usr/bin:/bin` },
+            stdio: 'ignore',
+          });
           return 0;
         } catch (err) {
           return (err as { status: number }).status;
@@ -103,8 +132,10 @@ describe('the runcmd scripts for Dante, run by a real sh with stand-ins for ip, 
     };
   }
 
-  it('puts the default route\'s interface into the file', () => {
-    const s = sandbox({ ip: '[ "$2" = route ] && echo "default via 10.0.0.1 dev enp1s0 proto dhcp src 10.0.0.5 metric 100"; exit 0' });
+  it("puts the default route's interface into the file", () => {
+    const s = sandbox({
+      ip: '[ "$2" = route ] && echo "default via 10.0.0.1 dev enp1s0 proto dhcp src 10.0.0.5 metric 100"; exit 0',
+    });
     const conf = join(s.dir, 'danted.conf');
     writeFileSync(conf, buildDanteConf({ port: 1080, allow: ['10.0.0.0/8'] }));
     expect(s.run(DANTE_SCRIPTS.setExternal, [conf])).toBe(0);
@@ -114,14 +145,28 @@ describe('the runcmd scripts for Dante, run by a real sh with stand-ins for ip, 
   it('creates the account and sets its password on stdin, never touching an account that is not ours', () => {
     const fresh = sandbox({ id: 'exit 1', useradd: 'exit 0', chpasswd: 'cat >>"${0%/bin/*}/stdin"' });
     expect(fresh.run(DANTE_SCRIPTS.createAccount, ['egress', 'pw-1.x'])).toBe(0);
-    expect(fresh.log()).toEqual(['id -u egress', 'useradd --system --no-create-home --shell /usr/sbin/nologin --comment Egress Desk SOCKS5 egress', 'chpasswd ']);
+    expect(fresh.log()).toEqual([
+      'id -u egress',
+      'useradd --system --no-create-home --shell /usr/sbin/nologin --comment Egress Desk SOCKS5 egress',
+      'chpasswd ',
+    ]);
     expect(readFileSync(join(fresh.dir, 'stdin'), 'utf8')).toBe('egress:pw-1.x\n');
 
-    const root = sandbox({ id: 'exit 0', getent: 'echo "root:x:0:0:root:/root:/bin/bash"', useradd: 'exit 0', chpasswd: 'exit 0' });
+    const root = sandbox({
+      id: 'exit 0',
+      getent: 'echo "root:x:0:0:root:/root:/bin/bash"',
+      useradd: 'exit 0',
+      chpasswd: 'exit 0',
+    });
     expect(root.run(DANTE_SCRIPTS.createAccount, ['root', 'pw'])).not.toBe(0);
     expect(root.log().some((l) => l.startsWith('chpasswd') || l.startsWith('useradd'))).toBe(false);
 
-    const ours = sandbox({ id: 'exit 0', getent: 'echo "egress:x:998:998:Egress Desk SOCKS5:/home/egress:/usr/sbin/nologin"', useradd: 'exit 1', chpasswd: 'exit 0' });
+    const ours = sandbox({
+      id: 'exit 0',
+      getent: 'echo "egress:x:998:998:Egress Desk SOCKS5:/home/egress:/usr/sbin/nologin"',
+      useradd: 'exit 1',
+      chpasswd: 'exit 0',
+    });
     expect(ours.run(DANTE_SCRIPTS.createAccount, ['egress', 'new'])).toBe(0);
     expect(ours.log().at(-1)).toBe('chpasswd ');
   });
@@ -148,7 +193,11 @@ describe('the kind in the metadata and the spec', () => {
     images: { d: { url: 'https://x.example/d.qcow2', sha256: 'ab'.repeat(32) } },
     defaults: { machineType: 'small', image: 'd' },
   });
-  const options = { domainType: 'qemu' as const, basePath: '/pool/base.qcow2', createdAt: new Date('2026-12-03T10:00:00Z') };
+  const options = {
+    domainType: 'qemu' as const,
+    basePath: '/pool/base.qcow2',
+    createdAt: new Date('2026-12-03T10:00:00Z'),
+  };
 
   it('socks5 defaults to port 1080 and renders Dante with the kind in the metadata; http keeps its hash', () => {
     const http = resolveSpec({ name: 'w' }, config, config.hosts[0]!, () => creds);
@@ -165,7 +214,7 @@ describe('the kind in the metadata and the spec', () => {
     expect(renderProxy(http, options).domainXml).not.toContain('<kind>');
   });
 
-  it('the inspector\'s seed of a socks5 proxy is rebuilt from its metadata exactly, the password masked', () => {
+  it("the inspector's seed of a socks5 proxy is rebuilt from its metadata exactly, the password masked", () => {
     const socks = resolveSpec({ name: 'w', kind: 'socks5' }, config, config.hosts[0]!, () => creds);
     const view = seedView(renderProxy(socks, options).metadata, config, creds);
     expect(view?.exact).toBe(true);
@@ -176,11 +225,12 @@ describe('the kind in the metadata and the spec', () => {
 });
 
 describe('packages per kind', () => {
-  it('one table; the test image recipe installs every kind\'s packages and leaves them to first boot in --bare', () => {
+  it("one table; the test image recipe installs every kind's packages and leaves them to first boot in --bare", () => {
     expect(proxyPackages()).toEqual(['tinyproxy', 'dante-server']);
     expect(proxyPackages(['socks5'])).toEqual(PROXY_SOFTWARE.socks5.packages);
     const recipe = readFileSync('test/env/guest-image.sh', 'utf8');
-    const list = (name: string) => new RegExp(`^${name}=\\(([^)]*)\\)`, 'm').exec(recipe)![1]!.split(/\s+/).filter(Boolean);
+    const list = (name: string) =>
+      new RegExp(`^${name}=\\(([^)]*)\\)`, 'm').exec(recipe)![1]!.split(/\s+/).filter(Boolean);
     for (const p of proxyPackages()) {
       expect(list('PACKAGES')).toContain(p);
       expect(list('FIRST_BOOT_PACKAGES')).toContain(p);

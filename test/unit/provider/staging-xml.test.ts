@@ -8,11 +8,16 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { buildFetchedBaseXml, buildStagedVolumeXml, buildStagingPoolXml } from '../../../electron/services/provider/kvm/staging-xml.js';
+import {
+  buildFetchedBaseXml,
+  buildStagedVolumeXml,
+  buildStagingPoolXml,
+} from '../../../electron/services/provider/kvm/staging-xml.js';
 import { skipBecause } from '../../support/skip.js';
 import { tempDir } from '../../support/temp-dir.js';
 
-const parse = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false }).parse(xml);
+const parse = (xml: string) =>
+  new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false }).parse(xml);
 
 describe('staging XML', () => {
   it('the staging pool: a dir pool over the path, as given', () => {

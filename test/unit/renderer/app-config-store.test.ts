@@ -12,18 +12,36 @@ beforeEach(() => useAppConfigStore.setState(useAppConfigStore.getInitialState(),
 
 describe('app config store', () => {
   it('loads the app, the config and then the catalog', async () => {
-    const b = fakeBridge({ 'app:info': () => info, 'config:get': () => state, 'machineTypes:list': () => [], 'images:list': () => [] });
+    const b = fakeBridge({
+      'app:info': () => info,
+      'config:get': () => state,
+      'machineTypes:list': () => [],
+      'images:list': () => [],
+    });
     await useAppConfigStore.getState().load();
     expect(useAppConfigStore.getState()).toMatchObject({ info, state, error: undefined, catalogError: undefined });
-    expect(b.calls.map((c) => c.channel).sort()).toEqual(['app:info', 'config:get', 'images:list', 'machineTypes:list']);
+    expect(b.calls.map((c) => c.channel).sort()).toEqual([
+      'app:info',
+      'config:get',
+      'images:list',
+      'machineTypes:list',
+    ]);
   });
 
   it('a config that cannot be read stops there; a catalog that cannot be listed says so on its own', async () => {
-    const noConfig = fakeBridge({ 'app:info': () => info, 'config:get': () => Promise.reject(new Error('permission denied')) });
+    const noConfig = fakeBridge({
+      'app:info': () => info,
+      'config:get': () => Promise.reject(new Error('permission denied')),
+    });
     await useAppConfigStore.getState().load();
     expect(useAppConfigStore.getState().error).toBe('permission denied');
     expect(noConfig.calls.map((c) => c.channel)).not.toContain('images:list');
-    fakeBridge({ 'app:info': () => info, 'config:get': () => state, 'machineTypes:list': () => [], 'images:list': () => Promise.reject(new Error('cache unreadable')) });
+    fakeBridge({
+      'app:info': () => info,
+      'config:get': () => state,
+      'machineTypes:list': () => [],
+      'images:list': () => Promise.reject(new Error('cache unreadable')),
+    });
     await useAppConfigStore.getState().load();
     expect(useAppConfigStore.getState()).toMatchObject({ error: undefined, state, catalogError: 'cache unreadable' });
   });
@@ -31,7 +49,8 @@ describe('app config store', () => {
 
 describe('app config store: follows its events, and writes resolve once it shows them', () => {
   const config = { type: 'kvm' as const };
-  const catalogCalls = (b: { calls: { channel: string }[] }) => b.calls.filter((c) => c.channel === 'images:list').length;
+  const catalogCalls = (b: { calls: { channel: string }[] }) =>
+    b.calls.filter((c) => c.channel === 'images:list').length;
   beforeEach(() => useUiStore.setState({ toasts: [] }));
 
   it('config:changed sets the state and reads the catalog again; only an edit by hand is told', async () => {
@@ -44,9 +63,17 @@ describe('app config store: follows its events, and writes resolve once it shows
     b.emit('config:changed', { ...state, config, by: 'file' });
     expect(useUiStore.getState().toasts.map((t) => t.kind)).toEqual(['info']);
     // A broken file: said, with its first problem; the catalog of the last good config stays.
-    b.emit('config:changed', { ...state, issues: [{ path: 'kvm.hosts', message: 'is required', line: 3 }], lastGood: true, by: 'file' });
+    b.emit('config:changed', {
+      ...state,
+      issues: [{ path: 'kvm.hosts', message: 'is required', line: 3 }],
+      lastGood: true,
+      by: 'file',
+    });
     expect(catalogCalls(b)).toBe(2);
-    expect(useUiStore.getState().toasts.at(-1)).toMatchObject({ kind: 'error', text: expect.stringContaining('line 3: kvm.hosts: is required') });
+    expect(useUiStore.getState().toasts.at(-1)).toMatchObject({
+      kind: 'error',
+      text: expect.stringContaining('line 3: kvm.hosts: is required'),
+    });
     stop();
     expect(b.listeners('config:changed')).toBe(0);
   });
@@ -88,15 +115,29 @@ describe('app config store: follows its events, and writes resolve once it shows
   });
 
   it('write: when no event was applied (the store does not follow), it reads the config itself', async () => {
-    const b = fakeBridge({ 'app:info': () => info, 'config:get': () => ({ ...state, config }), 'machineTypes:list': () => [], 'images:list': () => [], 'defaults:set': () => ({ path: state.path }) });
+    const b = fakeBridge({
+      'app:info': () => info,
+      'config:get': () => ({ ...state, config }),
+      'machineTypes:list': () => [],
+      'images:list': () => [],
+      'defaults:set': () => ({ path: state.path }),
+    });
     await useAppConfigStore.getState().write((api) => api.defaults.set({ image: 'debian-12' }));
-    expect(b.calls.map((c) => c.channel).sort()).toEqual(['app:info', 'config:get', 'defaults:set', 'images:list', 'machineTypes:list']);
+    expect(b.calls.map((c) => c.channel).sort()).toEqual([
+      'app:info',
+      'config:get',
+      'defaults:set',
+      'images:list',
+      'machineTypes:list',
+    ]);
     expect(useAppConfigStore.getState().state?.config).toEqual(config);
   });
 
   it('a refused write rejects and reads nothing', async () => {
     const b = fakeBridge({ 'defaults:set': () => Promise.reject(named('ConfigBusyError', '1 task is running')) });
-    await expect(useAppConfigStore.getState().write((api) => api.defaults.set({ image: 'x' }))).rejects.toThrow('1 task is running');
+    await expect(useAppConfigStore.getState().write((api) => api.defaults.set({ image: 'x' }))).rejects.toThrow(
+      '1 task is running',
+    );
     expect(b.calls.map((c) => c.channel)).toEqual(['defaults:set']);
   });
 });

@@ -24,7 +24,9 @@ describe('learnSha256', () => {
     expect(b.calls).toEqual([{ channel: 'images:verifySha512', input }]);
     expect(started).toEqual(['t-1']);
     useTasksStore.getState().upsert(task({ id: 't-1', state: 'running' }));
-    useTasksStore.getState().upsert(task({ id: 't-1', state: 'succeeded', result: { name: 'deb', sha256: 'a'.repeat(64), sizeBytes: 10 } }));
+    useTasksStore
+      .getState()
+      .upsert(task({ id: 't-1', state: 'succeeded', result: { name: 'deb', sha256: 'a'.repeat(64), sizeBytes: 10 } }));
     await expect(learnt).resolves.toBe('a'.repeat(64));
   });
 
@@ -32,7 +34,13 @@ describe('learnSha256', () => {
     fakeBridge({ 'images:verifySha512': () => ({ taskId: 't-2' }) });
     const learnt = learnSha256(input, () => undefined);
     await settle();
-    useTasksStore.getState().upsert(task({ id: 't-2', state: 'failed', error: { name: 'ImageCacheError', message: 'has sha512 x but y was expected' } }));
+    useTasksStore.getState().upsert(
+      task({
+        id: 't-2',
+        state: 'failed',
+        error: { name: 'ImageCacheError', message: 'has sha512 x but y was expected' },
+      }),
+    );
     await expect(learnt).rejects.toThrow('has sha512 x but y was expected');
   });
 });

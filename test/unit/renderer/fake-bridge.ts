@@ -9,11 +9,20 @@ import { createApi } from '../../../renderer/api.js';
 import { bindStoreApi } from '../../../renderer/stores/store-api.js';
 import type { HostStatus } from '../../../shared/hosts.js';
 import type { Envelope, RawBridge } from '../../../shared/ipc-transport.js';
-import type { ChannelInput, ChannelName, ChannelOutput, EgressApi, EventName, EventPayload } from '../../../shared/ipc.js';
+import type {
+  ChannelInput,
+  ChannelName,
+  ChannelOutput,
+  EgressApi,
+  EventName,
+  EventPayload,
+} from '../../../shared/ipc.js';
 import type { ProxyInspectionView, ProxyRecordView } from '../../../shared/proxies.js';
 import type { Task } from '../../../shared/tasks.js';
 
-export type Handlers = { [C in ChannelName]?: (input: ChannelInput<C>) => ChannelOutput<C> | Promise<ChannelOutput<C>> };
+export type Handlers = {
+  [C in ChannelName]?: (input: ChannelInput<C>) => ChannelOutput<C> | Promise<ChannelOutput<C>>;
+};
 
 export interface FakeBridge {
   api: EgressApi;
@@ -92,7 +101,18 @@ export const proxyRecord = (over: Partial<ProxyRecordView> = {}): ProxyRecordVie
 
 export const inspectionOf = (proxy: ProxyRecordView, over: Partial<ProxyInspectionView> = {}): ProxyInspectionView => ({
   proxy,
-  metadata: { formatVersion: 1, name: proxy.name, owner: proxy.owner, host: proxy.host, machineType: proxy.machineType, image: proxy.image, port: proxy.port, createdAt: proxy.createdAt, specHash: proxy.specHash, extra: [] },
+  metadata: {
+    formatVersion: 1,
+    name: proxy.name,
+    owner: proxy.owner,
+    host: proxy.host,
+    machineType: proxy.machineType,
+    image: proxy.image,
+    port: proxy.port,
+    createdAt: proxy.createdAt,
+    specHash: proxy.specHash,
+    extra: [],
+  },
   domainXml: '<domain/>',
   addresses: [],
   problems: {},
@@ -100,7 +120,13 @@ export const inspectionOf = (proxy: ProxyRecordView, over: Partial<ProxyInspecti
   ...over,
 });
 
-export const hostStatus = (over: Partial<HostStatus> = {}): HostStatus => ({ name: 'edge-a', address: 'local', via: 'unix:/srv/test/libvirt-sock', state: 'connected', ...over });
+export const hostStatus = (over: Partial<HostStatus> = {}): HostStatus => ({
+  name: 'edge-a',
+  address: 'local',
+  via: 'unix:/srv/test/libvirt-sock',
+  state: 'connected',
+  ...over,
+});
 
 export const task = (over: Partial<Task> = {}): Task => ({
   id: 't1',

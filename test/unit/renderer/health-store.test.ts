@@ -5,7 +5,10 @@ import type { FleetHealth } from '../../../shared/health.js';
 import { proxyKey } from '../../../shared/proxy-key.js';
 import { fakeBridge } from './fake-bridge.js';
 
-const figures = (at: number, state: 'healthy' | 'failing'): FleetHealth => ({ at, proxies: [{ host: 'edge-a', domain: 'ep-web', name: 'web', state, since: at }] });
+const figures = (at: number, state: 'healthy' | 'failing'): FleetHealth => ({
+  at,
+  proxies: [{ host: 'edge-a', domain: 'ep-web', name: 'web', state, since: at }],
+});
 
 const WEB = proxyKey('edge-a', 'ep-web');
 

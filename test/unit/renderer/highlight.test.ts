@@ -14,25 +14,49 @@ import { metadataLineRange } from '../../../renderer/xml-metadata-range.js';
 
 /** The text of one split line. */
 function text(nodes: readonly HastNode[]): string {
-  return nodes.map((n) => (n.type === 'text' ? n.value : n.type === 'element' ? text(n.children as HastNode[]) : '')).join('');
+  return nodes
+    .map((n) => (n.type === 'text' ? n.value : n.type === 'element' ? text(n.children as HastNode[]) : ''))
+    .join('');
 }
 
 /** Every class a line's tokens carry, outermost first. */
 function classes(nodes: readonly HastNode[]): string[] {
-  return nodes.flatMap((n) => (n.type === 'element' ? [...((n.properties.className as string[] | undefined) ?? []), ...classes(n.children as HastNode[])] : []));
+  return nodes.flatMap((n) =>
+    n.type === 'element'
+      ? [...((n.properties.className as string[] | undefined) ?? []), ...classes(n.children as HastNode[])]
+      : [],
+  );
 }
 
-const markup = (language: 'xml' | 'yaml', source: string) => highlightLines(language, source).map((line) => renderToStaticMarkup(createElement('div', null, ...line)));
+const markup = (language: 'xml' | 'yaml', source: string) =>
+  highlightLines(language, source).map((line) => renderToStaticMarkup(createElement('div', null, ...line)));
 
 describe('splitLines', () => {
   it('keeps every character, one line per newline', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('<a x="1">', '</a>', '<!-- c\n -->', '<![CDATA[\n<b>]]>', 'text', '\n', ' ', '<?pi x?>', '&amp;', '<b/>'), { maxLength: 40 }), (parts) => {
-        const source = parts.join('');
-        const lines = splitLines(highlightTree('xml', source).children);
-        expect(lines.map(text).join('\n')).toBe(source);
-        expect(lines.length).toBe(source.split('\n').length);
-      }),
+      fc.property(
+        fc.array(
+          fc.constantFrom(
+            '<a x="1">',
+            '</a>',
+            '<!-- c\n -->',
+            '<![CDATA[\n<b>]]>',
+            'text',
+            '\n',
+            ' ',
+            '<?pi x?>',
+            '&amp;',
+            '<b/>',
+          ),
+          { maxLength: 40 },
+        ),
+        (parts) => {
+          const source = parts.join('');
+          const lines = splitLines(highlightTree('xml', source).children);
+          expect(lines.map(text).join('\n')).toBe(source);
+          expect(lines.length).toBe(source.split('\n').length);
+        },
+      ),
     );
   });
 
@@ -71,7 +95,9 @@ describe('hastToReact', () => {
       properties: { className: ['x', 'y'], src: 'https://example.invalid/', onError: 'alert(1)', style: 'color:red' },
       children: [{ type: 'text', value: '<b>bold</b>' }],
     };
-    expect(renderToStaticMarkup(createElement('div', null, hastToReact(hostile, 0)))).toBe('<div><span class="x y">&lt;b&gt;bold&lt;/b&gt;</span></div>');
+    expect(renderToStaticMarkup(createElement('div', null, hastToReact(hostile, 0)))).toBe(
+      '<div><span class="x y">&lt;b&gt;bold&lt;/b&gt;</span></div>',
+    );
   });
 
   it('highlights YAML too (the seed files)', () => {
@@ -83,10 +109,21 @@ describe('hastToReact', () => {
 });
 
 describe('metadataLineRange', () => {
-  const lines = (xml: string, r = metadataLineRange(xml)) => (r ? xml.split('\n').slice(r.start, r.end + 1) : undefined);
+  const lines = (xml: string, r = metadataLineRange(xml)) =>
+    r ? xml.split('\n').slice(r.start, r.end + 1) : undefined;
 
   it('finds the metadata element of a domain', () => {
-    const xml = ['<domain type="kvm">', '  <name>ep-a</name>', '  <metadata>', '    <instance xmlns="urn:egress-proxies:kvm:v1" version="1">', '      <name>a</name>', '    </instance>', '  </metadata>', '  <devices/>', '</domain>'].join('\n');
+    const xml = [
+      '<domain type="kvm">',
+      '  <name>ep-a</name>',
+      '  <metadata>',
+      '    <instance xmlns="urn:egress-proxies:kvm:v1" version="1">',
+      '      <name>a</name>',
+      '    </instance>',
+      '  </metadata>',
+      '  <devices/>',
+      '</domain>',
+    ].join('\n');
     expect(metadataLineRange(xml)).toEqual({ start: 2, end: 6 });
   });
 
@@ -98,8 +135,15 @@ describe('metadataLineRange', () => {
   });
 
   it('does not care how the children are prefixed', () => {
-    const xml = '<domain>\n<metadata>\n<egress:instance xmlns:egress="urn:egress-proxies:kvm:v1" xmlns="urn:egress-proxies:kvm:v1">\n<egress:name>a</egress:name>\n</egress:instance>\n</metadata>\n</domain>';
-    expect(lines(xml)).toEqual(['<metadata>', '<egress:instance xmlns:egress="urn:egress-proxies:kvm:v1" xmlns="urn:egress-proxies:kvm:v1">', '<egress:name>a</egress:name>', '</egress:instance>', '</metadata>']);
+    const xml =
+      '<domain>\n<metadata>\n<egress:instance xmlns:egress="urn:egress-proxies:kvm:v1" xmlns="urn:egress-proxies:kvm:v1">\n<egress:name>a</egress:name>\n</egress:instance>\n</metadata>\n</domain>';
+    expect(lines(xml)).toEqual([
+      '<metadata>',
+      '<egress:instance xmlns:egress="urn:egress-proxies:kvm:v1" xmlns="urn:egress-proxies:kvm:v1">',
+      '<egress:name>a</egress:name>',
+      '</egress:instance>',
+      '</metadata>',
+    ]);
   });
 
   it('skips comments, CDATA, processing instructions and quoted ">"', () => {
@@ -121,7 +165,9 @@ describe('metadataLineRange', () => {
   it('takes only the root element’s child, and a self-closing one as its one line', () => {
     const nested = '<domain>\n  <devices>\n    <x><metadata>\n</metadata></x>\n  </devices>\n  <metadata/>\n</domain>';
     expect(metadataLineRange(nested)).toEqual({ start: 5, end: 5 });
-    expect(metadataLineRange('<domain>\n  <devices>\n    <metadata>x</metadata>\n  </devices>\n</domain>')).toBeUndefined();
+    expect(
+      metadataLineRange('<domain>\n  <devices>\n    <metadata>x</metadata>\n  </devices>\n</domain>'),
+    ).toBeUndefined();
     expect(metadataLineRange('<domain><metadata\n  /></domain>')).toEqual({ start: 0, end: 1 });
   });
 
@@ -132,8 +178,15 @@ describe('metadataLineRange', () => {
       images: { 'debian-12': { url: 'https://x.example/d.qcow2', sha256: 'ab'.repeat(32) } },
       defaults: { machineType: 'small', image: 'debian-12' },
     });
-    const spec = resolveSpec({ name: 'web-1' }, config, config.hosts[0]!, () => ({ username: 'egress', password: 'p' }));
-    const { domainXml } = renderProxy(spec, { domainType: 'qemu', basePath: '/b.qcow2', createdAt: new Date('2026-12-02T10:00:00Z') });
+    const spec = resolveSpec({ name: 'web-1' }, config, config.hosts[0]!, () => ({
+      username: 'egress',
+      password: 'p',
+    }));
+    const { domainXml } = renderProxy(spec, {
+      domainType: 'qemu',
+      basePath: '/b.qcow2',
+      createdAt: new Date('2026-12-02T10:00:00Z'),
+    });
     const found = lines(domainXml)!;
     expect(found[0]!.trim()).toBe('<metadata>');
     expect(found.at(-1)!.trim()).toBe('</metadata>');

@@ -23,9 +23,19 @@ const facts: HostInfo = {
 beforeEach(() => useHostsStore.setState(useHostsStore.getInitialState(), true));
 afterEach(() => vi.useRealTimers());
 
-const load = (cpuBusy: number): HostLoad => ({ name: 'local', at: 1, cpuBusy, cpuWindowMs: 5_000, cpus: 2, memoryBytes: 2 ** 31, freeMemoryBytes: 2 ** 30, availableMemoryBytes: 2 ** 30, pools: [] });
+const load = (cpuBusy: number): HostLoad => ({
+  name: 'local',
+  at: 1,
+  cpuBusy,
+  cpuWindowMs: 5_000,
+  cpus: 2,
+  memoryBytes: 2 ** 31,
+  freeMemoryBytes: 2 ** 30,
+  availableMemoryBytes: 2 ** 30,
+  pools: [],
+});
 
-describe('hosts store: a watched host\'s load', () => {
+describe("hosts store: a watched host's load", () => {
   it('asks at once and again after each answer, keeps the last figures, drops them on a failed ask, and stops when released', async () => {
     vi.useFakeTimers();
     let asked = 0;
@@ -95,19 +105,31 @@ describe('hosts store', () => {
     const pending = useHostsStore.getState().trust('edge-a', 'SHA256:x');
     expect(useHostsStore.getState().trusting['edge-a']).toBe(true);
     await pending;
-    expect(useHostsStore.getState()).toMatchObject({ trusting: { 'edge-a': false }, trustError: { 'edge-a': '' }, hosts: [{ name: 'edge-a', state: 'connected' }] });
+    expect(useHostsStore.getState()).toMatchObject({
+      trusting: { 'edge-a': false },
+      trustError: { 'edge-a': '' },
+      hosts: [{ name: 'edge-a', state: 'connected' }],
+    });
     fakeBridge({ 'hosts:trust': () => Promise.reject(named('HostKeyChangedError', 'the key changed')) });
     await useHostsStore.getState().trust('edge-a', 'SHA256:y');
     expect(useHostsStore.getState().trustError['edge-a']).toBe('the key changed');
   });
 
-  it('unlock: a passphrase still asked for keeps the backend\'s reason; a refusal is shown', async () => {
-    fakeBridge({ 'hosts:unlock': ({ host }) => hostStatus({ name: host, state: 'auth-needed', needs: 'passphrase', message: 'wrong passphrase' }) });
+  it("unlock: a passphrase still asked for keeps the backend's reason; a refusal is shown", async () => {
+    fakeBridge({
+      'hosts:unlock': ({ host }) =>
+        hostStatus({ name: host, state: 'auth-needed', needs: 'passphrase', message: 'wrong passphrase' }),
+    });
     await useHostsStore.getState().unlock('edge-a', 'nope', false);
-    expect(useHostsStore.getState()).toMatchObject({ unlocking: { 'edge-a': false }, unlockError: { 'edge-a': 'wrong passphrase' } });
+    expect(useHostsStore.getState()).toMatchObject({
+      unlocking: { 'edge-a': false },
+      unlockError: { 'edge-a': 'wrong passphrase' },
+    });
     const right = fakeBridge({ 'hosts:unlock': ({ host }) => hostStatus({ name: host }) });
     await useHostsStore.getState().unlock('edge-a', 'right', true);
     expect(useHostsStore.getState()).toMatchObject({ unlockError: { 'edge-a': '' }, hosts: [{ state: 'connected' }] });
-    expect(right.calls).toEqual([{ channel: 'hosts:unlock', input: { host: 'edge-a', passphrase: 'right', remember: true } }]);
+    expect(right.calls).toEqual([
+      { channel: 'hosts:unlock', input: { host: 'edge-a', passphrase: 'right', remember: true } },
+    ]);
   });
 });

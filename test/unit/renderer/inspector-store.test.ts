@@ -56,7 +56,9 @@ describe('inspector store', () => {
 
   it('drops an answer for a proxy no longer open', async () => {
     const slow = deferred<ProxyInspectionView>();
-    fakeBridge({ 'proxies:inspect': ({ name }) => (name === 'web-1' ? slow.promise : inspectionOf(proxyRecord({ name }))) });
+    fakeBridge({
+      'proxies:inspect': ({ name }) => (name === 'web-1' ? slow.promise : inspectionOf(proxyRecord({ name }))),
+    });
     ui().inspect('web-1');
     const first = useInspectorStore.getState().refresh();
     ui().inspect('web-2');
@@ -87,7 +89,14 @@ describe('inspector store', () => {
     const change = { host: 'edge-a', domain: web1.proxy.id, name: 'web-1', removed: false, proxy: web1.proxy } as const;
     s.changed({ ...change, event: 'STARTED' });
     s.changed({ ...change, event: 'RESUMED' });
-    s.changed({ host: 'edge-a', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'STARTED', removed: false, proxy: proxyRecord({ name: 'web-2', id: 'ep-web-2-abcdef' }) });
+    s.changed({
+      host: 'edge-a',
+      domain: 'ep-web-2-abcdef',
+      name: 'web-2',
+      event: 'STARTED',
+      removed: false,
+      proxy: proxyRecord({ name: 'web-2', id: 'ep-web-2-abcdef' }),
+    });
     await vi.runAllTimersAsync();
     expect(b.calls.length).toBe(2);
     s.changed({ host: change.host, domain: change.domain, name: change.name, event: 'UNDEFINED', removed: true });

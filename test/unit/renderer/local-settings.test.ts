@@ -40,11 +40,19 @@ describe('remembered settings', () => {
     first.ui.getState().setSort({ key: 'age', dir: 'desc' });
     first.ui.getState().setGroupBy('env');
     const next = await load(storage);
-    expect(next.ui.getState()).toMatchObject({ view: 'hosts', sort: { key: 'age', dir: 'desc' }, inspected: null, groupBy: 'env' });
+    expect(next.ui.getState()).toMatchObject({
+      view: 'hosts',
+      sort: { key: 'age', dir: 'desc' },
+      inspected: null,
+      groupBy: 'env',
+    });
     next.ui.getState().setGroupBy(null);
     expect((await load(storage)).ui.getState().groupBy).toBeNull();
     next.ui.getState().inspect('web-1', 'xml');
-    expect((await load(storage)).ui.getState()).toMatchObject({ view: 'proxies', inspected: { name: 'web-1', tab: 'xml' } });
+    expect((await load(storage)).ui.getState()).toMatchObject({
+      view: 'proxies',
+      inspected: { name: 'web-1', tab: 'xml' },
+    });
     (await load(storage)).ui.getState().closeInspector();
     expect((await load(storage)).ui.getState().inspected).toBeNull();
   });
@@ -55,7 +63,12 @@ describe('remembered settings', () => {
     storage.setItem('egress-desk.proxies.sort', JSON.stringify({ key: 'host', dir: 'desc' }));
     storage.setItem('egress-desk.inspector', JSON.stringify({ name: 'web-2', tab: 'seed' }));
     const { ui, UI } = await load(storage);
-    const remembered = { view: 'catalog', sort: { key: 'host', dir: 'desc' }, inspected: { name: 'web-2', tab: 'seed' }, groupBy: null };
+    const remembered = {
+      view: 'catalog',
+      sort: { key: 'host', dir: 'desc' },
+      inspected: { name: 'web-2', tab: 'seed' },
+      groupBy: null,
+    };
     expect(ui.getState()).toMatchObject(remembered);
     expect([...storage.items.keys()]).toEqual([UI]);
     expect(JSON.parse(storage.getItem(UI)!)).toEqual({ state: remembered, version: 1 });
@@ -63,9 +76,20 @@ describe('remembered settings', () => {
 
   it('keeps the defaults for stored values it does not know (another build, a hand edit, not JSON)', async () => {
     const storage = new MemoryStorage();
-    storage.setItem('egress-desk.ui', JSON.stringify({ state: { view: 'nowhere', sort: { key: 'colour', dir: 'up' }, inspected: { name: 7 }, groupBy: 'Not A Key' }, version: 1 }));
+    storage.setItem(
+      'egress-desk.ui',
+      JSON.stringify({
+        state: { view: 'nowhere', sort: { key: 'colour', dir: 'up' }, inspected: { name: 7 }, groupBy: 'Not A Key' },
+        version: 1,
+      }),
+    );
     const { ui } = await load(storage);
-    expect(ui.getState()).toMatchObject({ view: 'proxies', sort: { key: 'name', dir: 'asc' }, inspected: null, groupBy: null });
+    expect(ui.getState()).toMatchObject({
+      view: 'proxies',
+      sort: { key: 'name', dir: 'asc' },
+      inspected: null,
+      groupBy: null,
+    });
     storage.setItem('egress-desk.ui', '{not json');
     expect((await load(storage)).ui.getState()).toMatchObject({ view: 'proxies', inspected: null });
   });

@@ -26,8 +26,12 @@ describe('proxies store: removals', () => {
 
   it('leaves every row alone for a removal that matches none (another host, another name)', () => {
     const before = useProxiesStore.getState().proxies;
-    useProxiesStore.getState().apply({ host: 'edge-c', domain: 'ep-web-1-abcdef', name: 'web-1', event: 'DELETED', removed: true });
-    useProxiesStore.getState().apply({ host: 'edge-b', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'DELETED', removed: true });
+    useProxiesStore
+      .getState()
+      .apply({ host: 'edge-c', domain: 'ep-web-1-abcdef', name: 'web-1', event: 'DELETED', removed: true });
+    useProxiesStore
+      .getState()
+      .apply({ host: 'edge-b', domain: 'ep-web-2-abcdef', name: 'web-2', event: 'DELETED', removed: true });
     expect(useProxiesStore.getState().proxies).toBe(before);
   });
 });
@@ -39,7 +43,14 @@ describe('proxies store: filling', () => {
     const b = fakeBridge({ 'proxies:list': () => listing.promise });
     const stop = useProxiesStore.getState().start();
     const started = { ...record('web-1', 'edge-a'), state: 'running' as const };
-    b.emit('proxy:changed', { host: 'edge-a', domain: started.id, name: started.name, event: 'STARTED', removed: false, proxy: started });
+    b.emit('proxy:changed', {
+      host: 'edge-a',
+      domain: started.id,
+      name: started.name,
+      event: 'STARTED',
+      removed: false,
+      proxy: started,
+    });
     listing.resolve({ proxies: [record('web-1', 'edge-a'), record('web-2', 'edge-a')], hosts: [] });
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(useProxiesStore.getState().loaded).toBe(true);

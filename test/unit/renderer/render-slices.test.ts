@@ -31,7 +31,8 @@ function renders<S, T>(store: UseBoundStore<StoreApi<S>>, slice: (s: S) => T, ac
   return count;
 }
 
-const running = (id: string, done: number) => task({ id, step: 'boot', steps: [{ name: 'boot', state: 'running' }], progress: { done, total: 100 } });
+const running = (id: string, done: number) =>
+  task({ id, step: 'boot', steps: [{ name: 'boot', state: 'running' }], progress: { done, total: 100 } });
 const proxy = proxyRecord();
 
 beforeEach(() => vi.useFakeTimers());
@@ -49,14 +50,20 @@ describe('the Proxies table and the frame above it', () => {
     expect(renders(useUiStore, (s) => s, toastAndGo)).toBe(2);
   });
 
-  it('do not re-render for a running task\'s progress, only for a change in how many run', () => {
+  it("do not re-render for a running task's progress, only for a change in how many run", () => {
     useTasksStore.getState().upsert(running('t1', 10));
     expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(running('t1', 50)))).toBe(0);
     expect(renders(useTasksStore, runningTasks, () => useTasksStore.getState().upsert(running('t2', 0)))).toBe(1);
   });
 
   it('re-render when a row or the sort changes', () => {
-    expect(renders(useProxiesStore, tableProxies, () => useProxiesStore.getState().apply({ host: 'edge-a', domain: proxy.id, name: proxy.name, event: 'STARTED', removed: false, proxy }))).toBe(1);
+    expect(
+      renders(useProxiesStore, tableProxies, () =>
+        useProxiesStore
+          .getState()
+          .apply({ host: 'edge-a', domain: proxy.id, name: proxy.name, event: 'STARTED', removed: false, proxy }),
+      ),
+    ).toBe(1);
     expect(renders(useUiStore, tableUi, () => useUiStore.getState().setSort({ key: 'age', dir: 'desc' }))).toBe(1);
   });
 

@@ -38,7 +38,10 @@ async function server() {
     connections,
     paths,
     /** The next connection (or the one already there, when `index` is given). */
-    connection: (index: number) => (connections[index] ? Promise.resolve(connections[index]) : new Promise<ServerSocket>((resolve) => waiting.push(resolve))),
+    connection: (index: number) =>
+      connections[index]
+        ? Promise.resolve(connections[index])
+        : new Promise<ServerSocket>((resolve) => waiting.push(resolve)),
     /** Stops listening and drops every connection (the bridge then retries in vain, slowly). */
     close: () =>
       new Promise<void>((resolve) => {
@@ -78,7 +81,12 @@ describe('serve bridge', () => {
     expect(srv.requests[0]).not.toHaveProperty('input');
     const [a, b] = srv.requests as [WsRequest, WsRequest];
     socket.send('not json: ignored');
-    socket.send(JSON.stringify({ id: b.id, envelope: { ok: false, error: { name: 'ProxyNotFoundError', message: 'no proxy named web-1' } } }));
+    socket.send(
+      JSON.stringify({
+        id: b.id,
+        envelope: { ok: false, error: { name: 'ProxyNotFoundError', message: 'no proxy named web-1' } },
+      }),
+    );
     socket.send(JSON.stringify({ id: a.id, envelope: { ok: true, value: { path: 'config.yaml' } } }));
     await expect(first).resolves.toEqual({ ok: true, value: { path: 'config.yaml' } });
     await expect(second).resolves.toMatchObject({ ok: false, error: { name: 'ProxyNotFoundError' } });
@@ -106,7 +114,10 @@ describe('serve bridge', () => {
     const lost = bridge.invoke('proxies:list');
     await until(() => srv.requests.length === 1);
     socket.close(1001);
-    await expect(lost).resolves.toMatchObject({ ok: false, error: { name: ErrorNames.disconnected, message: expect.stringMatching(/serve stopped.*may not have completed/) } });
+    await expect(lost).resolves.toMatchObject({
+      ok: false,
+      error: { name: ErrorNames.disconnected, message: expect.stringMatching(/serve stopped.*may not have completed/) },
+    });
     const again = await srv.connection(1);
     const next = bridge.invoke('app:info');
     await until(() => srv.requests.length === 2);

@@ -12,14 +12,22 @@ const stats = (at: number, inBps: number | null, spark?: number[]): FleetStats =
   at,
   intervalMs: 5000,
   failedHosts: [],
-  proxies: [{ host: 'edge-a', domain: 'ep-web', name: 'web', rates: inBps === null ? null : rates(inBps), ...(spark ? { spark } : {}) }],
+  proxies: [
+    {
+      host: 'edge-a',
+      domain: 'ep-web',
+      name: 'web',
+      rates: inBps === null ? null : rates(inBps),
+      ...(spark ? { spark } : {}),
+    },
+  ],
 });
 
 beforeEach(() => useStatsStore.setState({ rates: {}, spark: {}, at: 0 }));
 afterEach(() => vi.useRealTimers());
 
 describe('stats store', () => {
-  it('asks with watch and the sparklines\' points at once, renews the lease before it runs out, and stops on release', async () => {
+  it("asks with watch and the sparklines' points at once, renews the lease before it runs out, and stops on release", async () => {
     vi.useFakeTimers();
     const bridge = fakeBridge({ 'proxies:stats': () => stats(100, 10, [2, 4, 6]) });
     const release = useStatsStore.getState().watch();
@@ -52,7 +60,7 @@ describe('stats store', () => {
     expect(spark.version).toBe(version);
   });
 
-  it('keeps a sparkline only for the proxies of the latest sample, and seeds it anew from an answer\'s points', () => {
+  it("keeps a sparkline only for the proxies of the latest sample, and seeds it anew from an answer's points", () => {
     const { apply } = useStatsStore.getState();
     apply(stats(1, 1));
     const ring = useStatsStore.getState().spark[WEB]!;

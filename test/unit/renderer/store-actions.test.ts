@@ -26,7 +26,8 @@ beforeEach(() => {
 });
 
 /** A bridge that also answers the catalog read a config:changed starts; its writes call {@link changed} before answering, as ConfigWrites does. */
-const writingBackend = (handlers: Handlers): FakeBridge => fakeBridge({ 'machineTypes:list': () => [], 'images:list': () => [], ...handlers });
+const writingBackend = (handlers: Handlers): FakeBridge =>
+  fakeBridge({ 'machineTypes:list': () => [], 'images:list': () => [], ...handlers });
 const changed = (b: FakeBridge) => b.emit('config:changed', { ...state, by: 'app' });
 
 describe('hosts: the store follows config:changed', () => {
@@ -53,7 +54,10 @@ describe('hosts: the store follows config:changed', () => {
 describe('host actions', () => {
   it('saveHost adds (or edits) through the config write: the hosts from the answer, the config from its event', async () => {
     const b = writingBackend({
-      'hosts:add': () => (changed(b), { path: state.path, hosts: [hostStatus({ name: 'edge-c', state: 'connecting' })] }),
+      'hosts:add': () => (
+        changed(b),
+        { path: state.path, hosts: [hostStatus({ name: 'edge-c', state: 'connecting' })] }
+      ),
       'hosts:update': () => (changed(b), { path: state.path, hosts: [hostStatus({ name: 'edge-d' })] }),
     });
     const stop = useAppConfigStore.getState().start();
@@ -70,14 +74,22 @@ describe('host actions', () => {
     b.handle('images:list', () => []);
     expect(useAppConfigStore.getState().state).toEqual(state);
     await saveHost({ name: 'edge-d', address: '203.0.113.10' }, 'edge-c');
-    expect(b.calls.find((c) => c.channel === 'hosts:update')?.input).toEqual({ name: 'edge-c', host: { name: 'edge-d', address: '203.0.113.10' } });
+    expect(b.calls.find((c) => c.channel === 'hosts:update')?.input).toEqual({
+      name: 'edge-c',
+      host: { name: 'edge-d', address: '203.0.113.10' },
+    });
     expect(useHostsStore.getState().hosts.map((h) => h.name)).toEqual(['edge-d']);
     stop();
   });
 
-  it('removeHost resolves with the backend\'s message; a refusal rejects and changes nothing', async () => {
+  it("removeHost resolves with the backend's message; a refusal rejects and changes nothing", async () => {
     useHostsStore.getState().replace([hostStatus({ name: 'edge-a' })]);
-    const b = writingBackend({ 'hosts:remove': () => (changed(b), { path: state.path, hosts: [], removed: 'edge-a', proxies: 2, message: '2 proxies keep running' }) });
+    const b = writingBackend({
+      'hosts:remove': () => (
+        changed(b),
+        { path: state.path, hosts: [], removed: 'edge-a', proxies: 2, message: '2 proxies keep running' }
+      ),
+    });
     const stop = useAppConfigStore.getState().start();
     expect(await removeHost('edge-a')).toBe('2 proxies keep running');
     expect(useHostsStore.getState().hosts).toEqual([]);
@@ -96,7 +108,10 @@ describe('catalog and config actions', () => {
       'images:list': () => (images++, []),
       'images:remove': () => (changed(b), { path: state.path }),
       'defaults:set': () => (changed(b), { path: state.path }),
-      'config:import': () => (changed(b), { path: state.path, diff: { hosts: [], machineTypes: [], images: [], other: [] } as never }),
+      'config:import': () => (
+        changed(b),
+        { path: state.path, diff: { hosts: [], machineTypes: [], images: [], other: [] } as never }
+      ),
     });
     const stop = useAppConfigStore.getState().start();
     await removeCatalogEntry('image', 'old');
@@ -116,19 +131,26 @@ describe('proxy actions', () => {
   it('labelProxy shows the labels as stored at once (the LABELLED event follows)', async () => {
     const p = proxyRecord({ labels: { env: 'dev' } });
     useProxiesStore.setState({ proxies: { [recordKey(p)]: p } });
-    const b = fakeBridge({ 'proxies:label': () => ({ host: p.host, labels: { env: 'prod', team: 'web' }, changed: true }) });
+    const b = fakeBridge({
+      'proxies:label': () => ({ host: p.host, labels: { env: 'prod', team: 'web' }, changed: true }),
+    });
     await labelProxy(p, { env: 'prod', team: 'web' }, []);
     expect(b.calls).toEqual([{ channel: 'proxies:label', input: { name: p.name, set: { env: 'prod', team: 'web' } } }]);
     expect(useProxiesStore.getState().proxies[recordKey(p)]?.labels).toEqual({ env: 'prod', team: 'web' });
   });
 
-  it('actOn starts each proxy\'s action and names the ones refused', async () => {
+  it("actOn starts each proxy's action and names the ones refused", async () => {
     const b = fakeBridge({
-      'proxies:stop': ({ name }) => (name === 'b' ? Promise.reject(named('ProxyOwnedError', 'launched by someone else')) : { taskId: `t-${name}` }),
+      'proxies:stop': ({ name }) =>
+        name === 'b' ? Promise.reject(named('ProxyOwnedError', 'launched by someone else')) : { taskId: `t-${name}` },
       'proxies:delete': ({ name }) => ({ taskId: `t-${name}` }),
     });
     expect(await actOn('stop', ['a', 'b'])).toEqual(['b: launched by someone else']);
     expect(await actOn('delete', ['c'], true)).toEqual([]);
-    expect(b.calls.map((c) => c.input)).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c', confirm: true, force: true }]);
+    expect(b.calls.map((c) => c.input)).toEqual([
+      { name: 'a' },
+      { name: 'b' },
+      { name: 'c', confirm: true, force: true },
+    ]);
   });
 });

@@ -9,7 +9,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 beforeEach(() => useTasksStore.setState(useTasksStore.getInitialState(), true));
 
 describe('tasks store', () => {
-  it('an update seen while tasks:list is in flight is newer than the list\'s copy of it', async () => {
+  it("an update seen while tasks:list is in flight is newer than the list's copy of it", async () => {
     const list = deferred<Task[]>();
     const b = fakeBridge({ 'tasks:list': () => list.promise });
     useTasksStore.getState().start();
@@ -36,6 +36,10 @@ describe('tasks store', () => {
       c: task({ id: 'c', created: '2026-12-02T09:00:00.000Z', state: 'running' }),
     };
     expect(sortedTasks(tasks).map((t) => t.id)).toEqual(['b', 'a', 'c']);
-    expect(Object.values(tasks).filter(isActive).map((t) => t.id)).toEqual(['a', 'c']);
+    expect(
+      Object.values(tasks)
+        .filter(isActive)
+        .map((t) => t.id),
+    ).toEqual(['a', 'c']);
   });
 });

@@ -20,24 +20,36 @@ describe('rowWindow', () => {
   });
 
   it('is empty for no rows, and whole for fewer rows than fit', () => {
-    expect(rowWindow({ count: 0, rowHeight: 36, scrollTop: 0, height: 600 })).toEqual({ start: 0, end: 0, offset: 0, total: 0 });
+    expect(rowWindow({ count: 0, rowHeight: 36, scrollTop: 0, height: 600 })).toEqual({
+      start: 0,
+      end: 0,
+      offset: 0,
+      total: 0,
+    });
     expect(rowWindow({ count: 3, rowHeight: 36, scrollTop: 50, height: 600 })).toMatchObject({ start: 0, end: 3 });
   });
 
   it('always covers every row that is at least partly visible, and stays small', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 80 }), fc.nat(400_000), fc.integer({ min: 0, max: 2000 }), fc.nat(20), (count, rowHeight, scroll, height, overscan) => {
-        const w = rowWindow({ count, rowHeight, scrollTop: scroll, height, overscan });
-        expect(w.start).toBeGreaterThanOrEqual(0);
-        expect(w.end).toBeLessThanOrEqual(count);
-        expect(w.start).toBeLessThanOrEqual(w.end);
-        expect(w.offset).toBe(w.start * rowHeight);
-        const top = Math.min(scroll, Math.max(0, count * rowHeight - height));
-        for (let i = Math.floor(top / rowHeight); i < Math.min(count, Math.ceil((top + height) / rowHeight)); i++) {
-          expect(i >= w.start && i < w.end).toBe(true);
-        }
-        expect(w.end - w.start).toBeLessThanOrEqual(Math.ceil(height / rowHeight) + 1 + 2 * overscan);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 1, max: 80 }),
+        fc.nat(400_000),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.nat(20),
+        (count, rowHeight, scroll, height, overscan) => {
+          const w = rowWindow({ count, rowHeight, scrollTop: scroll, height, overscan });
+          expect(w.start).toBeGreaterThanOrEqual(0);
+          expect(w.end).toBeLessThanOrEqual(count);
+          expect(w.start).toBeLessThanOrEqual(w.end);
+          expect(w.offset).toBe(w.start * rowHeight);
+          const top = Math.min(scroll, Math.max(0, count * rowHeight - height));
+          for (let i = Math.floor(top / rowHeight); i < Math.min(count, Math.ceil((top + height) / rowHeight)); i++) {
+            expect(i >= w.start && i < w.end).toBe(true);
+          }
+          expect(w.end - w.start).toBeLessThanOrEqual(Math.ceil(height / rowHeight) + 1 + 2 * overscan);
+        },
+      ),
     );
   });
 });

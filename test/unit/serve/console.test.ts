@@ -68,7 +68,8 @@ interface Tab {
 }
 
 /** The console events a tab has received. */
-const consoleEvents = (tab: Tab) => tab.messages.filter((m) => m.event === 'console:data' || m.event === 'console:closed');
+const consoleEvents = (tab: Tab) =>
+  tab.messages.filter((m) => m.event === 'console:data' || m.event === 'console:closed');
 
 /** Launches a proxy on the fixture's hosts; its fake console and domain. */
 async function launched(name: string) {
@@ -86,8 +87,14 @@ async function browser(): Promise<Tab> {
   const call = async <T>(channel: string, input: unknown): Promise<T> => {
     const mine = ++id;
     socket.send(JSON.stringify({ id: mine, channel, input }));
-    const reply = await until(() => messages.find((m) => m.id === mine) as { envelope: { ok: boolean; value?: T; error?: { name: string; message: string } } } | undefined, `the reply to ${channel}`);
-    if (!reply.envelope.ok) throw Object.assign(new Error(reply.envelope.error!.message), { name: reply.envelope.error!.name });
+    const reply = await until(
+      () =>
+        messages.find((m) => m.id === mine) as
+          { envelope: { ok: boolean; value?: T; error?: { name: string; message: string } } } | undefined,
+      `the reply to ${channel}`,
+    );
+    if (!reply.envelope.ok)
+      throw Object.assign(new Error(reply.envelope.error!.message), { name: reply.envelope.error!.name });
     return reply.envelope.value as T;
   };
   return { socket, messages, call };
@@ -103,14 +110,20 @@ describe('serve: the console over the WebSocket', () => {
     const first = await browser();
     const opened1 = await first.call<ConsoleOpen>('console:open', { name: 'p1' });
     host.consoles.get(proxy.id)!.print('p1 login: ');
-    const data = await until(() => first.messages.find((m) => m.event === 'console:data'), 'console:data on the socket');
+    const data = await until(
+      () => first.messages.find((m) => m.event === 'console:data'),
+      'console:data on the socket',
+    );
     expect(data).toEqual({ event: 'console:data', payload: { session: opened1.session, data: 'p1 login: ' } });
     await first.call('console:write', { session: opened1.session, data: 'root\r' });
     expect(host.consoles.get(proxy.id)!.written()).toBe('root\r');
 
     // The tab closes: its session ends, and the console is free for the next browser without force.
     first.socket.close();
-    const closed = await until(() => app.eventsOf('console:closed').find((c: ConsoleClosed) => c.session === opened1.session), 'the session to close with its socket');
+    const closed = await until(
+      () => app.eventsOf('console:closed').find((c: ConsoleClosed) => c.session === opened1.session),
+      'the session to close with its socket',
+    );
     expect(closed).toEqual({ session: opened1.session, cause: 'requested', reason: 'closed' });
     const second = await browser();
     const opened2 = await second.call<ConsoleOpen>('console:open', { name: 'p1' });
@@ -118,7 +131,7 @@ describe('serve: the console over the WebSocket', () => {
     second.socket.close();
   });
 
-  it('sends a console only to the browser that opened it, and refuses another tab\'s input for it', async () => {
+  it("sends a console only to the browser that opened it, and refuses another tab's input for it", async () => {
     const { taskId } = (await app.call('proxies:launch', { name: 'p2' })) as { taskId: string };
     const proxy = ((await app.finished(taskId)).result as { proxy: { host: string; id: string } }).proxy;
     const host = app.fx.hosts.get(proxy.host)!;
@@ -126,12 +139,14 @@ describe('serve: the console over the WebSocket', () => {
     const other = await browser();
     const session = (await mine.call<ConsoleOpen>('console:open', { name: 'p2' })).session;
     host.consoles.get(proxy.id)!.print('p2 login: ');
-    await until(() => mine.messages.find((m) => m.event === 'console:data'), 'console:data on the owner\'s socket');
+    await until(() => mine.messages.find((m) => m.event === 'console:data'), "console:data on the owner's socket");
     // Give the other socket every chance to receive it too.
     await new Promise((r) => setTimeout(r, 100));
     expect(other.messages.filter((m) => m.event === 'console:data')).toEqual([]);
     for (const channel of ['console:write', 'console:close']) {
-      const err = (await other.call(channel, channel === 'console:write' ? { session, data: 'x' } : { session }).catch((e: unknown) => e)) as Error;
+      const err = (await other
+        .call(channel, channel === 'console:write' ? { session, data: 'x' } : { session })
+        .catch((e: unknown) => e)) as Error;
       expect(err.name).toBe('ConsoleSessionUnknown');
     }
     expect(host.consoles.get(proxy.id)!.written()).toBe('');
@@ -147,9 +162,15 @@ describe('serve: the console over the WebSocket', () => {
     const before = app.services.app.consoles.size;
     const release = holdOpens();
     const opening = mine.call<ConsoleOpen>('console:open', { name: 'p3' });
-    await until(() => (app.services.app.consoles.size === before + 1 && host.consoles.get(domain)?.open ? true : undefined), 'the console to open');
+    await until(
+      () => (app.services.app.consoles.size === before + 1 && host.consoles.get(domain)?.open ? true : undefined),
+      'the console to open',
+    );
     host.consoles.get(domain)!.print('p3 login: ');
-    const data = await until(() => app.eventsOf('console:data').find((d: ConsoleData) => d.data === 'p3 login: '), 'the output to leave the backend');
+    const data = await until(
+      () => app.eventsOf('console:data').find((d: ConsoleData) => d.data === 'p3 login: '),
+      'the output to leave the backend',
+    );
     // Anything sent to the other tab before this answer has arrived by now (one socket, in order).
     await other.call('tasks:list', undefined);
     expect(consoleEvents(other)).toEqual([]);
@@ -157,7 +178,9 @@ describe('serve: the console over the WebSocket', () => {
     const opened = await opening;
     expect(opened.session).toBe(data.session);
     await mine.call('tasks:list', undefined);
-    expect(consoleEvents(mine)).toEqual([{ event: 'console:data', payload: { session: opened.session, data: 'p3 login: ' } }]);
+    expect(consoleEvents(mine)).toEqual([
+      { event: 'console:data', payload: { session: opened.session, data: 'p3 login: ' } },
+    ]);
     await other.call('tasks:list', undefined);
     expect(consoleEvents(other)).toEqual([]);
   });
@@ -170,16 +193,25 @@ describe('serve: the console over the WebSocket', () => {
     const before = app.services.app.consoles.size;
     const release = holdOpens();
     void mine.call<ConsoleOpen>('console:open', { name: 'p4' }).catch(() => undefined);
-    await until(() => (app.services.app.consoles.size === before + 1 && host.consoles.get(domain)?.open ? true : undefined), 'the console to open');
+    await until(
+      () => (app.services.app.consoles.size === before + 1 && host.consoles.get(domain)?.open ? true : undefined),
+      'the console to open',
+    );
     host.consoles.get(domain)!.print('p4 login: ');
-    const data = await until(() => app.eventsOf('console:data').find((d: ConsoleData) => d.data === 'p4 login: '), 'the output to leave the backend');
+    const data = await until(
+      () => app.eventsOf('console:data').find((d: ConsoleData) => d.data === 'p4 login: '),
+      'the output to leave the backend',
+    );
     // The tab goes; its console:open answers after that, and its console is closed for it.
     await new Promise((resolve) => {
       mine.socket.once('close', resolve);
       mine.socket.close();
     });
     release();
-    await until(() => app.eventsOf('console:closed').find((c: ConsoleClosed) => c.session === data.session), 'the orphaned console to close');
+    await until(
+      () => app.eventsOf('console:closed').find((c: ConsoleClosed) => c.session === data.session),
+      'the orphaned console to close',
+    );
     expect(app.services.app.consoles.size).toBe(before);
     await other.call('tasks:list', undefined);
     expect(consoleEvents(other)).toEqual([]);

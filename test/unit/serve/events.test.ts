@@ -41,13 +41,20 @@ function until<T>(find: () => T | undefined, ms = 5000): Promise<T> {
 describe('serve: events over the WebSocket', () => {
   it('delivers task:update events of a launch to a connected client, through to succeeded', async () => {
     socket.send(JSON.stringify({ id: 1, channel: 'proxies:launch', input: { name: 'p1' } }));
-    const reply = await until(() => messages.find((m) => m.id === 1) as { envelope: { ok: true; value: { taskId: string } } } | undefined);
+    const reply = await until(
+      () => messages.find((m) => m.id === 1) as { envelope: { ok: true; value: { taskId: string } } } | undefined,
+    );
     const { taskId } = reply.envelope.value;
-    const updates = () => messages.filter((m) => m.event === 'task:update' && (m.payload as Task).id === taskId).map((m) => m.payload as Task);
+    const updates = () =>
+      messages
+        .filter((m) => m.event === 'task:update' && (m.payload as Task).id === taskId)
+        .map((m) => m.payload as Task);
     const last = await until(() => updates().find((t) => t.state === 'succeeded'));
     expect(last.steps.map((s) => s.name)).toEqual([...LAUNCH_STEPS]);
     expect(updates()[0]!.state).toBe('queued');
     // proxy:changed came too, from the fake host's lifecycle events.
-    expect(messages.some((m) => m.event === 'proxy:changed' && (m.payload as { name?: string }).name === 'p1')).toBe(true);
+    expect(messages.some((m) => m.event === 'proxy:changed' && (m.payload as { name?: string }).name === 'p1')).toBe(
+      true,
+    );
   });
 });

@@ -27,7 +27,9 @@ describe('serve: the one-time link', () => {
   it('exchanges the token for an HttpOnly, SameSite=Strict cookie and redirects to /', async () => {
     const auth = new ServeAuth(1234);
     const session = auth.redeem(auth.token)!;
-    expect(auth.cookie(session)).toMatch(/^egress-desk-session-1234=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(auth.cookie(session)).toMatch(
+      /^egress-desk-session-1234=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     expect(cookie).toMatch(/^egress-desk-session-\d+=/);
   });
 
@@ -101,10 +103,13 @@ describe('serve: every request needs the session', () => {
   it('serves only GET and HEAD', async () => {
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: fx.server.port, path: '/', method: 'POST', headers: { Cookie: cookie } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        { host: '127.0.0.1', port: fx.server.port, path: '/', method: 'POST', headers: { Cookie: cookie } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('x');
     });

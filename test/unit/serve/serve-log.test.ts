@@ -15,7 +15,12 @@ const REFUSED_PASSWORD = 'pw-d0a1e5-refused-call';
 let home: string;
 let serve: ServeProcess;
 let socket: WebSocket;
-const messages: Array<{ id?: number; event?: string; payload?: { state?: string; kind?: string; target?: string }; envelope?: { ok: boolean } }> = [];
+const messages: Array<{
+  id?: number;
+  event?: string;
+  payload?: { state?: string; kind?: string; target?: string };
+  envelope?: { ok: boolean };
+}> = [];
 
 function waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = WAIT_MS): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -23,7 +28,8 @@ function waitFor<T>(pick: () => T | undefined, what: string, timeoutMs = WAIT_MS
     const poll = () => {
       const found = pick();
       if (found !== undefined) return resolve(found);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(messages)}`));
+      if (Date.now() - started > timeoutMs)
+        return reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(messages)}`));
       setTimeout(poll, 50);
     };
     poll();
@@ -51,7 +57,9 @@ beforeAll(async () => {
   serve = await startServe({ EGRESS_DESK_HOME: home, HOME: home }, ['--verbose']);
   const login = await fetch(serve.url, { redirect: 'manual' });
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-  socket = new WebSocket(`${serve.origin.replace('http', 'ws')}/ws`, { headers: { Origin: serve.origin, Cookie: cookie } });
+  socket = new WebSocket(`${serve.origin.replace('http', 'ws')}/ws`, {
+    headers: { Origin: serve.origin, Cookie: cookie },
+  });
   socket.on('message', (data) => messages.push(JSON.parse(String(data)) as (typeof messages)[number]));
   await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
 });
@@ -64,25 +72,65 @@ afterAll(async () => {
 describe('egress-desk serve: the log file', () => {
   it('logs startup, the host state, the launch outcome and a refused call, without the secrets', async () => {
     socket.send(JSON.stringify({ id: 1, channel: 'hosts:list' }));
-    socket.send(JSON.stringify({ id: 2, channel: 'proxies:launch', input: { name: 'egtest-log-1', host: 'far', credentials: { username: 'alice', password: PASSWORD } } }));
+    socket.send(
+      JSON.stringify({
+        id: 2,
+        channel: 'proxies:launch',
+        input: { name: 'egtest-log-1', host: 'far', credentials: { username: 'alice', password: PASSWORD } },
+      }),
+    );
     // Invalid (an unknown key) with a password in it: refused by the router.
-    socket.send(JSON.stringify({ id: 3, channel: 'proxies:launch', input: { name: 'egtest-log-2', credentials: { username: 'bob', password: REFUSED_PASSWORD }, colour: 'red' } }));
+    socket.send(
+      JSON.stringify({
+        id: 3,
+        channel: 'proxies:launch',
+        input: { name: 'egtest-log-2', credentials: { username: 'bob', password: REFUSED_PASSWORD }, colour: 'red' },
+      }),
+    );
     await waitFor(() => messages.find((m) => m.id === 3), 'the refused call');
-    await waitFor(() => messages.find((m) => m.event === 'task:update' && m.payload?.kind === 'proxies:launch' && ['failed', 'cancelled', 'succeeded'].includes(m.payload.state ?? '')), 'the launch to end');
-    await waitFor(() => messages.find((m) => m.event === 'host:status' && m.payload?.state === 'error'), 'the host to fail');
+    await waitFor(
+      () =>
+        messages.find(
+          (m) =>
+            m.event === 'task:update' &&
+            m.payload?.kind === 'proxies:launch' &&
+            ['failed', 'cancelled', 'succeeded'].includes(m.payload.state ?? ''),
+        ),
+      'the launch to end',
+    );
+    await waitFor(
+      () => messages.find((m) => m.event === 'host:status' && m.payload?.state === 'error'),
+      'the host to fail',
+    );
     expect(messages.find((m) => m.id === 3)?.envelope?.ok).toBe(false);
     expect(await serve.stop()).toBe(0);
 
     const text = readFileSync(join(home, 'logs', 'egress-desk.log'), 'utf8');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; level: number; [k: string]: unknown });
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; level: number; [k: string]: unknown });
     const msgs = lines.map((l) => l.msg);
     expect(msgs).toContain('serve: starting');
     expect(msgs).toContain('serve: listening on 127.0.0.1');
     expect(msgs).toContain('serve: stopped');
-    expect(lines.find((l) => l.msg === 'host far: error')).toMatchObject({ host: 'far', state: 'error', reason: expect.any(String) });
-    expect(lines.find((l) => l.msg === 'task started: Launch egtest-log-1')).toMatchObject({ kind: 'proxies:launch', target: 'egtest-log-1' });
-    expect(lines.find((l) => l.msg === 'task failed: Launch egtest-log-1')).toMatchObject({ state: 'failed', error: { message: expect.any(String) } });
-    expect(lines.find((l) => l.msg === 'call refused: invalid input')).toMatchObject({ channel: 'proxies:launch', error: { name: 'ValidationError' } });
+    expect(lines.find((l) => l.msg === 'host far: error')).toMatchObject({
+      host: 'far',
+      state: 'error',
+      reason: expect.any(String),
+    });
+    expect(lines.find((l) => l.msg === 'task started: Launch egtest-log-1')).toMatchObject({
+      kind: 'proxies:launch',
+      target: 'egtest-log-1',
+    });
+    expect(lines.find((l) => l.msg === 'task failed: Launch egtest-log-1')).toMatchObject({
+      state: 'failed',
+      error: { message: expect.any(String) },
+    });
+    expect(lines.find((l) => l.msg === 'call refused: invalid input')).toMatchObject({
+      channel: 'proxies:launch',
+      error: { name: 'ValidationError' },
+    });
     // One line per state change, not one per refresh.
     expect(msgs.filter((m) => m === 'host far: error').length).toBeLessThanOrEqual(2);
     for (const secret of [PASSWORD, REFUSED_PASSWORD]) {

@@ -47,7 +47,10 @@ describe('serve: the contract over the WebSocket', () => {
   });
 
   it('answers config:get (first start writes the default config)', async () => {
-    const reply = (await call({ id: 2, channel: 'config:get' })) as { id: number; envelope: { ok: true; value: { path: string; created: boolean; config: unknown } } };
+    const reply = (await call({ id: 2, channel: 'config:get' })) as {
+      id: number;
+      envelope: { ok: true; value: { path: string; created: boolean; config: unknown } };
+    };
     expect(reply.id).toBe(2);
     expect(reply.envelope.ok).toBe(true);
     expect(reply.envelope.value.path).toBe(join(fx.dataDir, 'config.yaml'));
@@ -56,8 +59,14 @@ describe('serve: the contract over the WebSocket', () => {
   });
 
   it('passes the router its validation errors', async () => {
-    expect(await call({ id: 3, channel: 'app:info', input: { x: 1 } })).toMatchObject({ id: 3, envelope: { ok: false, error: { name: 'ValidationError' } } });
-    expect(await call({ id: 4, channel: 'nope:x' })).toMatchObject({ id: 4, envelope: { ok: false, error: { message: expect.stringMatching(/unknown channel/) } } });
+    expect(await call({ id: 3, channel: 'app:info', input: { x: 1 } })).toMatchObject({
+      id: 3,
+      envelope: { ok: false, error: { name: 'ValidationError' } },
+    });
+    expect(await call({ id: 4, channel: 'nope:x' })).toMatchObject({
+      id: 4,
+      envelope: { ok: false, error: { message: expect.stringMatching(/unknown channel/) } },
+    });
   });
 
   it.each([
@@ -71,13 +80,19 @@ describe('serve: the contract over the WebSocket', () => {
     ['a negative id', { id: -1, channel: 'app:info' }, null],
     ['extra keys', { id: 8, channel: 'app:info', admin: true }, 8],
   ])('answers a malformed message (%s) with a ProtocolError envelope', async (_what, message, id) => {
-    expect(await call(message)).toEqual({ id, envelope: { ok: false, error: { name: 'ProtocolError', message: expect.any(String) } } });
+    expect(await call(message)).toEqual({
+      id,
+      envelope: { ok: false, error: { name: 'ProtocolError', message: expect.any(String) } },
+    });
   });
 
   it('refuses binary messages', async () => {
     const reply = nextMessage(socket);
     socket.send(Buffer.from('{"id":9,"channel":"app:info"}'));
-    expect(await reply).toMatchObject({ id: null, envelope: { ok: false, error: { name: 'ProtocolError', message: expect.stringMatching(/binary/) } } });
+    expect(await reply).toMatchObject({
+      id: null,
+      envelope: { ok: false, error: { name: 'ProtocolError', message: expect.stringMatching(/binary/) } },
+    });
   });
 
   it('still answers after all of that', async () => {

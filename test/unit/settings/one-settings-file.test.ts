@@ -1,10 +1,14 @@
 /** One settings.json, one schema: the image-transfer setting and the health URLs live side by side. */
 import { writeFileSync } from 'node:fs';
 
-
 import { describe, expect, it } from 'vitest';
 import { imageTransferOf } from '../../../shared/app-settings.js';
-import { readSettings, readSettingsOrDefaults, settingsPath, updateSettings } from '../../../electron/services/settings/settings-file.js';
+import {
+  readSettings,
+  readSettingsOrDefaults,
+  settingsPath,
+  updateSettings,
+} from '../../../electron/services/settings/settings-file.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 describe('settings.json', () => {

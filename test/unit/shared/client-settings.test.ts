@@ -24,13 +24,24 @@ const bare = (p: ClientProxy): ClientProxy => ({ name: p.name, kind: p.kind, add
 describe('shell exports', () => {
   it('set both spellings of HTTP_PROXY, HTTPS_PROXY and NO_PROXY; a real sh takes them', () => {
     const text = buildShellExports([http]);
-    const out = execFileSync('/bin/sh', ['-c', `${text}\nprintf '%s\\n' "$HTTP_PROXY" "$https_proxy" "$NO_PROXY"`], { encoding: 'utf8', env: {} });
-    expect(out.split('\n')).toEqual(['http://egress:pw_1-x@192.168.150.10:3128', 'http://egress:pw_1-x@192.168.150.10:3128', NO_PROXY, '']);
+    const out = execFileSync('/bin/sh', ['-c', `${text}\nprintf '%s\\n' "$HTTP_PROXY" "$https_proxy" "$NO_PROXY"`], {
+      encoding: 'utf8',
+      env: {},
+    });
+    expect(out.split('\n')).toEqual([
+      'http://egress:pw_1-x@192.168.150.10:3128',
+      'http://egress:pw_1-x@192.168.150.10:3128',
+      NO_PROXY,
+      '',
+    ]);
   });
 
   it('socks5: socks5:// and ALL_PROXY too; a selection has the first active and the rest commented out', () => {
     const text = buildShellExports([bare(socks), bare(http)]);
-    const out = execFileSync('/bin/sh', ['-c', `${text}\nprintf '%s\\n' "$ALL_PROXY" "$HTTP_PROXY"`], { encoding: 'utf8', env: {} });
+    const out = execFileSync('/bin/sh', ['-c', `${text}\nprintf '%s\\n' "$ALL_PROXY" "$HTTP_PROXY"`], {
+      encoding: 'utf8',
+      env: {},
+    });
     expect(out).toBe('socks5://[fd00::7]:1080\nsocks5://[fd00::7]:1080\n');
     expect(text).toContain('# web-1 (http): uncomment to use this one instead');
     expect(text).toContain("# export HTTP_PROXY='http://192.168.150.10:3128'");
@@ -40,7 +51,13 @@ describe('shell exports', () => {
 
 describe('curl config', () => {
   it('proxy and proxy-user for http, socks5-hostname for socks5', () => {
-    expect(buildCurlConfig([http]).split('\n')).toEqual(expect.arrayContaining(['proxy = "http://192.168.150.10:3128"', 'proxy-user = "egress:pw_1-x"', `noproxy = "${NO_PROXY}"`]));
+    expect(buildCurlConfig([http]).split('\n')).toEqual(
+      expect.arrayContaining([
+        'proxy = "http://192.168.150.10:3128"',
+        'proxy-user = "egress:pw_1-x"',
+        `noproxy = "${NO_PROXY}"`,
+      ]),
+    );
     const s = buildCurlConfig([bare(socks)]);
     expect(s).toContain('socks5-hostname = "[fd00::7]:1080"');
     expect(s).not.toContain('proxy-user');
@@ -48,7 +65,7 @@ describe('curl config', () => {
 });
 
 describe('FoxyProxy', () => {
-  it('validates against the format\'s schema, one entry per proxy with its type', () => {
+  it("validates against the format's schema, one entry per proxy with its type", () => {
     const file = FoxyProxyFileSchema.parse(JSON.parse(buildFoxyProxy([http, socks])));
     expect(file.data.map((d) => [d.type, d.hostname, d.port, d.username])).toEqual([
       ['http', '192.168.150.10', '3128', 'egress'],
@@ -69,7 +86,11 @@ describe('Kubernetes Secret', () => {
   it('parses back as a Secret; one proxy gives the variables for envFrom', () => {
     const secret = KubernetesSecretSchema.parse(parse(buildKubernetesSecret([socks])));
     expect(secret.metadata.name).toBe('egress-proxy-socks-1');
-    expect(secret.stringData).toMatchObject({ HTTP_PROXY: 'socks5://egress:pw_1-x@[fd00::7]:1080', ALL_PROXY: 'socks5://egress:pw_1-x@[fd00::7]:1080', no_proxy: NO_PROXY });
+    expect(secret.stringData).toMatchObject({
+      HTTP_PROXY: 'socks5://egress:pw_1-x@[fd00::7]:1080',
+      ALL_PROXY: 'socks5://egress:pw_1-x@[fd00::7]:1080',
+      no_proxy: NO_PROXY,
+    });
   });
 
   it('a selection: one key per proxy name', () => {
@@ -84,8 +105,16 @@ describe('buildClientSettings', () => {
     for (const f of CLIENT_FORMATS) expect(buildClientSettings(f, [http]).fileName).toMatch(/^web-1\./);
     expect(buildClientSettings('json', [http, socks]).fileName).toBe('proxies.json');
     const json = ClientJsonSchema.parse(JSON.parse(buildClientSettings('json', [bare(http)]).text));
-    expect(json.proxies[0]).toEqual({ name: 'web-1', kind: 'http', address: '192.168.150.10', port: 3128, url: 'http://192.168.150.10:3128' });
-    expect(buildClientSettings('urls', [http, bare(socks)]).text).toBe('http://egress:pw_1-x@192.168.150.10:3128\nsocks5://[fd00::7]:1080\n');
+    expect(json.proxies[0]).toEqual({
+      name: 'web-1',
+      kind: 'http',
+      address: '192.168.150.10',
+      port: 3128,
+      url: 'http://192.168.150.10:3128',
+    });
+    expect(buildClientSettings('urls', [http, bare(socks)]).text).toBe(
+      'http://egress:pw_1-x@192.168.150.10:3128\nsocks5://[fd00::7]:1080\n',
+    );
     expect(() => buildClientSettings('env', [])).toThrow(/no proxy/);
   });
 });

@@ -9,7 +9,11 @@ describe('proxy key', () => {
   });
 
   it('parses back into the host and domain it was built from', () => {
-    for (const [host, domain] of [['edge-a', 'ep-web-1-abcdef'], ['local', 'x'], ['a.b-c_d', 'dom.with.dots']] as const) {
+    for (const [host, domain] of [
+      ['edge-a', 'ep-web-1-abcdef'],
+      ['local', 'x'],
+      ['a.b-c_d', 'dom.with.dots'],
+    ] as const) {
       expect(parseProxyKey(proxyKey(host, domain))).toEqual({ host, domain });
       expect(ProxyKeySchema.parse(proxyKey(host, domain))).toBe(`${host}/${domain}`);
     }

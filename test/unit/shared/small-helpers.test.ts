@@ -7,7 +7,12 @@ import { bracketHost, isCidr, isIpv4, isIpv6 } from '../../../shared/net.js';
 
 describe('addresses', () => {
   it('brackets an IPv6 address for host:port and URLs, and nothing else', () => {
-    expect(['2001:db8::1', '::1', '10.0.0.1', 'edge-a.example'].map(bracketHost)).toEqual(['[2001:db8::1]', '[::1]', '10.0.0.1', 'edge-a.example']);
+    expect(['2001:db8::1', '::1', '10.0.0.1', 'edge-a.example'].map(bracketHost)).toEqual([
+      '[2001:db8::1]',
+      '[::1]',
+      '10.0.0.1',
+      'edge-a.example',
+    ]);
   });
 
   it('checks IPv4 and IPv6 the same way for a host address and for an Allow entry', () => {
@@ -41,7 +46,14 @@ describe('addresses', () => {
 
 describe('formatBytes and messageOf', () => {
   it('print a byte count one way: exact below 1 KiB, else binary units with one decimal', () => {
-    expect([0, 1023, 1024, 1536, 16 * 1024 ** 2, 5 * 1024 ** 3].map(formatBytes)).toEqual(['0 B', '1023 B', '1.0 KiB', '1.5 KiB', '16.0 MiB', '5.0 GiB']);
+    expect([0, 1023, 1024, 1536, 16 * 1024 ** 2, 5 * 1024 ** 3].map(formatBytes)).toEqual([
+      '0 B',
+      '1023 B',
+      '1.0 KiB',
+      '1.5 KiB',
+      '16.0 MiB',
+      '5.0 GiB',
+    ]);
   });
 
   it('say an error by its message, and anything else as text', () => {

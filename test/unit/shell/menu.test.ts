@@ -18,7 +18,11 @@ function deps(over: Partial<MenuDeps> = {}): MenuDeps & { commands: AppCommand[]
     showSaveDialog: async () => ({ canceled: true, filePath: '' }),
     readFile: (p) => readFile(p),
     writeFile: (p, t) => writeFileAtomic(p, t),
-    exportConfig: async (format) => ({ text: `exported ${format}\n`, fileName: format === 'pac' ? 'proxy.pac' : 'egress-desk.yaml', mediaType: 'text/plain' }),
+    exportConfig: async (format) => ({
+      text: `exported ${format}\n`,
+      fileName: format === 'pac' ? 'proxy.pac' : 'egress-desk.yaml',
+      mediaType: 'text/plain',
+    }),
     command: (c) => void commands.push(c),
     openLogs: vi.fn(),
     openDataFolder: vi.fn(),
@@ -42,7 +46,12 @@ describe('native menu', () => {
       ['Import Config…', 'CmdOrCtrl+O'],
       ['Export', undefined],
     ]);
-    expect(sub(file.find((i) => i.label === 'Export')).map((i) => i.label)).toEqual(['Operator YAML…', 'JSON…', 'Proxy List…', 'PAC File…']);
+    expect(sub(file.find((i) => i.label === 'Export')).map((i) => i.label)).toEqual([
+      'Operator YAML…',
+      'JSON…',
+      'Proxy List…',
+      'PAC File…',
+    ]);
     expect(template.map((i) => i.role ?? i.label)).toEqual(['&File', 'editMenu', '&View', 'windowMenu', 'help']);
     const help = sub(template[4]);
     click(help[0]);
@@ -62,7 +71,14 @@ describe('native menu', () => {
     for (const name of ['a.yaml', 'b.JSON']) {
       const d = deps({ showOpenDialog: async () => ({ canceled: false, filePaths: [join(dir, name)] }) });
       await importConfig(d);
-      expect(d.commands).toEqual([{ command: 'import', fileName: join(dir, name), text: readFileSync(join(dir, name), 'utf8'), syntax: name === 'a.yaml' ? 'yaml' : 'json' }]);
+      expect(d.commands).toEqual([
+        {
+          command: 'import',
+          fileName: join(dir, name),
+          text: readFileSync(join(dir, name), 'utf8'),
+          syntax: name === 'a.yaml' ? 'yaml' : 'json',
+        },
+      ]);
     }
     const cancelled = deps();
     await importConfig(cancelled);
@@ -74,10 +90,18 @@ describe('native menu', () => {
     writeFileSync(join(dir, 'big.yaml'), 'x'.repeat(MAX_IMPORT_TEXT + 1));
     const missing = deps({ showOpenDialog: async () => ({ canceled: false, filePaths: [join(dir, 'nope.yaml')] }) });
     await importConfig(missing);
-    expect(missing.commands).toEqual([{ command: 'notify', kind: 'error', text: expect.stringMatching(/^Cannot read .*nope\.yaml: .*ENOENT/) }]);
+    expect(missing.commands).toEqual([
+      { command: 'notify', kind: 'error', text: expect.stringMatching(/^Cannot read .*nope\.yaml: .*ENOENT/) },
+    ]);
     const big = deps({ showOpenDialog: async () => ({ canceled: false, filePaths: [join(dir, 'big.yaml')] }) });
     await importConfig(big);
-    expect(big.commands).toEqual([{ command: 'notify', kind: 'error', text: expect.stringContaining(`a config is at most ${MAX_IMPORT_TEXT} bytes`) }]);
+    expect(big.commands).toEqual([
+      {
+        command: 'notify',
+        kind: 'error',
+        text: expect.stringContaining(`a config is at most ${MAX_IMPORT_TEXT} bytes`),
+      },
+    ]);
   });
 
   it('exports to the chosen file, 0600, and says where', async () => {
@@ -104,7 +128,9 @@ describe('native menu', () => {
       },
     });
     await exportConfig(failing, 'operator');
-    expect(failing.commands).toEqual([{ command: 'notify', kind: 'error', text: 'Cannot export: the config does not load' }]);
+    expect(failing.commands).toEqual([
+      { command: 'notify', kind: 'error', text: 'Cannot export: the config does not load' },
+    ]);
     const write = vi.fn(async () => undefined);
     const cancelled = deps({ writeFile: write });
     await exportConfig(cancelled, 'json');
@@ -112,15 +138,38 @@ describe('native menu', () => {
     expect(cancelled.commands).toEqual([]);
   });
 
-  it('offers DevTools only when not packaged; the View menu is otherwise what Electron\'s viewMenu role gives', () => {
+  it("offers DevTools only when not packaged; the View menu is otherwise what Electron's viewMenu role gives", () => {
     /** Every role anywhere in the template, submenus included. */
-    const roles = (items: MenuItemConstructorOptions[]): string[] => items.flatMap((i) => [...(i.role ? [i.role] : []), ...roles(sub(i))]);
-    const view = (packaged: boolean) => sub(menuTemplate(deps({ packaged }), false).find((i) => i.label === '&View')).map((i) => i.role ?? i.type);
-    expect(view(false)).toEqual(['reload', 'forceReload', 'toggleDevTools', 'separator', 'resetZoom', 'zoomIn', 'zoomOut', 'separator', 'togglefullscreen']);
-    expect(view(true)).toEqual(['reload', 'forceReload', 'separator', 'resetZoom', 'zoomIn', 'zoomOut', 'separator', 'togglefullscreen']);
+    const roles = (items: MenuItemConstructorOptions[]): string[] =>
+      items.flatMap((i) => [...(i.role ? [i.role] : []), ...roles(sub(i))]);
+    const view = (packaged: boolean) =>
+      sub(menuTemplate(deps({ packaged }), false).find((i) => i.label === '&View')).map((i) => i.role ?? i.type);
+    expect(view(false)).toEqual([
+      'reload',
+      'forceReload',
+      'toggleDevTools',
+      'separator',
+      'resetZoom',
+      'zoomIn',
+      'zoomOut',
+      'separator',
+      'togglefullscreen',
+    ]);
+    expect(view(true)).toEqual([
+      'reload',
+      'forceReload',
+      'separator',
+      'resetZoom',
+      'zoomIn',
+      'zoomOut',
+      'separator',
+      'togglefullscreen',
+    ]);
     for (const isMac of [false, true]) {
       // Nor a role that brings its own DevTools item.
-      expect(roles(menuTemplate(deps({ packaged: true }), isMac))).not.toEqual(expect.arrayContaining(['toggleDevTools']));
+      expect(roles(menuTemplate(deps({ packaged: true }), isMac))).not.toEqual(
+        expect.arrayContaining(['toggleDevTools']),
+      );
       expect(roles(menuTemplate(deps({ packaged: true }), isMac))).not.toEqual(expect.arrayContaining(['viewMenu']));
       expect(roles(menuTemplate(deps({ packaged: false }), isMac))).toContain('toggleDevTools');
     }

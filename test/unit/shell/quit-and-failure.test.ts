@@ -36,13 +36,18 @@ describe('quitting', () => {
 
 describe('a failed load', () => {
   it('says what failed and where the log is, with everything escaped and no script', () => {
-    const html = loadFailureHtml({ code: -6, description: 'ERR_FILE_NOT_FOUND', url: 'app://egress-desk/<script>alert(1)</script>' }, '/home/a & b/logs');
+    const html = loadFailureHtml(
+      { code: -6, description: 'ERR_FILE_NOT_FOUND', url: 'app://egress-desk/<script>alert(1)</script>' },
+      '/home/a & b/logs',
+    );
     expect(html).toContain('ERR_FILE_NOT_FOUND (-6)');
     expect(html).toContain('/home/a &#38; b/logs');
     expect(html).not.toContain('<script>');
     expect(html).toContain("default-src 'none'");
     const url = loadFailureUrl({ code: -6, description: 'x', url: 'app://egress-desk/index.html' }, '/logs');
     expect(url.startsWith('data:text/html;charset=utf-8,')).toBe(true);
-    expect(decodeURIComponent(url.slice(url.indexOf(',') + 1))).toBe(loadFailureHtml({ code: -6, description: 'x', url: 'app://egress-desk/index.html' }, '/logs'));
+    expect(decodeURIComponent(url.slice(url.indexOf(',') + 1))).toBe(
+      loadFailureHtml({ code: -6, description: 'x', url: 'app://egress-desk/index.html' }, '/logs'),
+    );
   });
 });

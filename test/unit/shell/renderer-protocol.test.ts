@@ -6,7 +6,12 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { staticFileFor as rendererFile } from '../../../electron/serve/static-files.js';
-import { APP_INDEX_URL, APP_ORIGIN, handleAppRequest, serveRendererPath } from '../../../electron/shell/renderer-protocol.js';
+import {
+  APP_INDEX_URL,
+  APP_ORIGIN,
+  handleAppRequest,
+  serveRendererPath,
+} from '../../../electron/shell/renderer-protocol.js';
 import { CONTENT_SECURITY_POLICY } from '../../../shared/csp.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 
-
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../support/temp-dir.js';
 
@@ -66,8 +65,14 @@ describe('safeStorageSecretStore', () => {
     storage.available = false;
     const store = safeStorageSecretStore(d, 'linux');
     await settle();
-    expect(store.availability()).toMatchObject({ available: false, reason: expect.stringContaining('keychain is not available') });
-    await expect(store.set('k', 'v')).rejects.toMatchObject({ name: 'SecretStoreUnavailableError', message: expect.stringContaining('not remembered') });
+    expect(store.availability()).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('keychain is not available'),
+    });
+    await expect(store.set('k', 'v')).rejects.toMatchObject({
+      name: 'SecretStoreUnavailableError',
+      message: expect.stringContaining('not remembered'),
+    });
     storage.available = true;
     storage.backend = 'basic_text';
     const basic = safeStorageSecretStore(d, 'linux');
@@ -99,7 +104,10 @@ describe('safeStorageSecretStore', () => {
     await settle();
     expect(done).toBe(false);
     ready();
-    await expect(set).rejects.toMatchObject({ name: 'SecretStoreUnavailableError', message: expect.stringContaining('keychain is not available') });
+    await expect(set).rejects.toMatchObject({
+      name: 'SecretStoreUnavailableError',
+      message: expect.stringContaining('keychain is not available'),
+    });
     expect(store.availability()).toMatchObject({ available: false });
     expect(() => readFileSync(safeSecretsPath(d))).toThrow();
   });
@@ -109,7 +117,10 @@ describe('safeStorageSecretStore', () => {
     const spy = vi.spyOn(safeStorage, 'isAsyncEncryptionAvailable').mockRejectedValueOnce(new Error('portal gone'));
     const store = safeStorageSecretStore(dir(), 'linux');
     await settle();
-    expect(store.availability()).toMatchObject({ available: false, reason: expect.stringContaining('keychain is not available') });
+    expect(store.availability()).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('keychain is not available'),
+    });
     spy.mockRestore();
   });
 
@@ -118,9 +129,16 @@ describe('safeStorageSecretStore', () => {
     const d = dir();
     const store = safeStorageSecretStore(d, 'linux');
     await store.set('ssh-passphrase:/k', 'hunter2-passphrase');
-    const spy = vi.spyOn(safeStorage, 'decryptStringAsync').mockRejectedValueOnce(new Error('Error while decrypting the ciphertext'));
-    const err = await safeStorageSecretStore(d, 'linux').get('ssh-passphrase:/k').catch((e: unknown) => e as Error);
-    expect(err).toMatchObject({ name: 'SecretStoreCorruptError', message: expect.stringContaining('for ssh-passphrase:/k') });
+    const spy = vi
+      .spyOn(safeStorage, 'decryptStringAsync')
+      .mockRejectedValueOnce(new Error('Error while decrypting the ciphertext'));
+    const err = await safeStorageSecretStore(d, 'linux')
+      .get('ssh-passphrase:/k')
+      .catch((e: unknown) => e as Error);
+    expect(err).toMatchObject({
+      name: 'SecretStoreCorruptError',
+      message: expect.stringContaining('for ssh-passphrase:/k'),
+    });
     expect((err as Error).message).not.toContain('hunter2');
     spy.mockRestore();
   });

@@ -10,13 +10,34 @@ describe('window permissions', () => {
   });
 
   it('deny it to every other origin, and to none', () => {
-    for (const origin of ['file:///', 'null', 'app://other', 'app://egress-desk.evil', 'https://egress-desk', 'http://127.0.0.1:3000', 'data:text/html,x', '', undefined]) {
+    for (const origin of [
+      'file:///',
+      'null',
+      'app://other',
+      'app://egress-desk.evil',
+      'https://egress-desk',
+      'http://127.0.0.1:3000',
+      'data:text/html,x',
+      '',
+      undefined,
+    ]) {
       expect(permissionAllowed('clipboard-sanitized-write', origin), String(origin)).toBe(false);
     }
   });
 
   it('deny every other permission, the app origin included', () => {
-    for (const permission of ['clipboard-read', 'media', 'geolocation', 'notifications', 'openExternal', 'fullscreen', 'hid', 'usb', 'serial', 'unknown']) {
+    for (const permission of [
+      'clipboard-read',
+      'media',
+      'geolocation',
+      'notifications',
+      'openExternal',
+      'fullscreen',
+      'hid',
+      'usb',
+      'serial',
+      'unknown',
+    ]) {
       expect(permissionAllowed(permission, APP_ORIGIN), permission).toBe(false);
     }
   });
@@ -25,7 +46,14 @@ describe('window permissions', () => {
 describe('window preferences', () => {
   it('are sandboxed and isolated, with Developer Tools only when not packaged', () => {
     const unpackaged = secureWebPreferences('/p.cjs', false);
-    expect(unpackaged).toMatchObject({ preload: '/p.cjs', contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, devTools: true });
+    expect(unpackaged).toMatchObject({
+      preload: '/p.cjs',
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      devTools: true,
+    });
     expect(secureWebPreferences('/p.cjs', true).devTools).toBe(false);
   });
 });

@@ -24,10 +24,22 @@ describe('npm start: finding the Electron binary (without require, which would d
   });
 
   it('says when the package is missing, has not downloaded the binary, or lost it', () => {
-    expect(findElectronBinary(undefined, {})).toEqual({ found: false, why: 'the electron package is not installed', downloadable: false });
-    expect(findElectronBinary(fakePackage(), {})).toEqual({ found: false, why: 'the electron package has not downloaded it yet', downloadable: true });
+    expect(findElectronBinary(undefined, {})).toEqual({
+      found: false,
+      why: 'the electron package is not installed',
+      downloadable: false,
+    });
+    expect(findElectronBinary(fakePackage(), {})).toEqual({
+      found: false,
+      why: 'the electron package has not downloaded it yet',
+      downloadable: true,
+    });
     const lost = fakePackage('electron');
-    expect(findElectronBinary(lost, {})).toEqual({ found: false, why: `${join(lost, 'dist', 'electron')} is missing`, downloadable: true });
+    expect(findElectronBinary(lost, {})).toEqual({
+      found: false,
+      why: `${join(lost, 'dist', 'electron')} is missing`,
+      downloadable: true,
+    });
   });
 
   it('looks in ELECTRON_OVERRIDE_DIST_PATH instead of dist/ when it is set, as the package does', () => {

@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { ElectronBinary } from '../../../electron/start/electron-binary.js';
-import { chooseFrontEnd, hasDesktop, parseStartArgs, type StartFacts } from '../../../electron/start/front-end-choice.js';
+import {
+  chooseFrontEnd,
+  hasDesktop,
+  parseStartArgs,
+  type StartFacts,
+} from '../../../electron/start/front-end-choice.js';
 
 const present: ElectronBinary = { found: true, path: '/opt/electron/electron' };
-const notFetched: ElectronBinary = { found: false, why: 'the electron package has not downloaded it yet', downloadable: true };
-const overrideMissing: ElectronBinary = { found: false, why: 'ELECTRON_OVERRIDE_DIST_PATH is set, but /x/electron does not exist', downloadable: false };
+const notFetched: ElectronBinary = {
+  found: false,
+  why: 'the electron package has not downloaded it yet',
+  downloadable: true,
+};
+const overrideMissing: ElectronBinary = {
+  found: false,
+  why: 'ELECTRON_OVERRIDE_DIST_PATH is set, but /x/electron does not exist',
+  downloadable: false,
+};
 const desktop = { DISPLAY: ':0' };
 
 function facts(over: Partial<StartFacts> & { argv?: string[] } = {}): StartFacts {
@@ -44,7 +57,9 @@ describe('npm start: which front end', () => {
   it('runs the browser on --browser even where the window could open, and passes serve options on', () => {
     const choice = chooseFrontEnd(facts({ argv: ['--browser', '--port', '8080'] }));
     expect(choice).toMatchObject({ kind: 'browser', serveArgs: ['--port', '8080'] });
-    expect(note(choice)).toMatch(/^Egress Desk runs in the browser: you asked for it \(--browser\); npm start without it opens the desktop window\.$/);
+    expect(note(choice)).toMatch(
+      /^Egress Desk runs in the browser: you asked for it \(--browser\); npm start without it opens the desktop window\.$/,
+    );
   });
 
   it('takes serve options as a request for the browser (the window takes none)', () => {
@@ -59,7 +74,9 @@ describe('npm start: which front end', () => {
     expect(chooseFrontEnd(facts({ binary: notFetched }))).toEqual({ kind: 'download' });
     const failed = chooseFrontEnd(facts({ binary: notFetched, download: { error: 'TypeError: fetch failed' } }));
     expect(failed).toMatchObject({ kind: 'browser', serveArgs: [] });
-    expect(note(failed)).toMatch(/^Egress Desk runs in the browser: there is no Electron binary \(its download failed: TypeError: fetch failed\); for the desktop window, /);
+    expect(note(failed)).toMatch(
+      /^Egress Desk runs in the browser: there is no Electron binary \(its download failed: TypeError: fetch failed\); for the desktop window, /,
+    );
     // A download that claimed success but left no binary is not tried again.
     const noBinary = chooseFrontEnd(facts({ binary: notFetched, download: {} }));
     expect(note(noBinary)).toContain('(the electron package has not downloaded it yet)');
@@ -67,7 +84,9 @@ describe('npm start: which front end', () => {
 
   it('says how to get the window when the binary cannot be had', () => {
     const text = note(chooseFrontEnd(facts({ binary: overrideMissing })));
-    expect(text).toContain('there is no Electron binary (ELECTRON_OVERRIDE_DIST_PATH is set, but /x/electron does not exist)');
+    expect(text).toContain(
+      'there is no Electron binary (ELECTRON_OVERRIDE_DIST_PATH is set, but /x/electron does not exist)',
+    );
     expect(text).toMatch(/npx install-electron/);
     expect(text).toMatch(/ELECTRON_MIRROR=/);
     expect(text).toMatch(/ELECTRON_OVERRIDE_DIST_PATH at an unpacked Electron\.$/);
@@ -77,7 +96,9 @@ describe('npm start: which front end', () => {
     const noBinary = chooseFrontEnd(facts({ binary: notFetched, env: {} }));
     expect(note(noBinary)).toContain('there is no Electron binary (the electron package has not downloaded it yet)');
     const noDesktop = chooseFrontEnd(facts({ env: {} }));
-    expect(note(noDesktop)).toMatch(/there is no desktop here \(neither DISPLAY nor WAYLAND_DISPLAY is set\); run npm start in a desktop session/);
+    expect(note(noDesktop)).toMatch(
+      /there is no desktop here \(neither DISPLAY nor WAYLAND_DISPLAY is set\); run npm start in a desktop session/,
+    );
   });
 
   it('knows a desktop by DISPLAY or WAYLAND_DISPLAY (an empty one is none), or by the platform', () => {

@@ -47,8 +47,13 @@ function startScript(args: string[]): Promise<Started> {
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no link within 20 s; stderr:\n${stderr}`)), 20_000);
-    child.once('exit', (code) => reject(new Error(`npm start exited (${code}) before printing a link; stderr:\n${stderr}`)));
+    const timer = setTimeout(
+      () => reject(new Error(`npm start printed no link within 20 s; stderr:\n${stderr}`)),
+      20_000,
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`npm start exited (${code}) before printing a link; stderr:\n${stderr}`)),
+    );
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       if (!stdout.includes('\n')) return;
@@ -69,7 +74,10 @@ describe('npm start without an Electron binary', () => {
   it('runs egress-desk serve, prints the link and one line saying why, and the page answers on 127.0.0.1', async () => {
     const start = await startScript([]);
     expect(start.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
-    const notes = start.stderr().split('\n').filter((line) => line.startsWith('Egress Desk runs in the browser'));
+    const notes = start
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('Egress Desk runs in the browser'));
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(
       /^Egress Desk runs in the browser: there is no Electron binary \(ELECTRON_OVERRIDE_DIST_PATH is set, but \S+ does not exist\); for the desktop window, .*npx install-electron.*\.$/,

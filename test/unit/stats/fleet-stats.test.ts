@@ -31,7 +31,10 @@ describe('FleetStatsSampler', () => {
   it('one stats call per host a round; rates from the second reading on', async () => {
     const { fx, sampler, dom, clock } = await setup();
     const first = await sampler.sample();
-    expect(first.proxies.map((p) => [p.name, p.rates]).sort()).toEqual([['api', null], ['web', null]]);
+    expect(first.proxies.map((p) => [p.name, p.rates]).sort()).toEqual([
+      ['api', null],
+      ['web', null],
+    ]);
     fx.a.addUsage(dom('web'), { rxBytes: 50_000, txBytes: 100_000, rxPackets: 50, txPackets: 100, cpuTimeNs: 1e9 });
     await clock.advance(5000);
     const second = await sampler.sample();
@@ -51,7 +54,13 @@ describe('FleetStatsSampler', () => {
     fx.a.addUsage(dom('web'), { rxBytes: 1000, txBytes: 2000, rxPackets: 1, txPackets: 2, cpuTimeNs: 0.5e9 });
     await clock.advance(5000);
     const second = (await sampler.sample()).proxies.find((p) => p.name === 'web')!.totals!;
-    expect(second).toEqual({ inBytes: base.inBytes + 1000, outBytes: base.outBytes + 2000, inPackets: base.inPackets + 1, outPackets: base.outPackets + 2, cpuSeconds: base.cpuSeconds + 0.5 });
+    expect(second).toEqual({
+      inBytes: base.inBytes + 1000,
+      outBytes: base.outBytes + 2000,
+      inPackets: base.inPackets + 1,
+      outPackets: base.outPackets + 2,
+      cpuSeconds: base.cpuSeconds + 0.5,
+    });
     fx.a.down = true;
     await clock.advance(5000);
     expect((await sampler.sample()).proxies.find((p) => p.name === 'web')!.totals).toBeUndefined();
@@ -112,7 +121,10 @@ describe('FleetStatsSampler', () => {
   it('a proxy no longer known is dropped with its history; a domain that is not ours is never reported', async () => {
     const { fx, sampler, proxies, clock } = await setup();
     await sampler.sample();
-    proxies.splice(proxies.findIndex((p) => p.name === 'api'), 1);
+    proxies.splice(
+      proxies.findIndex((p) => p.name === 'api'),
+      1,
+    );
     await clock.advance(5000);
     const s = sampler.snapshot({ history: true });
     expect(s.proxies.map((p) => p.name).sort()).toEqual(['api', 'web']);

@@ -4,7 +4,13 @@ import { repeatsIdle } from '../../../electron/services/stats/idle-repeat.js';
 import type { FleetStats, ProxyStats } from '../../../shared/stats.js';
 
 const stopped = (name: string): ProxyStats => ({ host: 'edge-a', domain: `ep-${name}`, name, rates: null });
-const sample = (at: number, proxies: ProxyStats[], extra: Partial<FleetStats> = {}): FleetStats => ({ at, intervalMs: 5000, failedHosts: [], proxies, ...extra });
+const sample = (at: number, proxies: ProxyStats[], extra: Partial<FleetStats> = {}): FleetStats => ({
+  at,
+  intervalMs: 5000,
+  failedHosts: [],
+  proxies,
+  ...extra,
+});
 const rates = { inBps: 1, outBps: 2, inPps: 1, outPps: 1, cpuPercent: 1 };
 
 describe('repeatsIdle', () => {
@@ -23,8 +29,15 @@ describe('repeatsIdle', () => {
     const totals = { inBytes: 1, outBytes: 1, inPackets: 1, outPackets: 1, cpuSeconds: 1 };
     expect(repeatsIdle(a, sample(6000, [stopped('a'), { ...stopped('b'), totals }]))).toBe(false);
     expect(repeatsIdle(a, sample(6000, [stopped('a'), stopped('b')], { intervalMs: 60_000 }))).toBe(false);
-    expect(repeatsIdle(a, sample(6000, [stopped('a'), stopped('b')], { failedHosts: [{ host: 'edge-a', error: 'no answer' }] }))).toBe(false);
+    expect(
+      repeatsIdle(
+        a,
+        sample(6000, [stopped('a'), stopped('b')], { failedHosts: [{ host: 'edge-a', error: 'no answer' }] }),
+      ),
+    ).toBe(false);
     const failed = sample(1000, [stopped('a')], { failedHosts: [{ host: 'edge-a', error: 'no answer' }] });
-    expect(repeatsIdle(failed, sample(6000, [stopped('a')], { failedHosts: [{ host: 'edge-a', error: 'another reason' }] }))).toBe(false);
+    expect(
+      repeatsIdle(failed, sample(6000, [stopped('a')], { failedHosts: [{ host: 'edge-a', error: 'another reason' }] })),
+    ).toBe(false);
   });
 });

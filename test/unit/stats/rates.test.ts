@@ -1,23 +1,50 @@
 /** Rates from counter readings (restarts and resets included) and the bounded history. */
 import { describe, expect, it } from 'vitest';
-import { COARSE_BUCKET_MS, COARSE_POINTS, FINE_POINTS, FINE_SPAN_MS, RateHistory } from '../../../electron/services/stats/rate-history.js';
+import {
+  COARSE_BUCKET_MS,
+  COARSE_POINTS,
+  FINE_POINTS,
+  FINE_SPAN_MS,
+  RateHistory,
+} from '../../../electron/services/stats/rate-history.js';
 import { type Reading, ratesBetween } from '../../../electron/services/stats/rates.js';
 import { countersFromStats } from '../../../electron/services/provider/kvm/domain-counters.js';
 
-function reading(at: number, id: number, c: { cpu?: number; rx?: number; tx?: number; rxp?: number; txp?: number }): Reading {
-  return { at, counters: { name: 'd', id, cpuTimeNs: c.cpu ?? 0, rxBytes: c.rx ?? 0, txBytes: c.tx ?? 0, rxPackets: c.rxp ?? 0, txPackets: c.txp ?? 0 } };
+function reading(
+  at: number,
+  id: number,
+  c: { cpu?: number; rx?: number; tx?: number; rxp?: number; txp?: number },
+): Reading {
+  return {
+    at,
+    counters: {
+      name: 'd',
+      id,
+      cpuTimeNs: c.cpu ?? 0,
+      rxBytes: c.rx ?? 0,
+      txBytes: c.tx ?? 0,
+      rxPackets: c.rxp ?? 0,
+      txPackets: c.txp ?? 0,
+    },
+  };
 }
 
 const flat = { inBps: 0, outBps: 0, inPps: 0, outPps: 0, cpuPercent: 0 };
 
 describe('ratesBetween', () => {
   it('divides each counter delta by the seconds between the readings; CPU in percent of one core', () => {
-    const r = ratesBetween(reading(10_000, 3, { cpu: 1e9, rx: 1000, tx: 500, rxp: 10, txp: 5 }), reading(15_000, 3, { cpu: 3.5e9, rx: 51_000, tx: 10_500, rxp: 60, txp: 25 }));
+    const r = ratesBetween(
+      reading(10_000, 3, { cpu: 1e9, rx: 1000, tx: 500, rxp: 10, txp: 5 }),
+      reading(15_000, 3, { cpu: 3.5e9, rx: 51_000, tx: 10_500, rxp: 60, txp: 25 }),
+    );
     expect(r).toEqual({ inBps: 10_000, outBps: 2_000, inPps: 10, outPps: 4, cpuPercent: 50 });
   });
 
   it('rounds to whole bytes and hundredths of a packet and a percent (short text for 1,000 rows a sample)', () => {
-    const r = ratesBetween(reading(0, 3, { cpu: 0, rx: 0, tx: 0, rxp: 0, txp: 0 }), reading(3_001, 3, { cpu: 1e9, rx: 1_000_000, tx: 7, rxp: 100, txp: 1 }));
+    const r = ratesBetween(
+      reading(0, 3, { cpu: 0, rx: 0, tx: 0, rxp: 0, txp: 0 }),
+      reading(3_001, 3, { cpu: 1e9, rx: 1_000_000, tx: 7, rxp: 100, txp: 1 }),
+    );
     expect(r).toEqual({ inBps: 333_222, outBps: 2, inPps: 33.32, outPps: 0.33, cpuPercent: 33.32 });
     expect(JSON.stringify(r).length).toBeLessThan(80);
   });
@@ -52,11 +79,27 @@ describe('countersFromStats', () => {
       'net.1.tx.bytes': 6n,
       'net.1.tx.pkts': 1n,
     });
-    expect(c).toEqual({ name: 'dom', id: 7, cpuTimeNs: 123_456_789_012, rxBytes: 1024, rxPackets: 11, txBytes: 406, txPackets: 5 });
+    expect(c).toEqual({
+      name: 'dom',
+      id: 7,
+      cpuTimeNs: 123_456_789_012,
+      rxBytes: 1024,
+      rxPackets: 11,
+      txBytes: 406,
+      txPackets: 5,
+    });
   });
 
   it('a record without the groups (skipped under NOWAIT) is all zero', () => {
-    expect(countersFromStats('dom', 1, {})).toEqual({ name: 'dom', id: 1, cpuTimeNs: 0, rxBytes: 0, rxPackets: 0, txBytes: 0, txPackets: 0 });
+    expect(countersFromStats('dom', 1, {})).toEqual({
+      name: 'dom',
+      id: 1,
+      cpuTimeNs: 0,
+      rxBytes: 0,
+      rxPackets: 0,
+      txBytes: 0,
+      txPackets: 0,
+    });
   });
 });
 
@@ -93,7 +136,8 @@ describe('RateHistory', () => {
     expect(daily[1]).toMatchObject({ at: 2 * COARSE_BUCKET_MS, inBps: 7 });
 
     const long = new RateHistory();
-    for (let i = 0; i < COARSE_POINTS * 2; i++) long.add(i * COARSE_BUCKET_MS + 1, { ...flat, cpuPercent: 1 }, COARSE_BUCKET_MS);
+    for (let i = 0; i < COARSE_POINTS * 2; i++)
+      long.add(i * COARSE_BUCKET_MS + 1, { ...flat, cpuPercent: 1 }, COARSE_BUCKET_MS);
     expect(long.daily(COARSE_POINTS * 2 * COARSE_BUCKET_MS).length).toBeLessThanOrEqual(COARSE_POINTS + 1);
   });
 });

@@ -33,7 +33,9 @@ function oversizedWithoutReason(files: string[]): string[] {
   return files.flatMap((file) => {
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    return lines > LIMIT && !/over 400 lines/i.test(topComment(text)) ? [`${relative(repoRoot, file)}: ${lines} lines`] : [];
+    return lines > LIMIT && !/over 400 lines/i.test(topComment(text))
+      ? [`${relative(repoRoot, file)}: ${lines} lines`]
+      : [];
   });
 }
 
@@ -60,7 +62,9 @@ describe('source file size', () => {
       writeFileSync(silent, `/** Things. */\n${code}`);
       writeFileSync(said, `/**\n * Things.\n *\n * Over 400 lines on purpose: one table.\n */\n${code}`);
       writeFileSync(short, code);
-      expect(oversizedWithoutReason([silent, said, short]).map((r) => r.replace(/^.*\//, ''))).toEqual([`silent.ts: ${LIMIT + 1} lines`]);
+      expect(oversizedWithoutReason([silent, said, short]).map((r) => r.replace(/^.*\//, ''))).toEqual([
+        `silent.ts: ${LIMIT + 1} lines`,
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

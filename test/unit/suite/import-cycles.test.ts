@@ -38,7 +38,13 @@ describe('imports', () => {
     const visit = (file: string, chain: string[]): void => {
       state.set(file, 'active');
       for (const next of graph.get(file) ?? []) {
-        if (state.get(next) === 'active') cycles.push([...chain.slice(chain.indexOf(next)), file, next].map((f) => relative(repoRoot, f)).filter((f, i, a) => a.indexOf(f) === i || i === a.length - 1).join(' → '));
+        if (state.get(next) === 'active')
+          cycles.push(
+            [...chain.slice(chain.indexOf(next)), file, next]
+              .map((f) => relative(repoRoot, f))
+              .filter((f, i, a) => a.indexOf(f) === i || i === a.length - 1)
+              .join(' → '),
+          );
         else if (!state.has(next)) visit(next, [...chain, file]);
       }
       state.set(file, 'done');

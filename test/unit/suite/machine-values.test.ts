@@ -19,7 +19,9 @@ const KEY_OR_FINGERPRINT = /AAAA[A-Za-z0-9+/]{40,}|SHA256:[A-Za-z0-9+/]{43}/g;
 
 /** Each literal in `text` that looks like a key or fingerprint, with its line number. */
 function keyLiterals(text: string): Array<{ line: number; literal: string }> {
-  return text.split('\n').flatMap((line, i) => [...line.matchAll(KEY_OR_FINGERPRINT)].map((m) => ({ line: i + 1, literal: m[0] })));
+  return text
+    .split('\n')
+    .flatMap((line, i) => [...line.matchAll(KEY_OR_FINGERPRINT)].map((m) => ({ line: i + 1, literal: m[0] })));
 }
 
 function sourceFiles(dir: string): string[] {
@@ -33,18 +35,27 @@ function sourceFiles(dir: string): string[] {
 describe('no machine-specific keys in the environment lanes', () => {
   it('recognises a key blob and a fingerprint, and leaves other base64 alone', () => {
     // Built here, so that this file holds no such literal itself.
-    const blob = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 32]), Buffer.alloc(32, 7)]).toString('base64');
+    const blob = Buffer.concat([
+      Buffer.from([0, 0, 0, 11]),
+      Buffer.from('ssh-ed25519'),
+      Buffer.from([0, 0, 0, 32]),
+      Buffer.alloc(32, 7),
+    ]).toString('base64');
     const fingerprint = `SHA256:${Buffer.alloc(32, 9).toString('base64').replace(/=+$/, '')}`;
     expect(keyLiterals(`ok\nconst k = 'ssh-ed25519 ${blob}';\nconst f = '${fingerprint}';`)).toEqual([
       { line: 2, literal: blob },
       { line: 3, literal: fingerprint },
     ]);
-    expect(keyLiterals(`const sha = '${'ab'.repeat(32)}'; const b = '${Buffer.alloc(40, 1).toString('base64')}';`)).toEqual([]);
+    expect(
+      keyLiterals(`const sha = '${'ab'.repeat(32)}'; const b = '${Buffer.alloc(40, 1).toString('base64')}';`),
+    ).toEqual([]);
   });
 
   it.each(SCANNED)('%s holds no key or fingerprint literal (read it from env.json, or make one in the test)', (dir) => {
     const found = sourceFiles(join(repoRoot, dir)).flatMap((file) =>
-      keyLiterals(readFileSync(file, 'utf8')).map((f) => `${relative(repoRoot, file)}:${f.line}: ${f.literal.slice(0, 24)}…`),
+      keyLiterals(readFileSync(file, 'utf8')).map(
+        (f) => `${relative(repoRoot, file)}:${f.line}: ${f.literal.slice(0, 24)}…`,
+      ),
     );
     expect(found, `machine-specific key literals:\n${found.join('\n')}`).toEqual([]);
   });

@@ -14,7 +14,10 @@ describe('tempDir', () => {
   it('removes what a test file made when the file ends, after its own afterAll', () => {
     const dir = tempDir('egress-tempdir-run-');
     const record = join(dir, 'made.json');
-    writeFileSync(join(dir, 'vitest.config.mjs'), `export default { test: { globals: true, setupFiles: [${JSON.stringify(join(repoRoot, 'test/setup/temp-dirs.ts'))}] } };\n`);
+    writeFileSync(
+      join(dir, 'vitest.config.mjs'),
+      `export default { test: { globals: true, setupFiles: [${JSON.stringify(join(repoRoot, 'test/setup/temp-dirs.ts'))}] } };\n`,
+    );
     writeFileSync(
       join(dir, 'probe.test.ts'),
       [
@@ -28,9 +31,17 @@ describe('tempDir', () => {
         '',
       ].join('\n'),
     );
-    const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+      encoding: 'utf8',
+    });
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    const made = JSON.parse(readFileSync(record, 'utf8')) as { atLoad: string; inTest: string; presentInAfterAll: boolean };
+    const made = JSON.parse(readFileSync(record, 'utf8')) as {
+      atLoad: string;
+      inTest: string;
+      presentInAfterAll: boolean;
+    };
     expect(made.presentInAfterAll).toBe(true);
     expect(made.atLoad).toMatch(/egress-tempdir-probe-/);
     expect(existsSync(made.atLoad)).toBe(false);

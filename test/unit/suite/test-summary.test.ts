@@ -17,7 +17,11 @@ interface Result {
 }
 
 /** `file`: where the results are (relative); `env`: the summary's environment (never the outer run's CI). */
-function summary(results: Result[], extra: Record<string, unknown> = {}, o: { file?: string; env?: Record<string, string>; times?: { startTime: number; endTime: number } } = {}): { code: number | null; lines: string[] } {
+function summary(
+  results: Result[],
+  extra: Record<string, unknown> = {},
+  o: { file?: string; env?: Record<string, string>; times?: { startTime: number; endTime: number } } = {},
+): { code: number | null; lines: string[] } {
   const count = (s: Result['status']) => results.filter((r) => r.status === s).length;
   const report = {
     numPassedTests: count('passed'),
@@ -37,7 +41,11 @@ function summary(results: Result[], extra: Record<string, unknown> = {}, o: { fi
   };
   const file = join(tempDir('egress-summary-'), 'vitest.json');
   writeFileSync(file, JSON.stringify(report));
-  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), file], { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...o.env } });
+  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), file], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...o.env },
+  });
   return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
 }
 
@@ -59,24 +67,48 @@ describe('test-summary.mjs', () => {
     // The Electron lane may be skipped under CI.
     expect(summary(skip, {}, { env: { CI: '1' }, file: 'test/browser/electron.test.ts' })).toEqual({
       code: 0,
-      lines: ['Tests: 1 passed, 0 failed, 1 skipped', '  skipped: test/browser/electron.test.ts > suite > no wget: wget is not installed'],
+      lines: [
+        'Tests: 1 passed, 0 failed, 1 skipped',
+        '  skipped: test/browser/electron.test.ts > suite > no wget: wget is not installed',
+      ],
     });
   });
 
-  it('reads the lanes\' reports as one run, and a missing report is a failure', () => {
+  it("reads the lanes' reports as one run, and a missing report is a failure", () => {
     const dir = tempDir('egress-summary-lanes-');
     const write = (name: string, file: string, status: Result['status']) => {
       const path = join(dir, name);
-      writeFileSync(path, JSON.stringify({ success: status !== 'failed', testResults: [{ name: join(repoRoot, file), status: status === 'failed' ? 'failed' : 'passed', startTime: 0, endTime: 61_000, assertionResults: [{ ancestorTitles: [], title: 't', status, meta: {} }] }] }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          success: status !== 'failed',
+          testResults: [
+            {
+              name: join(repoRoot, file),
+              status: status === 'failed' ? 'failed' : 'passed',
+              startTime: 0,
+              endTime: 61_000,
+              assertionResults: [{ ancestorTitles: [], title: 't', status, meta: {} }],
+            },
+          ],
+        }),
+      );
       return path;
     };
     const run = (...reports: string[]) => {
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), ...reports], { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), ...reports], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '' },
+      });
       return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
     };
     const unit = write('unit.json', 'test/unit/a.test.ts', 'passed');
     const libvirt = write('libvirt.json', 'test/libvirt/b.test.ts', 'passed');
-    expect(run(unit, libvirt)).toEqual({ code: 0, lines: ['Lanes (wall time): unit 1m01s, libvirt 1m01s', 'Tests: 2 passed, 0 failed, 0 skipped'] });
+    expect(run(unit, libvirt)).toEqual({
+      code: 0,
+      lines: ['Lanes (wall time): unit 1m01s, libvirt 1m01s', 'Tests: 2 passed, 0 failed, 0 skipped'],
+    });
     const failing = write('guest.json', 'test/guest/c.test.ts', 'failed');
     expect(run(unit, failing).code).toBe(1);
     const missing = run(unit, join(dir, 'browser.json'));
@@ -86,7 +118,11 @@ describe('test-summary.mjs', () => {
   });
 
   it("prints each lane's wall time before the counts", () => {
-    const r = summary([{ title: 'a', status: 'passed' }], {}, { file: 'test/guest/x.test.ts', times: { startTime: 1_000, endTime: 1_000 + 12 * 60_000 + 5_400 } });
+    const r = summary(
+      [{ title: 'a', status: 'passed' }],
+      {},
+      { file: 'test/guest/x.test.ts', times: { startTime: 1_000, endTime: 1_000 + 12 * 60_000 + 5_400 } },
+    );
     expect(r.lines).toEqual(['Lanes (wall time): guest 12m05s', 'Tests: 1 passed, 0 failed, 0 skipped']);
   });
 
@@ -107,10 +143,19 @@ describe('test-summary.mjs', () => {
   });
 
   it('fails when anything failed, and when nothing passed', () => {
-    expect(summary([{ title: 'a', status: 'passed' }, { title: 'b', status: 'failed' }])).toEqual({ code: 1, lines: ['Tests: 1 passed, 1 failed, 0 skipped'] });
+    expect(
+      summary([
+        { title: 'a', status: 'passed' },
+        { title: 'b', status: 'failed' },
+      ]),
+    ).toEqual({ code: 1, lines: ['Tests: 1 passed, 1 failed, 0 skipped'] });
     expect(summary([{ title: 'a', status: 'skipped', meta: { skipReason: 'why' } }])).toEqual({
       code: 1,
-      lines: ['Tests: 0 passed, 0 failed, 1 skipped', '  skipped: test/browser/x.test.ts > suite > a: why', '  no test passed: a run in which nothing ran counts as failed'],
+      lines: [
+        'Tests: 0 passed, 0 failed, 1 skipped',
+        '  skipped: test/browser/x.test.ts > suite > a: why',
+        '  no test passed: a run in which nothing ran counts as failed',
+      ],
     });
   });
 });
@@ -127,17 +172,27 @@ function vitestSummary(files: Record<string, string>): { code: number | null; li
   const report = join(dir, 'vitest.json');
   // A clean environment: the outer run's VITEST_* variables would make the inner one a worker.
   const env = { PATH: process.env.PATH ?? '', HOME: dir };
-  spawnSync(process.execPath, [vitest, 'run', '--root', dir, '--reporter=json', `--outputFile.json=${report}`], { cwd: dir, env, encoding: 'utf8' });
-  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), report], { cwd: dir, env, encoding: 'utf8' });
+  spawnSync(process.execPath, [vitest, 'run', '--root', dir, '--reporter=json', `--outputFile.json=${report}`], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
+  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/test-summary.mjs'), report], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   return { code: r.status, lines: r.stdout.trimEnd().split('\n') };
 }
 
 describe('test-summary.mjs on a real vitest report', () => {
   it('counts the tests of a suite whose beforeAll threw as failed, not skipped', () => {
     const r = vitestSummary({
-      'hook.test.ts': "describe('suite', () => {\n  beforeAll(() => { throw new Error('boom'); });\n  it('one', () => {});\n  it('two', () => {});\n});\n",
+      'hook.test.ts':
+        "describe('suite', () => {\n  beforeAll(() => { throw new Error('boom'); });\n  it('one', () => {});\n  it('two', () => {});\n});\n",
       'top.test.ts': "beforeAll(() => { throw new Error('top-level boom'); });\nit('three', () => {});\n",
-      'ok.test.ts': "it('passes', () => {});\nit('skips', (ctx) => { ctx.task.meta.skipReason = 'not here'; ctx.skip(); });\n",
+      'ok.test.ts':
+        "it('passes', () => {});\nit('skips', (ctx) => { ctx.task.meta.skipReason = 'not here'; ctx.skip(); });\n",
     });
     expect(r.lines).toEqual([
       'Tests: 1 passed, 3 failed, 1 skipped (3 not run because their file or a beforeAll failed)',
@@ -151,8 +206,13 @@ describe('test-summary.mjs on a real vitest report', () => {
   });
 
   it('counts a file whose afterAll threw as one failure', () => {
-    const r = vitestSummary({ 'after.test.ts': "afterAll(() => { throw new Error('after boom'); });\nit('runs', () => {});\n" });
-    expect(r.lines).toEqual(['Tests: 1 passed, 1 failed, 0 skipped (1 test file failed outside any test)', '  failed: after.test.ts: after boom']);
+    const r = vitestSummary({
+      'after.test.ts': "afterAll(() => { throw new Error('after boom'); });\nit('runs', () => {});\n",
+    });
+    expect(r.lines).toEqual([
+      'Tests: 1 passed, 1 failed, 0 skipped (1 test file failed outside any test)',
+      '  failed: after.test.ts: after boom',
+    ]);
     expect(r.code).toBe(1);
   });
 });

@@ -8,15 +8,29 @@
 import { describe, expect, it } from 'vitest';
 import { AppSettingsSchema } from '../../../shared/app-settings.js';
 import { TaskService } from '../../../electron/services/tasks/task-service.js';
-import { BAKE_TASK_KIND, type BakeBackend, autoBakeAfter, shouldAutoBake } from '../../../electron/services/app/bake-task.js';
+import {
+  BAKE_TASK_KIND,
+  type BakeBackend,
+  autoBakeAfter,
+  shouldAutoBake,
+} from '../../../electron/services/app/bake-task.js';
 import type { BakeOptions } from '../../../electron/services/provider/kvm/bake.js';
 
 const plain = { host: 'h1', image: 'debian', proxy: 'web-1', base: { baked: false } };
 
-function backend(bake: (image: string, host: string, options?: BakeOptions) => Promise<never> | ReturnType<BakeBackend['provider']['bake']>) {
+function backend(
+  bake: (
+    image: string,
+    host: string,
+    options?: BakeOptions,
+  ) => Promise<never> | ReturnType<BakeBackend['provider']['bake']>,
+) {
   const calls: string[] = [];
   const b: BakeBackend = {
-    config: { images: { debian: { url: 'file:///x.qcow2', sha256: 'a'.repeat(64), format: 'qcow2' } }, hosts: [{ name: 'h1' } as BakeBackend['config']['hosts'][number]] },
+    config: {
+      images: { debian: { url: 'file:///x.qcow2', sha256: 'a'.repeat(64), format: 'qcow2' } },
+      hosts: [{ name: 'h1' } as BakeBackend['config']['hosts'][number]],
+    },
     provider: {
       bake: (image, host, options) => {
         calls.push(`${image}@${host}`);
@@ -47,7 +61,21 @@ describe('autoBake', () => {
   it('starts one bake task in the background (a second launch joins it), shown as automatic', async () => {
     const tasks = new TaskService();
     let release!: () => void;
-    const { b, calls } = backend(() => new Promise((resolve) => (release = () => resolve({ host: 'h1', image: 'debian', volume: { name: 'egress-baked-x.qcow2', path: '/p', capacity: 1, allocation: 1 } as never, created: true, recipeHash: 'abc', ms: 5 }))));
+    const { b, calls } = backend(
+      () =>
+        new Promise(
+          (resolve) =>
+            (release = () =>
+              resolve({
+                host: 'h1',
+                image: 'debian',
+                volume: { name: 'egress-baked-x.qcow2', path: '/p', capacity: 1, allocation: 1 } as never,
+                created: true,
+                recipeHash: 'abc',
+                ms: 5,
+              })),
+        ),
+    );
     const first = await autoBakeAfter(b, tasks, plain, async () => ({ autoBake: true }));
     const second = await autoBakeAfter(b, tasks, { ...plain, proxy: 'web-2' }, async () => ({ autoBake: true }));
     expect(first).toBeDefined();
@@ -64,7 +92,9 @@ describe('autoBake', () => {
 
   it('starts nothing with the setting off; after a failed bake, the next launch starts none', async () => {
     const tasks = new TaskService();
-    const { b, calls } = backend(() => Promise.reject(new Error('bake on h1 failed at step "install": not installed: tinyproxy')));
+    const { b, calls } = backend(() =>
+      Promise.reject(new Error('bake on h1 failed at step "install": not installed: tinyproxy')),
+    );
     expect(await autoBakeAfter(b, tasks, plain, async () => ({ autoBake: false }))).toBeUndefined();
     expect(calls).toEqual([]);
     const id = await autoBakeAfter(b, tasks, plain, async () => ({ autoBake: true }));
@@ -77,6 +107,8 @@ describe('autoBake', () => {
   it('a settings file it cannot read means the default (on)', async () => {
     const tasks = new TaskService();
     const { b } = backend(() => new Promise(() => undefined));
-    expect(await autoBakeAfter(b, tasks, plain, () => Promise.reject(new Error('settings.json: unexpected token')))).toBeDefined();
+    expect(
+      await autoBakeAfter(b, tasks, plain, () => Promise.reject(new Error('settings.json: unexpected token'))),
+    ).toBeDefined();
   });
 });

@@ -15,32 +15,50 @@ function manualTime() {
     },
     advance(ms: number) {
       now += ms;
-      for (const t of timers) if (t.live && t.at <= now) {
-        t.live = false;
-        t.fn();
-      }
+      for (const t of timers)
+        if (t.live && t.at <= now) {
+          t.live = false;
+          t.fn();
+        }
     },
   };
 }
 
 function service(time = manualTime(), history?: number) {
   const updates: Task[] = [];
-  const tasks = new TaskService({ now: time.now, setTimer: time.setTimer, onUpdate: (t) => updates.push(t), ...(history !== undefined ? { history } : {}) });
+  const tasks = new TaskService({
+    now: time.now,
+    setTimer: time.setTimer,
+    onUpdate: (t) => updates.push(t),
+    ...(history !== undefined ? { history } : {}),
+  });
   return { tasks, updates, time };
 }
 
 describe('TaskService', () => {
   it('runs a task through queued, running and succeeded, with steps and its result', async () => {
     const { tasks, updates } = service();
-    const id = tasks.run('Do it', async (ctx) => {
-      ctx.step('one', 'first');
-      ctx.stepDone('found x');
-      ctx.step('two');
-      return { answer: 42 };
-    }, { kind: 'images:pull', target: 'x' });
+    const id = tasks.run(
+      'Do it',
+      async (ctx) => {
+        ctx.step('one', 'first');
+        ctx.stepDone('found x');
+        ctx.step('two');
+        return { answer: 42 };
+      },
+      { kind: 'images:pull', target: 'x' },
+    );
     expect(tasks.get(id)!.state).toBe('queued');
     const task = await tasks.wait(id);
-    expect(task).toMatchObject({ id, title: 'Do it', kind: 'images:pull', target: 'x', state: 'succeeded', result: { answer: 42 }, cancellable: false });
+    expect(task).toMatchObject({
+      id,
+      title: 'Do it',
+      kind: 'images:pull',
+      target: 'x',
+      state: 'succeeded',
+      result: { answer: 42 },
+      cancellable: false,
+    });
     expect(task.steps).toEqual([
       { name: 'one', state: 'done', message: 'found x' },
       { name: 'two', state: 'done' },
@@ -54,14 +72,18 @@ describe('TaskService', () => {
     const { tasks, updates, time } = service();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const id = tasks.run('Download', async (ctx) => {
-      ctx.step('download');
-      for (let i = 1; i <= 1000; i++) {
-        ctx.progress(i, 1000);
-        if (i % 100 === 0) time.advance(30); // 1000 reports over 300 ms
-      }
-      await gate;
-    }, { kind: 'images:pull' });
+    const id = tasks.run(
+      'Download',
+      async (ctx) => {
+        ctx.step('download');
+        for (let i = 1; i <= 1000; i++) {
+          ctx.progress(i, 1000);
+          if (i % 100 === 0) time.advance(30); // 1000 reports over 300 ms
+        }
+        await gate;
+      },
+      { kind: 'images:pull' },
+    );
     await Promise.resolve();
     await Promise.resolve();
     const before = updates.length;
@@ -78,20 +100,31 @@ describe('TaskService', () => {
 
   it('cancel aborts the signal and ends the task cancelled', async () => {
     const { tasks } = service();
-    const id = tasks.run('Wait', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { kind: 'images:pull' });
+    const id = tasks.run(
+      'Wait',
+      (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+      { kind: 'images:pull' },
+    );
     await Promise.resolve();
     expect(tasks.cancel(id)).toBe(true);
     const task = await tasks.wait(id);
-    expect(task).toMatchObject({ state: 'cancelled', error: { name: 'TaskCancelledError', message: 'Wait: cancelled' } });
+    expect(task).toMatchObject({
+      state: 'cancelled',
+      error: { name: 'TaskCancelledError', message: 'Wait: cancelled' },
+    });
     expect(tasks.cancel(id)).toBe(false);
   });
 
   it('a task that ignores the signal but finishes after a cancel still counts as cancelled', async () => {
     const { tasks } = service();
-    const id = tasks.run('Stubborn', async () => {
-      await new Promise((r) => setTimeout(r, 5));
-      return 'done anyway';
-    }, { kind: 'images:pull' });
+    const id = tasks.run(
+      'Stubborn',
+      async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        return 'done anyway';
+      },
+      { kind: 'images:pull' },
+    );
     tasks.cancel(id);
     expect((await tasks.wait(id)).state).toBe('cancelled');
   });
@@ -105,10 +138,17 @@ describe('TaskService', () => {
 
   it('a failure keeps its name, message and step', async () => {
     const { tasks } = service();
-    const id = tasks.run('Fail', async () => {
-      throw Object.assign(new Error('no room'), { name: 'PlacementError', step: 'place' });
-    }, { kind: 'images:pull' });
-    expect(await tasks.wait(id)).toMatchObject({ state: 'failed', error: { name: 'PlacementError', message: 'no room', step: 'place' } });
+    const id = tasks.run(
+      'Fail',
+      async () => {
+        throw Object.assign(new Error('no room'), { name: 'PlacementError', step: 'place' });
+      },
+      { kind: 'images:pull' },
+    );
+    expect(await tasks.wait(id)).toMatchObject({
+      state: 'failed',
+      error: { name: 'PlacementError', message: 'no room', step: 'place' },
+    });
   });
 
   it('keeps a bounded history of finished tasks', async () => {
@@ -121,7 +161,11 @@ describe('TaskService', () => {
 
   it('close cancels what is still running', async () => {
     const { tasks } = service();
-    const id = tasks.run('Long', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))), { kind: 'images:pull' });
+    const id = tasks.run(
+      'Long',
+      (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+      { kind: 'images:pull' },
+    );
     await Promise.resolve();
     await tasks.close();
     expect(tasks.get(id)!.state).toBe('cancelled');

@@ -29,7 +29,7 @@ describe('local socket errors', () => {
   it('keeps the detail of anything else', () => {
     const err = localSocketError('/s', sysErr('EMFILE'));
     expect(err.code).toBe('SOCKET_ERROR');
-    expect(err.message).toBe('cannot connect to libvirt\'s socket /s: connect EMFILE /run/libvirt/libvirt-sock');
+    expect(err.message).toBe("cannot connect to libvirt's socket /s: connect EMFILE /run/libvirt/libvirt-sock");
   });
 });
 
@@ -45,7 +45,14 @@ describe('SSH error messages', () => {
   });
 
   it('names the conflicting line of a changed key and how to remove it', () => {
-    const err = new HostKeyMismatchError('edge-a', 22, 'ssh-ed25519', key, { file: '/kh', line: 3, keyType: 'ssh-ed25519', fingerprint: 'SHA256:old' }, false);
+    const err = new HostKeyMismatchError(
+      'edge-a',
+      22,
+      'ssh-ed25519',
+      key,
+      { file: '/kh', line: 3, keyType: 'ssh-ed25519', fingerprint: 'SHA256:old' },
+      false,
+    );
     expect(err.message).toContain('/kh:3');
     expect(err.message).toContain('SHA256:old');
     expect(err.message).toContain('ssh-keygen -f "/kh" -R "edge-a"');
@@ -60,11 +67,15 @@ describe('SSH error messages', () => {
       'SSH authentication as root@edge-a:22 failed. Tried: the SSH agent (/run/agent): holds no keys (0 keys); /home/ann/.ssh/id_ed25519: refused by the server. ' +
         'Add your public key to ~root/.ssh/authorized_keys on edge-a, load it into your SSH agent (ssh-add), or set identityFile for this host.',
     );
-    expect(new SshAuthError('u', 'h', 22, []).message).toContain('no agent (SSH_AUTH_SOCK unset) and no identity file found');
+    expect(new SshAuthError('u', 'h', 22, []).message).toContain(
+      'no agent (SSH_AUTH_SOCK unset) and no identity file found',
+    );
   });
 
   it('tells a refused forward apart from a missing socket', () => {
-    expect(new RemoteSocketError('edge-a', '/run/libvirt/libvirt-sock', 2).message).toMatch(/^libvirt's socket \/run\/libvirt\/libvirt-sock does not exist on edge-a: is libvirtd running there\?/);
+    expect(new RemoteSocketError('edge-a', '/run/libvirt/libvirt-sock', 2).message).toMatch(
+      /^libvirt's socket \/run\/libvirt\/libvirt-sock does not exist on edge-a: is libvirtd running there\?/,
+    );
     expect(new RemoteSocketError('edge-a', '/s', 1).message).toContain('AllowStreamLocalForwarding yes');
   });
 });

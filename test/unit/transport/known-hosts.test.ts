@@ -20,7 +20,8 @@ const ED = 'AAAAC3NzaC1lZDI1NTE5AAAAIIoyUCL1fBrl6OxJPwdrS1l7bxH4tvjQf8kpM7pZa2M+
 const ED_FP = 'SHA256:CZS/E6lf6BziPrbEYTzN4Ij9xLyFvPpCXBIHt5KPe3I';
 const HOST = 'AAAAC3NzaC1lZDI1NTE5AAAAIH5Iuhj1VN32NoMEJnQHKErHbNGcf+tSWMffr2osQ8Ws';
 const HOST_FP = 'SHA256:2wXYnZ6i1RkvrbqpP0EevvwSH0FIxVBaewvq5VyUUl8';
-const EC = 'AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBHWZiQLOKSStSEd9lZ+UB216fo3Ef5P7y6veO/0ko7zbpCA60Cx17/XW0Q7gcUnhjpmKHU0foNjfkFzegXwm+sc=';
+const EC =
+  'AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBHWZiQLOKSStSEd9lZ+UB216fo3Ef5P7y6veO/0ko7zbpCA60Cx17/XW0Q7gcUnhjpmKHU0foNjfkFzegXwm+sc=';
 const EC_FP = 'SHA256:SsLENeTx0dZvxh+axmVMlSxpBtNSiePBlAenhuM4Ipk';
 const RSA =
   'AAAAB3NzaC1yc2EAAAADAQABAAABAQCGlC9N1ZwLOjURr1hleW3su/33ajfxM2HKOjbIrUXCEloTqCWTfKZsNoszxEF9aiY9uD3tugDLUBwaqvgxi5pndvTn6beWjpthGokmxHH3Z8RP37/AWiHVyLNO6MK2FFu0Ear0kDopNRKKhnnwKgobtI74p8nB7zDRtBjlpPumSHzR1r5VVevtesZx7iiDKC0eMnu4ODKy3XXv5fFA7pu5DB8FtcNu8EeyYUv6bgfzRh1nPIUuhySKhEoIJxO/VnQ9Ty2N35Zhv9t2OS/VzQyxNsS1/pt5sKa/Ni5S96WiSspV+KW2qvIZSD7MQN6p/SAJAzdaRN1j5tNtfAZdwr/l';
@@ -107,8 +108,16 @@ describe('KnownHosts.check', () => {
   });
 
   it('says which line a changed or revoked key conflicts with', () => {
-    expect(kh.lookup('edge-a', 22, 'ssh-rsa', blob(RSA))).toMatchObject({ status: 'mismatch', revoked: false, line: { file: '/kh', line: 1 } });
-    expect(kh.lookup('anywhere', 22, 'ssh-ed25519', blob(HOST))).toMatchObject({ status: 'mismatch', revoked: true, line: { line: 5, marker: 'revoked' } });
+    expect(kh.lookup('edge-a', 22, 'ssh-rsa', blob(RSA))).toMatchObject({
+      status: 'mismatch',
+      revoked: false,
+      line: { file: '/kh', line: 1 },
+    });
+    expect(kh.lookup('anywhere', 22, 'ssh-ed25519', blob(HOST))).toMatchObject({
+      status: 'mismatch',
+      revoked: true,
+      line: { line: 5, marker: 'revoked' },
+    });
   });
 
   it('lists the key types known for a host, to ask the server for those first', () => {
@@ -160,7 +169,9 @@ describe('recording a trusted key', () => {
 
   it('formats [host]:port off port 22 and plain host on 22', () => {
     expect(formatKnownHostLine('Edge-A', 22, 'ssh-ed25519', blob(ED))).toBe(`edge-a ssh-ed25519 ${ED}`);
-    expect(formatKnownHostLine('127.0.0.1', 2222, 'ssh-ed25519', blob(HOST))).toBe(`[127.0.0.1]:2222 ssh-ed25519 ${HOST}`);
+    expect(formatKnownHostLine('127.0.0.1', 2222, 'ssh-ed25519', blob(HOST))).toBe(
+      `[127.0.0.1]:2222 ssh-ed25519 ${HOST}`,
+    );
     const salt = Buffer.alloc(20, 7);
     expect(formatKnownHostLine('h', 2222, 'ssh-ed25519', blob(ED), { hash: true, salt })).toBe(
       `|1|${salt.toString('base64')}|${createHmac('sha1', salt).update('[h]:2222').digest('base64')} ssh-ed25519 ${ED}`,
@@ -175,7 +186,9 @@ describe('recording a trusted key', () => {
     expect(readFileSync(file, 'utf8')).toBe(`[127.0.0.1]:2222 ssh-ed25519 ${HOST}\nedge-a ssh-ed25519 ${ED}\n`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, '.ssh')).mode & 0o777).toBe(0o700);
-    expect((await KnownHosts.load([file, join(dir, 'missing')])).check('127.0.0.1', 2222, 'ssh-ed25519', blob(HOST))).toBe('trusted');
+    expect(
+      (await KnownHosts.load([file, join(dir, 'missing')])).check('127.0.0.1', 2222, 'ssh-ed25519', blob(HOST)),
+    ).toBe('trusted');
   });
 
   it('keeps a file without a final newline parseable', async () => {
@@ -187,6 +200,8 @@ describe('recording a trusted key', () => {
   });
 
   it('refuses a key blob of another type than the one named', async () => {
-    await expect(appendKnownHost('/nonexistent/known_hosts', 'h', 22, 'ssh-rsa', blob(ED))).rejects.toThrow('not ssh-rsa');
+    await expect(appendKnownHost('/nonexistent/known_hosts', 'h', 22, 'ssh-rsa', blob(ED))).rejects.toThrow(
+      'not ssh-rsa',
+    );
   });
 });

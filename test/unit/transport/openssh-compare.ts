@@ -64,10 +64,22 @@ export function useOpenSshSandbox(): Readonly<OpenSshSandbox> {
     const home = join(root, 'home');
     mkdirSync(join(home, '.ssh'), { recursive: true });
     const me = userInfo();
-    sshEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SSH_AUTH_SOCK: join(root, 'agent.sock'), EGTEST_VAR: join(root, 'var') };
+    sshEnv = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      SSH_AUTH_SOCK: join(root, 'agent.sock'),
+      EGTEST_VAR: join(root, 'var'),
+    };
     sandbox.root = root;
     sandbox.home = home;
-    sandbox.local = { homeDir: me.homedir, localUser: me.username, uid: me.uid, localHostName: hostname(), env: sshEnv, services: await readServices() };
+    sandbox.local = {
+      homeDir: me.homedir,
+      localUser: me.username,
+      uid: me.uid,
+      localHostName: hostname(),
+      env: sshEnv,
+      services: await readServices(),
+    };
   });
 
   afterAll(() => {
@@ -104,7 +116,11 @@ export interface SshG {
 }
 
 /** `ssh -G` for `alias` under `config`, with the options a hop or the app would give (-l, -p, -i, -J). */
-export function sshG(config: string, alias: string, opts: { user?: string; port?: number; identity?: string; jump?: string }): SshG {
+export function sshG(
+  config: string,
+  alias: string,
+  opts: { user?: string; port?: number; identity?: string; jump?: string },
+): SshG {
   const args = ['-G', '-F', config];
   if (opts.user !== undefined) args.push('-l', opts.user);
   if (opts.port !== undefined) args.push('-p', String(opts.port));
@@ -124,7 +140,11 @@ export function sshG(config: string, alias: string, opts: { user?: string; port?
 
 /** The key paths ssh loads, expanded (debug1 "identity file … type"), through a ProxyCommand that is just `true`. */
 export function sshLoadedKeys(config: string, alias: string): string[] {
-  const r = spawnSync('ssh', ['-vvv', '-F', config, '-o', 'ProxyCommand=true', '-o', 'BatchMode=yes', alias], { encoding: 'utf8', env: sshEnv, timeout: 20_000 });
+  const r = spawnSync('ssh', ['-vvv', '-F', config, '-o', 'ProxyCommand=true', '-o', 'BatchMode=yes', alias], {
+    encoding: 'utf8',
+    env: sshEnv,
+    timeout: 20_000,
+  });
   return [...r.stderr.matchAll(/identity file (\S+) type/g)].map((m) => m[1]!).filter((p) => !p.endsWith('-cert'));
 }
 
@@ -136,13 +156,18 @@ export function compare(ours: SshHostSettings, ssh: SshG, what: string): string[
   const diffs: string[] = [];
   const one = (key: string): string | undefined => ssh.values.get(key)?.[0];
   const eq = (name: string, a: unknown, b: unknown): void => {
-    if (JSON.stringify(a) !== JSON.stringify(b)) diffs.push(`${what} ${name}: ours ${JSON.stringify(a)}, ssh ${JSON.stringify(b)}`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      diffs.push(`${what} ${name}: ours ${JSON.stringify(a)}, ssh ${JSON.stringify(b)}`);
   };
   eq('hostname', ours.hostName, one('hostname'));
   eq('port', String(ours.port), one('port'));
   eq('user', ours.user, one('user'));
   const sshKeys = (ssh.values.get('identityfile') ?? []).filter((k) => k !== 'none' && !UNUSABLE_DEFAULTS.includes(k));
-  eq('identityfile', ours.identities.map((i) => (i.origin.kind === 'app' ? i.path : i.written)), sshKeys);
+  eq(
+    'identityfile',
+    ours.identities.map((i) => (i.origin.kind === 'app' ? i.path : i.written)),
+    sshKeys,
+  );
   eq('userknownhostsfile', ours.userKnownHostsFiles.join(' ') || 'none', one('userknownhostsfile'));
   eq('globalknownhostsfile', ours.globalKnownHostsFiles.join(' ') || 'none', one('globalknownhostsfile'));
   eq('hostkeyalias', ours.hostKeyName, one('hostkeyalias') ?? one('hostname'));
@@ -151,11 +176,16 @@ export function compare(ours: SshHostSettings, ssh: SshG, what: string): string[
   const agent = one('identityagent');
   let sshAgent: string | undefined = sshEnv.SSH_AUTH_SOCK;
   if (agent === 'none') sshAgent = undefined;
-  else if (agent !== undefined && agent !== 'SSH_AUTH_SOCK') sshAgent = agent.startsWith('$') ? sshEnv[agent.slice(1)] : agent;
+  else if (agent !== undefined && agent !== 'SSH_AUTH_SOCK')
+    sshAgent = agent.startsWith('$') ? sshEnv[agent.slice(1)] : agent;
   eq('identityagent', ours.agentSocket, sshAgent);
   eq('proxycommand', ours.proxyCommand, one('proxycommand'));
   const timeout = one('connecttimeout');
-  eq('connecttimeout', ours.connectTimeoutMs === undefined ? undefined : String(ours.connectTimeoutMs / 1000), timeout === 'none' || timeout === '0' ? undefined : timeout);
+  eq(
+    'connecttimeout',
+    ours.connectTimeoutMs === undefined ? undefined : String(ours.connectTimeoutMs / 1000),
+    timeout === 'none' || timeout === '0' ? undefined : timeout,
+  );
   eq('serveraliveinterval', String((ours.keepaliveIntervalMs ?? 0) / 1000), one('serveraliveinterval'));
   eq('serveralivecountmax', String(ours.keepaliveCountMax ?? 3), one('serveralivecountmax'));
   return diffs;
@@ -168,11 +198,16 @@ export function compareChain(ours: SshHostSettings, ssh: SshG, config: string, w
   const hops = jumpLine === undefined ? [] : parseProxyJump(jumpLine);
   const last = hops.at(-1);
   if (last === undefined || ours.jump === undefined) {
-    if ((last === undefined) !== (ours.jump === undefined)) diffs.push(`${what} proxyjump: ours ${ours.jump?.alias ?? 'none'}, ssh ${jumpLine ?? 'none'}`);
+    if ((last === undefined) !== (ours.jump === undefined))
+      diffs.push(`${what} proxyjump: ours ${ours.jump?.alias ?? 'none'}, ssh ${jumpLine ?? 'none'}`);
     return diffs;
   }
   const extra = jumpLine!.includes(',') ? jumpLine!.slice(0, jumpLine!.lastIndexOf(',')) : undefined;
-  const hop = sshG(config, last.host, { ...(last.user !== undefined ? { user: last.user } : {}), ...(last.port !== undefined ? { port: last.port } : {}), ...(extra !== undefined ? { jump: extra } : {}) });
+  const hop = sshG(config, last.host, {
+    ...(last.user !== undefined ? { user: last.user } : {}),
+    ...(last.port !== undefined ? { port: last.port } : {}),
+    ...(extra !== undefined ? { jump: extra } : {}),
+  });
   if (ours.jump.alias !== last.host) diffs.push(`${what} jump alias: ours ${ours.jump.alias}, ssh ${last.host}`);
   return [...diffs, ...compareChain(ours.jump, hop, config, `${what} > ${last.host}`)];
 }

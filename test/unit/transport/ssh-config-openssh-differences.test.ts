@@ -20,11 +20,17 @@ describe('deliberate differences from OpenSSH, each one said', () => {
     const config = join(dir, 'config');
     writeFileSync(config, 'Host a\n  Port 2300\nMatch exec true\n  User ran\n');
     const ssh = sshG(config, 'a', {});
-    const ours = resolveSshHost({ address: 'a' }, await loadSshConfig({ homeDir: sandbox.home, userConfigPath: config, systemConfigPath: null }), sandbox.local);
+    const ours = resolveSshHost(
+      { address: 'a' },
+      await loadSshConfig({ homeDir: sandbox.home, userConfigPath: config, systemConfigPath: null }),
+      sandbox.local,
+    );
     expect(ssh.values.get('user')).toEqual(['ran']);
     expect(ours.user).toBe(sandbox.local.localUser);
     expect(compare(ours, ssh, 'a')).toEqual([`a user: ours ${JSON.stringify(sandbox.local.localUser)}, ssh "ran"`]);
-    expect(ours.warnings).toEqual([{ file: config, line: 3, message: expect.stringContaining('Match exec "true" was not run') }]);
+    expect(ours.warnings).toEqual([
+      { file: config, line: 3, message: expect.stringContaining('Match exec "true" was not run') },
+    ]);
   });
 
   it('%j is the last ProxyJump host (OpenSSH 9.6+), which 9.2 refuses', async (ctx) => {
@@ -32,7 +38,11 @@ describe('deliberate differences from OpenSSH, each one said', () => {
     const dir = mkdtempSync(join(sandbox.root, 'j-'));
     const config = join(dir, 'config');
     writeFileSync(config, `Host a\n  ProxyJump u@hop1:2200\n  UserKnownHostsFile ${dir}/kh_%j\n`);
-    const ours = resolveSshHost({ address: 'a' }, await loadSshConfig({ homeDir: sandbox.home, userConfigPath: config, systemConfigPath: null }), sandbox.local);
+    const ours = resolveSshHost(
+      { address: 'a' },
+      await loadSshConfig({ homeDir: sandbox.home, userConfigPath: config, systemConfigPath: null }),
+      sandbox.local,
+    );
     expect(ours.userKnownHostsFiles).toEqual([`${dir}/kh_hop1`]);
     const ssh = sshG(config, 'a', {});
     if (ssh.status === 0) expect(ssh.values.get('userknownhostsfile')).toEqual([`${dir}/kh_hop1`]);

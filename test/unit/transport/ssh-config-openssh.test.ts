@@ -13,7 +13,16 @@ import { loadSshConfig } from '../../../electron/transport/ssh-config-load.js';
 import { resolveSshHost, type SshHostSettings, type SshTarget } from '../../../electron/transport/ssh-config.js';
 import { SshConfigError } from '../../../electron/transport/ssh-errors.js';
 import { skipBecause } from '../../support/skip.js';
-import { type Case, compareChain, fill, setUp, sshG, sshLoadedKeys, sshPresent, useOpenSshSandbox } from './openssh-compare.js';
+import {
+  type Case,
+  compareChain,
+  fill,
+  setUp,
+  sshG,
+  sshLoadedKeys,
+  sshPresent,
+  useOpenSshSandbox,
+} from './openssh-compare.js';
 
 const sandbox = useOpenSshSandbox();
 
@@ -26,7 +35,11 @@ const cases: Case[] = [
   { name: 'a Host block', config: 'Host a\n  HostName 192.0.2.10\n  User ops\n  Port 2200\n', alias: 'a' },
   { name: 'first value obtained wins', config: 'Host a\n  Port 2201\nHost *\n  Port 2\n  User star\n', alias: 'a' },
   ...eachAlias('Host patterns compare case', 'Host Foo\n  Port 2202\nHost foo\n  Port 2203\n', ['Foo', 'foo']),
-  { name: 'an alias in mixed case is connected to in lower case', config: 'Host *\n  User x\n', alias: 'MiXeD.Example' },
+  {
+    name: 'an alias in mixed case is connected to in lower case',
+    config: 'Host *\n  User x\n',
+    alias: 'MiXeD.Example',
+  },
   { name: 'HostName in mixed case', config: 'Host a\n  HostName Bar.Example\n', alias: 'a' },
   { name: 'an IPv6 HostName keeps its case', config: 'Host v6\n  HostName 2001:DB8::1\n', alias: 'v6' },
   { name: 'an IPv6 address as the alias', config: 'Host 2001:db8::*\n  User six\n', alias: '2001:db8::2' },
@@ -34,92 +47,234 @@ const cases: Case[] = [
   ...eachAlias('? is exactly one character', 'Host db?\n  Port 2204\n', ['db1', 'db10']),
   { name: 'several patterns on a Host line', config: 'Host x y z\n  Port 2205\n', alias: 'y' },
   { name: '= separators', config: 'Host=a\nPort=2206\nUser = eq\nHostName =h.example\n', alias: 'a' },
-  { name: '= with spaces, and before a path', config: 'Host a\n  Port = 2207\n  User= eqsp\n  IdentityFile =@D/k1\n', alias: 'a' },
+  {
+    name: '= with spaces, and before a path',
+    config: 'Host a\n  Port = 2207\n  User= eqsp\n  IdentityFile =@D/k1\n',
+    alias: 'a',
+  },
   { name: 'CRLF line ends', config: 'Host a\r\n  User crlf\r\n  Port 2208\r\n', alias: 'a' },
   { name: 'double quotes', config: 'Host a\n  IdentityFile "@D/my key"\n  User "quoted"\n', alias: 'a' },
   { name: 'single quotes', config: "Host a\n  IdentityFile '@D/single q'\n", alias: 'a' },
-  { name: '# inside a word is part of it', config: 'Host a\n  User ops#2\n  HostName h#1.example # a comment\n', alias: 'a' },
+  {
+    name: '# inside a word is part of it',
+    config: 'Host a\n  User ops#2\n  HostName h#1.example # a comment\n',
+    alias: 'a',
+  },
   { name: 'comments and tabs', config: '# top\n\tHost a\n\t\tUser tab # comment\n\n', alias: 'a' },
-  { name: 'IdentityFile accumulates, duplicates kept once', config: 'Host a\n  IdentityFile @D/x\n  IdentityFile @D/y\nHost *\n  IdentityFile @D/x\n  IdentityFile @D/z\n', alias: 'a' },
+  {
+    name: 'IdentityFile accumulates, duplicates kept once',
+    config: 'Host a\n  IdentityFile @D/x\n  IdentityFile @D/y\nHost *\n  IdentityFile @D/x\n  IdentityFile @D/z\n',
+    alias: 'a',
+  },
   {
     name: 'tokens in IdentityFile',
-    config: 'Host a\n  HostName H.example\n  User R\n  Port 2209\n  IdentityFile ~/.ssh/id_%h_%r_%p_%u_%l_%L_%n_%k_%i_%C\n  IdentityFile %d/k_%%\n',
+    config:
+      'Host a\n  HostName H.example\n  User R\n  Port 2209\n  IdentityFile ~/.ssh/id_%h_%r_%p_%u_%l_%L_%n_%k_%i_%C\n  IdentityFile %d/k_%%\n',
     alias: 'a',
     expandKeys: true,
   },
-  { name: '${VAR} and ${HOME} in IdentityFile', config: 'Host a\n  IdentityFile ${EGTEST_VAR}/k\n  IdentityFile ${HOME}/k2\n  IdentityFile ~/k3\n', alias: 'a', expandKeys: true },
-  { name: 'HostKeyAlias in %k', config: 'Host a\n  HostKeyAlias MyAlias\n  IdentityFile ~/k_%k_%n\n', alias: 'a', expandKeys: true },
-  { name: 'tokens in UserKnownHostsFile', config: 'Host a\n  HostName kh.example\n  UserKnownHostsFile ~/kh_%h_%p %d/kh_%r ${HOME}/kh_%C\n', alias: 'a' },
-  { name: 'UserKnownHostsFile none, GlobalKnownHostsFile list', config: 'Host a\n  UserKnownHostsFile none\n  GlobalKnownHostsFile @D/g1 @D/g2\n', alias: 'a' },
-  { name: 'HostKeyAlias, lower-cased', config: 'Host a\n  HostKeyAlias MyAlias\n  UserKnownHostsFile ~/kh_%k\n', alias: 'a' },
+  {
+    name: '${VAR} and ${HOME} in IdentityFile',
+    config: 'Host a\n  IdentityFile ${EGTEST_VAR}/k\n  IdentityFile ${HOME}/k2\n  IdentityFile ~/k3\n',
+    alias: 'a',
+    expandKeys: true,
+  },
+  {
+    name: 'HostKeyAlias in %k',
+    config: 'Host a\n  HostKeyAlias MyAlias\n  IdentityFile ~/k_%k_%n\n',
+    alias: 'a',
+    expandKeys: true,
+  },
+  {
+    name: 'tokens in UserKnownHostsFile',
+    config: 'Host a\n  HostName kh.example\n  UserKnownHostsFile ~/kh_%h_%p %d/kh_%r ${HOME}/kh_%C\n',
+    alias: 'a',
+  },
+  {
+    name: 'UserKnownHostsFile none, GlobalKnownHostsFile list',
+    config: 'Host a\n  UserKnownHostsFile none\n  GlobalKnownHostsFile @D/g1 @D/g2\n',
+    alias: 'a',
+  },
+  {
+    name: 'HostKeyAlias, lower-cased',
+    config: 'Host a\n  HostKeyAlias MyAlias\n  UserKnownHostsFile ~/kh_%k\n',
+    alias: 'a',
+  },
   { name: 'IdentityAgent path with tokens', config: 'Host a\n  IdentityAgent ~/agent_%h.sock\n', alias: 'a' },
   { name: 'IdentityAgent none', config: 'Host a\n  IdentityAgent none\n', alias: 'a' },
   { name: 'IdentityAgent SSH_AUTH_SOCK', config: 'Host a\n  IdentityAgent SSH_AUTH_SOCK\n', alias: 'a' },
   { name: 'IdentityAgent $VAR', config: 'Host a\n  IdentityAgent $EGTEST_VAR\n', alias: 'a' },
-  { name: 'IdentitiesOnly and HashKnownHosts', config: 'Host a\n  IdentitiesOnly yes\n  HashKnownHosts true\n', alias: 'a' },
-  { name: 'time values with units', config: 'Host a\n  ConnectTimeout 1m30s\n  ServerAliveInterval 1h\n  ServerAliveCountMax 5\n', alias: 'a' },
+  {
+    name: 'IdentitiesOnly and HashKnownHosts',
+    config: 'Host a\n  IdentitiesOnly yes\n  HashKnownHosts true\n',
+    alias: 'a',
+  },
+  {
+    name: 'time values with units',
+    config: 'Host a\n  ConnectTimeout 1m30s\n  ServerAliveInterval 1h\n  ServerAliveCountMax 5\n',
+    alias: 'a',
+  },
   { name: 'ConnectTimeout 0', config: 'Host a\n  ConnectTimeout 0\n', alias: 'a' },
   { name: 'weeks and days', config: 'Host a\n  ServerAliveInterval 1w2d\n', alias: 'a' },
   { name: 'Match all', config: 'Match all\n  User mall\n', alias: 'a' },
-  { name: 'Match host sees HostName', config: 'Host a\n  HostName real.example\nMatch host real.example\n  User mhost\n', alias: 'a' },
+  {
+    name: 'Match host sees HostName',
+    config: 'Host a\n  HostName real.example\nMatch host real.example\n  User mhost\n',
+    alias: 'a',
+  },
   { name: 'Match host ignores case', config: 'Match host A*\n  User upper\n', alias: 'abc' },
-  { name: 'Match originalhost', config: 'Host a\n  HostName real.example\nMatch originalhost a\n  Port 2210\nMatch host a\n  User no\n', alias: 'a' },
+  {
+    name: 'Match originalhost',
+    config: 'Host a\n  HostName real.example\nMatch originalhost a\n  Port 2210\nMatch host a\n  User no\n',
+    alias: 'a',
+  },
   { name: 'Match user sees -l', config: 'Match user ops\n  Port 2211\n', alias: 'a', user: 'ops' },
-  { name: 'Match user sees an earlier User', config: 'Host a\n  User cfguser\nMatch user cfg*\n  Port 2212\n', alias: 'a' },
+  {
+    name: 'Match user sees an earlier User',
+    config: 'Host a\n  User cfguser\nMatch user cfg*\n  Port 2212\n',
+    alias: 'a',
+  },
   { name: 'Match user compares case', config: 'Host a\n  User Ops\nMatch user ops\n  Port 2213\n', alias: 'a' },
   { name: 'Match localuser', config: 'Match localuser @U\n  Port 2214\n', alias: 'a' },
   { name: 'Match !localuser', config: 'Match !localuser @U\n  Port 2215\nHost *\n  Port 2216\n', alias: 'a' },
-  { name: 'Match final: a second pass where Host sees the HostName', config: 'Host a\n  HostName Real.Example\nMatch final host real.example\n  User fin\nHost real.example\n  Port 2217\n', alias: 'a' },
-  { name: 'no second pass without Match final', config: 'Host a\n  HostName Real.Example\nHost real.example\n  Port 2218\n', alias: 'a' },
+  {
+    name: 'Match final: a second pass where Host sees the HostName',
+    config:
+      'Host a\n  HostName Real.Example\nMatch final host real.example\n  User fin\nHost real.example\n  Port 2217\n',
+    alias: 'a',
+  },
+  {
+    name: 'no second pass without Match final',
+    config: 'Host a\n  HostName Real.Example\nHost real.example\n  Port 2218\n',
+    alias: 'a',
+  },
   { name: 'Match canonical without canonicalization', config: 'Match canonical\n  Port 2219\n', alias: 'a' },
-  { name: 'CanonicalizeHostname yes makes a second pass', config: 'Host a\n  HostName real.example\nMatch canonical\n  Port 2220\nHost *\n  CanonicalizeHostname yes\n', alias: 'a' },
+  {
+    name: 'CanonicalizeHostname yes makes a second pass',
+    config: 'Host a\n  HostName real.example\nMatch canonical\n  Port 2220\nHost *\n  CanonicalizeHostname yes\n',
+    alias: 'a',
+  },
   { name: 'Match exec of a failing command', config: 'Match exec false\n  User ex\nHost a\n  Port 2221\n', alias: 'a' },
-  { name: 'Match exec after a failed criterion is not run', config: 'Match host nomatch exec true\n  User ex\n', alias: 'a' },
+  {
+    name: 'Match exec after a failed criterion is not run',
+    config: 'Match host nomatch exec true\n  User ex\n',
+    alias: 'a',
+  },
   { name: 'Match with a comment', config: 'Match host a # only a\n  User mc\n', alias: 'a' },
-  { name: 'Match with lists and several criteria', config: 'Match host a,b user root,@U,ops\n  Port 2222\n', alias: 'a' },
-  { name: 'Match ends a Host block', config: 'Host a\n  User h\nMatch host zzz\n  Port 1\n  User m\nHost a\n  Port 2223\n', alias: 'a' },
+  {
+    name: 'Match with lists and several criteria',
+    config: 'Match host a,b user root,@U,ops\n  Port 2222\n',
+    alias: 'a',
+  },
+  {
+    name: 'Match ends a Host block',
+    config: 'Host a\n  User h\nMatch host zzz\n  Port 1\n  User m\nHost a\n  Port 2223\n',
+    alias: 'a',
+  },
   {
     name: 'Include with an absolute glob, in order',
     config: 'Include @D/inc/*.conf\n',
     alias: 'a',
-    files: { 'inc/20-b.conf': 'Host a\n  Port 2\n  User b\n', 'inc/10-a.conf': 'Host a\n  Port 2224\n', 'inc/.hidden.conf': 'Host a\n  User hidden\n' },
+    files: {
+      'inc/20-b.conf': 'Host a\n  Port 2\n  User b\n',
+      'inc/10-a.conf': 'Host a\n  Port 2224\n',
+      'inc/.hidden.conf': 'Host a\n  User hidden\n',
+    },
   },
-  { name: 'Include relative to ~/.ssh', config: 'Include rel.conf\n', alias: 'a', files: { '@H/.ssh/rel.conf': 'Host a\n  Port 2225\n' } },
-  { name: 'Include with ~', config: 'Include ~/.ssh/tilde.conf\n', alias: 'a', files: { '@H/.ssh/tilde.conf': 'Host a\n  Port 2226\n' } },
-  { name: 'Include in a non-matching block contributes nothing', config: 'Host other\n  Include @D/inc2\nHost a\n  Port 2227\n', alias: 'a', files: { inc2: 'User leaked\nHost a\n  Port 1\n' } },
-  { name: 'Include keeps its caller\'s block', config: 'Host a\n  Include @D/inc3\n  Port 2228\n', alias: 'a', files: { inc3: 'Host zzz\n  User no\n' } },
-  { name: 'nested relative Include', config: 'Include @D/inc4\n', alias: 'a', files: { inc4: 'Include nested.conf\n', '@H/.ssh/nested.conf': 'Host a\n  User nested\n' } },
+  {
+    name: 'Include relative to ~/.ssh',
+    config: 'Include rel.conf\n',
+    alias: 'a',
+    files: { '@H/.ssh/rel.conf': 'Host a\n  Port 2225\n' },
+  },
+  {
+    name: 'Include with ~',
+    config: 'Include ~/.ssh/tilde.conf\n',
+    alias: 'a',
+    files: { '@H/.ssh/tilde.conf': 'Host a\n  Port 2226\n' },
+  },
+  {
+    name: 'Include in a non-matching block contributes nothing',
+    config: 'Host other\n  Include @D/inc2\nHost a\n  Port 2227\n',
+    alias: 'a',
+    files: { inc2: 'User leaked\nHost a\n  Port 1\n' },
+  },
+  {
+    name: "Include keeps its caller's block",
+    config: 'Host a\n  Include @D/inc3\n  Port 2228\n',
+    alias: 'a',
+    files: { inc3: 'Host zzz\n  User no\n' },
+  },
+  {
+    name: 'nested relative Include',
+    config: 'Include @D/inc4\n',
+    alias: 'a',
+    files: { inc4: 'Include nested.conf\n', '@H/.ssh/nested.conf': 'Host a\n  User nested\n' },
+  },
   { name: 'an Include matching nothing', config: 'Include @D/none*\nHost a\n  User x\n', alias: 'a' },
   {
     name: 'ProxyJump through an alias with its own block',
-    config: 'Host a\n  HostName 10.0.0.5\n  ProxyJump bastion\nHost bastion\n  HostName 192.0.2.1\n  User jumper\n  Port 2022\n  IdentityFile @D/jump\n',
+    config:
+      'Host a\n  HostName 10.0.0.5\n  ProxyJump bastion\nHost bastion\n  HostName 192.0.2.1\n  User jumper\n  Port 2022\n  IdentityFile @D/jump\n',
     alias: 'a',
   },
   {
     name: 'a ProxyJump chain: the last hop gets -J for the others, its own ProxyJump loses',
-    config: 'Host a\n  ProxyJump ops@first:2022,second\nHost first second\n  User jumper\nHost second\n  HostName 192.0.2.2\n  ProxyJump ignored\nHost first\n  ProxyJump zero\n',
+    config:
+      'Host a\n  ProxyJump ops@first:2022,second\nHost first second\n  User jumper\nHost second\n  HostName 192.0.2.2\n  ProxyJump ignored\nHost first\n  ProxyJump zero\n',
     alias: 'a',
   },
   { name: 'ProxyJump as ssh://', config: 'Host a\n  ProxyJump ssh://u@j.example:2200\n', alias: 'a' },
   { name: 'ProxyJump to an IPv6 address', config: 'Host a\n  ProxyJump [2001:db8::1]:2222\n', alias: 'a' },
   { name: 'ProxyJump none wins when first', config: 'Host a\n  ProxyJump none\nHost *\n  ProxyJump b\n', alias: 'a' },
-  { name: 'ProxyCommand first wins over ProxyJump', config: 'Host a\n  ProxyCommand ssh -W %h:%p gw\n  ProxyJump x\n', alias: 'a' },
-  { name: 'ProxyJump first wins over ProxyCommand', config: 'Host a\n  ProxyJump x\n  ProxyCommand nc %h %p\n', alias: 'a' },
+  {
+    name: 'ProxyCommand first wins over ProxyJump',
+    config: 'Host a\n  ProxyCommand ssh -W %h:%p gw\n  ProxyJump x\n',
+    alias: 'a',
+  },
+  {
+    name: 'ProxyJump first wins over ProxyCommand',
+    config: 'Host a\n  ProxyJump x\n  ProxyCommand nc %h %p\n',
+    alias: 'a',
+  },
   { name: 'ProxyJump with a comment', config: 'Host a\n  ProxyJump b # via b\n', alias: 'a' },
-  { name: 'a jump hop configured by Match', config: 'Host a\n  ProxyJump hop\nMatch originalhost hop\n  User hopuser\n  Port 2023\n', alias: 'a' },
-  { name: '-l and -p win over the config', config: 'Host a\n  User cfg\n  Port 2000\n', alias: 'a', user: 'cli', port: 2300 },
+  {
+    name: 'a jump hop configured by Match',
+    config: 'Host a\n  ProxyJump hop\nMatch originalhost hop\n  User hopuser\n  Port 2023\n',
+    alias: 'a',
+  },
+  {
+    name: '-l and -p win over the config',
+    config: 'Host a\n  User cfg\n  Port 2000\n',
+    alias: 'a',
+    user: 'cli',
+    port: 2300,
+  },
   { name: '-i comes first', config: 'Host a\n  IdentityFile @D/cfgkey\n', alias: 'a', identity: '@D/appkey' },
-  { name: '-i and the same IdentityFile: both listed, as ssh lists them', config: 'Host a\n  IdentityFile @D/appkey\n  IdentityFile @D/other\n', alias: 'a', identity: '@D/appkey' },
+  {
+    name: '-i and the same IdentityFile: both listed, as ssh lists them',
+    config: 'Host a\n  IdentityFile @D/appkey\n  IdentityFile @D/other\n',
+    alias: 'a',
+    identity: '@D/appkey',
+  },
   { name: 'Port as a service name', config: 'Host a\n  Port ssh\n', alias: 'a' },
   { name: 'IgnoreUnknown', config: 'IgnoreUnknown Frob*,other\nHost a\n  FrobNicate yes\n  User ig\n', alias: 'a' },
   { name: 'nothing configured', config: '', alias: 'plain' },
   { name: 'IdentityFile none', config: 'Host a\n  IdentityFile none\n', alias: 'a' },
-  { name: 'refused: a bad Port in a block that does not apply', config: 'Host other\n  Port 99999\nHost a\n  User x\n', alias: 'a' },
+  {
+    name: 'refused: a bad Port in a block that does not apply',
+    config: 'Host other\n  Port 99999\nHost a\n  User x\n',
+    alias: 'a',
+  },
   { name: 'refused: an unknown keyword', config: 'Host other\n  Frobnicate x\n', alias: 'a' },
   { name: 'refused: extra arguments', config: 'Host a\n  Port 22 33\n', alias: 'a' },
   { name: 'refused: invalid quotes', config: 'Host a\n  User "unterminated\n', alias: 'a' },
   { name: 'refused: no argument', config: 'Host a\n  User\n', alias: 'a' },
-  { name: 'refused: only a comment after the keyword (found by the fuzzer)', config: 'Host a\n  HostName  # c\n', alias: 'a' },
+  {
+    name: 'refused: only a comment after the keyword (found by the fuzzer)',
+    config: 'Host a\n  HostName  # c\n',
+    alias: 'a',
+  },
   { name: 'refused: a bad time', config: 'Host a\n  ConnectTimeout 1x\n', alias: 'a' },
   { name: 'refused: a bad flag', config: 'Host a\n  IdentitiesOnly maybe\n', alias: 'a' },
   { name: 'refused: an unknown Match criterion', config: 'Match frob x\n  User x\n', alias: 'a' },
@@ -128,7 +283,12 @@ const cases: Case[] = [
   { name: 'refused: a bare IPv6 ProxyJump', config: 'Host a\n  ProxyJump 2001:db8::1\n', alias: 'a' },
   { name: 'refused: an unknown token', config: 'Host a\n  IdentityAgent ~/agent_%z\n', alias: 'a' },
   { name: 'refused: an unset variable', config: 'Host a\n  UserKnownHostsFile ${EGTEST_UNSET_VAR}/kh\n', alias: 'a' },
-  { name: 'refused: a bad Port in an included file', config: 'Include @D/bad.conf\n', alias: 'a', files: { 'bad.conf': 'Port 0\n' } },
+  {
+    name: 'refused: a bad Port in an included file',
+    config: 'Include @D/bad.conf\n',
+    alias: 'a',
+    files: { 'bad.conf': 'Port 0\n' },
+  },
 ];
 
 describe('ssh_config resolution agrees with OpenSSH (ssh -G)', () => {
@@ -140,10 +300,19 @@ describe('ssh_config resolution agrees with OpenSSH (ssh -G)', () => {
     if (!sshPresent) skipBecause(ctx, 'OpenSSH (ssh) is not installed: nothing to compare with');
     const { dir, config } = setUp(c, index);
     const identity = c.identity ? fill(c.identity, dir) : undefined;
-    const opts = { ...(c.user !== undefined ? { user: c.user } : {}), ...(c.port !== undefined ? { port: c.port } : {}), ...(identity !== undefined ? { identity } : {}) };
+    const opts = {
+      ...(c.user !== undefined ? { user: c.user } : {}),
+      ...(c.port !== undefined ? { port: c.port } : {}),
+      ...(identity !== undefined ? { identity } : {}),
+    };
     const ssh = sshG(config, c.alias, opts);
     const sources = await loadSshConfig({ homeDir: sandbox.home, userConfigPath: config, systemConfigPath: null });
-    const target: SshTarget = { address: c.alias, ...(c.user !== undefined ? { sshUser: c.user } : {}), ...(c.port !== undefined ? { sshPort: c.port } : {}), ...(identity !== undefined ? { identityFile: identity } : {}) };
+    const target: SshTarget = {
+      address: c.alias,
+      ...(c.user !== undefined ? { sshUser: c.user } : {}),
+      ...(c.port !== undefined ? { sshPort: c.port } : {}),
+      ...(identity !== undefined ? { identityFile: identity } : {}),
+    };
     let ours: SshHostSettings | undefined;
     let error: unknown;
     try {
@@ -154,7 +323,8 @@ describe('ssh_config resolution agrees with OpenSSH (ssh -G)', () => {
     if (ssh.status !== 0) {
       // ssh refuses the config: so must we, with every "FILE line N: …" message ssh printed.
       expect(error, `ssh refused it (${ssh.stderr.trim()}), we did not`).toBeInstanceOf(SshConfigError);
-      for (const m of ssh.stderr.matchAll(/^(\S+?:? line \d+: .*?)\.?$/gm)) expect((error as Error).message).toContain(m[1]);
+      for (const m of ssh.stderr.matchAll(/^(\S+?:? line \d+: .*?)\.?$/gm))
+        expect((error as Error).message).toContain(m[1]);
       return;
     }
     expect(error, `ssh accepted it, we refused: ${String(error)}`).toBeUndefined();

@@ -31,12 +31,19 @@ describe('OpenSSH host patterns', () => {
 
   it('matches any text against itself (no wildcards) and against *', () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !/[*?]/.test(s)), (s) => matchPattern(s, s) && matchPattern(s, '*') && matchPattern(s, s.toUpperCase())),
+      fc.property(
+        fc.string().filter((s) => !/[*?]/.test(s)),
+        (s) => matchPattern(s, s) && matchPattern(s, '*') && matchPattern(s, s.toUpperCase()),
+      ),
     );
   });
 
   it('matches ? to exactly one character', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 1 }), fc.string(), (one, rest) => matchPattern(one + rest, `?${rest.replace(/[*?]/g, '?')}`)));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 1 }), fc.string(), (one, rest) =>
+        matchPattern(one + rest, `?${rest.replace(/[*?]/g, '?')}`),
+      ),
+    );
     expect(matchPattern('', '?')).toBe(false);
   });
 });

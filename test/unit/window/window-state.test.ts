@@ -1,6 +1,5 @@
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 
-
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -37,14 +36,32 @@ describe('window state: where the window opens', () => {
   it('moves a window that hangs off the edge of its display fully inside it', () => {
     const saved = { x: 1500, y: -50, width: 1000, height: 700, maximized: false };
     // 420 px of it on the laptop, 580 on the monitor: the monitor wins.
-    expect(placeWindow(saved, [laptop, monitor], laptop)).toEqual({ x: 1920, y: 0, width: 1000, height: 700, maximized: false });
+    expect(placeWindow(saved, [laptop, monitor], laptop)).toEqual({
+      x: 1920,
+      y: 0,
+      width: 1000,
+      height: 700,
+      maximized: false,
+    });
     const left = { x: -300, y: 500, width: 1000, height: 700, maximized: false };
-    expect(placeWindow(left, [laptop, monitor], laptop)).toEqual({ x: 0, y: 380, width: 1000, height: 700, maximized: false });
+    expect(placeWindow(left, [laptop, monitor], laptop)).toEqual({
+      x: 0,
+      y: 380,
+      width: 1000,
+      height: 700,
+      maximized: false,
+    });
   });
 
   it('shrinks a window bigger than its display to the work area', () => {
     const saved = { x: 2000, y: 0, width: 3000, height: 2000, maximized: false };
-    expect(placeWindow(saved, [laptop, monitor], laptop)).toEqual({ x: 1920, y: 0, width: 2560, height: 1440, maximized: false });
+    expect(placeWindow(saved, [laptop, monitor], laptop)).toEqual({
+      x: 1920,
+      y: 0,
+      width: 2560,
+      height: 1440,
+      maximized: false,
+    });
   });
 
   it('grows a tiny saved window to the minimum size', () => {
@@ -61,12 +78,23 @@ describe('window state: where the window opens', () => {
   });
 
   it('always opens inside a display, whatever was saved', () => {
-    const rect = fc.record({ x: fc.integer({ min: -5000, max: 5000 }), y: fc.integer({ min: -5000, max: 5000 }), width: fc.integer({ min: 1, max: 6000 }), height: fc.integer({ min: 1, max: 6000 }) });
+    const rect = fc.record({
+      x: fc.integer({ min: -5000, max: 5000 }),
+      y: fc.integer({ min: -5000, max: 5000 }),
+      width: fc.integer({ min: 1, max: 6000 }),
+      height: fc.integer({ min: 1, max: 6000 }),
+    });
     fc.assert(
       fc.property(rect, fc.boolean(), (r, maximized) => {
         const areas = [laptop, monitor];
         const p = placeWindow({ ...r, maximized }, areas, laptop);
-        const area = p.x === undefined ? laptop : areas.find((a) => p.x! >= a.x && p.y! >= a.y && p.x! + p.width <= a.x + a.width && p.y! + p.height <= a.y + a.height);
+        const area =
+          p.x === undefined
+            ? laptop
+            : areas.find(
+                (a) =>
+                  p.x! >= a.x && p.y! >= a.y && p.x! + p.width <= a.x + a.width && p.y! + p.height <= a.y + a.height,
+              );
         expect(area).toBeDefined();
         expect(p.width).toBeLessThanOrEqual(area!.width);
         expect(p.height).toBeLessThanOrEqual(area!.height);
@@ -78,7 +106,13 @@ describe('window state: where the window opens', () => {
 
 describe('window state: what is saved', () => {
   it('keeps the normal bounds and the maximised flag, rounded', () => {
-    expect(captureState({ x: 10.4, y: 20.6, width: 1199.5, height: 800.2 }, true)).toEqual({ x: 10, y: 21, width: 1200, height: 800, maximized: true });
+    expect(captureState({ x: 10.4, y: 20.6, width: 1199.5, height: 800.2 }, true)).toEqual({
+      x: 10,
+      y: 21,
+      width: 1200,
+      height: 800,
+      maximized: true,
+    });
   });
 
   it('round-trips through the file atomically, 0600, no temporary left', async () => {
@@ -96,7 +130,14 @@ describe('window state: what is saved', () => {
     const dir = tempDir('egress-window-');
     const file = windowStatePath(dir);
     await expect(readWindowState(file)).resolves.toBeUndefined();
-    for (const text of ['{"x": 1, "y": 2, "wid', '[]', '{"x":0,"y":0,"width":0,"height":10,"maximized":false}', '{"x":0,"y":0,"width":10,"height":10,"maximized":"yes"}', '{"x":0.5,"y":0,"width":10,"height":10,"maximized":false}', '{"x":0,"y":0,"width":10,"height":10,"maximized":false,"extra":1}']) {
+    for (const text of [
+      '{"x": 1, "y": 2, "wid',
+      '[]',
+      '{"x":0,"y":0,"width":0,"height":10,"maximized":false}',
+      '{"x":0,"y":0,"width":10,"height":10,"maximized":"yes"}',
+      '{"x":0.5,"y":0,"width":10,"height":10,"maximized":false}',
+      '{"x":0,"y":0,"width":10,"height":10,"maximized":false,"extra":1}',
+    ]) {
       writeFileSync(file, text);
       await expect(readWindowState(file), text).resolves.toBeUndefined();
     }
@@ -104,6 +145,8 @@ describe('window state: what is saved', () => {
 
   it('refuses to save a state outside the schema', async () => {
     const dir = tempDir('egress-window-');
-    await expect(saveWindowState(windowStatePath(dir), { x: 0, y: 0, width: -5, height: 10, maximized: false })).rejects.toThrow();
+    await expect(
+      saveWindowState(windowStatePath(dir), { x: 0, y: 0, width: -5, height: 10, maximized: false }),
+    ).rejects.toThrow();
   });
 });

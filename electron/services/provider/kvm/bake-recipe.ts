@@ -41,7 +41,8 @@ export interface BakeRecipe {
 /** A bake recipe from the proxy software's packages: those plus the guest agent, sorted and unique. */
 export function bakeRecipe(proxyPackages: readonly string[]): BakeRecipe {
   const packages = [...new Set([...AGENT_PACKAGES, ...proxyPackages])].sort();
-  for (const p of packages) if (!PACKAGE_NAME.test(p)) throw new Error(`package name ${JSON.stringify(p)} is not a Debian package name`);
+  for (const p of packages)
+    if (!PACKAGE_NAME.test(p)) throw new Error(`package name ${JSON.stringify(p)} is not a Debian package name`);
   return { packages };
 }
 
@@ -60,7 +61,8 @@ const SHA256 = /^[0-9a-f]{64}$/;
 
 /** The baked base volume of an image on a host: always qcow2 (libvirt's copy flattens the overlay the bake ran on). */
 export function bakedVolumeName(sha256: string, recipe: BakeRecipe): string {
-  if (!SHA256.test(sha256)) throw new Error(`image digest must be 64 lowercase hex characters, got ${JSON.stringify(sha256)}`);
+  if (!SHA256.test(sha256))
+    throw new Error(`image digest must be 64 lowercase hex characters, got ${JSON.stringify(sha256)}`);
   return `${BAKED_VOLUME_PREFIX}${sha256}-${recipeHash(recipe)}.qcow2`;
 }
 

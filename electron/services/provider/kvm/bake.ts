@@ -16,7 +16,15 @@
 import { Readable } from 'node:stream';
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { messageOf } from '../../../../shared/errors.js';
-import { type BakeRecipe, BAKE_MARKER, bakedVolumeName, bakingNames, buildBakeUserData, proxyRecipe, recipeHash } from './bake-recipe.js';
+import {
+  type BakeRecipe,
+  BAKE_MARKER,
+  bakedVolumeName,
+  bakingNames,
+  buildBakeUserData,
+  proxyRecipe,
+  recipeHash,
+} from './bake-recipe.js';
 import { BakeRegistry, type BakeResult } from './bake-registry.js';
 import { ensureBase } from './base-ensure.js';
 import { buildMetaData, buildVendorData } from './cloud-config.js';
@@ -68,7 +76,10 @@ export class BakeError extends Error {
     cause: unknown,
     readonly left: string[] = [],
   ) {
-    super(`bake on ${host} failed at step "${step}": ${messageOf(cause)}${left.length ? `; left behind: ${left.join('; ')}` : ''}`, { cause });
+    super(
+      `bake on ${host} failed at step "${step}": ${messageOf(cause)}${left.length ? `; left behind: ${left.join('; ')}` : ''}`,
+      { cause },
+    );
   }
 }
 
@@ -81,14 +92,22 @@ export function launchRecipe(): BakeRecipe {
 export type BaseChoice = { baked: VolumeInfo } | { plain: string };
 
 /** Which base a launch on `host` uses for the image `sha256` and `recipe`. */
-export async function chooseBase(ctx: ProviderContext, host: ResolvedKVMHost, api: LibvirtApi, sha256: string, recipe: BakeRecipe): Promise<BaseChoice> {
+export async function chooseBase(
+  ctx: ProviderContext,
+  host: ResolvedKVMHost,
+  api: LibvirtApi,
+  sha256: string,
+  recipe: BakeRecipe,
+): Promise<BaseChoice> {
   const name = bakedVolumeName(sha256, recipe);
   const key = BakeRegistry.key(host.name, name);
   if (ctx.bakes.flights.has(key)) return { plain: `the bake of ${name} on ${host.name} is under way` };
   const volume = await api.getVolume(host.pool, name);
   if (volume) return { baked: volume };
   const failed = ctx.bakes.failures.get(key);
-  return { plain: failed ? `the last bake on ${host.name} failed (${failed})` : `the image is not baked on ${host.name} yet` };
+  return {
+    plain: failed ? `the last bake on ${host.name} failed (${failed})` : `the image is not baked on ${host.name} yet`,
+  };
 }
 
 /** Whether `host` has the baked base of image `sha256` for the launch recipe (a listing for the app's image row). */
@@ -97,11 +116,26 @@ export function bakedName(sha256: string, recipe: BakeRecipe = launchRecipe()): 
 }
 
 /** Bakes the config's image `imageName` on `hostName` (see the file's comment); resolves at once when it is baked already. */
-export function bake(ctx: ProviderContext, imageName: string, hostName: string, options: BakeOptions = {}): Promise<BakeResult> {
+export function bake(
+  ctx: ProviderContext,
+  imageName: string,
+  hostName: string,
+  options: BakeOptions = {},
+): Promise<BakeResult> {
   const host = ctx.config.hosts.find((h) => h.name === hostName);
-  if (!host) return Promise.reject(new Error(`no host named ${JSON.stringify(hostName)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ') || 'none'})`));
+  if (!host)
+    return Promise.reject(
+      new Error(
+        `no host named ${JSON.stringify(hostName)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ') || 'none'})`,
+      ),
+    );
   const image = ctx.config.images[imageName];
-  if (!image) return Promise.reject(new Error(`no image named ${JSON.stringify(imageName)} (known: ${Object.keys(ctx.config.images).join(', ') || 'none'})`));
+  if (!image)
+    return Promise.reject(
+      new Error(
+        `no image named ${JSON.stringify(imageName)} (known: ${Object.keys(ctx.config.images).join(', ') || 'none'})`,
+      ),
+    );
   const recipe = options.recipe ?? launchRecipe();
   const name = bakedVolumeName(image.sha256, recipe);
   const key = BakeRegistry.key(host.name, name);
@@ -144,16 +178,27 @@ async function runBake(
   };
   const finish = (message: string): void => emit({ phase: 'done', message });
   const check = (): void => {
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the bake was cancelled');
+    if (options.signal?.aborted)
+      throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the bake was cancelled');
   };
-  const result = (volume: VolumeInfo, created: boolean): BakeResult => ({ host: host.name, image: imageName, volume, created, recipeHash: recipeHash(recipe), ms: ctx.now() - started });
+  const result = (volume: VolumeInfo, created: boolean): BakeResult => ({
+    host: host.name,
+    image: imageName,
+    volume,
+    created,
+    recipeHash: recipeHash(recipe),
+    ms: ctx.now() - started,
+  });
 
   const existing = await api.getVolume(pool, name);
   if (existing) return result(existing, false);
 
   const scratch = bakingNames(image.sha256, recipe);
   const made: Array<{ what: string; undo: () => Promise<void> }> = [];
-  const removeVolume = (volume: string) => ({ what: `volume ${volume} in pool ${pool}`, undo: () => ctx.queues.run(host.name, () => api.deleteVolume(pool, volume)) });
+  const removeVolume = (volume: string) => ({
+    what: `volume ${volume} in pool ${pool}`,
+    undo: () => ctx.queues.run(host.name, () => api.deleteVolume(pool, volume)),
+  });
   try {
     await clearLeftovers(ctx, host, api, scratch);
     const base = await ensureBase(ctx, {
@@ -162,26 +207,48 @@ async function runBake(
       image,
       ...(options.imageTransfer ? { transfer: options.imageTransfer } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-      steps: { begin, progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }), finish, check },
+      steps: {
+        begin,
+        progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }),
+        finish,
+        check,
+      },
     });
     check();
 
     begin('seed');
     const createdAt = new Date(ctx.now()).toISOString();
     const userData = buildBakeUserData(recipe);
-    const seedIso = buildNoCloudSeed({ userData, metaData: buildMetaData(scratch.domain, 'egress-bake'), vendorData: buildVendorData(ctx.config.vendorData) });
+    const seedIso = buildNoCloudSeed({
+      userData,
+      metaData: buildMetaData(scratch.domain, 'egress-bake'),
+      vendorData: buildVendorData(ctx.config.vendorData),
+    });
     await ctx.queues.run(host.name, async () => {
-      await api.createVolume(pool, buildOverlayVolumeXml({ name: scratch.overlay, capacityBytes: base.volume.capacityBytes, backingPath: base.volume.path, backingFormat: image.format }));
+      await api.createVolume(
+        pool,
+        buildOverlayVolumeXml({
+          name: scratch.overlay,
+          capacityBytes: base.volume.capacityBytes,
+          backingPath: base.volume.path,
+          backingFormat: image.format,
+        }),
+      );
       made.push(removeVolume(scratch.overlay));
       await api.createVolume(pool, buildSeedVolumeXml(scratch.seed, seedIso.length));
       made.push(removeVolume(scratch.seed));
-      await api.uploadVolume(pool, scratch.seed, Readable.from([seedIso]), { length: seedIso.length, ...(options.signal ? { signal: options.signal } : {}) });
+      await api.uploadVolume(pool, scratch.seed, Readable.from([seedIso]), {
+        length: seedIso.length,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
     });
     finish(`${scratch.overlay} on ${base.volume.name}; packages ${recipe.packages.join(', ')}`);
     check();
 
     begin('install');
-    const machine = ctx.config.defaults.machineType ? ctx.config.machineTypes[ctx.config.defaults.machineType] : undefined;
+    const machine = ctx.config.defaults.machineType
+      ? ctx.config.machineTypes[ctx.config.defaults.machineType]
+      : undefined;
     await api.defineDomain(
       buildDomainXml({
         name: scratch.domain,
@@ -200,13 +267,28 @@ async function runBake(
     made.push({ what: `domain ${scratch.domain}`, undo: () => api.undefineDomain(scratch.domain) });
     await api.startDomain(scratch.domain);
     made.push({ what: `running domain ${scratch.domain}`, undo: () => destroyIfRunning(api, scratch.domain) });
-    const said = await watchBake(api, scratch.domain, recipeHash(recipe), ctx.now() + (options.timeoutMs ?? DEFAULT_BAKE_TIMEOUT_MS), ctx.now, options.signal, (line) => emit({ phase: 'progress', message: line }));
+    const said = await watchBake(
+      api,
+      scratch.domain,
+      recipeHash(recipe),
+      ctx.now() + (options.timeoutMs ?? DEFAULT_BAKE_TIMEOUT_MS),
+      ctx.now,
+      options.signal,
+      (line) => emit({ phase: 'progress', message: line }),
+    );
     finish(said);
     check();
 
     begin('copy');
     // libvirt copies the overlay into a standalone qcow2 (qemu-img convert reads through the backing chain).
-    const volume = await ctx.queues.run(host.name, () => api.copyVolume(pool, buildPlainVolumeXml({ name, capacityBytes: base.volume.capacityBytes, format: 'qcow2' }), pool, scratch.overlay));
+    const volume = await ctx.queues.run(host.name, () =>
+      api.copyVolume(
+        pool,
+        buildPlainVolumeXml({ name, capacityBytes: base.volume.capacityBytes, format: 'qcow2' }),
+        pool,
+        scratch.overlay,
+      ),
+    );
     finish(`${name}: ${volume.allocationBytes} bytes`);
 
     begin('clean');
@@ -242,9 +324,17 @@ async function destroyIfRunning(api: LibvirtApi, domain: string): Promise<void> 
  * A baking domain of this name running means another process bakes the same volume; one
  * shut off (and its volumes) is what a bake that died left: removed before starting again.
  */
-async function clearLeftovers(ctx: ProviderContext, host: ResolvedKVMHost, api: LibvirtApi, scratch: ReturnType<typeof bakingNames>): Promise<void> {
+async function clearLeftovers(
+  ctx: ProviderContext,
+  host: ResolvedKVMHost,
+  api: LibvirtApi,
+  scratch: ReturnType<typeof bakingNames>,
+): Promise<void> {
   const d = await api.getDomain(scratch.domain);
-  if (d && d.state !== 'shutoff') throw new Error(`the baking domain ${scratch.domain} is ${d.state} on ${host.name}: a bake of the same image is under way in another process`);
+  if (d && d.state !== 'shutoff')
+    throw new Error(
+      `the baking domain ${scratch.domain} is ${d.state} on ${host.name}: a bake of the same image is under way in another process`,
+    );
   if (d) await api.undefineDomain(scratch.domain);
   for (const v of [scratch.overlay, scratch.seed]) {
     if (await api.getVolume(host.pool, v)) await ctx.queues.run(host.name, () => api.deleteVolume(host.pool, v));
@@ -257,7 +347,15 @@ async function clearLeftovers(ctx: ProviderContext, host: ResolvedKVMHost, api: 
  * powered off without saying, or did not finish by `deadline`. Progress: the console's
  * lines that name cloud-init or apt, as they come.
  */
-async function watchBake(api: LibvirtApi, domain: string, hash: string, deadline: number, now: () => number, signal: AbortSignal | undefined, onLine: (line: string) => void): Promise<string> {
+async function watchBake(
+  api: LibvirtApi,
+  domain: string,
+  hash: string,
+  deadline: number,
+  now: () => number,
+  signal: AbortSignal | undefined,
+  onLine: (line: string) => void,
+): Promise<string> {
   let tail = '';
   let verdict: { ok: boolean; why: string } | undefined;
   let pending = '';
@@ -284,9 +382,14 @@ async function watchBake(api: LibvirtApi, domain: string, hash: string, deadline
       if (!d || d.state === 'shutoff' || d.state === 'crashed') {
         if (verdict?.ok) return 'installed, cleaned (cloud-init clean) and powered off';
         if (verdict) throw new Error(`the guest says: ${verdict.why || 'failed'}`);
-        throw new Error(`the baking guest stopped (${d?.state ?? 'gone'}) without saying it was done; its console ended with: ${JSON.stringify(tail.slice(-400))}`);
+        throw new Error(
+          `the baking guest stopped (${d?.state ?? 'gone'}) without saying it was done; its console ended with: ${JSON.stringify(tail.slice(-400))}`,
+        );
       }
-      if (now() >= deadline) throw new Error(`the baking guest was not done in time; its console ended with: ${JSON.stringify(tail.slice(-400))}`);
+      if (now() >= deadline)
+        throw new Error(
+          `the baking guest was not done in time; its console ended with: ${JSON.stringify(tail.slice(-400))}`,
+        );
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   } finally {

@@ -37,19 +37,36 @@ export async function ensureBase(ctx: ProviderContext, input: EnsureBaseInput): 
   const setting = input.transfer ?? (await ctx.imageTransfer?.(host.name)) ?? 'auto';
   const shell = ctx.hostShell?.(host);
   const plan = await planTransfer(setting, host, image.url, shell, signal);
-  const progress = { ...sig, reconnect: () => ctx.apiFor(host.name), onProgress: (done: number, total: number) => steps.progress(done, total) };
+  const progress = {
+    ...sig,
+    reconnect: () => ctx.apiFor(host.name),
+    onProgress: (done: number, total: number) => steps.progress(done, total),
+  };
   if (plan.mode === 'fetch' && shell) {
     // The host downloads the image itself: this machine needs no copy of it.
     steps.finish(`not needed here: ${host.name} can download ${image.url} itself`);
     steps.check();
     // The progress is the staged file's size as the host reports it.
     steps.begin('upload', `${host.name} downloads ${image.url} itself`);
-    const base = await ctx.baseImages.ensureFetched(host.name, api, host.pool, { ...image, shell, probe: plan.probe }, progress);
-    steps.finish(base.uploaded ? `fetched ${base.volume.name} on ${host.name} (downloaded and checked there)${base.left ? `; left on the host: ${base.left.join(', ')}` : ''}` : `${base.volume.name} already on ${host.name}`);
+    const base = await ctx.baseImages.ensureFetched(
+      host.name,
+      api,
+      host.pool,
+      { ...image, shell, probe: plan.probe },
+      progress,
+    );
+    steps.finish(
+      base.uploaded
+        ? `fetched ${base.volume.name} on ${host.name} (downloaded and checked there)${base.left ? `; left on the host: ${base.left.join(', ')}` : ''}`
+        : `${base.volume.name} already on ${host.name}`,
+    );
     if (base.uploaded) await told(ctx, host.name, { mode: 'fetch', volume: base.volume.name });
     return base;
   }
-  const local = await ctx.images.ensure({ url: image.url, sha256: image.sha256, format: image.format }, { ...sig, onProgress: (p) => steps.progress(p.bytes, p.total) });
+  const local = await ctx.images.ensure(
+    { url: image.url, sha256: image.sha256, format: image.format },
+    { ...sig, onProgress: (p) => steps.progress(p.bytes, p.total) },
+  );
   steps.finish(local.path);
   steps.check();
   const reason = plan.mode === 'upload' ? plan.reason : undefined;
@@ -57,7 +74,8 @@ export async function ensureBase(ctx: ProviderContext, input: EnsureBaseInput): 
   steps.begin('upload', `from this machine to ${host.name}${why}`);
   const base = await ctx.baseImages.ensure(host.name, api, host.pool, { ...local, format: image.format }, progress);
   steps.finish(base.uploaded ? `uploaded ${base.volume.name}${why}` : `${base.volume.name} already on ${host.name}`);
-  if (base.uploaded) await told(ctx, host.name, { mode: 'upload', volume: base.volume.name, ...(reason ? { reason } : {}) });
+  if (base.uploaded)
+    await told(ctx, host.name, { mode: 'upload', volume: base.volume.name, ...(reason ? { reason } : {}) });
   return base;
 }
 

@@ -65,7 +65,10 @@ interface BaseFacts {
 }
 
 function pick(options: BaseImageOptions): Pick<BaseImageOptions, 'onProgress' | 'signal'> {
-  return { ...(options.onProgress ? { onProgress: options.onProgress } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+  return {
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
 }
 
 const QCOW2_MAGIC = 0x514649fb; // "QFI\xfb"
@@ -78,7 +81,8 @@ const BLOCK = 4096;
  */
 export function virtualSizeOf(header: Buffer, fileSize: number, format: 'qcow2' | 'raw'): number {
   if (format === 'raw') return fileSize;
-  if (header.length < 32 || header.readUInt32BE(0) !== QCOW2_MAGIC) throw new Error('the image is not a qcow2 file (no QFI\\xfb magic), but the config says format qcow2');
+  if (header.length < 32 || header.readUInt32BE(0) !== QCOW2_MAGIC)
+    throw new Error('the image is not a qcow2 file (no QFI\\xfb magic), but the config says format qcow2');
   return Number(header.readBigUInt64BE(24));
 }
 
@@ -107,7 +111,13 @@ export class BaseImages {
   ) {}
 
   /** The base volume of `image` on `host`, uploading it first when it is missing or incomplete. */
-  ensure(host: string, api: LibvirtApi, pool: string, image: LocalImage, options: BaseImageOptions = {}): Promise<BaseVolume> {
+  ensure(
+    host: string,
+    api: LibvirtApi,
+    pool: string,
+    image: LocalImage,
+    options: BaseImageOptions = {},
+  ): Promise<BaseVolume> {
     return this.flight(host, pool, image.sha256, image.size, options, async () => {
       const name = baseVolumeName(image.sha256, image.format);
       const virtualSize = virtualSizeOf(await readHeader(image.path), image.size, image.format);
@@ -130,7 +140,13 @@ export class BaseImages {
    * check and waiting as {@link ensure}: a base fetched here and one uploaded by another
    * process are interchangeable. The sizes come from the host's probe of the URL.
    */
-  ensureFetched(host: string, api: LibvirtApi, pool: string, source: FetchSource, options: BaseImageOptions = {}): Promise<BaseVolume> {
+  ensureFetched(
+    host: string,
+    api: LibvirtApi,
+    pool: string,
+    source: FetchSource,
+    options: BaseImageOptions = {},
+  ): Promise<BaseVolume> {
     const { probe } = source;
     return this.flight(host, pool, source.sha256, probe.size, options, async () => {
       const name = baseVolumeName(source.sha256, source.format);
@@ -138,7 +154,16 @@ export class BaseImages {
       return this.run(host, api, pool, { name, size: probe.size, virtualSize }, options, async () => {
         let fetched: HostFetchResult;
         try {
-          fetched = await fetchOnHost({ api, shell: source.shell, probe, pool, name, url: source.url, sha256: source.sha256, ...pick(options) });
+          fetched = await fetchOnHost({
+            api,
+            shell: source.shell,
+            probe,
+            pool,
+            name,
+            url: source.url,
+            sha256: source.sha256,
+            ...pick(options),
+          });
         } catch (err) {
           // Another process made the base while this host downloaded: look at it again.
           if (isAlreadyExists(err)) return undefined;
@@ -147,15 +172,29 @@ export class BaseImages {
         if (!isComplete(fetched.volume, virtualSize, probe.size)) {
           const left = await discard(api, pool, name, options.reconnect);
           const detail = `capacity ${fetched.volume.capacityBytes}, allocation ${fetched.volume.allocationBytes} bytes; the image is ${probe.size} bytes, ${virtualSize} virtual`;
-          throw new Error(`base volume ${name} in pool ${pool} is incomplete after libvirt copied the fetched image (${detail})${left ? `; ${left}` : ''}`);
+          throw new Error(
+            `base volume ${name} in pool ${pool} is incomplete after libvirt copied the fetched image (${detail})${left ? `; ${left}` : ''}`,
+          );
         }
-        return { volume: fetched.volume, uploaded: true, fetched: true, ...(fetched.left.length > 0 ? { left: fetched.left } : {}) };
+        return {
+          volume: fetched.volume,
+          uploaded: true,
+          fetched: true,
+          ...(fetched.left.length > 0 ? { left: fetched.left } : {}),
+        };
       });
     });
   }
 
   /** One transfer per host, pool and digest in this process; a second caller joins the first. */
-  private flight(host: string, pool: string, sha256: string, size: number, options: BaseImageOptions, start: () => Promise<BaseVolume>): Promise<BaseVolume> {
+  private flight(
+    host: string,
+    pool: string,
+    sha256: string,
+    size: number,
+    options: BaseImageOptions,
+    start: () => Promise<BaseVolume>,
+  ): Promise<BaseVolume> {
     const key = `${host}\0${pool}\0${sha256}`;
     let flight = this.flights.get(key);
     if (!flight) {
@@ -173,13 +212,21 @@ export class BaseImages {
    * one, and otherwise runs `create` (inside the host's queue), which resolves undefined when
    * another process created the volume first: then it is looked at again.
    */
-  private async run(host: string, api: LibvirtApi, pool: string, facts: BaseFacts, options: BaseImageOptions, create: () => Promise<BaseVolume | undefined>): Promise<BaseVolume> {
+  private async run(
+    host: string,
+    api: LibvirtApi,
+    pool: string,
+    facts: BaseFacts,
+    options: BaseImageOptions,
+    create: () => Promise<BaseVolume | undefined>,
+  ): Promise<BaseVolume> {
     const { name, size, virtualSize } = facts;
     const existing = await api.getVolume(pool, name);
     if (existing && isComplete(existing, virtualSize, size)) return { volume: existing, uploaded: false };
     return this.queues.run(host, async () => {
       for (;;) {
-        if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('cancelled');
+        if (options.signal?.aborted)
+          throw options.signal.reason instanceof Error ? options.signal.reason : new Error('cancelled');
         // Looked at again inside the queue: another process may have finished it meanwhile.
         const current = await api.getVolume(pool, name);
         if (current && isComplete(current, virtualSize, size)) return { volume: current, uploaded: false };
@@ -195,14 +242,22 @@ export class BaseImages {
         // A base that cannot fit is refused before anything is created on the host: a pool
         // filled by a half-written base would fail the launch late and starve its other guests.
         const room = await api.poolInfo(pool);
-        if (room.availableBytes < size) throw new PoolFullError(host, noRoom(pool, room.availableBytes, size, `the image ${name} needs`));
+        if (room.availableBytes < size)
+          throw new PoolFullError(host, noRoom(pool, room.availableBytes, size, `the image ${name} needs`));
         const made = await create();
         if (made) return made;
       }
     });
   }
 
-  private async upload(api: LibvirtApi, pool: string, name: string, image: LocalImage, virtualSize: number, options: BaseImageOptions): Promise<BaseVolume> {
+  private async upload(
+    api: LibvirtApi,
+    pool: string,
+    name: string,
+    image: LocalImage,
+    virtualSize: number,
+    options: BaseImageOptions,
+  ): Promise<BaseVolume> {
     try {
       await api.uploadVolume(pool, name, createReadStream(image.path), {
         length: image.size,
@@ -211,7 +266,9 @@ export class BaseImages {
       });
       const volume = await api.getVolume(pool, name);
       if (!volume || !isComplete(volume, virtualSize, image.size)) {
-        throw new Error(`base volume ${name} in pool ${pool} is incomplete after the upload (capacity ${volume?.capacityBytes ?? 0}, allocation ${volume?.allocationBytes ?? 0} bytes)`);
+        throw new Error(
+          `base volume ${name} in pool ${pool} is incomplete after the upload (capacity ${volume?.capacityBytes ?? 0}, allocation ${volume?.allocationBytes ?? 0} bytes)`,
+        );
       }
       return { volume, uploaded: true };
     } catch (err) {
@@ -256,7 +313,12 @@ const WAIT_MS = 500;
  * when that one is gone, on a reopened one. libvirt may still hold the volume for the
  * aborted stream for a moment, so it is tried a few times. Returns what is left, or undefined.
  */
-async function discard(api: LibvirtApi, pool: string, name: string, reconnect?: () => Promise<LibvirtApi>): Promise<string | undefined> {
+async function discard(
+  api: LibvirtApi,
+  pool: string,
+  name: string,
+  reconnect?: () => Promise<LibvirtApi>,
+): Promise<string | undefined> {
   let last: unknown;
   for (let attempt = 0; attempt < DISCARD_ATTEMPTS; attempt++) {
     try {

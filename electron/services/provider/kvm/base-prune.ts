@@ -58,7 +58,12 @@ export async function findUnusedBases(ctx: ProviderContext): Promise<BasePruneRe
   return report;
 }
 
-async function judgeHypervisor(ctx: ProviderContext, api: LibvirtApi, members: readonly ResolvedKVMHost[], report: BasePruneReport): Promise<void> {
+async function judgeHypervisor(
+  ctx: ProviderContext,
+  api: LibvirtApi,
+  members: readonly ResolvedKVMHost[],
+  report: BasePruneReport,
+): Promise<void> {
   const pools = [...new Map(members.map((m) => [m.pool, m])).values()];
   const domains = await api.listDomains();
   // Every pool's volumes, and each non-base volume's backing path: who backs onto what.
@@ -66,7 +71,11 @@ async function judgeHypervisor(ctx: ProviderContext, api: LibvirtApi, members: r
     pools.map(async (entry) => {
       await ctx.queues.run(entry.name, () => api.refreshPool(entry.pool));
       const names = await api.listVolumes(entry.pool);
-      const backing = await Promise.all(names.filter((n) => !isBaseVolume(n)).map(async (n) => [n, await api.volumeBackingPath(entry.pool, n)] as const));
+      const backing = await Promise.all(
+        names
+          .filter((n) => !isBaseVolume(n))
+          .map(async (n) => [n, await api.volumeBackingPath(entry.pool, n)] as const),
+      );
       return { entry, names, backing };
     }),
   );
@@ -75,12 +84,17 @@ async function judgeHypervisor(ctx: ProviderContext, api: LibvirtApi, members: r
       const info = await api.getVolume(entry.pool, volume);
       if (!info) continue;
       const keep = (why: string) => report.kept.push({ host: entry.name, pool: entry.pool, volume, why });
-      const overlay = contents.flatMap((c) => c.backing.filter(([, path]) => path === info.path).map(([n]) => `${c.entry.pool}/${n}`))[0];
+      const overlay = contents.flatMap((c) =>
+        c.backing.filter(([, path]) => path === info.path).map(([n]) => `${c.entry.pool}/${n}`),
+      )[0];
       if (overlay) {
         keep(`backs volume ${overlay}`);
         continue;
       }
-      const domain = domains.find((d) => d.xml.includes(info.path) || d.xml.includes(`volume='${volume}'`) || d.xml.includes(`volume="${volume}"`));
+      const domain = domains.find(
+        (d) =>
+          d.xml.includes(info.path) || d.xml.includes(`volume='${volume}'`) || d.xml.includes(`volume="${volume}"`),
+      );
       if (domain) {
         keep(`named by domain ${domain.name}`);
         continue;
@@ -99,11 +113,17 @@ async function judgeHypervisor(ctx: ProviderContext, api: LibvirtApi, members: r
  * Removes base volumes a person confirmed, each judged again just before (a launch may
  * have started using one since it was shown). Returns what was removed and what was kept.
  */
-export async function removeUnusedBases(ctx: ProviderContext, confirmed: readonly UnusedBase[]): Promise<{ removed: UnusedBase[]; kept: BasePruneReport['kept'] }> {
+export async function removeUnusedBases(
+  ctx: ProviderContext,
+  confirmed: readonly UnusedBase[],
+): Promise<{ removed: UnusedBase[]; kept: BasePruneReport['kept'] }> {
   const now = await findUnusedBases(ctx);
-  const stillUnused = (b: UnusedBase) => now.unused.some((u) => u.host === b.host && u.pool === b.pool && u.volume === b.volume);
+  const stillUnused = (b: UnusedBase) =>
+    now.unused.some((u) => u.host === b.host && u.pool === b.pool && u.volume === b.volume);
   const removed: UnusedBase[] = [];
-  const kept = now.kept.filter((k) => confirmed.some((c) => c.pool === k.pool && c.volume === k.volume && c.host === k.host));
+  const kept = now.kept.filter((k) =>
+    confirmed.some((c) => c.pool === k.pool && c.volume === k.volume && c.host === k.host),
+  );
   for (const base of confirmed) {
     if (!stillUnused(base)) continue;
     const api = await ctx.apiFor(base.host);

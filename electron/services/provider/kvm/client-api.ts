@@ -37,10 +37,29 @@ import { countersFromStats } from './domain-counters.js';
 import { FleetReadCache } from './fleet-read-cache.js';
 import { retryWhilePoolBusy } from './pool-busy.js';
 import { buildStagingPoolXml } from './staging-xml.js';
-import { type AddressSource, type ConsoleOptions, DOMAIN_STATE_NAMES, type DomainCounters, type DomainEvent, type DomainInfo, type DomainStateName, type FleetDomain, type GuestAddress, type LibvirtApi, mayHoldAddress, type PoolInfo, type UploadOptions, type VolumeInfo } from './libvirt-api.js';
+import {
+  type AddressSource,
+  type ConsoleOptions,
+  DOMAIN_STATE_NAMES,
+  type DomainCounters,
+  type DomainEvent,
+  type DomainInfo,
+  type DomainStateName,
+  type FleetDomain,
+  type GuestAddress,
+  type LibvirtApi,
+  mayHoldAddress,
+  type PoolInfo,
+  type UploadOptions,
+  type VolumeInfo,
+} from './libvirt-api.js';
 
 const StateStatsSchema = z.object({ 'state.state': z.number().int().min(0) }).loose();
-const SOURCE_CODES: Record<AddressSource, number> = { lease: InterfaceAddressesSource.LEASE, agent: InterfaceAddressesSource.AGENT, arp: InterfaceAddressesSource.ARP };
+const SOURCE_CODES: Record<AddressSource, number> = {
+  lease: InterfaceAddressesSource.LEASE,
+  agent: InterfaceAddressesSource.AGENT,
+  arp: InterfaceAddressesSource.ARP,
+};
 
 function stateName(code: number): DomainStateName {
   return DOMAIN_STATE_NAMES[code] ?? 'nostate';
@@ -76,20 +95,29 @@ export class ClientApi implements LibvirtApi {
       Promise.all(doms.map((dom) => orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })))),
       doms.length ? getAllDomainStats(this.client, { stats: DomainStatsType.STATE }) : Promise.resolve([]),
     ]);
-    const states = new Map(stats.map((s) => [formatUuid(s.dom.uuid), stateName(StateStatsSchema.parse(s.stats)['state.state'])]));
+    const states = new Map(
+      stats.map((s) => [formatUuid(s.dom.uuid), stateName(StateStatsSchema.parse(s.stats)['state.state'])]),
+    );
     const out: DomainInfo[] = [];
     doms.forEach((dom, i) => {
       const xml = xmls[i];
       // Gone since the list (deleted concurrently): not part of the fleet any more.
       if (xml === null || xml === undefined) return;
-      out.push({ name: dom.name, xml, state: states.get(formatUuid(dom.uuid)) ?? (dom.id >= 0 ? 'running' : 'shutoff') });
+      out.push({
+        name: dom.name,
+        xml,
+        state: states.get(formatUuid(dom.uuid)) ?? (dom.id >= 0 ? 'running' : 'shutoff'),
+      });
     });
     return out;
   }
 
   async listFleetDomains(uri: string): Promise<FleetDomain[]> {
     // The stats call alone names every domain with its state: no list call before it.
-    const [stats] = await Promise.all([getAllDomainStats(this.client, { stats: DomainStatsType.STATE }), this.fleetReads.ready()]);
+    const [stats] = await Promise.all([
+      getAllDomainStats(this.client, { stats: DomainStatsType.STATE }),
+      this.fleetReads.ready(),
+    ]);
     const uuids = new Set<string>();
     const read = await Promise.all(
       stats.map(async ({ dom, stats: fields }): Promise<FleetDomain | null> => {
@@ -98,11 +126,19 @@ export class ClientApi implements LibvirtApi {
         uuids.add(uuid);
         // Unchanged since the last listing (no event said otherwise): no call at all (fleet-read-cache.ts).
         if (mayHoldAddress(state)) {
-          const xml = await this.fleetReads.read(uuid, 'xml', () => orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })));
+          const xml = await this.fleetReads.read(uuid, 'xml', () =>
+            orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })),
+          );
           return xml === null ? null : { name: dom.name, state, xml };
         }
         try {
-          return { name: dom.name, state, metadata: await this.fleetReads.read(uuid, `element ${uri}`, () => getMetadataElement(this.client, dom, uri)) };
+          return {
+            name: dom.name,
+            state,
+            metadata: await this.fleetReads.read(uuid, `element ${uri}`, () =>
+              getMetadataElement(this.client, dom, uri),
+            ),
+          };
         } catch (err) {
           if (isNotFound(err)) return null; // gone since the stats call
           throw err;
@@ -124,7 +160,10 @@ export class ClientApi implements LibvirtApi {
   async getDomain(name: string): Promise<DomainInfo | null> {
     const dom = await findDomainByName(this.client, name);
     if (!dom) return null;
-    const [xml, state] = await Promise.all([orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })), orNull(this.client.call('DOMAIN_GET_STATE', { dom, flags: 0 }))]);
+    const [xml, state] = await Promise.all([
+      orNull(this.client.call('DOMAIN_GET_XML_DESC', { dom, flags: 0 })),
+      orNull(this.client.call('DOMAIN_GET_STATE', { dom, flags: 0 })),
+    ]);
     if (xml === null || state === null) return null;
     return { name: dom.name, xml, state: stateName(state.state) };
   }
@@ -159,7 +198,12 @@ export class ClientApi implements LibvirtApi {
 
   async poolInfo(pool: string): Promise<PoolInfo> {
     const info = await this.client.call('STORAGE_POOL_GET_INFO', { pool: await this.pool(pool) });
-    return { name: pool, active: info.state === StoragePoolState.RUNNING, capacityBytes: Number(info.capacity), availableBytes: Number(info.available) };
+    return {
+      name: pool,
+      active: info.state === StoragePoolState.RUNNING,
+      capacityBytes: Number(info.capacity),
+      availableBytes: Number(info.available),
+    };
   }
 
   async refreshPool(pool: string): Promise<void> {
@@ -174,7 +218,10 @@ export class ClientApi implements LibvirtApi {
   async getVolume(pool: string, name: string): Promise<VolumeInfo | null> {
     const vol = await findVolume(this.client, await this.pool(pool), name);
     if (!vol) return null;
-    const [info, path] = await Promise.all([orNull(this.client.call('STORAGE_VOL_GET_INFO', { vol })), orNull(this.client.call('STORAGE_VOL_GET_PATH', { vol }))]);
+    const [info, path] = await Promise.all([
+      orNull(this.client.call('STORAGE_VOL_GET_INFO', { vol })),
+      orNull(this.client.call('STORAGE_VOL_GET_PATH', { vol })),
+    ]);
     if (!info || path === null) return null;
     return { name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
   }
@@ -182,7 +229,10 @@ export class ClientApi implements LibvirtApi {
   async createVolume(pool: string, xml: string): Promise<VolumeInfo> {
     // flags 0: VIR_STORAGE_VOL_CREATE_VALIDATE is refused by directory pools (libvirt 9.0).
     const vol = await this.client.call('STORAGE_VOL_CREATE_XML', { pool: await this.pool(pool), xml, flags: 0 });
-    const [info, path] = await Promise.all([this.client.call('STORAGE_VOL_GET_INFO', { vol }), this.client.call('STORAGE_VOL_GET_PATH', { vol })]);
+    const [info, path] = await Promise.all([
+      this.client.call('STORAGE_VOL_GET_INFO', { vol }),
+      this.client.call('STORAGE_VOL_GET_PATH', { vol }),
+    ]);
     return { name: vol.name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
   }
 
@@ -221,10 +271,18 @@ export class ClientApi implements LibvirtApi {
   }
 
   async copyVolume(pool: string, xml: string, fromPool: string, fromName: string): Promise<VolumeInfo> {
-    const clonevol = await this.client.call('STORAGE_VOL_LOOKUP_BY_NAME', { pool: await this.pool(fromPool), name: fromName });
+    const clonevol = await this.client.call('STORAGE_VOL_LOOKUP_BY_NAME', {
+      pool: await this.pool(fromPool),
+      name: fromName,
+    });
     const target = await this.pool(pool);
-    const vol = await retryWhilePoolBusy(() => this.client.call('STORAGE_VOL_CREATE_XML_FROM', { pool: target, xml, clonevol, flags: 0 }));
-    const [info, path] = await Promise.all([this.client.call('STORAGE_VOL_GET_INFO', { vol }), this.client.call('STORAGE_VOL_GET_PATH', { vol })]);
+    const vol = await retryWhilePoolBusy(() =>
+      this.client.call('STORAGE_VOL_CREATE_XML_FROM', { pool: target, xml, clonevol, flags: 0 }),
+    );
+    const [info, path] = await Promise.all([
+      this.client.call('STORAGE_VOL_GET_INFO', { vol }),
+      this.client.call('STORAGE_VOL_GET_PATH', { vol }),
+    ]);
     return { name: vol.name, path, capacityBytes: Number(info.capacity), allocationBytes: Number(info.allocation) };
   }
 
@@ -263,7 +321,14 @@ export class ClientApi implements LibvirtApi {
   async interfaceAddresses(domain: string, source: AddressSource): Promise<GuestAddress[]> {
     const ifaces = await getInterfaceAddresses(this.client, await this.dom(domain), SOURCE_CODES[source]);
     return ifaces.flatMap((i) =>
-      i.addrs.map((a) => ({ address: a.addr, prefix: a.prefix, family: a.type === IpAddrType.IPV6 ? ('ipv6' as const) : ('ipv4' as const), source, ...(i.hwaddr ? { mac: i.hwaddr } : {}), interface: i.name })),
+      i.addrs.map((a) => ({
+        address: a.addr,
+        prefix: a.prefix,
+        family: a.type === IpAddrType.IPV6 ? ('ipv6' as const) : ('ipv4' as const),
+        source,
+        ...(i.hwaddr ? { mac: i.hwaddr } : {}),
+        interface: i.name,
+      })),
     );
   }
 
@@ -284,7 +349,11 @@ export class ClientApi implements LibvirtApi {
 
   async openConsole(domain: string, options: ConsoleOptions): Promise<Duplex> {
     // devName null: the first console, which the builders make the serial port.
-    return this.client.openConsole(await this.dom(domain), null, ConsoleFlags.SAFE | (options.force ? ConsoleFlags.FORCE : 0));
+    return this.client.openConsole(
+      await this.dom(domain),
+      null,
+      ConsoleFlags.SAFE | (options.force ? ConsoleFlags.FORCE : 0),
+    );
   }
 
   onLifecycle(listener: (event: DomainEvent) => void): Promise<() => Promise<void>> {

@@ -77,7 +77,11 @@ const START_AGENT = [
 ].join('\n');
 
 /** The runcmd scripts, exported for the unit test that runs them against stand-in commands. */
-export const USER_DATA_SCRIPTS = { installTinyproxy: INSTALL_TINYPROXY, installDante: installScript('socks5'), startAgent: START_AGENT } as const;
+export const USER_DATA_SCRIPTS = {
+  installTinyproxy: INSTALL_TINYPROXY,
+  installDante: installScript('socks5'),
+  startAgent: START_AGENT,
+} as const;
 
 /** The file and the commands that make the guest serve one kind of proxy. */
 function proxySetup(spec: UserDataSpec): { file: { path: string; content: string }; commands: string[][] } {
@@ -86,10 +90,16 @@ function proxySetup(spec: UserDataSpec): { file: { path: string; content: string
   // On a baked base tinyproxy has already started after write_files (bake-recipe.ts's
   // drop-in), with this configuration: a restart here would only drop the connections of
   // clients that saw it ready.
-  const restart = spec.baked && kind === 'http' ? ['sh', '-c', `systemctl is-active --quiet ${unit} || systemctl restart ${unit}`] : ['systemctl', 'restart', unit];
+  const restart =
+    spec.baked && kind === 'http'
+      ? ['sh', '-c', `systemctl is-active --quiet ${unit} || systemctl restart ${unit}`]
+      : ['systemctl', 'restart', unit];
   const start = [['systemctl', 'enable', unit], restart];
   if (kind === 'http') {
-    return { file: { path: configPath, content: buildTinyproxyConf(spec.proxy) }, commands: [['sh', '-c', INSTALL_TINYPROXY], ...start] };
+    return {
+      file: { path: configPath, content: buildTinyproxyConf(spec.proxy) },
+      commands: [['sh', '-c', INSTALL_TINYPROXY], ...start],
+    };
   }
   const { port, allow, credentials } = spec.proxy;
   const content = buildDanteConf({ port, allow, ...(credentials ? { credentials } : {}) });
@@ -99,7 +109,9 @@ function proxySetup(spec: UserDataSpec): { file: { path: string; content: string
       ['sh', '-c', installScript(kind)],
       ['sh', '-c', DANTE_SCRIPTS.setExternal, 'set-external', configPath],
       // The account Dante checks the password against (arguments, not text in a script).
-      ...(credentials ? [['sh', '-c', DANTE_SCRIPTS.createAccount, 'create-account', credentials.username, credentials.password]] : []),
+      ...(credentials
+        ? [['sh', '-c', DANTE_SCRIPTS.createAccount, 'create-account', credentials.username, credentials.password]]
+        : []),
       ...start,
     ],
   };
@@ -128,7 +140,8 @@ export function buildUserData(spec: UserDataSpec): string {
 /** meta-data: the instance id (a new one makes cloud-init run again) and the hostname. */
 export function buildMetaData(instanceId: string, hostname: string): string {
   checkHostname(hostname);
-  if (!DNS_LABEL.test(instanceId)) throw new Error(`instance id ${JSON.stringify(instanceId)} must be a lowercase DNS label`);
+  if (!DNS_LABEL.test(instanceId))
+    throw new Error(`instance id ${JSON.stringify(instanceId)} must be a lowercase DNS label`);
   return stringify({ 'instance-id': instanceId, 'local-hostname': hostname });
 }
 

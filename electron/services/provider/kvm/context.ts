@@ -76,7 +76,17 @@ export interface ProviderContext extends ProviderDeps {
 
 export function createContext(deps: ProviderDeps): ProviderContext {
   const queues = new HostQueues();
-  return { ...deps, now: deps.now ?? Date.now, identity: deps.identity ?? workstationIdentity(), queues, baseImages: new BaseImages(queues, deps.now ?? Date.now), bakes: new BakeRegistry(), launching: new Set(), names: new HostQueues(), identities: new Map() };
+  return {
+    ...deps,
+    now: deps.now ?? Date.now,
+    identity: deps.identity ?? workstationIdentity(),
+    queues,
+    baseImages: new BaseImages(queues, deps.now ?? Date.now),
+    bakes: new BakeRegistry(),
+    launching: new Set(),
+    names: new HostQueues(),
+    identities: new Map(),
+  };
 }
 
 /** A proxy as the front ends see it. */
@@ -109,7 +119,13 @@ export interface ProxyRecord {
   replacing?: string;
 }
 
-export function toRecord(host: string, domain: { name: string; state: DomainStateName }, meta: InstanceMetadata, addresses: GuestAddress[] = [], unknownHost?: string): ProxyRecord {
+export function toRecord(
+  host: string,
+  domain: { name: string; state: DomainStateName },
+  meta: InstanceMetadata,
+  addresses: GuestAddress[] = [],
+  unknownHost?: string,
+): ProxyRecord {
   const record: ProxyRecord = {
     name: meta.name,
     id: domain.name,

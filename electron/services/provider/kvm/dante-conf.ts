@@ -27,9 +27,14 @@ const ACCOUNT = /^[A-Za-z_][A-Za-z0-9._-]{0,31}$/;
 
 export const DanteSpecSchema = z.object({
   port: z.int().min(1).max(65535),
-  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1, 'at least one allowed client address or block is required'),
+  allow: z
+    .array(z.string().refine(isCidr, 'must be an IP address or CIDR block'))
+    .min(1, 'at least one allowed client address or block is required'),
   credentials: ProxyCredentialsSchema.extend({
-    username: ProxyCredentialsSchema.shape.username.regex(ACCOUNT, 'a SOCKS5 user name must start with a letter or "_" and be at most 32 characters of letters, digits, ".", "_" and "-"'),
+    username: ProxyCredentialsSchema.shape.username.regex(
+      ACCOUNT,
+      'a SOCKS5 user name must start with a letter or "_" and be at most 32 characters of letters, digits, ".", "_" and "-"',
+    ),
   }).optional(),
 });
 export type DanteSpec = z.input<typeof DanteSpecSchema>;
@@ -43,7 +48,9 @@ function block(cidr: string): string {
 export function buildDanteConf(input: DanteSpec): string {
   const spec = DanteSpecSchema.parse(input);
   const rules = (kind: 'client' | 'socks', extra: string[]) => [
-    ...spec.allow.map((cidr) => [`${kind} pass {`, `  from: ${block(cidr)} to: 0.0.0.0/0`, ...extra.map((l) => `  ${l}`), '}']).flat(),
+    ...spec.allow
+      .map((cidr) => [`${kind} pass {`, `  from: ${block(cidr)} to: 0.0.0.0/0`, ...extra.map((l) => `  ${l}`), '}'])
+      .flat(),
     `${kind} block {`,
     '  from: 0.0.0.0/0 to: 0.0.0.0/0',
     '  log: connect error',

@@ -16,7 +16,15 @@ function counter(stats: StatsRecord, field: string): number {
 
 /** The counters of domain `name` (running as `id`) from its flattened stats record. */
 export function countersFromStats(name: string, id: number, stats: StatsRecord): DomainCounters {
-  const out: DomainCounters = { name, id, cpuTimeNs: counter(stats, 'cpu.time'), rxBytes: 0, rxPackets: 0, txBytes: 0, txPackets: 0 };
+  const out: DomainCounters = {
+    name,
+    id,
+    cpuTimeNs: counter(stats, 'cpu.time'),
+    rxBytes: 0,
+    rxPackets: 0,
+    txBytes: 0,
+    txPackets: 0,
+  };
   const count = counter(stats, 'net.count');
   for (let i = 0; i < count; i++) {
     out.rxBytes += counter(stats, `net.${i}.rx.bytes`);

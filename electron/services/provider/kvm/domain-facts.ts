@@ -32,13 +32,26 @@ const parser = new XMLParser({
 
 const Attr = z.string();
 const DiskSchema = z
-  .object({ '@type': Attr.optional(), source: z.object({ '@pool': Attr.optional(), '@volume': Attr.optional() }).loose().optional() })
+  .object({
+    '@type': Attr.optional(),
+    source: z.object({ '@pool': Attr.optional(), '@volume': Attr.optional() }).loose().optional(),
+  })
   .loose();
 const InterfaceSchema = z
-  .object({ mac: z.object({ '@address': Attr }).loose().optional(), source: z.object({ '@network': Attr.optional() }).loose().optional() })
+  .object({
+    mac: z.object({ '@address': Attr }).loose().optional(),
+    source: z.object({ '@network': Attr.optional() }).loose().optional(),
+  })
   .loose();
 const DomainSchema = z.object({
-  domain: z.object({ devices: z.object({ disk: z.array(DiskSchema).default([]), interface: z.array(InterfaceSchema).default([]) }).loose().optional() }).loose(),
+  domain: z
+    .object({
+      devices: z
+        .object({ disk: z.array(DiskSchema).default([]), interface: z.array(InterfaceSchema).default([]) })
+        .loose()
+        .optional(),
+    })
+    .loose(),
 });
 
 /** Reads the volumes and interfaces of a domain XML; throws on XML that is not a domain. */

@@ -11,7 +11,10 @@ import type { LibvirtApi } from './libvirt-api.js';
 export type ConcreteDomainType = 'kvm' | 'qemu';
 
 /** `kvm` or `qemu` as set; for `auto`, `kvm` when the host offers it, else `qemu` (TCG). */
-export async function resolveDomainType(setting: (typeof DOMAIN_TYPES)[number], host: Pick<LibvirtApi, 'kvmOffered'>): Promise<ConcreteDomainType> {
+export async function resolveDomainType(
+  setting: (typeof DOMAIN_TYPES)[number],
+  host: Pick<LibvirtApi, 'kvmOffered'>,
+): Promise<ConcreteDomainType> {
   if (setting !== 'auto') return setting;
   return (await host.kvmOffered()) ? 'kvm' : 'qemu';
 }

@@ -19,7 +19,11 @@ import { type InstanceMetadataInput, appendInstanceMetadata } from './metadata.j
 export const CPU_MODES = ['default', 'host-model', 'host-passthrough', 'maximum'] as const;
 export type CpuMode = (typeof CPU_MODES)[number];
 
-const safeName = z.string().min(1).max(255).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be letters, digits, ".", "_", "+" and "-"');
+const safeName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be letters, digits, ".", "_", "+" and "-"');
 
 export const DomainSpecSchema = z.object({
   /** The libvirt domain name (the instance id). */
@@ -46,10 +50,10 @@ export function defaultCpuMode(domainType: 'kvm' | 'qemu'): CpuMode {
   return domainType === 'kvm' ? 'host-model' : 'default';
 }
 
-
 export function buildDomainXml(input: DomainSpec): string {
   const spec = DomainSpecSchema.parse(input);
-  if (spec.title !== undefined && hasControlCharacters(spec.title)) throw new Error('domain title must be a single line without control characters');
+  if (spec.title !== undefined && hasControlCharacters(spec.title))
+    throw new Error('domain title must be a single line without control characters');
   const domain = create().ele('domain', { type: spec.domainType });
   domain.ele('name').txt(spec.name);
   domain.ele('uuid').txt(spec.uuid);
@@ -87,7 +91,10 @@ function appendDevices(devices: XMLBuilder, spec: DomainSpec): void {
   seed.ele('target', { dev: 'sda', bus: 'scsi' });
   seed.ele('readonly');
 
-  const nic = 'network' in spec.nic ? devices.ele('interface', { type: 'network' }) : devices.ele('interface', { type: 'bridge' });
+  const nic =
+    'network' in spec.nic
+      ? devices.ele('interface', { type: 'network' })
+      : devices.ele('interface', { type: 'bridge' });
   nic.ele('mac', { address: spec.mac });
   nic.ele('source', 'network' in spec.nic ? { network: spec.nic.network } : { bridge: spec.nic.bridge });
   nic.ele('model', { type: 'virtio' });

@@ -2,7 +2,14 @@
 
 import type { LaunchStep } from '../../../../shared/launch-steps.js';
 import { isConnectionClosed } from '../../../libvirt/index.js';
-import { RemoteSocketError, SocketError, SocketMissingError, SocketRefusedError, SshConnectError, SshConnectionLostError } from '../../../transport/index.js';
+import {
+  RemoteSocketError,
+  SocketError,
+  SocketMissingError,
+  SocketRefusedError,
+  SshConnectError,
+  SshConnectionLostError,
+} from '../../../transport/index.js';
 import { messageOf } from '../../../../shared/errors.js';
 import { type LaunchedBy, ownerText } from '../../../../shared/fleet-meta.js';
 
@@ -47,7 +54,11 @@ export class AlreadyExistsError extends Error {
     readonly host: string,
     detail?: string,
   ) {
-    super(detail ? `a proxy named ${proxy} cannot be replaced on host ${host}: ${detail}` : `a proxy named ${proxy} already exists on host ${host} with a different spec; delete it first or choose another name`);
+    super(
+      detail
+        ? `a proxy named ${proxy} cannot be replaced on host ${host}: ${detail}`
+        : `a proxy named ${proxy} already exists on host ${host} with a different spec; delete it first or choose another name`,
+    );
   }
 }
 
@@ -58,7 +69,9 @@ export class ProxyNotFoundError extends Error {
     readonly proxy: string,
     unreachable: string[] = [],
   ) {
-    super(`no proxy named ${proxy}${unreachable.length ? ` on the reachable hosts (not reachable: ${unreachable.join(', ')})` : ''}`);
+    super(
+      `no proxy named ${proxy}${unreachable.length ? ` on the reachable hosts (not reachable: ${unreachable.join(', ')})` : ''}`,
+    );
   }
 }
 
@@ -93,6 +106,8 @@ export class NotYourProxyError extends Error {
     readonly launchedBy: LaunchedBy,
     verb: 'stop' | 'delete' | 'replace',
   ) {
-    super(`proxy ${proxy} was launched by ${ownerText(launchedBy)}, not by you: ${verb} it only with their agreement (--force)`);
+    super(
+      `proxy ${proxy} was launched by ${ownerText(launchedBy)}, not by you: ${verb} it only with their agreement (--force)`,
+    );
   }
 }

@@ -24,13 +24,19 @@ export type LabelEdit = z.input<typeof LabelEditSchema>;
  * after the other; another workstation editing the same proxy at the same moment can
  * still win (the last write stays), as with any libvirt metadata.
  */
-export async function editLabels(ctx: ProviderContext, name: string, input: LabelEdit): Promise<{ host: string; labels: Labels; changed: boolean }> {
+export async function editLabels(
+  ctx: ProviderContext,
+  name: string,
+  input: LabelEdit,
+): Promise<{ host: string; labels: Labels; changed: boolean }> {
   const edit = LabelEditSchema.parse(input);
   return ctx.names.run(name, async () => {
     const { host, api, domain, metadata } = await locate(ctx, name);
     const before = metadata.labels ?? {};
     const removed = new Set(edit.remove);
-    const labels = LabelsSchema.parse(Object.fromEntries(Object.entries({ ...before, ...edit.set }).filter(([k]) => !removed.has(k))));
+    const labels = LabelsSchema.parse(
+      Object.fromEntries(Object.entries({ ...before, ...edit.set }).filter(([k]) => !removed.has(k))),
+    );
     const changed = JSON.stringify(Object.entries(labels).sort()) !== JSON.stringify(Object.entries(before).sort());
     if (!changed) return { host: host.name, labels, changed };
     const { labels: _old, ...rest } = metadata;
@@ -41,7 +47,12 @@ export async function editLabels(ctx: ProviderContext, name: string, input: Labe
 }
 
 /** Throws {@link NotYourProxyError} when someone else launched the proxy and `force` is not set. A proxy nobody recorded (by 0.1.0) is anyone's. */
-export function checkOwnership(ctx: ProviderContext, proxy: Pick<ProxyRecord, 'name' | 'launchedBy'>, verb: 'stop' | 'delete' | 'replace', force: boolean | undefined): void {
+export function checkOwnership(
+  ctx: ProviderContext,
+  proxy: Pick<ProxyRecord, 'name' | 'launchedBy'>,
+  verb: 'stop' | 'delete' | 'replace',
+  force: boolean | undefined,
+): void {
   if (force || !proxy.launchedBy || isMine(proxy.launchedBy, ctx.identity)) return;
   throw new NotYourProxyError(proxy.name, proxy.launchedBy, verb);
 }

@@ -74,7 +74,8 @@ export class FleetReadCache {
     this.inFlight++;
     try {
       const value = await fetch();
-      if (keeping && this.state === 'on' && (this.changedAt.get(uuid) ?? 0) <= began) this.entries.set(uuid, { kind, value, at: this.now() });
+      if (keeping && this.state === 'on' && (this.changedAt.get(uuid) ?? 0) <= began)
+        this.entries.set(uuid, { kind, value, at: this.now() });
       return value;
     } finally {
       // With no read under way there is nothing for a change to overtake: forget them.

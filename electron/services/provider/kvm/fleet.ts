@@ -10,7 +10,13 @@ import { CredentialsInKeyringError } from '../../credentials/keyring-credentials
 import type { ResolvedKVMHost } from '../../../../shared/config.js';
 import { type ProviderContext, type ProxyRecord, toRecord } from './context.js';
 import { ProxyNotFoundError } from './errors.js';
-import { type DomainInfo, type FleetDomain, type GuestAddress, type LibvirtApi, mayHoldAddress } from './libvirt-api.js';
+import {
+  type DomainInfo,
+  type FleetDomain,
+  type GuestAddress,
+  type LibvirtApi,
+  mayHoldAddress,
+} from './libvirt-api.js';
 import { type InstanceMetadata, METADATA_NS, parseInstanceMetadata } from './metadata.js';
 import { type DomainFacts, domainFacts } from './domain-facts.js';
 import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js';
@@ -110,7 +116,9 @@ export function nicOf(domain: Pick<DomainInfo, 'xml'>): Nic {
 }
 
 /** The proxies of one hypervisor, listed once through its first entry, each under the entry it belongs to. */
-async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[]; unreadable: HostListing['unreadable'] }> {
+async function listHypervisor(
+  hv: Hypervisor,
+): Promise<{ proxies: ProxyRecord[]; unreadable: HostListing['unreadable'] }> {
   const domains = await hv.api.listFleetDomains(METADATA_NS);
   const ours: Array<{ domain: FleetDomain; meta: InstanceMetadata; nic: Nic }> = [];
   const unreadable: HostListing['unreadable'] = [];
@@ -131,7 +139,8 @@ async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[];
     const network = nic.network ? leases.get(nic.network) : undefined;
     const seen = (network?.leases ?? []).filter((l) => l.mac?.toLowerCase() === nic.mac);
     const record = toRecord(host.name, domain, meta, currentAddresses(seen, isRunning(domain)), unknownHost);
-    if (network?.problem && isRunning(domain) && record.addresses.length === 0) record.addressNote = `addresses unknown: ${network.problem}`;
+    if (network?.problem && isRunning(domain) && record.addresses.length === 0)
+      record.addressNote = `addresses unknown: ${network.problem}`;
     return record;
   });
   return { proxies, unreadable };
@@ -145,8 +154,10 @@ async function listHypervisor(hv: Hypervisor): Promise<{ proxies: ProxyRecord[];
  */
 async function networkLeases(api: LibvirtApi, network: string): Promise<{ leases: GuestAddress[]; problem?: string }> {
   const [leases, active] = await Promise.allSettled([api.dhcpLeases(network), api.networkActive(network)]);
-  if (active.status === 'fulfilled' && !active.value) return { leases: [], problem: `network ${network} is not active (virsh net-start ${network})` };
-  if (leases.status === 'rejected') return { leases: [], problem: `the leases of network ${network} could not be read (${messageOf(leases.reason)})` };
+  if (active.status === 'fulfilled' && !active.value)
+    return { leases: [], problem: `network ${network} is not active (virsh net-start ${network})` };
+  if (leases.status === 'rejected')
+    return { leases: [], problem: `the leases of network ${network} could not be read (${messageOf(leases.reason)})` };
   return { leases: leases.value };
 }
 
@@ -158,7 +169,8 @@ export function isRunning(domain: Pick<DomainInfo, 'state'>): boolean {
 export async function listFleet(ctx: ProviderContext): Promise<FleetListing> {
   const { hypervisors, unreachable } = await groupHypervisors(ctx);
   const listings = new Map<string, HostListing>();
-  for (const { host, error } of unreachable) listings.set(host.name, { host: host.name, ok: false, error, proxies: 0, unreadable: [] });
+  for (const { host, error } of unreachable)
+    listings.set(host.name, { host: host.name, ok: false, error, proxies: 0, unreadable: [] });
   const proxies: ProxyRecord[] = [];
   await Promise.all(
     hypervisors.map(async (hv) => {
@@ -166,12 +178,24 @@ export async function listFleet(ctx: ProviderContext): Promise<FleetListing> {
         const listed = await listHypervisor(hv);
         proxies.push(...listed.proxies);
         for (const member of hv.members) {
-          const listing: HostListing = { host: member.name, ok: true, proxies: listed.proxies.filter((p) => p.host === member.name).length, unreadable: member === hv.leader ? listed.unreadable : [] };
+          const listing: HostListing = {
+            host: member.name,
+            ok: true,
+            proxies: listed.proxies.filter((p) => p.host === member.name).length,
+            unreadable: member === hv.leader ? listed.unreadable : [],
+          };
           if (member !== hv.leader) listing.sameAs = hv.leader.name;
           listings.set(member.name, listing);
         }
       } catch (err) {
-        for (const member of hv.members) listings.set(member.name, { host: member.name, ok: false, error: messageOf(err), proxies: 0, unreadable: [] });
+        for (const member of hv.members)
+          listings.set(member.name, {
+            host: member.name,
+            ok: false,
+            error: messageOf(err),
+            proxies: 0,
+            unreadable: [],
+          });
       }
     }),
   );
@@ -199,7 +223,12 @@ export interface Located {
  * asked. Every entry is asked; of the answers, the entry the proxy's metadata names wins,
  * never merely the first to answer (two entries may reach one hypervisor).
  */
-export async function findProxy(ctx: ProviderContext, name: string, unreachable: string[] = [], options: { replacement?: boolean } = {}): Promise<Located | undefined> {
+export async function findProxy(
+  ctx: ProviderContext,
+  name: string,
+  unreachable: string[] = [],
+  options: { replacement?: boolean } = {},
+): Promise<Located | undefined> {
   const ids = instanceIds(name);
   const found = await Promise.all(
     ctx.config.hosts.map(async (host): Promise<Located[]> => {
@@ -221,7 +250,9 @@ export async function findProxy(ctx: ProviderContext, name: string, unreachable:
   );
   const all = found.flat();
   // While a replacement is under way both exist: the one serving is the one that replaces nothing.
-  const serving = all.filter((f) => (options.replacement ? f.metadata.replaces !== undefined : f.metadata.replaces === undefined));
+  const serving = all.filter((f) =>
+    options.replacement ? f.metadata.replaces !== undefined : f.metadata.replaces === undefined,
+  );
   const answers = serving.length || options.replacement ? serving : all;
   const own = answers.find((f) => f.metadata.host === f.host.name);
   if (own) return own;
@@ -251,7 +282,9 @@ export interface ProxyInspection {
 
 export async function inspectProxy(ctx: ProviderContext, name: string): Promise<ProxyInspection> {
   const { host, api, domain, metadata, unknownHost } = await locate(ctx, name);
-  const report: AddressReport = isRunning(domain) ? await collectAddresses(api, host, domain.name, nicOf(domain)) : { addresses: [], problems: {} };
+  const report: AddressReport = isRunning(domain)
+    ? await collectAddresses(api, host, domain.name, nicOf(domain))
+    : { addresses: [], problems: {} };
   return {
     proxy: toRecord(host.name, domain, metadata, report.addresses, unknownHost),
     metadata,

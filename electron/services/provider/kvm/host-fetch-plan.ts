@@ -82,20 +82,42 @@ export type HostProbe = ProbeReady | { ok: false; reason: string };
 /** Reads the probe's output into a verdict; `reason` says, for a person, why the host cannot fetch. */
 export function parseProbe(result: ShellResult): HostProbe {
   const lines = result.stdout.split('\n').map((l) => l.trim());
-  const word = (key: string): string | undefined => lines.find((l) => l === key || l.startsWith(`${key} `))?.slice(key.length + 1);
-  if (result.code !== 0) return { ok: false, reason: `the probe failed on the host (exit ${result.code ?? 'by signal'}${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ''})` };
+  const word = (key: string): string | undefined =>
+    lines.find((l) => l === key || l.startsWith(`${key} `))?.slice(key.length + 1);
+  if (result.code !== 0)
+    return {
+      ok: false,
+      reason: `the probe failed on the host (exit ${result.code ?? 'by signal'}${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ''})`,
+    };
   if (lines.includes('nodownloader')) return { ok: false, reason: 'the host has neither curl nor wget' };
   if (lines.includes('nosha256sum')) return { ok: false, reason: 'the host has no sha256sum to check the image with' };
   const unreachable = word('unreachable');
-  if (unreachable !== undefined) return { ok: false, reason: `the image URL does not answer from the host${unreachable ? ` (${unreachable})` : ''}` };
+  if (unreachable !== undefined)
+    return {
+      ok: false,
+      reason: `the image URL does not answer from the host${unreachable ? ` (${unreachable})` : ''}`,
+    };
   const tool = word('tool');
   const ids = /^(\d+) (\d+)$/.exec(word('id') ?? '');
   const size = word('size');
   const head = word('head') ?? '';
-  if ((tool !== 'curl' && tool !== 'wget') || !ids || size === undefined) return { ok: false, reason: `the host's probe printed something unexpected (${lastLine(result.stdout) || 'nothing'})` };
-  if (!/^\d+$/.test(size) || Number(size) === 0) return { ok: false, reason: 'the server tells the host no size for the image (no Content-Length)' };
-  if (!/^(?:[0-9a-f]{2})*$/.test(head)) return { ok: false, reason: `the host read an unexpected image header (${head.slice(0, 16)}…)` };
-  return { ok: true, tool, uid: Number(ids[1]), gid: Number(ids[2]), size: Number(size), header: Buffer.from(head, 'hex') };
+  if ((tool !== 'curl' && tool !== 'wget') || !ids || size === undefined)
+    return {
+      ok: false,
+      reason: `the host's probe printed something unexpected (${lastLine(result.stdout) || 'nothing'})`,
+    };
+  if (!/^\d+$/.test(size) || Number(size) === 0)
+    return { ok: false, reason: 'the server tells the host no size for the image (no Content-Length)' };
+  if (!/^(?:[0-9a-f]{2})*$/.test(head))
+    return { ok: false, reason: `the host read an unexpected image header (${head.slice(0, 16)}…)` };
+  return {
+    ok: true,
+    tool,
+    uid: Number(ids[1]),
+    gid: Number(ids[2]),
+    size: Number(size),
+    header: Buffer.from(head, 'hex'),
+  };
 }
 
 function lastLine(text: string): string {
@@ -110,11 +132,19 @@ export type TransferPlan = { mode: 'fetch'; probe: ProbeReady } | { mode: 'uploa
  * this machine or the URL is not http(s); undefined when the host must be probed.
  * `reason` is undefined when the person chose upload (nothing to explain).
  */
-export function transferWithoutProbe(setting: ImageTransfer, host: { address: string }, url: string): TransferPlan | undefined {
+export function transferWithoutProbe(
+  setting: ImageTransfer,
+  host: { address: string },
+  url: string,
+): TransferPlan | undefined {
   if (setting === 'upload') return { mode: 'upload', reason: undefined };
   if (host.address === 'local') return { mode: 'upload', reason: 'the host is this machine' };
   const protocol = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-  if (protocol !== 'http' && protocol !== 'https') return { mode: 'upload', reason: `a ${protocol ?? 'relative'}: URL names a file on this machine, not one the host can download` };
+  if (protocol !== 'http' && protocol !== 'https')
+    return {
+      mode: 'upload',
+      reason: `a ${protocol ?? 'relative'}: URL names a file on this machine, not one the host can download`,
+    };
   return undefined;
 }
 
@@ -149,7 +179,13 @@ got=$(sha256sum -- "$file" | cut -d ' ' -f 1)
 echo "size $(wc -c < "$file")"
 `;
 
-export function downloadCommand(tool: 'curl' | 'wget', url: string, file: string, sha256: string, pidFile: string): string {
+export function downloadCommand(
+  tool: 'curl' | 'wget',
+  url: string,
+  file: string,
+  sha256: string,
+  pidFile: string,
+): string {
   return script('egress-fetch', DOWNLOAD, [tool, url, file, sha256, pidFile]);
 }
 
@@ -159,7 +195,11 @@ export function pidFileIn(dir: string): string {
 }
 
 /** The outcome of {@link downloadCommand}: the verified file's size, or an error for a person. */
-export function parseDownload(result: ShellResult, url: string, sha256: string): { ok: true; size: number } | { ok: false; message: string } {
+export function parseDownload(
+  result: ShellResult,
+  url: string,
+  sha256: string,
+): { ok: true; size: number } | { ok: false; message: string } {
   if (result.code === 0) {
     const size = /^size (\d+)$/m.exec(result.stdout)?.[1];
     if (size !== undefined) return { ok: true, size: Number(size) };
@@ -167,10 +207,16 @@ export function parseDownload(result: ShellResult, url: string, sha256: string):
   }
   if (result.code === 11) {
     const got = /^sha256 ([0-9a-f]*)$/m.exec(result.stdout)?.[1] ?? '?';
-    return { ok: false, message: `the image the host downloaded from ${url} has SHA-256 ${got}, not the configured ${sha256}: it was deleted` };
+    return {
+      ok: false,
+      message: `the image the host downloaded from ${url} has SHA-256 ${got}, not the configured ${sha256}: it was deleted`,
+    };
   }
   const why = lastLine(result.stderr);
-  return { ok: false, message: `the host could not download ${url}${why ? `: ${why}` : ` (exit ${result.code ?? 'by signal'})`}` };
+  return {
+    ok: false,
+    message: `the host could not download ${url}${why ? `: ${why}` : ` (exit ${result.code ?? 'by signal'})`}`,
+  };
 }
 
 /** The staged file's size so far (progress as the host sees it). */
@@ -180,6 +226,10 @@ export function sizeCommand(file: string): string {
 
 /** Stops a downloader still running (a cancelled launch), then removes the directory. */
 export function removeStagingDirCommand(dir: string): string {
-  if (!STAGING_DIR.test(dir)) throw new Error(`refusing to remove ${JSON.stringify(dir)}: not a staging directory of this app`);
-  return script('egress-unstage', 'pid=$(cat "$2" 2>/dev/null) && kill "$pid" 2>/dev/null; rm -rf -- "$1"', [dir, pidFileIn(dir)]);
+  if (!STAGING_DIR.test(dir))
+    throw new Error(`refusing to remove ${JSON.stringify(dir)}: not a staging directory of this app`);
+  return script('egress-unstage', 'pid=$(cat "$2" 2>/dev/null) && kill "$pid" 2>/dev/null; rm -rf -- "$1"', [
+    dir,
+    pidFileIn(dir),
+  ]);
 }

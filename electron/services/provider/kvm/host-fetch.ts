@@ -45,7 +45,13 @@ export class FetchImpossibleError extends Error {
  * otherwise the host's answer to the probe. `fetch` that turns out impossible is an error
  * ({@link FetchImpossibleError}); `auto` falls back to upload with the reason.
  */
-export async function planTransfer(setting: ImageTransfer, host: { name: string; address: string }, url: string, shell: HostShell | undefined, signal?: AbortSignal): Promise<TransferPlan> {
+export async function planTransfer(
+  setting: ImageTransfer,
+  host: { name: string; address: string },
+  url: string,
+  shell: HostShell | undefined,
+  signal?: AbortSignal,
+): Promise<TransferPlan> {
   let plan = transferWithoutProbe(setting, host, url);
   if (!plan && !shell) plan = { mode: 'upload', reason: 'no SSH session to run commands on the host' };
   if (!plan) {
@@ -56,7 +62,10 @@ export async function planTransfer(setting: ImageTransfer, host: { name: string;
       plan = { mode: 'upload', reason: `the host could not run the probe (${messageOf(err)})` };
     }
   }
-  if (setting === 'fetch' && plan.mode === 'upload') throw new FetchImpossibleError(`${host.name} was set to fetch images itself, but ${plan.reason ?? 'it cannot'}: set it to auto or upload`);
+  if (setting === 'fetch' && plan.mode === 'upload')
+    throw new FetchImpossibleError(
+      `${host.name} was set to fetch images itself, but ${plan.reason ?? 'it cannot'}: set it to auto or upload`,
+    );
   return plan;
 }
 
@@ -88,23 +97,32 @@ export async function fetchOnHost(input: HostFetchInput): Promise<HostFetchResul
   const { api, shell, probe, signal } = input;
   const made = await shell(makeStagingDirCommand(), signal);
   const dir = made.stdout.trim();
-  if (made.code !== 0 || !STAGING_DIR.test(dir)) throw new Error(`the host could not make a staging directory (${made.stderr.trim() || dir || `exit ${made.code}`})`);
+  if (made.code !== 0 || !STAGING_DIR.test(dir))
+    throw new Error(
+      `the host could not make a staging directory (${made.stderr.trim() || dir || `exit ${made.code}`})`,
+    );
   const stagePool = `egress-stage-${input.sha256.slice(0, 12)}-${randomBytes(4).toString('hex')}`;
-  const cleanups: Array<{ what: string; run: () => Promise<unknown> }> = [{ what: `staging directory ${dir} on the host`, run: () => removeDir(shell, dir) }];
+  const cleanups: Array<{ what: string; run: () => Promise<unknown> }> = [
+    { what: `staging directory ${dir} on the host`, run: () => removeDir(shell, dir) },
+  ];
   const left: string[] = [];
   const cleanUp = async (): Promise<void> => {
     // Best effort, newest first; what stays is reported, never thrown over the launch's own outcome.
-    for (const cleanup of cleanups) await cleanup.run().catch((err: unknown) => left.push(`${cleanup.what} (${messageOf(err)})`));
+    for (const cleanup of cleanups)
+      await cleanup.run().catch((err: unknown) => left.push(`${cleanup.what} (${messageOf(err)})`));
   };
   try {
     await api.createDirPool(stagePool, dir);
     cleanups.unshift({ what: `staging pool ${stagePool}`, run: () => api.destroyPool(stagePool) });
     const staged = await api.createVolume(stagePool, buildStagedVolumeXml(STAGED, probe.uid, probe.gid));
     cleanups.unshift({ what: `staged file ${staged.path}`, run: () => api.deleteVolume(stagePool, STAGED) });
-    const result = await withPolling(shell(downloadCommand(probe.tool, input.url, staged.path, input.sha256, pidFileIn(dir)), signal), async () => {
-      const size = Number((await shell(sizeCommand(staged.path), signal)).stdout.trim());
-      if (Number.isFinite(size)) input.onProgress?.(Math.min(size, probe.size), probe.size);
-    });
+    const result = await withPolling(
+      shell(downloadCommand(probe.tool, input.url, staged.path, input.sha256, pidFileIn(dir)), signal),
+      async () => {
+        const size = Number((await shell(sizeCommand(staged.path), signal)).stdout.trim());
+        if (Number.isFinite(size)) input.onProgress?.(Math.min(size, probe.size), probe.size);
+      },
+    );
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
     const downloaded = parseDownload(result, input.url, input.sha256);
     if (!downloaded.ok) throw new Error(downloaded.message);
@@ -113,7 +131,8 @@ export async function fetchOnHost(input: HostFetchInput): Promise<HostFetchResul
     // The copy was declared raw; the refresh reads its header as libvirt does after an upload.
     await api.refreshPool(input.pool);
     const volume = await api.getVolume(input.pool, input.name);
-    if (!volume) throw new Error(`the base volume ${input.name} vanished from pool ${input.pool} right after libvirt copied it`);
+    if (!volume)
+      throw new Error(`the base volume ${input.name} vanished from pool ${input.pool} right after libvirt copied it`);
     await cleanUp();
     return { volume, left };
   } catch (err) {

@@ -42,7 +42,10 @@ async function identityOf(host: ResolvedKVMHost, api: LibvirtApi): Promise<strin
 }
 
 /** Connects to every entry (in parallel) and groups the reachable ones by hypervisor; remembers each identity in `ctx`. */
-export async function groupHypervisors(ctx: ProviderContext, hosts: readonly ResolvedKVMHost[] = ctx.config.hosts): Promise<HypervisorGroups> {
+export async function groupHypervisors(
+  ctx: ProviderContext,
+  hosts: readonly ResolvedKVMHost[] = ctx.config.hosts,
+): Promise<HypervisorGroups> {
   const answers = await Promise.all(
     hosts.map(async (host) => {
       try {
@@ -74,7 +77,10 @@ export async function groupHypervisors(ctx: ProviderContext, hosts: readonly Res
  * one hypervisor (config order): that entry when it is one of them, else the first.
  * `unknownHost` is set in the second case.
  */
-export function owningEntry(metadataHost: string, members: readonly ResolvedKVMHost[]): { host: ResolvedKVMHost; unknownHost?: string } {
+export function owningEntry(
+  metadataHost: string,
+  members: readonly ResolvedKVMHost[],
+): { host: ResolvedKVMHost; unknownHost?: string } {
   const named = members.find((m) => m.name === metadataHost);
   return named ? { host: named } : { host: members[0]!, unknownHost: metadataHost };
 }
@@ -86,9 +92,16 @@ export function owningEntry(metadataHost: string, members: readonly ResolvedKVMH
  * identities learnt by the last {@link groupHypervisors}; an entry not yet identified
  * counts as a hypervisor of its own.
  */
-export function reportingEntry(ctx: ProviderContext, entry: string, metadataHost: string): { host: string; unknownHost?: string } | undefined {
+export function reportingEntry(
+  ctx: ProviderContext,
+  entry: string,
+  metadataHost: string,
+): { host: string; unknownHost?: string } | undefined {
   const identity = ctx.identities.get(entry);
-  const members = identity === undefined ? ctx.config.hosts.filter((h) => h.name === entry) : ctx.config.hosts.filter((h) => ctx.identities.get(h.name) === identity);
+  const members =
+    identity === undefined
+      ? ctx.config.hosts.filter((h) => h.name === entry)
+      : ctx.config.hosts.filter((h) => ctx.identities.get(h.name) === identity);
   if (!members.length) return undefined;
   const { host, unknownHost } = owningEntry(metadataHost, members);
   if (host.name !== entry) return undefined;

@@ -7,7 +7,10 @@ import { hostname, userInfo } from 'node:os';
 import type { LaunchedBy } from '../../../../shared/fleet-meta.js';
 
 function clean(text: string, allowed: RegExp, max: number, fallback: string): string {
-  const out = [...text].map((c) => (allowed.test(c) ? c : '-')).join('').slice(0, max);
+  const out = [...text]
+    .map((c) => (allowed.test(c) ? c : '-'))
+    .join('')
+    .slice(0, max);
   return out.replace(/^-+|-+$/g, '') || fallback;
 }
 
@@ -20,5 +23,8 @@ export function workstationIdentity(): LaunchedBy {
     // A uid without a passwd entry (some containers) has no name.
     user = process.env.USER ?? 'unknown';
   }
-  return { user: clean(user, /[A-Za-z0-9._-]/, 64, 'unknown'), workstation: clean(hostname(), /[A-Za-z0-9.-]/, 253, 'unknown') };
+  return {
+    user: clean(user, /[A-Za-z0-9._-]/, 64, 'unknown'),
+    workstation: clean(hostname(), /[A-Za-z0-9.-]/, 253, 'unknown'),
+  };
 }

@@ -17,7 +17,10 @@ import { resolveSpec, specHash } from './render.js';
 export class NameClaimedError extends Error {
   override readonly name = 'NameClaimedError';
   constructor(proxy: string, host: string, pool: string, volume: string, cause: unknown) {
-    super(`another launch of ${proxy} holds its root volume ${volume} in pool ${pool} on ${host}, and no domain of that name appeared: a launch under way in another process, or the leftovers of one (proxies reconcile finds them)`, { cause });
+    super(
+      `another launch of ${proxy} holds its root volume ${volume} in pool ${pool} on ${host}, and no domain of that name appeared: a launch under way in another process, or the leftovers of one (proxies reconcile finds them)`,
+      { cause },
+    );
   }
 }
 
@@ -63,11 +66,25 @@ export async function findExisting(ctx: ProviderContext, ids: readonly string[])
  * was named, same resolved spec), returned as it is, or {@link AlreadyExistsError}. A
  * replacement expects none of its own id: one is an earlier replacement that did not finish.
  */
-export function identicalProxy(ctx: ProviderContext, spec: ProxySpec, existing: ExistingDomain, replacing: boolean): { record: ProxyRecord; reason: string } {
+export function identicalProxy(
+  ctx: ProviderContext,
+  spec: ProxySpec,
+  existing: ExistingDomain,
+  replacing: boolean,
+): { record: ProxyRecord; reason: string } {
   const meta = parseInstanceMetadata(existing.xml);
-  if (replacing) throw new AlreadyExistsError(spec.name, existing.host.name, `domain ${existing.id} exists there: an earlier replacement of ${spec.name} did not finish (see it with proxies list; proxies delete removes the one serving, virsh undefine this one)`);
-  if (!meta || (spec.host !== undefined && spec.host !== existing.host.name)) throw new AlreadyExistsError(spec.name, existing.host.name);
+  if (replacing)
+    throw new AlreadyExistsError(
+      spec.name,
+      existing.host.name,
+      `domain ${existing.id} exists there: an earlier replacement of ${spec.name} did not finish (see it with proxies list; proxies delete removes the one serving, virsh undefine this one)`,
+    );
+  if (!meta || (spec.host !== undefined && spec.host !== existing.host.name))
+    throw new AlreadyExistsError(spec.name, existing.host.name);
   const hash = specHash(resolveSpec(spec, ctx.config, existing.host, () => ({ username: 'check', password: 'check' })));
   if (hash !== meta.specHash) throw new AlreadyExistsError(spec.name, existing.host.name);
-  return { reason: `${existing.host.name}: the proxy exists there`, record: toRecord(existing.host.name, { name: existing.id, state: existing.state }, meta) };
+  return {
+    reason: `${existing.host.name}: the proxy exists there`,
+    record: toRecord(existing.host.name, { name: existing.id, state: existing.state }, meta),
+  };
 }

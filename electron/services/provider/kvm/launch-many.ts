@@ -29,7 +29,13 @@ export interface HostRoom {
  * before the next turn; `pack`: the host with the most free memory until it is full, then
  * the next; `hosts`: the named hosts in turn (each must be a candidate).
  */
-export function planHosts(strategy: Strategy, count: number, rooms: readonly HostRoom[], memory: number, disk: number): { hosts: string[] } | { error: string } {
+export function planHosts(
+  strategy: Strategy,
+  count: number,
+  rooms: readonly HostRoom[],
+  memory: number,
+  disk: number,
+): { hosts: string[] } | { error: string } {
   const left = rooms.map((r) => ({ ...r }));
   const fits = (r: HostRoom) => r.free >= memory && r.available >= disk;
   const take = (r: HostRoom) => {
@@ -44,7 +50,10 @@ export function planHosts(strategy: Strategy, count: number, rooms: readonly Hos
     if (missing.length) return { error: `not able to take a proxy now: ${missing.join(', ')}` };
     for (let i = 0; i < count; i++) {
       const room = named[i % named.length]!;
-      if (!fits(room)) return { error: `${room.host} has no room for proxy ${i + 1} of ${count} (${gib(room.free)} of memory and ${gib(room.available)} of pool left)` };
+      if (!fits(room))
+        return {
+          error: `${room.host} has no room for proxy ${i + 1} of ${count} (${gib(room.free)} of memory and ${gib(room.available)} of pool left)`,
+        };
       hosts.push(take(room));
     }
     return { hosts };
@@ -67,27 +76,54 @@ export function planHosts(strategy: Strategy, count: number, rooms: readonly Hos
 }
 
 /** One proxy of a launch-many request, as it ended. */
-export type ManyOutcome = { name: string; host: string; ok: true; result: LaunchResult } | { name: string; host?: string; ok: false; error: Error };
+export type ManyOutcome =
+  | { name: string; host: string; ok: true; result: LaunchResult }
+  | { name: string; host?: string; ok: false; error: Error };
 
 export interface LaunchManyOptions extends Omit<LaunchOptions, 'onStep'> {
   /** At most this many launches run at once (default 4: libvirt and the hosts' disks are shared). */
   parallel?: number;
   /** Called as each proxy's launch starts, reports a step, or ends. */
-  onProxy?: (name: string, event: { phase: 'start' | 'step' | 'done' | 'failed'; step?: string; message?: string }) => void;
+  onProxy?: (
+    name: string,
+    event: { phase: 'start' | 'step' | 'done' | 'failed'; step?: string; message?: string },
+  ) => void;
 }
 
 /** Launches `specs` (same machine type and image) placed by `strategy`; never throws for one proxy's failure. */
-export async function launchMany(ctx: ProviderContext, specs: readonly ProxySpec[], strategy: Strategy, options: LaunchManyOptions = {}): Promise<ManyOutcome[]> {
+export async function launchMany(
+  ctx: ProviderContext,
+  specs: readonly ProxySpec[],
+  strategy: Strategy,
+  options: LaunchManyOptions = {},
+): Promise<ManyOutcome[]> {
   const first = specs[0];
   if (!first) return [];
   const someHost = ctx.config.hosts[0];
   if (!someHost) throw new PlacementError('the config has no hosts');
-  const machine = resolveSpec(first, ctx.config, someHost, () => ({ username: 'check', password: 'check' })).machineType;
+  const machine = resolveSpec(first, ctx.config, someHost, () => ({
+    username: 'check',
+    password: 'check',
+  })).machineType;
   const memory = machine.memoryMiB * 1024 * 1024;
   const disk = machine.diskGiB * GIB;
-  const { usable, rejected } = await candidates({ hosts: ctx.config.hosts, apiFor: ctx.apiFor, diskBytes: disk, memoryBytes: memory });
-  const plan = planHosts(strategy, specs.length, usable.map((c) => ({ host: c.host.name, free: c.free, available: c.available })), memory, disk);
-  if ('error' in plan) throw new PlacementError(`cannot place ${specs.length} proxies: ${plan.error}${rejected.length ? ` (${rejected.join('; ')})` : ''}`);
+  const { usable, rejected } = await candidates({
+    hosts: ctx.config.hosts,
+    apiFor: ctx.apiFor,
+    diskBytes: disk,
+    memoryBytes: memory,
+  });
+  const plan = planHosts(
+    strategy,
+    specs.length,
+    usable.map((c) => ({ host: c.host.name, free: c.free, available: c.available })),
+    memory,
+    disk,
+  );
+  if ('error' in plan)
+    throw new PlacementError(
+      `cannot place ${specs.length} proxies: ${plan.error}${rejected.length ? ` (${rejected.join('; ')})` : ''}`,
+    );
   const outcomes: ManyOutcome[] = new Array(specs.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -102,11 +138,19 @@ export async function launchMany(ctx: ProviderContext, specs: readonly ProxySpec
       }
       options.onProxy?.(name, { phase: 'start' });
       try {
-        const result = await launch(ctx, spec, { ...options, onStep: (e) => e.phase === 'start' && options.onProxy?.(name, { phase: 'step', step: e.step }) });
+        const result = await launch(ctx, spec, {
+          ...options,
+          onStep: (e) => e.phase === 'start' && options.onProxy?.(name, { phase: 'step', step: e.step }),
+        });
         outcomes[i] = { name, host: result.proxy.host, ok: true, result };
         options.onProxy?.(name, { phase: 'done', message: result.url ?? result.placement });
       } catch (err) {
-        outcomes[i] = { name, host: spec.host, ok: false, error: err instanceof Error ? err : new Error(messageOf(err)) };
+        outcomes[i] = {
+          name,
+          host: spec.host,
+          ok: false,
+          error: err instanceof Error ? err : new Error(messageOf(err)),
+        };
         options.onProxy?.(name, { phase: 'failed', message: messageOf(err) });
       }
     }

@@ -100,7 +100,11 @@ interface Created {
   metadata: InstanceMetadata;
 }
 
-export async function launch(ctx: ProviderContext, input: ProxySpec, options: LaunchOptions = {}): Promise<LaunchResult> {
+export async function launch(
+  ctx: ProviderContext,
+  input: ProxySpec,
+  options: LaunchOptions = {},
+): Promise<LaunchResult> {
   const timings: LaunchResult['timings'] = {};
   const undos: Undo[] = [];
   let step: LaunchStep = 'validate';
@@ -118,7 +122,8 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   };
   const started = ctx.now();
   const check = (): void => {
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the launch was cancelled');
+    if (options.signal?.aborted)
+      throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the launch was cancelled');
   };
 
   let id = '';
@@ -134,7 +139,10 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     // Launches of one name run one at a time in this process: the second sees the first's domain.
     phase1 = await ctx.names.run(spec.name, async () => {
       const explicit = spec.host === undefined ? undefined : ctx.config.hosts.find((h) => h.name === spec.host);
-      if (spec.host !== undefined && !explicit) throw new PlacementError(`no host named ${JSON.stringify(spec.host)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ')})`);
+      if (spec.host !== undefined && !explicit)
+        throw new PlacementError(
+          `no host named ${JSON.stringify(spec.host)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ')})`,
+        );
       const someHost = explicit ?? ctx.config.hosts[0];
       if (!someHost) throw new PlacementError('the config has no hosts');
       // Resolving once against any host checks machine type and image before anything is asked of a host.
@@ -174,7 +182,8 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
   ctx.launching.delete(id);
   if ('record' in phase1) return { proxy: phase1.record, created: false, placement: phase1.reason, timings };
   const { resolved, host, api, reason, metadata } = phase1;
-  const record = (addresses: GuestAddress[] = []): ProxyRecord => toRecord(host.name, { name: id, state: 'running' }, metadata, addresses);
+  const record = (addresses: GuestAddress[] = []): ProxyRecord =>
+    toRecord(host.name, { name: id, state: 'running' }, metadata, addresses);
   if (!options.wait) {
     timings[step] ??= ctx.now() - stepStarted;
     return { proxy: record(), created: true, placement: reason, timings, ...(usedBase ? { base: usedBase } : {}) };
@@ -223,7 +232,10 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
 
   async function createObjects(spec: ProxySpec): Promise<Created> {
     begin('place');
-    const resolvedFirst = resolveSpec(spec, ctx.config, ctx.config.hosts[0]!, () => ({ username: 'check', password: 'check' }));
+    const resolvedFirst = resolveSpec(spec, ctx.config, ctx.config.hosts[0]!, () => ({
+      username: 'check',
+      password: 'check',
+    }));
     const placement = await place({
       hosts: ctx.config.hosts,
       apiFor: ctx.apiFor,
@@ -240,7 +252,9 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     // A baked base of this image and recipe on the host: the first boot installs nothing,
     // and the plain base is not needed (it may have been pruned since the bake).
     begin('image');
-    const choice = options.plainBase ? { plain: 'a plain base was asked for' } : await chooseBase(ctx, host, api, resolved.image.sha256, launchRecipe());
+    const choice = options.plainBase
+      ? { plain: 'a plain base was asked for' }
+      : await chooseBase(ctx, host, api, resolved.image.sha256, launchRecipe());
     let base: { name: string; path: string };
     if ('baked' in choice) {
       finish(`not needed: ${choice.baked.name} is on ${host.name}`);
@@ -256,7 +270,12 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
           ...(options.imageTransfer ? { transfer: options.imageTransfer } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           // The image step has begun already (the baked base was looked for in it).
-          steps: { begin: (next, message) => (next !== step ? begin(next, message) : undefined), progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }), finish, check },
+          steps: {
+            begin: (next, message) => (next !== step ? begin(next, message) : undefined),
+            progress: (done, total) => emit({ phase: 'progress', done, ...(total !== undefined ? { total } : {}) }),
+            finish,
+            check,
+          },
         })
       ).volume;
     }
@@ -265,8 +284,16 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     begin('base');
     const used: UsedBase =
       'baked' in choice
-        ? { volume: base.name, baked: true, note: 'baked: the proxy software and the guest agent are in the image; the first boot installs nothing' }
-        : { volume: base.name, baked: false, note: `plain: ${choice.plain}; the first boot installs the proxy software and the guest agent` };
+        ? {
+            volume: base.name,
+            baked: true,
+            note: 'baked: the proxy software and the guest agent are in the image; the first boot installs nothing',
+          }
+        : {
+            volume: base.name,
+            baked: false,
+            note: `plain: ${choice.plain}; the first boot installs the proxy software and the guest agent`,
+          };
     usedBase = used;
     finish(`${used.volume} (${used.note})`);
     check();
@@ -282,13 +309,18 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     const pool = host.pool;
     // Undos ask for the host's API when they run: after a lost connection that is a reopened one.
     const live = (): Promise<LibvirtApi> => ctx.apiFor(host.name);
-    const removeVolume = (name: string): Undo => ({ what: `volume ${name} in pool ${pool} on ${host.name}`, run: () => ctx.queues.run(host.name, async () => (await live()).deleteVolume(pool, name)) });
+    const removeVolume = (name: string): Undo => ({
+      what: `volume ${name} in pool ${pool} on ${host.name}`,
+      run: () => ctx.queues.run(host.name, async () => (await live()).deleteVolume(pool, name)),
+    });
 
     begin('volumes');
     await ctx.queues.run(host.name, async () => {
       // The root volume is the launch's claim on the name, across processes: libvirt creates a volume name once.
       await api.createVolume(pool, rendered.overlayVolumeXml).catch((err: unknown) => {
-        throw isAlreadyExists(err) ? new NameClaimedError(resolved.name, host.name, pool, rendered.volumes.root, err) : err;
+        throw isAlreadyExists(err)
+          ? new NameClaimedError(resolved.name, host.name, pool, rendered.volumes.root, err)
+          : err;
       });
       undos.push(removeVolume(rendered.volumes.root));
     });
@@ -307,20 +339,29 @@ export async function launch(ctx: ProviderContext, input: ProxySpec, options: La
     await ctx.queues.run(host.name, async () => {
       await api.createVolume(pool, rendered.seedVolumeXml);
       undos.push(removeVolume(rendered.volumes.seed));
-      await api.uploadVolume(pool, rendered.volumes.seed, Readable.from([rendered.seedIso]), { length: rendered.seedIso.length, ...(options.signal ? { signal: options.signal } : {}) });
+      await api.uploadVolume(pool, rendered.volumes.seed, Readable.from([rendered.seedIso]), {
+        length: rendered.seedIso.length,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
     });
     finish(rendered.volumes.seed);
     check();
 
     begin('define');
     await api.defineDomain(rendered.domainXml);
-    undos.push({ what: `domain ${rendered.id} on ${host.name}`, run: async () => (await live()).undefineDomain(rendered.id) });
+    undos.push({
+      what: `domain ${rendered.id} on ${host.name}`,
+      run: async () => (await live()).undefineDomain(rendered.id),
+    });
     finish(rendered.id);
     check();
 
     begin('boot');
     await api.startDomain(rendered.id);
-    undos.push({ what: `running domain ${rendered.id} on ${host.name}`, run: async () => (await live()).destroyDomain(rendered.id) });
+    undos.push({
+      what: `running domain ${rendered.id} on ${host.name}`,
+      run: async () => (await live()).destroyDomain(rendered.id),
+    });
     finish();
     return { resolved, host, api, reason: placement.reason, metadata: rendered.metadata };
   }

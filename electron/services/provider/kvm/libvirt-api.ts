@@ -7,10 +7,20 @@
 import type { Duplex, Readable } from 'node:stream';
 
 /** A domain's state, named (virDomainState). */
-export type DomainStateName = 'nostate' | 'running' | 'blocked' | 'paused' | 'shutdown' | 'shutoff' | 'crashed' | 'pmsuspended';
+export type DomainStateName =
+  'nostate' | 'running' | 'blocked' | 'paused' | 'shutdown' | 'shutoff' | 'crashed' | 'pmsuspended';
 
 /** Names of virDomainState values, index = value. */
-export const DOMAIN_STATE_NAMES: readonly DomainStateName[] = ['nostate', 'running', 'blocked', 'paused', 'shutdown', 'shutoff', 'crashed', 'pmsuspended'];
+export const DOMAIN_STATE_NAMES: readonly DomainStateName[] = [
+  'nostate',
+  'running',
+  'blocked',
+  'paused',
+  'shutdown',
+  'shutoff',
+  'crashed',
+  'pmsuspended',
+];
 
 /** One domain with its XML and state: what a fleet listing needs. */
 export interface DomainInfo {

@@ -39,7 +39,9 @@ const ExtraElementSchema: z.ZodType<ExtraElement> = z.lazy(() =>
   }),
 );
 
-const isoInstant = z.string().refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\dT/.test(s), 'must be an ISO 8601 timestamp');
+const isoInstant = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\dT/.test(s), 'must be an ISO 8601 timestamp');
 
 export const InstanceMetadataSchema = z.object({
   formatVersion: z.literal(METADATA_FORMAT_VERSION),
@@ -115,7 +117,8 @@ export function appendInstanceMetadata(parent: XMLBuilder, input: InstanceMetada
     for (const [key, value] of labels) list.ele(METADATA_NS, 'label', { key, value }).up();
     list.up();
   }
-  if (meta.launchedBy) el.ele(METADATA_NS, 'launchedBy', { user: meta.launchedBy.user, workstation: meta.launchedBy.workstation }).up();
+  if (meta.launchedBy)
+    el.ele(METADATA_NS, 'launchedBy', { user: meta.launchedBy.user, workstation: meta.launchedBy.workstation }).up();
   if (meta.expiresAt !== undefined) text('expiresAt', meta.expiresAt);
   // http is what a reader assumes without the element: written only when it is not http,
   // so an http proxy's element stays byte-identical to what 0.1 wrote.
@@ -125,7 +128,11 @@ export function appendInstanceMetadata(parent: XMLBuilder, input: InstanceMetada
     for (const client of meta.allow) list.ele(METADATA_NS, 'client').txt(client).up();
     list.up();
   }
-  if (meta.replaces) el.ele(METADATA_NS, 'replaces', { domain: meta.replaces.domain, host: checkText('replaces host', meta.replaces.host) }).up();
+  if (meta.replaces)
+    el.ele(METADATA_NS, 'replaces', {
+      domain: meta.replaces.domain,
+      host: checkText('replaces host', meta.replaces.host),
+    }).up();
   for (const extra of meta.extra) appendExtra(el, extra);
 }
 
@@ -234,12 +241,32 @@ function metadataSection(xml: string): string | undefined {
   if (!root) return undefined;
   const start = xml.search(/<metadata[\s>]/);
   const end = xml.indexOf('</metadata>');
-  if (start < 0 || end < start || xml.indexOf('<metadata', start + 1) !== -1 && xml.indexOf('<metadata', start + 1) < end) return undefined;
+  if (
+    start < 0 ||
+    end < start ||
+    (xml.indexOf('<metadata', start + 1) !== -1 && xml.indexOf('<metadata', start + 1) < end)
+  )
+    return undefined;
   const declarations = (root[1] ?? '').match(/\sxmlns(:[A-Za-z_][\w.-]*)?\s*=\s*("[^"]*"|'[^']*')/g)?.join('') ?? '';
   return `<domain${declarations}>${xml.slice(start, end + '</metadata>'.length)}</domain>`;
 }
 
-const KNOWN = new Set(['name', 'owner', 'host', 'machineType', 'image', 'port', 'createdAt', 'specHash', 'labels', 'launchedBy', 'expiresAt', 'kind', 'allow', 'replaces']);
+const KNOWN = new Set([
+  'name',
+  'owner',
+  'host',
+  'machineType',
+  'image',
+  'port',
+  'createdAt',
+  'specHash',
+  'labels',
+  'launchedBy',
+  'expiresAt',
+  'kind',
+  'allow',
+  'replaces',
+]);
 
 /** The `<label key value>` children of `<labels>` in our namespace; a repeated key is malformed, not silently merged. */
 function labelsOf(el: Element, scope: Scope): Record<string, unknown> {
@@ -249,7 +276,8 @@ function labelsOf(el: Element, scope: Scope): Record<string, unknown> {
     const { ns, local } = resolve(child, withDeclarations(scope, child.attributes));
     if (ns !== METADATA_NS || local !== 'label') continue;
     const key = child.attributes.key ?? '';
-    if (Object.hasOwn(labels, key)) throw new MetadataError(`metadata labels: key ${JSON.stringify(key)} appears twice`);
+    if (Object.hasOwn(labels, key))
+      throw new MetadataError(`metadata labels: key ${JSON.stringify(key)} appears twice`);
     labels[key] = child.attributes.value;
   }
   return labels;
@@ -308,7 +336,8 @@ export function parseInstanceMetadata(xml: string, options: ParseOptions = {}): 
     else if (local === 'labels') fields.labels = labelsOf(child, childScope);
     else if (local === 'allow') fields.allow = clientsOf(child, childScope);
     else if (local === 'replaces') fields.replaces = { domain: child.attributes.domain, host: child.attributes.host };
-    else if (local === 'launchedBy') fields.launchedBy = { user: child.attributes.user, workstation: child.attributes.workstation };
+    else if (local === 'launchedBy')
+      fields.launchedBy = { user: child.attributes.user, workstation: child.attributes.workstation };
     else fields[local] = child.text;
   }
   fields.extra = extra;

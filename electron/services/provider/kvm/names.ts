@@ -83,7 +83,10 @@ function instanceStem(name: string): string {
  */
 export function alternateInstanceId(name: string): string {
   checkProxyName(name);
-  const suffix = base32(createHash('sha256').update(`egress-desk:instance:${name}:replacement`).digest(), SUFFIX_LENGTH);
+  const suffix = base32(
+    createHash('sha256').update(`egress-desk:instance:${name}:replacement`).digest(),
+    SUFFIX_LENGTH,
+  );
   return `${instanceStem(name)}-${suffix}`;
 }
 
@@ -120,7 +123,8 @@ export function instanceOfVolume(volume: string): string | undefined {
 
 /** The base volume of an image, named by its digest: present means already uploaded. */
 export function baseVolumeName(sha256: string, format: 'qcow2' | 'raw'): string {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`image digest must be 64 lowercase hex characters, got ${JSON.stringify(sha256)}`);
+  if (!/^[0-9a-f]{64}$/.test(sha256))
+    throw new Error(`image digest must be 64 lowercase hex characters, got ${JSON.stringify(sha256)}`);
   return `${BASE_VOLUME_PREFIX}${sha256}.${format === 'qcow2' ? 'qcow2' : 'img'}`;
 }
 

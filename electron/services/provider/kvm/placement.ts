@@ -54,10 +54,13 @@ async function networkProblem(host: ResolvedKVMHost, api: LibvirtApi): Promise<s
   try {
     active = await api.networkActive(host.network);
   } catch (err) {
-    if (isNotFound(err)) return `network ${host.network} does not exist there (virsh net-list --all lists the host's networks)`;
+    if (isNotFound(err))
+      return `network ${host.network} does not exist there (virsh net-list --all lists the host's networks)`;
     throw err;
   }
-  return active ? undefined : `network ${host.network} is not active (start it with virsh net-start ${host.network}, or choose another host)`;
+  return active
+    ? undefined
+    : `network ${host.network} is not active (start it with virsh net-start ${host.network}, or choose another host)`;
 }
 
 /** A host that can take a proxy now, with its free memory and pool space (bytes). */
@@ -69,17 +72,25 @@ export interface Candidate {
 }
 
 /** Every host asked at once: those that can take a proxy of this size, and why each other one cannot. */
-export async function candidates(input: Omit<PlacementInput, 'host'>): Promise<{ usable: Candidate[]; rejected: string[] }> {
+export async function candidates(
+  input: Omit<PlacementInput, 'host'>,
+): Promise<{ usable: Candidate[]; rejected: string[] }> {
   const rejected: string[] = [];
   const found = await Promise.all(
     input.hosts.map(async (host): Promise<Candidate | undefined> => {
       try {
         const api = await input.apiFor(host.name);
-        const [free, pool, network] = await Promise.all([api.freeMemory(), api.poolInfo(host.pool), networkProblem(host, api)]);
+        const [free, pool, network] = await Promise.all([
+          api.freeMemory(),
+          api.poolInfo(host.pool),
+          networkProblem(host, api),
+        ]);
         if (network) rejected.push(`${host.name}: ${network}`);
         else if (!pool.active) rejected.push(`${host.name}: pool ${host.pool} is not active`);
-        else if (pool.availableBytes < input.diskBytes) rejected.push(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the disk needs')}`);
-        else if (input.memoryBytes !== undefined && free < input.memoryBytes) rejected.push(`${host.name}: ${gib(free)} of memory free, the machine type needs ${gib(input.memoryBytes)}`);
+        else if (pool.availableBytes < input.diskBytes)
+          rejected.push(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the disk needs')}`);
+        else if (input.memoryBytes !== undefined && free < input.memoryBytes)
+          rejected.push(`${host.name}: ${gib(free)} of memory free, the machine type needs ${gib(input.memoryBytes)}`);
         else return { host, api, free, available: pool.availableBytes };
       } catch (err) {
         rejected.push(`${host.name}: not reachable (${messageOf(err)})`);
@@ -93,20 +104,34 @@ export async function candidates(input: Omit<PlacementInput, 'host'>): Promise<{
 export async function place(input: PlacementInput): Promise<Placement> {
   if (input.host !== undefined) {
     const host = input.hosts.find((h) => h.name === input.host);
-    if (!host) throw new PlacementError(`no host named ${JSON.stringify(input.host)} (known: ${input.hosts.map((h) => h.name).join(', ')})`);
+    if (!host)
+      throw new PlacementError(
+        `no host named ${JSON.stringify(input.host)} (known: ${input.hosts.map((h) => h.name).join(', ')})`,
+      );
     const api = await input.apiFor(host.name);
     const pool = await api.poolInfo(host.pool);
-    if (!pool.active) throw new PlacementError(`${host.name}: pool ${host.pool} is not active (start it with virsh pool-start ${host.pool})`);
+    if (!pool.active)
+      throw new PlacementError(
+        `${host.name}: pool ${host.pool} is not active (start it with virsh pool-start ${host.pool})`,
+      );
     // Asked for is not a licence to fill the pool: the overlay may grow to the whole disk, and a
     // guest whose disk fills mid-write pauses. The same rule as automatic placement.
-    if (pool.availableBytes < input.diskBytes) throw new PlacementError(`${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, 'the proxy\'s disk may grow to')}`);
+    if (pool.availableBytes < input.diskBytes)
+      throw new PlacementError(
+        `${host.name}: ${noRoom(host.pool, pool.availableBytes, input.diskBytes, "the proxy's disk may grow to")}`,
+      );
     const network = await networkProblem(host, api);
     if (network) throw new PlacementError(`${host.name}: ${network}`);
     return { host, api, reason: `${host.name}: asked for` };
   }
   const { usable, rejected } = await candidates(input);
-  if (!usable.length) throw new PlacementError(`no host can take the proxy: ${rejected.join('; ') || 'the config has no hosts'}`);
+  if (!usable.length)
+    throw new PlacementError(`no host can take the proxy: ${rejected.join('; ') || 'the config has no hosts'}`);
   // Most free memory first; ties go to config order (stable sort).
   const best = [...usable].sort((a, b) => b.free - a.free)[0]!;
-  return { host: best.host, api: best.api, reason: `${best.host.name}: most free memory (${gib(best.free)}) with room in pool ${best.host.pool}` };
+  return {
+    host: best.host,
+    api: best.api,
+    reason: `${best.host.name}: most free memory (${gib(best.free)}) with room in pool ${best.host.pool}`,
+  };
 }

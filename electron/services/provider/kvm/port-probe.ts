@@ -37,15 +37,24 @@ export function tcpConnect(address: string, port: number, signal: AbortSignal): 
 export function netnsConnect(netns: string, address: string, port: number, signal: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     // Address and port are passed as arguments, never pasted into the script.
-    execFile('ip', ['netns', 'exec', netns, 'bash', '-c', 'exec 3<>"/dev/tcp/$1/$2"', 'probe', address, String(port)], { signal, timeout: 5_000 }, (err) => resolve(!err));
+    execFile(
+      'ip',
+      ['netns', 'exec', netns, 'bash', '-c', 'exec 3<>"/dev/tcp/$1/$2"', 'probe', address, String(port)],
+      { signal, timeout: 5_000 },
+      (err) => resolve(!err),
+    );
   });
 }
 
 /** The probe of a configured host: local, local inside a namespace, or from the SSH host. */
-export function createPortProbe(options: { sshPool: SshConnectionPool; env: Readonly<Record<string, string | undefined>> }): PortProbe {
+export function createPortProbe(options: {
+  sshPool: SshConnectionPool;
+  env: Readonly<Record<string, string | undefined>>;
+}): PortProbe {
   const netns = options.env[PROBE_NETNS_ENV];
   return async (host: ResolvedKVMHost, address: string, port: number, signal: AbortSignal): Promise<boolean> => {
-    if (host.address === 'local') return netns ? netnsConnect(netns, address, port, signal) : tcpConnect(address, port, signal);
+    if (host.address === 'local')
+      return netns ? netnsConnect(netns, address, port, signal) : tcpConnect(address, port, signal);
     const settings = await options.sshPool.resolve(sshTargetOf(host));
     try {
       const stream = await options.sshPool.openTcp(settings, address, port, signal);

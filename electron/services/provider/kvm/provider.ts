@@ -12,7 +12,16 @@ import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContex
 import { PlacementError, ProxyNotFoundError } from './errors.js';
 import { type BakeOptions, type BakeResult, bake } from './bake.js';
 import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
-import { type FleetListing, type ProxyInspection, findProxy, inspectProxy, isRunning, listFleet, locate, nicOf } from './fleet.js';
+import {
+  type FleetListing,
+  type ProxyInspection,
+  findProxy,
+  inspectProxy,
+  isRunning,
+  listFleet,
+  locate,
+  nicOf,
+} from './fleet.js';
 import { reportingEntry } from './hypervisors.js';
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
 import { instanceIds, instanceVolumes } from './names.js';
@@ -84,11 +93,18 @@ export class KvmProvider {
    * `connected`, only those hosts are asked (the launch itself tries every host). Throws
    * PlacementError when no host can take it, SpecError for an unknown machine type.
    */
-  async placement(input: { host?: string; machineType?: string; connected?: ReadonlySet<string> }): Promise<{ host: string; reason: string }> {
+  async placement(input: {
+    host?: string;
+    machineType?: string;
+    connected?: ReadonlySet<string>;
+  }): Promise<{ host: string; reason: string }> {
     const { machineType } = resolveMachineType(this.ctx.config, input.machineType);
     // A preview asks only hosts that are connected: it must never start connections (a host that keeps failing would be retried on every look).
-    const hosts = input.connected ? this.ctx.config.hosts.filter((h) => input.connected!.has(h.name)) : this.ctx.config.hosts;
-    if (input.host === undefined && hosts.length === 0) throw new PlacementError('no host is connected yet (see Hosts)');
+    const hosts = input.connected
+      ? this.ctx.config.hosts.filter((h) => input.connected!.has(h.name))
+      : this.ctx.config.hosts;
+    if (input.host === undefined && hosts.length === 0)
+      throw new PlacementError('no host is connected yet (see Hosts)');
     const chosen = await place({
       hosts: input.host === undefined ? hosts : this.ctx.config.hosts,
       apiFor: this.ctx.apiFor,
@@ -205,7 +221,9 @@ export class KvmProvider {
       if (unreachable.some((u) => u.startsWith(`${host.name} `))) continue;
       const api = await this.ctx.apiFor(host.name).catch(() => undefined);
       if (!api) continue;
-      const refs = instanceIds(name).flatMap((id) => Object.values(instanceVolumes(id)).map((volume) => ({ pool: host.pool, volume })));
+      const refs = instanceIds(name).flatMap((id) =>
+        Object.values(instanceVolumes(id)).map((volume) => ({ pool: host.pool, volume })),
+      );
       const removed = await deleteVolumes(this.ctx, host.name, api, refs).catch(() => []);
       if (removed.length) {
         await this.ctx.credentials.delete(name);
@@ -239,7 +257,11 @@ export class KvmProvider {
    */
   async expire(): Promise<ExpireReport> {
     const listing = await this.list();
-    const report: ExpireReport = { deleted: [], failed: [], unreachable: listing.hosts.filter((h) => !h.ok).map((h) => ({ host: h.host, error: h.error ?? 'not reachable' })) };
+    const report: ExpireReport = {
+      deleted: [],
+      failed: [],
+      unreachable: listing.hosts.filter((h) => !h.ok).map((h) => ({ host: h.host, error: h.error ?? 'not reachable' })),
+    };
     for (const p of expiredProxies(this.ctx, listing.proxies)) {
       const expiresAt = p.expiresAt!;
       try {

@@ -20,7 +20,12 @@ export interface ProxySoftware {
 
 /** Per kind: tinyproxy for http, Dante (`danted`) for socks5. */
 export const PROXY_SOFTWARE: Readonly<Record<ProxyKind, ProxySoftware>> = {
-  http: { packages: ['tinyproxy'], binary: 'tinyproxy', unit: 'tinyproxy', configPath: '/etc/tinyproxy/tinyproxy.conf' },
+  http: {
+    packages: ['tinyproxy'],
+    binary: 'tinyproxy',
+    unit: 'tinyproxy',
+    configPath: '/etc/tinyproxy/tinyproxy.conf',
+  },
   socks5: { packages: ['dante-server'], binary: 'danted', unit: 'danted', configPath: '/etc/danted.conf' },
 };
 

@@ -37,7 +37,12 @@ export interface Nic {
  * network namespace may fail ("wrong nlmsg len"): both are reported, never fatal. Leases
  * come from the network the interface is on (its XML), else the host entry's network.
  */
-export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, domain: string, nic: Nic): Promise<AddressReport> {
+export async function collectAddresses(
+  api: LibvirtApi,
+  host: ResolvedKVMHost,
+  domain: string,
+  nic: Nic,
+): Promise<AddressReport> {
   const { mac } = nic;
   const network = nic.network ?? host.network;
   const problems: AddressReport['problems'] = {};
@@ -57,8 +62,12 @@ export async function collectAddresses(api: LibvirtApi, host: ResolvedKVMHost, d
     ask('agent', () => api.interfaceAddresses(domain, 'agent')),
     ask('arp', () => api.interfaceAddresses(domain, 'arp')),
   ]);
-  if (!network) problems.lease = `host ${host.name} uses bridge ${host.bridge ?? '?'}: libvirt has no DHCP leases for it`;
-  const addresses = currentAddresses([...lease, ...agent, ...arp].filter((a) => sameMac(a) && usable(a)), true);
+  if (!network)
+    problems.lease = `host ${host.name} uses bridge ${host.bridge ?? '?'}: libvirt has no DHCP leases for it`;
+  const addresses = currentAddresses(
+    [...lease, ...agent, ...arp].filter((a) => sameMac(a) && usable(a)),
+    true,
+  );
   return lost === undefined ? { addresses, problems } : { addresses, problems, lost };
 }
 
@@ -137,7 +146,8 @@ export async function waitForProxy(o: WaitOptions): Promise<WaitResult> {
   let stopped: string | undefined;
   const onEvent = (e: DomainEvent): void => {
     if (e.domain !== o.domain) return;
-    if (e.event === 'STOPPED' || e.event === 'CRASHED' || e.event === 'UNDEFINED') stopped = `the domain ${e.event.toLowerCase()}`;
+    if (e.event === 'STOPPED' || e.event === 'CRASHED' || e.event === 'UNDEFINED')
+      stopped = `the domain ${e.event.toLowerCase()}`;
     wake?.();
   };
   const unsubscribe = await o.api.onLifecycle(onEvent).catch(() => undefined);
@@ -187,8 +197,22 @@ function describe(report: AddressReport, o: WaitOptions, lastProbe: string, stop
   const parts: string[] = [];
   if (stopped) parts.push(stopped);
   const lease = report.addresses.filter((a) => a.source === 'lease');
-  if (o.host.network) parts.push(lease.length ? `DHCP lease ${lease.map((a) => a.address).join(', ')}` : `no DHCP lease for ${o.mac} on network ${o.host.network} yet`);
-  parts.push(report.problems.agent ? `guest agent not answering (${report.problems.agent})` : `guest agent reports ${report.addresses.filter((a) => a.source === 'agent').map((a) => a.address).join(', ') || 'no address'}`);
+  if (o.host.network)
+    parts.push(
+      lease.length
+        ? `DHCP lease ${lease.map((a) => a.address).join(', ')}`
+        : `no DHCP lease for ${o.mac} on network ${o.host.network} yet`,
+    );
+  parts.push(
+    report.problems.agent
+      ? `guest agent not answering (${report.problems.agent})`
+      : `guest agent reports ${
+          report.addresses
+            .filter((a) => a.source === 'agent')
+            .map((a) => a.address)
+            .join(', ') || 'no address'
+        }`,
+  );
   const arp = report.addresses.filter((a) => a.source === 'arp');
   if (arp.length) parts.push(`ARP ${arp.map((a) => a.address).join(', ')}`);
   if (report.addresses.length) parts.push(`port ${o.port} closed${lastProbe ? ` (${lastProbe})` : ''}`);

@@ -78,7 +78,9 @@ export async function reconcile(ctx: ProviderContext, options: ReconcileOptions 
         const volumesOf = (pool: string): Promise<Set<string>> => {
           let p = pools.get(pool);
           if (!p) {
-            p = ctx.queues.run(leader.name, () => api.refreshPool(pool)).then(async () => new Set(await api.listVolumes(pool)));
+            p = ctx.queues
+              .run(leader.name, () => api.refreshPool(pool))
+              .then(async () => new Set(await api.listVolumes(pool)));
             pools.set(pool, p);
           }
           return p;
@@ -111,7 +113,12 @@ export async function reconcile(ctx: ProviderContext, options: ReconcileOptions 
             continue;
           }
           if (!missing.length) continue;
-          const finding: ReconcileFinding = { kind: 'broken-domain', host: host.name, object: domain.name, detail: `proxy ${meta.name}: volume${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing` };
+          const finding: ReconcileFinding = {
+            kind: 'broken-domain',
+            host: host.name,
+            object: domain.name,
+            detail: `proxy ${meta.name}: volume${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing`,
+          };
           if (options.fix && meta.launchedBy && !isMine(meta.launchedBy, ctx.identity) && !options.force) {
             finding.fixed = false;
             finding.error = `not yours: launched by ${ownerText(meta.launchedBy)} (reconcile --fix --force removes it)`;
@@ -120,7 +127,8 @@ export async function reconcile(ctx: ProviderContext, options: ReconcileOptions 
               if (domain.state !== 'shutoff') await api.destroyDomain(domain.name).catch(() => undefined);
               await api.undefineDomain(domain.name);
               await ctx.queues.run(leader.name, async () => {
-                for (const ref of own) if ((await volumesOf(ref.pool)).has(ref.volume)) await api.deleteVolume(ref.pool, ref.volume);
+                for (const ref of own)
+                  if ((await volumesOf(ref.pool)).has(ref.volume)) await api.deleteVolume(ref.pool, ref.volume);
               });
               await ctx.credentials.delete(meta.name);
             });
@@ -142,13 +150,19 @@ export async function reconcile(ctx: ProviderContext, options: ReconcileOptions 
           for (const volume of volumes) {
             const owner = instanceOfVolume(volume);
             if (!isInstanceVolume(volume) || !owner || names.has(owner) || ctx.launching.has(owner)) continue;
-            const finding: ReconcileFinding = { kind: 'orphan-volume', host: member.name, object: volume, detail: `volume in pool ${member.pool} with no domain ${owner}` };
+            const finding: ReconcileFinding = {
+              kind: 'orphan-volume',
+              host: member.name,
+              object: volume,
+              detail: `volume in pool ${member.pool} with no domain ${owner}`,
+            };
             const changed = await api.volumeChangedAt(member.pool, volume).catch(() => undefined);
             const age = changed === undefined ? undefined : ctx.now() - changed;
             if (age !== undefined && age < ORPHAN_GRACE_MS) {
               finding.deferred = true;
               finding.detail += `, changed ${Math.max(0, Math.round(age / 1000))} s ago: a launch may be under way in another process, so it is left alone until it is ${ORPHAN_GRACE_MS / 60_000} min old`;
-            } else if (options.fix) await attempt(finding, () => ctx.queues.run(leader.name, () => api.deleteVolume(member.pool, volume)));
+            } else if (options.fix)
+              await attempt(finding, () => ctx.queues.run(leader.name, () => api.deleteVolume(member.pool, volume)));
             report.findings.push(finding);
           }
         }
@@ -161,12 +175,19 @@ export async function reconcile(ctx: ProviderContext, options: ReconcileOptions 
   if (!report.unreachable.length) {
     for (const name of await ctx.credentials.names()) {
       if (fleet.has(name) || instanceIds(name).some((id) => ctx.launching.has(id))) continue;
-      const finding: ReconcileFinding = { kind: 'stale-credentials', object: name, detail: `stored credentials of proxy ${name}, which exists on no host` };
+      const finding: ReconcileFinding = {
+        kind: 'stale-credentials',
+        object: name,
+        detail: `stored credentials of proxy ${name}, which exists on no host`,
+      };
       if (options.fix) await attempt(finding, () => ctx.credentials.delete(name));
       report.findings.push(finding);
     }
   }
-  report.findings.sort((a, b) => a.kind.localeCompare(b.kind) || (a.host ?? '').localeCompare(b.host ?? '') || a.object.localeCompare(b.object));
+  report.findings.sort(
+    (a, b) =>
+      a.kind.localeCompare(b.kind) || (a.host ?? '').localeCompare(b.host ?? '') || a.object.localeCompare(b.object),
+  );
   return report;
 }
 

@@ -5,7 +5,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
 import { DEFAULT_ALLOW } from '../../../../shared/net.js';
-import { type ProxyCredentials, type ProxyKind, type ProxySpec, SOCKS5_DEFAULT_PORT } from '../../../../shared/proxy.js';
+import {
+  type ProxyCredentials,
+  type ProxyKind,
+  type ProxySpec,
+  SOCKS5_DEFAULT_PORT,
+} from '../../../../shared/proxy.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { buildMetaData, buildUserData, buildVendorData } from './cloud-config.js';
 import { type CpuMode, buildDomainXml } from './domain-xml.js';
@@ -40,11 +45,17 @@ export interface ResolvedSpec {
 }
 
 /** The machine type asked for, or the config's default; SpecError when there is none by that name. */
-export function resolveMachineType(config: ResolvedKVMConfig, asked: string | undefined): { name: string; machineType: ResolvedKVMConfig['machineTypes'][string] } {
+export function resolveMachineType(
+  config: ResolvedKVMConfig,
+  asked: string | undefined,
+): { name: string; machineType: ResolvedKVMConfig['machineTypes'][string] } {
   const name = asked ?? config.defaults.machineType;
   if (!name) throw new SpecError('no machine type given and the config names no default (kvm.defaults.machineType)');
   const machineType = config.machineTypes[name];
-  if (!machineType) throw new SpecError(`no machine type named ${JSON.stringify(name)} (known: ${Object.keys(config.machineTypes).join(', ')})`);
+  if (!machineType)
+    throw new SpecError(
+      `no machine type named ${JSON.stringify(name)} (known: ${Object.keys(config.machineTypes).join(', ')})`,
+    );
   return { name, machineType };
 }
 
@@ -53,13 +64,22 @@ export function resolveMachineType(config: ResolvedKVMConfig, asked: string | un
  * `proxy.port` (http) or {@link SOCKS5_DEFAULT_PORT}, allow list from {@link DEFAULT_ALLOW}, generated credentials. The host
  * is chosen by the caller (placement needs live host data).
  */
-export function resolveSpec(spec: ProxySpec, config: ResolvedKVMConfig, host: ResolvedKVMHost, generate: () => ProxyCredentials = generateCredentials): ResolvedSpec {
+export function resolveSpec(
+  spec: ProxySpec,
+  config: ResolvedKVMConfig,
+  host: ResolvedKVMHost,
+  generate: () => ProxyCredentials = generateCredentials,
+): ResolvedSpec {
   checkProxyName(spec.name);
   const { name: machineTypeName, machineType } = resolveMachineType(config, spec.machineType);
   const imageName = spec.image ?? config.defaults.image;
   const known = Object.keys(config.images);
   if (!imageName) {
-    throw new SpecError(known.length ? 'no image given and the config names no default (kvm.defaults.image)' : 'no image given and the config has none: add one under kvm.images');
+    throw new SpecError(
+      known.length
+        ? 'no image given and the config names no default (kvm.defaults.image)'
+        : 'no image given and the config has none: add one under kvm.images',
+    );
   }
   const image = config.images[imageName];
   if (!image) throw new SpecError(`no image named ${JSON.stringify(imageName)} (known: ${known.join(', ') || 'none'})`);
@@ -151,7 +171,10 @@ function isDefaultAllow(allow: readonly string[]): boolean {
 
 export function renderProxy(spec: ResolvedSpec, options: RenderOptions): RenderedProxy {
   const id = options.id ?? instanceId(spec.name);
-  const volumes = { ...instanceVolumes(id), base: options.baseVolume ?? baseVolumeName(spec.image.sha256, spec.image.format) };
+  const volumes = {
+    ...instanceVolumes(id),
+    base: options.baseVolume ?? baseVolumeName(spec.image.sha256, spec.image.format),
+  };
   const metadata = InstanceMetadataSchema.parse({
     formatVersion: METADATA_FORMAT_VERSION,
     name: spec.name,
@@ -170,7 +193,12 @@ export function renderProxy(spec: ResolvedSpec, options: RenderOptions): Rendere
     ...(options.replaces ? { replaces: options.replaces } : {}),
   });
   const proxy = { port: spec.port, allow: spec.allow, ...(spec.credentials ? { credentials: spec.credentials } : {}) };
-  const userData = buildUserData({ hostname: spec.name, ...(spec.kind ? { kind: spec.kind } : {}), proxy, ...(options.baked ? { baked: true } : {}) });
+  const userData = buildUserData({
+    hostname: spec.name,
+    ...(spec.kind ? { kind: spec.kind } : {}),
+    proxy,
+    ...(options.baked ? { baked: true } : {}),
+  });
   const metaData = buildMetaData(id, spec.name);
   const vendorData = buildVendorData(spec.vendorData);
   const seedIso = buildNoCloudSeed({ userData, metaData, vendorData });

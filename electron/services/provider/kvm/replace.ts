@@ -60,7 +60,12 @@ export interface ReplaceResult {
  * stored credentials, checked against the spec hash it recorded; ReplaceError when it
  * does not reproduce (a replacement would then be a different proxy).
  */
-export function rebuildSpec(ctx: ProviderContext, meta: NonNullable<ReturnType<typeof metadataOf>>, credentials: ProxyCredentials | undefined, allow: string[] | undefined): Omit<ProxySpec, 'host'> {
+export function rebuildSpec(
+  ctx: ProviderContext,
+  meta: NonNullable<ReturnType<typeof metadataOf>>,
+  credentials: ProxyCredentials | undefined,
+  allow: string[] | undefined,
+): Omit<ProxySpec, 'host'> {
   const host = ctx.config.hosts.find((h) => h.name === meta.host);
   const base: Omit<ProxySpec, 'host'> = {
     name: meta.name,
@@ -73,10 +78,15 @@ export function rebuildSpec(ctx: ProviderContext, meta: NonNullable<ReturnType<t
     ...(meta.expiresAt !== undefined ? { expiresAt: meta.expiresAt } : {}),
     ...(credentials ? { credentials } : { auth: false }),
   };
-  if (!host) throw new ReplaceError(`proxy ${meta.name} was launched on host ${meta.host}, which the config no longer has: its spec cannot be checked`);
+  if (!host)
+    throw new ReplaceError(
+      `proxy ${meta.name} was launched on host ${meta.host}, which the config no longer has: its spec cannot be checked`,
+    );
   const hashOf = (spec: Omit<ProxySpec, 'host'>): string | undefined => {
     try {
-      return specHash(resolveSpec({ ...spec, host: host.name }, ctx.config, host, () => ({ username: 'check', password: 'check' })));
+      return specHash(
+        resolveSpec({ ...spec, host: host.name }, ctx.config, host, () => ({ username: 'check', password: 'check' })),
+      );
     } catch {
       return undefined;
     }
@@ -85,7 +95,9 @@ export function rebuildSpec(ctx: ProviderContext, meta: NonNullable<ReturnType<t
   if (!credentials) {
     const { auth: _off, ...withAuth } = base;
     if (hashOf(withAuth) === meta.specHash) {
-      throw new ReplaceError(`the credentials of ${meta.name} are not stored on this workstation: a replacement would get new ones, and its clients' URLs would change beyond the address (replace it from the workstation that launched it)`);
+      throw new ReplaceError(
+        `the credentials of ${meta.name} are not stored on this workstation: a replacement would get new ones, and its clients' URLs would change beyond the address (replace it from the workstation that launched it)`,
+      );
     }
   }
   throw new ReplaceError(
@@ -93,14 +105,23 @@ export function rebuildSpec(ctx: ProviderContext, meta: NonNullable<ReturnType<t
   );
 }
 
-export async function replaceProxy(ctx: ProviderContext, name: string, options: ReplaceOptions = {}): Promise<ReplaceResult> {
+export async function replaceProxy(
+  ctx: ProviderContext,
+  name: string,
+  options: ReplaceOptions = {},
+): Promise<ReplaceResult> {
   const old = await locate(ctx, name);
   checkOwnership(ctx, old.metadata, 'replace', options.force);
   if (options.host !== undefined && !ctx.config.hosts.some((h) => h.name === options.host)) {
-    throw new ReplaceError(`no host named ${JSON.stringify(options.host)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ')})`);
+    throw new ReplaceError(
+      `no host named ${JSON.stringify(options.host)} (known: ${ctx.config.hosts.map((h) => h.name).join(', ')})`,
+    );
   }
   const credentials = await ctx.credentials.get(name);
-  const spec: ProxySpec = { ...rebuildSpec(ctx, old.metadata, credentials, options.allow), host: options.host ?? old.host.name };
+  const spec: ProxySpec = {
+    ...rebuildSpec(ctx, old.metadata, credentials, options.allow),
+    host: options.host ?? old.host.name,
+  };
   const replacing = { domain: old.domain.name, host: old.host.name };
   const launchOptions: LaunchOptions = {
     wait: true,

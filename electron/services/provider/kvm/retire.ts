@@ -10,7 +10,10 @@ import type { Located } from './fleet.js';
 import type { LibvirtApi } from './libvirt-api.js';
 
 /** Destroys and undefines the located domain, then deletes its volumes; returns what was removed, in order. */
-export async function removeDomain(ctx: ProviderContext, found: Pick<Located, 'host' | 'api' | 'domain'>): Promise<string[]> {
+export async function removeDomain(
+  ctx: ProviderContext,
+  found: Pick<Located, 'host' | 'api' | 'domain'>,
+): Promise<string[]> {
   const { host, api, domain } = found;
   // Read before the domain goes: afterwards nothing says where its disks were.
   const own = ownVolumes(domain);
@@ -28,7 +31,12 @@ export async function removeDomain(ctx: ProviderContext, found: Pick<Located, 'h
 }
 
 /** Deletes the volumes that exist among `refs`, one host's pool operations at a time. */
-export async function deleteVolumes(ctx: ProviderContext, hostName: string, api: LibvirtApi, refs: readonly VolumeRef[]): Promise<string[]> {
+export async function deleteVolumes(
+  ctx: ProviderContext,
+  hostName: string,
+  api: LibvirtApi,
+  refs: readonly VolumeRef[],
+): Promise<string[]> {
   return ctx.queues.run(hostName, async () => {
     const removed: string[] = [];
     for (const { pool, volume } of refs) {
@@ -37,7 +45,9 @@ export async function deleteVolumes(ctx: ProviderContext, hostName: string, api:
         await api.deleteVolume(pool, volume);
         removed.push(`volume ${volume}`);
       } catch (err) {
-        throw new Error(`cannot delete volume ${volume} in pool ${pool} on ${hostName}: ${messageOf(err)}`, { cause: err });
+        throw new Error(`cannot delete volume ${volume} in pool ${pool} on ${hostName}: ${messageOf(err)}`, {
+          cause: err,
+        });
       }
     }
     return removed;

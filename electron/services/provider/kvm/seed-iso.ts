@@ -100,8 +100,10 @@ function quoted(name: string): string {
 export function checkSeedFileName(name: string): string {
   if (typeof name !== 'string' || name.length === 0) throw new SeedIsoError('seed file name must not be empty');
   const rule = `a seed file name is 1-${NAME_MAX} characters of a-z, 0-9, "-", "_" and "."`;
-  if (name.length > NAME_MAX) throw new SeedIsoError(`seed file name ${quoted(name)} is ${name.length} characters long: ${rule}`);
-  if (!NAME_CHARS.test(name)) throw new SeedIsoError(`seed file name ${quoted(name)} is invalid: ${rule} (no "/", no uppercase)`);
+  if (name.length > NAME_MAX)
+    throw new SeedIsoError(`seed file name ${quoted(name)} is ${name.length} characters long: ${rule}`);
+  if (!NAME_CHARS.test(name))
+    throw new SeedIsoError(`seed file name ${quoted(name)} is invalid: ${rule} (no "/", no uppercase)`);
   // Linux isofs drops a trailing '.' (it reads "NAME.;1" as NAME), so such a name would not survive.
   if (name === '.' || name === '..' || name.endsWith('.')) {
     throw new SeedIsoError(`seed file name ${quoted(name)} is invalid: it must not end with "."`);
@@ -118,7 +120,8 @@ interface PreparedFile {
 
 function prepareFiles(files: readonly SeedFile[]): PreparedFile[] {
   if (!Array.isArray(files)) throw new SeedIsoError('seed files must be an array of { name, data }');
-  if (files.length > MAX_SEED_FILES) throw new SeedIsoError(`a seed holds at most ${MAX_SEED_FILES} files, got ${files.length}`);
+  if (files.length > MAX_SEED_FILES)
+    throw new SeedIsoError(`a seed holds at most ${MAX_SEED_FILES} files, got ${files.length}`);
   const seen = new Set<string>();
   let total = 0;
   const prepared: PreparedFile[] = [];
@@ -131,7 +134,9 @@ function prepareFiles(files: readonly SeedFile[]): PreparedFile[] {
     else if (file.data instanceof Uint8Array) data = file.data;
     else throw new SeedIsoError(`seed file ${quoted(name)}: data must be a string or a Uint8Array`);
     if (data.length > MAX_SEED_FILE_BYTES) {
-      throw new SeedIsoError(`seed file ${quoted(name)} is ${bytesAndSize(data.length)}; a seed file may be at most ${bytesAndSize(MAX_SEED_FILE_BYTES)}`);
+      throw new SeedIsoError(
+        `seed file ${quoted(name)} is ${bytesAndSize(data.length)}; a seed file may be at most ${bytesAndSize(MAX_SEED_FILE_BYTES)}`,
+      );
     }
     total += data.length;
     if (total > MAX_SEED_TOTAL_BYTES) {
@@ -141,19 +146,26 @@ function prepareFiles(files: readonly SeedFile[]): PreparedFile[] {
     }
     prepared.push({ name, identifier: Buffer.from(`${name};1`, 'latin1'), data, extent: 0 });
   }
-  return prepared.sort((a, b) => compareFileIdentifiers(a.identifier.toString('latin1'), b.identifier.toString('latin1')));
+  return prepared.sort((a, b) =>
+    compareFileIdentifiers(a.identifier.toString('latin1'), b.identifier.toString('latin1')),
+  );
 }
 
 function checkOptions(options: SeedIsoOptions): { volumeId: string; timestamp: Date } {
   const volumeId = options.volumeId ?? NOCLOUD_VOLUME_ID;
   if (typeof volumeId !== 'string' || !VOLUME_ID.test(volumeId)) {
-    throw new SeedIsoError(`volume id ${JSON.stringify(volumeId)} is invalid: 1-32 characters of A-Z, a-z, 0-9, "_" and "-"`);
+    throw new SeedIsoError(
+      `volume id ${JSON.stringify(volumeId)} is invalid: 1-32 characters of A-Z, a-z, 0-9, "_" and "-"`,
+    );
   }
   const timestamp = options.timestamp ?? DEFAULT_SEED_TIMESTAMP;
-  if (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime())) throw new SeedIsoError('timestamp must be a valid Date');
+  if (!(timestamp instanceof Date) || Number.isNaN(timestamp.getTime()))
+    throw new SeedIsoError('timestamp must be a valid Date');
   const year = timestamp.getUTCFullYear();
   if (year < MIN_YEAR || year > MAX_YEAR) {
-    throw new SeedIsoError(`timestamp ${timestamp.toISOString()} cannot be recorded: ISO9660 dates cover the years ${MIN_YEAR}-${MAX_YEAR}`);
+    throw new SeedIsoError(
+      `timestamp ${timestamp.toISOString()} cannot be recorded: ISO9660 dates cover the years ${MIN_YEAR}-${MAX_YEAR}`,
+    );
   }
   return { volumeId, timestamp };
 }
@@ -180,7 +192,13 @@ function writeVolumeDescriptorHeader(iso: Buffer, sector: number, type: number):
   return at;
 }
 
-function writePrimaryVolumeDescriptor(iso: Buffer, volumeId: string, volumeSectors: number, rootSize: number, timestamp: Date): void {
+function writePrimaryVolumeDescriptor(
+  iso: Buffer,
+  volumeId: string,
+  volumeSectors: number,
+  rootSize: number,
+  timestamp: Date,
+): void {
   const at = writeVolumeDescriptorHeader(iso, PVD_SECTOR, VD_PRIMARY);
   putPadded(iso, at + 8, 32, ''); // system identifier
   putPadded(iso, at + 40, 32, volumeId);
@@ -191,7 +209,12 @@ function writePrimaryVolumeDescriptor(iso: Buffer, volumeId: string, volumeSecto
   putBoth32(iso, at + 132, PATH_TABLE_SIZE);
   iso.writeUInt32LE(L_PATH_TABLE_SECTOR, at + 140); // optional L table at +144 stays 0: none
   iso.writeUInt32BE(M_PATH_TABLE_SECTOR, at + 148); // optional M table at +152 stays 0: none
-  writeDirRecord(iso, at + 156, { extent: ROOT_SECTOR, dataLength: rootSize, flags: FLAG_DIRECTORY, identifier: Buffer.from([0]) }, shortDate(timestamp));
+  writeDirRecord(
+    iso,
+    at + 156,
+    { extent: ROOT_SECTOR, dataLength: rootSize, flags: FLAG_DIRECTORY, identifier: Buffer.from([0]) },
+    shortDate(timestamp),
+  );
   putPadded(iso, at + 190, 128, ''); // volume set identifier
   putPadded(iso, at + 318, 128, ''); // publisher
   putPadded(iso, at + 446, 128, ''); // data preparer
@@ -258,7 +281,12 @@ export function buildSeedIso(files: readonly SeedFile[], options: SeedIsoOptions
   writeDirRecord(iso, rootAt + directory.offsets[0]!, { ...self, identifier: dot }, recorded);
   writeDirRecord(iso, rootAt + directory.offsets[1]!, { ...self, identifier: dotdot }, recorded);
   prepared.forEach((file, i) => {
-    writeDirRecord(iso, rootAt + directory.offsets[i + 2]!, { extent: file.extent, dataLength: file.data.length, flags: 0, identifier: file.identifier }, recorded);
+    writeDirRecord(
+      iso,
+      rootAt + directory.offsets[i + 2]!,
+      { extent: file.extent, dataLength: file.data.length, flags: 0, identifier: file.identifier },
+      recorded,
+    );
     iso.set(file.data, file.extent * SECTOR_SIZE);
   });
   return iso;

@@ -13,9 +13,19 @@ import { create } from 'xmlbuilder2';
 import { z } from 'zod';
 import { hasControlCharacters } from '../../../../shared/text.js';
 
-const name = z.string().min(1).max(255).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be letters, digits, ".", "_", "+" and "-"');
-const absolutePath = z.string().startsWith('/').refine((p) => !hasControlCharacters(p), 'must not contain control characters');
-const id = z.int().min(0).max(2 ** 32 - 1);
+const name = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be letters, digits, ".", "_", "+" and "-"');
+const absolutePath = z
+  .string()
+  .startsWith('/')
+  .refine((p) => !hasControlCharacters(p), 'must not contain control characters');
+const id = z
+  .int()
+  .min(0)
+  .max(2 ** 32 - 1);
 
 /** A transient dir pool over `path`. */
 export function buildStagingPoolXml(poolName: string, path: string): string {

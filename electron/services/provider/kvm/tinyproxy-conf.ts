@@ -14,10 +14,15 @@ export { type ProxyCredentials, ProxyCredentialsSchema } from '../../../../share
 export const TinyproxySpecSchema = z.object({
   port: z.int().min(1).max(65535),
   /** Clients allowed to use the proxy; never empty: a proxy is never open to the world by default. */
-  allow: z.array(z.string().refine(isCidr, 'must be an IP address or CIDR block')).min(1, 'at least one allowed client address or block is required'),
+  allow: z
+    .array(z.string().refine(isCidr, 'must be an IP address or CIDR block'))
+    .min(1, 'at least one allowed client address or block is required'),
   credentials: ProxyCredentialsSchema.optional(),
   /** The name in the Via header; a fixed name keeps the guest's hostname out of requests. */
-  viaProxyName: z.string().regex(/^[A-Za-z0-9._-]{1,63}$/).default('egress-proxy'),
+  viaProxyName: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,63}$/)
+    .default('egress-proxy'),
 });
 export type TinyproxySpec = z.input<typeof TinyproxySpecSchema>;
 

@@ -10,7 +10,11 @@ import { hasControlCharacters } from '../../../../shared/text.js';
 /** One GiB, the unit of machine types' diskGiB. */
 export const GIB = 1024 ** 3;
 
-const volumeName = z.string().min(1).max(255).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be letters, digits, ".", "_", "+" and "-"');
+const volumeName = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'must be letters, digits, ".", "_", "+" and "-"');
 const bytes = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 const format = z.enum(['qcow2', 'raw']);
 
@@ -18,7 +22,10 @@ export const OverlaySpecSchema = z.object({
   name: volumeName,
   capacityBytes: bytes,
   /** The base volume's path on the host: the only path a launch ever looks up. */
-  backingPath: z.string().startsWith('/').refine((p) => !hasControlCharacters(p), 'must not contain control characters'),
+  backingPath: z
+    .string()
+    .startsWith('/')
+    .refine((p) => !hasControlCharacters(p), 'must not contain control characters'),
   backingFormat: format,
 });
 export type OverlaySpec = z.infer<typeof OverlaySpecSchema>;

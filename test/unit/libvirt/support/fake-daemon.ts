@@ -6,7 +6,14 @@ import type { Duplex } from 'node:stream';
 import { LibvirtClient, type ClientOptions } from '../../../../electron/libvirt/client.js';
 import { type Codec, encodeToBuffer } from '../../../../electron/libvirt/codec.js';
 import { PacketParser } from '../../../../electron/libvirt/framing.js';
-import { MessageStatus, MessageType, type Packet, type PacketHeader, Program, encodePacket } from '../../../../electron/libvirt/packet.js';
+import {
+  MessageStatus,
+  MessageType,
+  type Packet,
+  type PacketHeader,
+  Program,
+  encodePacket,
+} from '../../../../electron/libvirt/packet.js';
 import { type ProcedureName, procedures } from '../../../../electron/libvirt/procedures.js';
 import { remoteError } from '../../../../electron/libvirt/types.js';
 import { duplexPair } from './duplex-pair.js';
@@ -64,14 +71,26 @@ export class FakeDaemon {
 
   /** Answers the handshake: no auth, keepalive supported (or not), open succeeds. */
   handshake(options: { keepalive?: boolean; auth?: number[] } = {}): this {
-    return this.handle('AUTH_LIST', (c, d) => d.reply(c, encodeToBuffer(procedures.AUTH_LIST.reply, options.auth ?? [0])))
-      .handle('CONNECT_SUPPORTS_FEATURE', (c, d) => d.reply(c, encodeToBuffer(procedures.CONNECT_SUPPORTS_FEATURE.reply, options.keepalive ?? false)))
+    return this.handle('AUTH_LIST', (c, d) =>
+      d.reply(c, encodeToBuffer(procedures.AUTH_LIST.reply, options.auth ?? [0])),
+    )
+      .handle('CONNECT_SUPPORTS_FEATURE', (c, d) =>
+        d.reply(c, encodeToBuffer(procedures.CONNECT_SUPPORTS_FEATURE.reply, options.keepalive ?? false)),
+      )
       .handle('CONNECT_OPEN', (c, d) => d.reply(c))
       .handle('CONNECT_CLOSE', (c, d) => d.reply(c));
   }
 
   send(header: Partial<PacketHeader>, payload?: Uint8Array): void {
-    const full: PacketHeader = { prog: Program.REMOTE, vers: 1, proc: 0, type: MessageType.REPLY, serial: 0, status: MessageStatus.OK, ...header };
+    const full: PacketHeader = {
+      prog: Program.REMOTE,
+      vers: 1,
+      proc: 0,
+      type: MessageType.REPLY,
+      serial: 0,
+      status: MessageStatus.OK,
+      ...header,
+    };
     this.end.write(encodePacket(full, payload));
   }
 
@@ -82,7 +101,10 @@ export class FakeDaemon {
 
   /** REPLY/OK to `call`. */
   reply(call: Packet, payload?: Uint8Array): void {
-    this.send({ prog: call.header.prog, proc: call.header.proc, serial: call.header.serial, type: MessageType.REPLY }, payload);
+    this.send(
+      { prog: call.header.prog, proc: call.header.proc, serial: call.header.serial, type: MessageType.REPLY },
+      payload,
+    );
   }
 
   /** REPLY/OK encoded with the procedure's reply codec. */
@@ -92,7 +114,10 @@ export class FakeDaemon {
 
   /** REPLY/ERROR to `call`. */
   replyError(call: Packet, code: number, message: string, type: number = MessageType.REPLY): void {
-    this.send({ prog: call.header.prog, proc: call.header.proc, serial: call.header.serial, type, status: MessageStatus.ERROR }, errorPayload(code, message));
+    this.send(
+      { prog: call.header.prog, proc: call.header.proc, serial: call.header.serial, type, status: MessageStatus.ERROR },
+      errorPayload(code, message),
+    );
   }
 
   /** A STREAM packet for the stream opened by `call`. */
@@ -119,7 +144,10 @@ export function errorPayload(code: number, message: string, domain = 10): Buffer
 }
 
 /** A client and a fake daemon joined by an in-memory pair. */
-export function clientAndDaemon(options: ClientOptions & { highWaterMark?: number } = {}): { client: LibvirtClient; daemon: FakeDaemon } {
+export function clientAndDaemon(options: ClientOptions & { highWaterMark?: number } = {}): {
+  client: LibvirtClient;
+  daemon: FakeDaemon;
+} {
   const pair = duplexPair(options.highWaterMark);
   const client = LibvirtClient.fromStream(pair.client, { closeTimeoutMs: 200, ...options });
   return { client, daemon: new FakeDaemon(pair.daemon) };
