@@ -139,14 +139,7 @@ export default tseslint.config(
           patterns: [
             rendererBoundary,
             {
-              group: [
-                '**/backend',
-                '**/backend.js',
-                '**/api',
-                '**/api.js',
-                '**/stores/store-api',
-                '**/stores/store-api.js',
-              ],
+              group: ['**/api', '**/api.js', '**/stores/store-api', '**/stores/store-api.js'],
               message: 'A view calls no backend: use a store action (renderer/stores/), which reaches it.',
             },
           ],

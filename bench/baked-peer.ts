@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { buildTinyproxyConf } from '../electron/services/provider/kvm/tinyproxy-conf.js';
+import { buildTinyproxyConf } from '../electron/services/provider/kvm/guest/tinyproxy-conf.js';
 import { LAUNCH_TIMEOUT_S, PORT, checkForwards } from './baked-check.js';
 import type { BenchEnv } from './environment.js';
 import { PORT_WATCH, type namespaceHttpServer, testNetworkCidr } from './guest-setup.js';

@@ -28,7 +28,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bakedVolumeName, proxyRecipe } from '../electron/services/provider/kvm/bake-recipe.js';
+import { bakedVolumeName, proxyRecipe } from '../electron/services/provider/kvm/guest/bake-recipe.js';
 import { baseVolumeName } from '../electron/services/provider/kvm/names.js';
 import { PAGE_PORT } from './baked-check.js';
 import { type Home, type OursTimes, oursDelete, oursRound } from './baked-ours.js';

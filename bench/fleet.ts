@@ -11,7 +11,7 @@ import { withDefaults } from '../shared/config.js';
 import { DomainUndefine, LibvirtClient, findDomainByName } from '../electron/libvirt/index.js';
 import { ClientApi } from '../electron/services/provider/kvm/client-api.js';
 import { fleetMetadataOf, metadataOf } from '../electron/services/provider/kvm/fleet.js';
-import { METADATA_NS } from '../electron/services/provider/kvm/metadata.js';
+import { METADATA_NS } from '../electron/services/provider/kvm/xml/metadata.js';
 import { renderProxy, resolveSpec } from '../electron/services/provider/kvm/render.js';
 import { LocalSocketDialer } from '../electron/transport/index.js';
 import type { BenchEnv } from './environment.js';

@@ -12,11 +12,11 @@ import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { LibvirtClient } from '../electron/libvirt/index.js';
-import { BaseImages } from '../electron/services/provider/kvm/base-image.js';
+import { BaseImages } from '../electron/services/provider/kvm/images/base-image.js';
 import { ClientApi } from '../electron/services/provider/kvm/client-api.js';
-import type { HostShell } from '../electron/services/provider/kvm/host-fetch-plan.js';
-import { planTransfer } from '../electron/services/provider/kvm/host-fetch.js';
-import { HostQueues } from '../electron/services/provider/kvm/host-queue.js';
+import type { HostShell } from '../electron/services/provider/kvm/images/host-fetch-plan.js';
+import { planTransfer } from '../electron/services/provider/kvm/images/host-fetch.js';
+import { HostQueues } from '../electron/services/provider/kvm/images/host-queue.js';
 import { SshConnectionPool, SshDialer } from '../electron/transport/index.js';
 import { HOST_ADDRESS, SINK_PORT, SSH_PORT } from './shaped-link.js';
 

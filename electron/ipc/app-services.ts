@@ -6,7 +6,7 @@
 import type { ResolvedKVMConfig } from '../../shared/config.js';
 import type { AppInfo } from '../../shared/ipc.js';
 import { AppService } from '../services/app/app-service.js';
-import { type FleetBackend, openFleetBackend } from '../services/app/fleet-backend.js';
+import { type FleetAssembly, assembleFleet } from '../services/app/fleet-assembly.js';
 import type { Probe } from '../services/app/fleet-health.js';
 import type { StatsClock } from '../services/app/fleet-stats.js';
 import { settingsPath } from '../services/settings/settings-file.js';
@@ -36,7 +36,7 @@ export interface AppServicesOptions {
   /** The config file; the data directory's own `config.yaml` when absent. */
   configFile?: string;
   /** Builds the provider and its collaborators for a config; tests pass one over in-memory hosts. */
-  openBackend?: (config: ResolvedKVMConfig) => FleetBackend;
+  openBackend?: (config: ResolvedKVMConfig) => FleetAssembly;
   /** The background re-listing period (default 60 s; 0 turns it off). */
   reconcileIntervalMs?: number;
   /** The traffic sampler's clock (default the process's): tests drive the 5 s / 60 s cadence. */
@@ -65,7 +65,7 @@ export function createAppServices(
   const openBackend =
     options.openBackend ??
     ((kvm: ResolvedKVMConfig) =>
-      openFleetBackend({
+      assembleFleet({
         config: kvm,
         dataDir,
         sshPool: new SshConnectionPool({ env: process.env, askPassphrase: passphrases.ask }),

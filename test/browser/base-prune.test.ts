@@ -12,7 +12,7 @@ import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient } from '../../electron/libvirt/index.js';
-import { bakedVolumeName } from '../../electron/services/provider/kvm/bake-recipe.js';
+import { bakedVolumeName } from '../../electron/services/provider/kvm/guest/bake-recipe.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { hypervisorState } from '../support/provider.js';

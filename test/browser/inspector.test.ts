@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LibvirtClient, findDomainByName, findVolume } from '../../electron/libvirt/index.js';
-import { parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
+import { parseInstanceMetadata } from '../../electron/services/provider/kvm/xml/metadata.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import { MASK } from '../../shared/proxies.js';
 import { removeProxy, systemClient, testPool } from '../support/libvirt.js';

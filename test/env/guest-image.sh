@@ -14,7 +14,7 @@
 # What is in the image: systemd, Debian's cloud kernel, cloud-init (datasources NoCloud,
 # None), tinyproxy and dante-server (package defaults; the real config comes from cloud-init
 # user-data; the packages per proxy kind are PROXY_SOFTWARE in
-# electron/services/provider/kvm/proxy-software.ts, and a unit test keeps the lists equal),
+# electron/services/provider/kvm/guest/proxy-software.ts, and a unit test keeps the lists equal),
 # qemu-guest-agent (started by udev/systemd when its virtio-serial port appears), ifupdown +
 # dhclient (cloud-init renders DHCP on the NIC; a fallback gives DHCP to any en*/eth* NIC that
 # cloud-init did not configure), dbus (so systemd-logind handles the ACPI power button),

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
+import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/guest/bake-recipe.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from '../browser/app-page.js';
 import { publishScreenshot } from '../browser/screenshots.js';
 import {

@@ -11,7 +11,7 @@
  * are deleted and the baked volume removed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/bake-recipe.js';
+import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/guest/bake-recipe.js';
 import {
   GUEST_PAGE_MARK,
   type GuestHome,

@@ -20,7 +20,7 @@ import {
 } from '../../electron/libvirt/index.js';
 import { agentExec, agentHostname, isAgentUnavailable } from '../support/qemu-agent.js';
 import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/render.js';
-import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
+import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/xml/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
 import { waitFor } from '../support/wait.js';

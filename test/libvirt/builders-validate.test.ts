@@ -27,17 +27,17 @@ import {
   setMetadataElement,
 } from '../../electron/libvirt/index.js';
 import { ClientApi } from '../../electron/services/provider/kvm/client-api.js';
-import { defaultCpuMode } from '../../electron/services/provider/kvm/domain-xml.js';
+import { defaultCpuMode } from '../../electron/services/provider/kvm/xml/domain-xml.js';
 import { resolveDomainType } from '../../electron/services/provider/kvm/domain-type.js';
 import {
   METADATA_KEY,
   METADATA_NS,
   buildInstanceMetadataXml,
   parseInstanceMetadata,
-} from '../../electron/services/provider/kvm/metadata.js';
+} from '../../electron/services/provider/kvm/xml/metadata.js';
 import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/render.js';
 import { readSeedIso } from '../support/iso9660-reader.js';
-import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/volume-xml.js';
+import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/xml/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
 import { tempDir } from '../support/temp-dir.js';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 
 import { describe, expect, it } from 'vitest';
-import { type FleetBackend, openFleetBackend } from '../../electron/services/app/fleet-backend.js';
+import { type FleetAssembly, assembleFleet } from '../../electron/services/app/fleet-assembly.js';
 import { FileSecretStore, passphraseKey, secretsPath } from '../../electron/services/credentials/secret-store.js';
 import { Passphrases } from '../../electron/services/hosts/passphrases.js';
 import { SshConnectionPool } from '../../electron/transport/index.js';
@@ -20,7 +20,7 @@ const env = testEnv();
 const cleanups = useCleanups();
 const HOST = 'egtest-hosts-enc';
 
-function backend(home: string, dataDir: string, passphrases: Passphrases): FleetBackend {
+function backend(home: string, dataDir: string, passphrases: Passphrases): FleetAssembly {
   const config = withDefaults({
     hosts: [
       {
@@ -42,7 +42,7 @@ function backend(home: string, dataDir: string, passphrases: Passphrases): Fleet
     globalKnownHostsFiles: [],
     askPassphrase: passphrases.ask,
   });
-  const b = openFleetBackend({ config, dataDir, sshPool, env: {}, passphrases });
+  const b = assembleFleet({ config, dataDir, sshPool, env: {}, passphrases });
   cleanups.push(() => b.close());
   return b;
 }

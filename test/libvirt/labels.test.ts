@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainXml, type LibvirtClient, findDomainByName } from '../../electron/libvirt/index.js';
-import { parseInstanceMetadata } from '../../electron/services/provider/kvm/metadata.js';
+import { parseInstanceMetadata } from '../../electron/services/provider/kvm/xml/metadata.js';
 import { baseVolumeName, instanceId } from '../../electron/services/provider/kvm/names.js';
 import type { FleetListingView } from '../../shared/proxies.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';

@@ -18,8 +18,12 @@ import { rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
-import { bakedVolumeName, parseBakedVolumeName, recipeHash } from '../../electron/services/provider/kvm/bake-recipe.js';
-import { launchRecipe } from '../../electron/services/provider/kvm/bake.js';
+import {
+  bakedVolumeName,
+  parseBakedVolumeName,
+  recipeHash,
+} from '../../electron/services/provider/kvm/guest/bake-recipe.js';
+import { launchRecipe } from '../../electron/services/provider/kvm/images/bake.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { type ProviderHome, hypervisorState, tinyProviderHome } from '../support/provider.js';
 import { runCliProcess } from '../support/cli.js';

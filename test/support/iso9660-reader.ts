@@ -1,7 +1,7 @@
 /**
  * A small ISO9660 reader for seeds: the primary volume descriptor and the root directory's
  * regular files, named as Linux isofs presents them without Rock Ridge (`user-data;1` →
- * `user-data`). The tests check the writer (electron/services/provider/kvm/seed-iso.ts) with
+ * `user-data`). The tests check the writer (electron/services/provider/kvm/guest/seed-iso.ts) with
  * it; the app never reads a seed. It
  * checks structure as it goes (both-endian fields agree, records stay inside their sector,
  * extents inside the volume) and throws {@link IsoFormatError} saying what is wrong; it
@@ -17,7 +17,7 @@ import {
   SYSTEM_AREA_SECTORS,
   VD_PRIMARY,
   VD_TERMINATOR,
-} from '../../electron/services/provider/kvm/iso9660.js';
+} from '../../electron/services/provider/kvm/guest/iso9660.js';
 
 /** Directory record flag bit (9.1.6): the file continues in the next record. */
 const FLAG_MULTI_EXTENT = 0x80;

@@ -1,5 +1,5 @@
 /** One sample proxy, `web-1` on `edge-a`, for the tests that need a valid one: its metadata element and its row. */
-import type { InstanceMetadataInput } from '../../electron/services/provider/kvm/metadata.js';
+import type { InstanceMetadataInput } from '../../electron/services/provider/kvm/xml/metadata.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
 
 /** The metadata of a proxy `web-1` on `edge-a`; `over` replaces fields. */

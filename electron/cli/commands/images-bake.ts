@@ -1,4 +1,4 @@
-/** `egress-desk images bake IMAGE [--host H]`: bakes an image on a host (provider/kvm/bake.ts), progress on stderr. */
+/** `egress-desk images bake IMAGE [--host H]`: bakes an image on a host (provider/kvm/images/bake.ts), progress on stderr. */
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import { interruptible } from './images-shared.js';

@@ -230,7 +230,7 @@ async function pruneImages(ctx: CliContext, opts: PruneOptions): Promise<number>
 }
 
 /**
- * `images prune --hosts`: base volumes on the hosts that nothing uses (provider/kvm/base-prune.ts
+ * `images prune --hosts`: base volumes on the hosts that nothing uses (provider/kvm/images/base-prune.ts
  * says how "uses" is judged), shown, then removed after a yes (or --yes); each is judged
  * again just before it goes. Never one in use; a host that cannot be read is left alone.
  */

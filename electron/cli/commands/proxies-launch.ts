@@ -9,8 +9,8 @@ import {
 } from '../../../shared/launch-many.js';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import { launchStepsText } from '../../../shared/launch-steps.js';
-import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/host-fetch-plan.js';
-import type { LaunchEvent, LaunchOptions } from '../../services/provider/kvm/launch.js';
+import { IMAGE_TRANSFERS, type ImageTransfer } from '../../services/provider/kvm/images/host-fetch-plan.js';
+import type { LaunchEvent, LaunchOptions } from '../../services/provider/kvm/ops/launch.js';
 import { formatBytes } from '../../../shared/bytes.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';

@@ -1,6 +1,6 @@
 /** The provider as one CLI command uses it: the config's hosts, the shared cache and credentials, closed at the end. */
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
-import { type FleetBackend, openFleetBackend } from '../../services/app/fleet-backend.js';
+import { type FleetAssembly, assembleFleet } from '../../services/app/fleet-assembly.js';
 import type { KvmProvider } from '../../services/provider/kvm/provider.js';
 import type { CliContext } from '../context.js';
 import { loadKvmConfig } from '../load-config.js';
@@ -10,14 +10,14 @@ export interface CliProvider {
   provider: KvmProvider;
   config: ResolvedKVMConfig;
   /** The composition under the provider (its host connections: `proxies top` asks them for stats). */
-  backend: FleetBackend;
+  backend: FleetAssembly;
   close: () => Promise<void>;
 }
 
-/** The same composition as the app's (services/app/fleet-backend.ts), with the terminal's passphrase prompt. */
+/** The same composition as the app's (services/app/fleet-assembly.ts), with the terminal's passphrase prompt. */
 export async function openProvider(ctx: CliContext): Promise<CliProvider> {
   const config = await loadKvmConfig(ctx);
-  const backend = openFleetBackend({
+  const backend = assembleFleet({
     config,
     dataDir: ctx.dataDir,
     sshPool: cliSshPool(ctx),

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { ProxySpecSchema } from '../../../shared/proxy.js';
 import { writeFileAtomic } from '../../services/config/atomic-write.js';
-import { CPU_MODES, type CpuMode } from '../../services/provider/kvm/domain-xml.js';
+import { CPU_MODES, type CpuMode } from '../../services/provider/kvm/xml/domain-xml.js';
 import { renderProxy, resolveSpec } from '../../services/provider/kvm/render.js';
 import { CliError, EXIT } from '../io.js';
 import { loadKvmConfig } from '../load-config.js';

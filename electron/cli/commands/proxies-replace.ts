@@ -1,11 +1,11 @@
 /**
  * `egress-desk proxies replace NAME [--host H]`, or `-l key=value` for every proxy with
  * those labels, one at a time: each replaced by a fresh one of the same name, spec, labels
- * and credentials, ready before the old one is deleted (provider/kvm/replace.ts). A failure
+ * and credentials, ready before the old one is deleted (provider/kvm/ops/replace.ts). A failure
  * leaves that proxy as it was and stops the run: the next ones are not touched.
  */
 import type { Command } from 'commander';
-import type { ReplaceEvent } from '../../services/provider/kvm/replace.js';
+import type { ReplaceEvent } from '../../services/provider/kvm/ops/replace.js';
 import type { CliContext } from '../context.js';
 import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../kit.js';

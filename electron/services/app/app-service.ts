@@ -1,7 +1,7 @@
 /**
  * The app's backend, the same for the Electron window and `egress-desk serve`: a thin
  * facade over its parts. The config file and its writes (config-writes.ts); the backend
- * built from it on first use and rebuilt after a write (live-backend.ts), with the fleet
+ * built from it on first use and rebuilt after a write (fleet-lifecycle.ts), with the fleet
  * watcher that turns host status and libvirt lifecycle events into the contract's events
  * (fleet-watch.ts); long operations as tasks; serial consoles. Its {@link AppService.areas}
  * answer the contract, one object per area with a method per channel, so the router's
@@ -19,12 +19,12 @@ import { ConfigWatch } from '../config/config-watch.js';
 import { dataDir, keyringDir } from '../config/paths.js';
 import { ConfigWrites } from './config-writes.js';
 import { ConsoleSessions } from './console-sessions.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 import type { Probe } from './fleet-health.js';
 import type { StatsClock } from './fleet-stats.js';
 import type { AppEventListener } from './fleet-watch.js';
 import { HostsArea } from './hosts-area.js';
-import { LiveBackend } from './live-backend.js';
+import { FleetLifecycle } from './fleet-lifecycle.js';
 import { ExpiryWatch } from './expiry-watch.js';
 import { AutoReplaceWatch } from './auto-replace-watch.js';
 import { ProxiesArea } from './proxies-area.js';
@@ -34,7 +34,7 @@ export interface AppServiceOptions {
   store: ConfigStore;
   config: ConfigService;
   /** Builds the hosts, provider, images and credentials for a config. */
-  openBackend: (config: ResolvedKVMConfig) => FleetBackend;
+  openBackend: (config: ResolvedKVMConfig) => FleetAssembly;
   tasks?: TaskService;
   now?: () => number;
   /** How often the fleet is listed again in the background, once it has been opened (default 60 s; 0 turns it off). */
@@ -69,7 +69,7 @@ export class AppService {
   /** The contract's areas, each a method per channel (`hosts:trust` → `areas.hosts.trust`). */
   readonly areas: BackendAreas;
   private readonly listeners = new Set<AppEventListener>();
-  private readonly live: LiveBackend;
+  private readonly live: FleetLifecycle;
   /** Deletes the seen proxies whose expiry passed (expiry-watch.ts). */
   readonly expiry: ExpiryWatch;
   /** Replaces your proxies that have failed health for a while, when settings.json asks (auto-replace-watch.ts). */
@@ -90,7 +90,7 @@ export class AppService {
       now,
       changed: (state) => this.emit('config:changed', state),
     });
-    this.live = new LiveBackend({
+    this.live = new FleetLifecycle({
       kvmConfig: () => this.config.kvm(),
       openBackend: options.openBackend,
       emit,
@@ -173,7 +173,7 @@ export class AppService {
     this.listeners.clear();
   }
 
-  private async backend(): Promise<FleetBackend> {
+  private async backend(): Promise<FleetAssembly> {
     return (await this.live.open()).backend;
   }
 

@@ -13,7 +13,7 @@ import { proxyKey, recordKey } from '../../../shared/proxy-key.js';
 import { AutoReplacePolicy } from '../health/auto-replace-policy.js';
 import { readSettingsOrDefaults } from '../settings/settings-file.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { Live } from './live-backend.js';
+import type { Live } from './fleet-lifecycle.js';
 
 export interface AutoReplaceWatchOptions {
   live: () => Live | undefined;

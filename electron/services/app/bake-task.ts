@@ -7,13 +7,13 @@
 import type { AppSettings } from '../../../shared/app-settings.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { TaskKind } from '../../../shared/tasks.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 import { UnknownEntryError } from './errors.js';
 
 /** What a bake task needs of the backend: the config's names and the provider's bake. */
 export type BakeBackend = {
-  config: Pick<FleetBackend['config'], 'images' | 'hosts'>;
-  provider: Pick<FleetBackend['provider'], 'bake'>;
+  config: Pick<FleetAssembly['config'], 'images' | 'hosts'>;
+  provider: Pick<FleetAssembly['provider'], 'bake'>;
 };
 
 /** The task kind of a bake; its target is `image@host`. */

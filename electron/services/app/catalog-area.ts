@@ -10,7 +10,7 @@ import { type CheckedDigest, findCheckedDigest } from '../images/signature.js';
 import type { TaskService } from '../tasks/task-service.js';
 import type { ConfigWrites } from './config-writes.js';
 import { UnknownEntryError } from './errors.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 import { imagePresence } from './image-presence.js';
 import { startBakeTask } from './bake-task.js';
 
@@ -47,7 +47,7 @@ export class DefaultsArea implements AreaService<'defaults'> {
 
 export class ImagesArea implements AreaService<'images'> {
   constructor(
-    private readonly backend: () => Promise<FleetBackend>,
+    private readonly backend: () => Promise<FleetAssembly>,
     private readonly writes: ConfigWrites,
     private readonly tasks: TaskService,
     /** The app's keyring directory (`<data dir>/keyrings`), for checking checksum files' signatures. */

@@ -25,7 +25,7 @@ import { ConfigInvalidError, ConfigReadError, parseConfigText, serializeConfig }
 import { formatProxyUrl } from '../../../shared/proxy-url.js';
 import type { TaskService } from '../tasks/task-service.js';
 import { buildPac, buildProxyList, readyProxies } from './exports.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 
 /** The config cannot drive the provider: it does not load, or has no kvm block. */
 export class ConfigUnusableError extends Error {
@@ -45,7 +45,7 @@ export interface ConfigWritesOptions {
   /** Drops the backend after a write, so the next call builds it from the new file. */
   reset: () => Promise<void>;
   /** The open backend (the proxy exports list the fleet). */
-  backend: () => Promise<FleetBackend>;
+  backend: () => Promise<FleetAssembly>;
   now: () => number;
   /**
    * Told after each write that saved the file (an import or an edit), with the config as

@@ -29,7 +29,7 @@ import type { ChannelInput, EventPayload } from '../../../shared/ipc.js';
 import { ErrorCode, LibvirtError } from '../../libvirt/index.js';
 import { ProxyNotFoundError } from '../provider/kvm/errors.js';
 import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 import { messageOf } from '../../../shared/errors.js';
 
 /** Another client (virsh console, another app) holds the console: `force` takes it over. */
@@ -61,7 +61,7 @@ type ConsoleEvent = 'console:data' | 'console:closed';
 
 export interface ConsoleSessionsOptions {
   /** The backend to find proxies in (AppService's, built on first use). */
-  backend: () => Promise<Pick<FleetBackend, 'provider' | 'apiFor'>>;
+  backend: () => Promise<Pick<FleetAssembly, 'provider' | 'apiFor'>>;
   emit: <E extends ConsoleEvent>(event: E, payload: EventPayload<E>) => void;
   /** Most sessions open at once (default {@link CONSOLE_SESSIONS_MAX}). */
   maxSessions?: number;

@@ -8,7 +8,7 @@
  */
 import { isExpired } from '../../../shared/fleet-meta.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { Live } from './live-backend.js';
+import type { Live } from './fleet-lifecycle.js';
 
 /** How long after a failed expiry delete the proxy is tried again. */
 export const RETRY_MS = 10 * 60_000;

@@ -11,9 +11,9 @@ import { type ProxyKey, proxyKey as key } from '../../../shared/proxy-key.js';
 import { type ProxyRecord, toRecord } from '../provider/kvm/context.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
 import type { DomainEvent, LibvirtApi } from '../provider/kvm/libvirt-api.js';
-import { parseInstanceMetadata } from '../provider/kvm/metadata.js';
+import { parseInstanceMetadata } from '../provider/kvm/xml/metadata.js';
 import { instanceId } from '../provider/kvm/names.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 import { sameJson } from './same-json.js';
 
 /** Any event of the contract, as one subscriber sees it. */
@@ -23,7 +23,7 @@ export type AppEventListener = <E extends EventName>(event: E, payload: EventPay
 export type SeenRecords = Map<ProxyKey, ProxyRecord>;
 
 export interface FleetWatchOptions {
-  backend: FleetBackend;
+  backend: FleetAssembly;
   emit: AppEventListener;
   /**
    * What the backend a config change closed had seen: hosts still in the config keep it,
@@ -42,7 +42,7 @@ function lifecycleEvent(name: string): ProxyEvent {
 export class FleetWatch {
   /** Proxy key → the record last seen (background re-listing compares against it). */
   readonly seen: SeenRecords = new Map();
-  private readonly backend: FleetBackend;
+  private readonly backend: FleetAssembly;
   private readonly emit: AppEventListener;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly lifecycle = new Map<string, { api: LibvirtApi; off: Promise<(() => Promise<void>) | undefined> }>();

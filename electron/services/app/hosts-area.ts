@@ -15,11 +15,11 @@ import { addHost, proxiesOn, removalMessage, removeHost, updateHost } from '../h
 import { readSettingsFile, updateSettingsFile } from '../settings/settings-file.js';
 import type { ConfigWrites } from './config-writes.js';
 import { UnknownEntryError } from './errors.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 
 export class HostsArea implements AreaService<'hosts'> {
   constructor(
-    private readonly backend: () => Promise<FleetBackend>,
+    private readonly backend: () => Promise<FleetAssembly>,
     private readonly writes: ConfigWrites,
     /** The app's settings.json (the image transfer per host); absent: those channels refuse. */
     private readonly settingsFile?: string,
@@ -127,7 +127,7 @@ function transferView(host: string, file: string, settings: AppSettings): HostIm
   return { host, imageTransfer: imageTransferOf(settings, host), file, ...(last ? { last } : {}) };
 }
 
-function knownHost(backend: FleetBackend, name: string): void {
+function knownHost(backend: FleetAssembly, name: string): void {
   if (!backend.config.hosts.some((h) => h.name === name)) {
     throw new UnknownEntryError(
       `no host named ${JSON.stringify(name)} (known: ${backend.config.hosts.map((h) => h.name).join(', ')})`,

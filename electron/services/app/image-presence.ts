@@ -9,9 +9,9 @@
  */
 import type { ImagePresence } from '../../../shared/images-view.js';
 
-import { bakedName } from '../provider/kvm/bake.js';
+import { bakedName } from '../provider/kvm/images/bake.js';
 import { baseVolumeName } from '../provider/kvm/names.js';
-import type { FleetBackend } from './fleet-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
 import { messageOf } from '../../../shared/errors.js';
 
 /** How long one host's pool listing may take before the host counts as unknown. */
@@ -19,7 +19,7 @@ export const PRESENCE_TIMEOUT_MS = 5000;
 
 type Listing = { ok: true; volumes: Set<string> } | { ok: false; message: string };
 
-async function listPool(backend: FleetBackend, host: string, pool: string, timeoutMs: number): Promise<Listing> {
+async function listPool(backend: FleetAssembly, host: string, pool: string, timeoutMs: number): Promise<Listing> {
   const status = backend.hosts.status(host);
   if (status.state !== 'connected' && status.state !== 'connecting')
     return { ok: false, message: `${host} is ${status.state}${status.message ? `: ${status.message}` : ''}` };
@@ -45,7 +45,7 @@ async function listPool(backend: FleetBackend, host: string, pool: string, timeo
  * order. Hosts are asked in parallel, each pool once.
  */
 export async function imagePresence(
-  backend: FleetBackend,
+  backend: FleetAssembly,
   images: ReadonlyArray<{ sha256: string; format: 'qcow2' | 'raw' }>,
   timeoutMs = PRESENCE_TIMEOUT_MS,
 ): Promise<ImagePresence[][]> {

@@ -11,8 +11,8 @@ import { WATCH_LEASE_MS } from '../../../shared/stats.js';
 import { CredentialsInKeyringError } from '../credentials/keyring-credentials-store.js';
 import type { FleetListing } from '../provider/kvm/fleet.js';
 import type { TaskService } from '../tasks/task-service.js';
-import type { FleetBackend } from './fleet-backend.js';
-import type { Live } from './live-backend.js';
+import type { FleetAssembly } from './fleet-assembly.js';
+import type { Live } from './fleet-lifecycle.js';
 import { seedView } from './seed-view.js';
 import { messageOf } from '../../../shared/errors.js';
 import type { ProxyEvent } from '../../../shared/proxy-changed.js';
@@ -26,7 +26,7 @@ export class ProxiesArea implements AreaService<'proxies'> {
     private readonly tasks: TaskService,
     /** Told of each launch that succeeded (the automatic bake, bake-task.ts); its failure is ignored. */
     private readonly afterLaunch?: (
-      backend: FleetBackend,
+      backend: FleetAssembly,
       launched: { proxy: string; host: string; image: string; base?: { baked: boolean } },
     ) => Promise<unknown>,
   ) {}
@@ -285,7 +285,7 @@ export class ProxiesArea implements AreaService<'proxies'> {
     verb: 'start' | 'stop' | 'delete',
     title: string,
     name: string,
-    fn: (b: FleetBackend) => Promise<object>,
+    fn: (b: FleetAssembly) => Promise<object>,
   ): Promise<{ taskId: string }> {
     const { backend, watch } = await this.open();
     const taskId = this.tasks.run(

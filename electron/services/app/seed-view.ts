@@ -7,7 +7,7 @@
 import type { ResolvedKVMConfig } from '../../../shared/config.js';
 import { MASK } from '../../../shared/proxies.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
-import type { InstanceMetadata } from '../provider/kvm/metadata.js';
+import type { InstanceMetadata } from '../provider/kvm/xml/metadata.js';
 import { renderProxy, resolveSpec, specHash } from '../provider/kvm/render.js';
 
 const PLACEHOLDER = 'egress-desk-masked-password';

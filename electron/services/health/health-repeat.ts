@@ -1,7 +1,7 @@
 /**
  * Whether a health report says nothing its predecessor did not: the same proxies in the same
  * order, each with every field as before (a probe moves `checkedAt`, so any probed proxy
- * makes a report new). Such a report is not sent to the windows again (live-backend.ts): a
+ * makes a report new). Such a report is not sent to the windows again (fleet-lifecycle.ts): a
  * stopped fleet of 1,000 would otherwise send 1,000 unchanged "unknown: not running" rows
  * every 30 s. Auto-replace reads the monitor's snapshot itself and is not affected. Pure.
  */

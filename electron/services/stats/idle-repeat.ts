@@ -1,7 +1,7 @@
 /**
  * Whether a fleet sample says nothing its predecessor did not: no proxy has figures in either
  * (all stopped, or none started long enough for a rate), the same proxies, the same failed
- * hosts and cadence. Such a sample is not sent to the windows again (live-backend.ts): a
+ * hosts and cadence. Such a sample is not sent to the windows again (fleet-lifecycle.ts): a
  * stopped fleet of 1,000 would otherwise send 1,000 rows of dashes every 5 s while a window
  * shows the table, for a page that draws exactly what it drew (bench (i)). Pure.
  */

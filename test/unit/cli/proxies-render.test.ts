@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readSeedIso } from '../../support/iso9660-reader.js';
-import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { cliRunner } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildNoCloudSeed, buildSeedIso } from '../../../electron/services/provider/kvm/seed-iso.js';
+import { buildNoCloudSeed, buildSeedIso } from '../../../electron/services/provider/kvm/guest/seed-iso.js';
 import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
 import { FUZZ_TEST_TIMEOUT_MS, describeThrown, fuzzParams, withinBudget } from './fuzz-params.js';
 

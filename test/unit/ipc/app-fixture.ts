@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppServices, createAppServices } from '../../../electron/ipc/app-services.js';
-import type { FleetBackend, HostDirectory } from '../../../electron/services/app/fleet-backend.js';
+import type { FleetAssembly, HostDirectory } from '../../../electron/services/app/fleet-assembly.js';
 import type { Probe } from '../../../electron/services/app/fleet-health.js';
 import type { StatsClock } from '../../../electron/services/app/fleet-stats.js';
 import { serializeConfig } from '../../../electron/services/config/document.js';
@@ -111,7 +111,7 @@ export function appFixture(
   writeFileSync(configFile, serializeConfig(config));
   const hosts = options.hosts ?? fakeHostDirectory(fx);
   let closed = 0;
-  const openBackend = (resolved: FleetBackend['config']): FleetBackend => ({
+  const openBackend = (resolved: FleetAssembly['config']): FleetAssembly => ({
     config: resolved,
     provider: fx.provider,
     apiFor: async (name) => fx.hosts.get(name)!,

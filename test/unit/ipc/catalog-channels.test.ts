@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HostDirectory } from '../../../electron/services/app/fleet-backend.js';
+import type { HostDirectory } from '../../../electron/services/app/fleet-assembly.js';
 import { parseConfigText } from '../../../electron/services/config/document.js';
 import { baseVolumeName } from '../../../electron/services/provider/kvm/names.js';
 import type { ProviderConfig } from '../../../shared/config.js';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../../electron/services/config/document.js';
-import type { HostDirectory } from '../../../electron/services/app/fleet-backend.js';
+import type { HostDirectory } from '../../../electron/services/app/fleet-assembly.js';
 import type { ProviderConfig } from '../../../shared/config.js';
 import type { Task } from '../../../shared/tasks.js';
 import { fixture } from '../provider/provider-fixture.js';

@@ -12,9 +12,12 @@ import {
   proxyRecipe,
   parseBakedVolumeName,
   recipeHash,
-} from '../../../electron/services/provider/kvm/bake-recipe.js';
+} from '../../../electron/services/provider/kvm/guest/bake-recipe.js';
 import { isBaseVolume } from '../../../electron/services/provider/kvm/names.js';
-import { TINYPROXY_CONF_END, buildTinyproxyConf } from '../../../electron/services/provider/kvm/tinyproxy-conf.js';
+import {
+  TINYPROXY_CONF_END,
+  buildTinyproxyConf,
+} from '../../../electron/services/provider/kvm/guest/tinyproxy-conf.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 const SHA = 'a'.repeat(64);

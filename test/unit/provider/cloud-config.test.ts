@@ -8,9 +8,9 @@ import {
   buildMetaData,
   buildUserData,
   buildVendorData,
-} from '../../../electron/services/provider/kvm/cloud-config.js';
+} from '../../../electron/services/provider/kvm/guest/cloud-config.js';
 import { DEFAULT_VENDOR_DATA } from '../../../shared/vendor-data.js';
-import { buildTinyproxyConf, isCidr } from '../../../electron/services/provider/kvm/tinyproxy-conf.js';
+import { buildTinyproxyConf, isCidr } from '../../../electron/services/provider/kvm/guest/tinyproxy-conf.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 describe('tinyproxy.conf', () => {

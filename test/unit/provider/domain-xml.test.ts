@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { type DomainSpec, buildDomainXml } from '../../../electron/services/provider/kvm/domain-xml.js';
-import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import { type DomainSpec, buildDomainXml } from '../../../electron/services/provider/kvm/xml/domain-xml.js';
+import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/xml/metadata.js';
 import {
   instanceId,
   instanceMac,

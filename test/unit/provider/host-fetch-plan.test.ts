@@ -21,7 +21,7 @@ import {
   shellQuote,
   transferAfterProbe,
   transferWithoutProbe,
-} from '../../../electron/services/provider/kvm/host-fetch-plan.js';
+} from '../../../electron/services/provider/kvm/images/host-fetch-plan.js';
 import { skipBecause } from '../../support/skip.js';
 import { tempDir } from '../../support/temp-dir.js';
 

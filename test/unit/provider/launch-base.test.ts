@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bakedVolumeName, proxyRecipe } from '../../../electron/services/provider/kvm/bake-recipe.js';
-import { buildPlainVolumeXml } from '../../../electron/services/provider/kvm/volume-xml.js';
+import { bakedVolumeName, proxyRecipe } from '../../../electron/services/provider/kvm/guest/bake-recipe.js';
+import { buildPlainVolumeXml } from '../../../electron/services/provider/kvm/xml/volume-xml.js';
 import { fixture } from './provider-fixture.js';
 
 describe('the launch plan: which base', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandNames, parseStrategy } from '../../../shared/launch-many.js';
-import { type HostRoom, planHosts } from '../../../electron/services/provider/kvm/launch-many.js';
+import { type HostRoom, planHosts } from '../../../electron/services/provider/kvm/ops/launch-many.js';
 import { instanceId } from '../../../electron/services/provider/kvm/names.js';
 import { fixture } from './provider-fixture.js';
 

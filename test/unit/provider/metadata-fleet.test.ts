@@ -7,7 +7,7 @@ import {
   MetadataError,
   buildInstanceMetadataXml,
   parseInstanceMetadata,
-} from '../../../electron/services/provider/kvm/metadata.js';
+} from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { fleetMetadataOf } from '../../../electron/services/provider/kvm/fleet.js';
 import { repoRoot } from '../../support/dist.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';

@@ -5,7 +5,7 @@ import {
   MetadataError,
   buildInstanceMetadataXml,
   parseInstanceMetadata,
-} from '../../../electron/services/provider/kvm/metadata.js';
+} from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';
 
 const meta: InstanceMetadataInput = sampleMetadata();

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotYourProxyError } from '../../../electron/services/provider/kvm/errors.js';
 import { instanceId } from '../../../electron/services/provider/kvm/names.js';
-import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { fixture } from './provider-fixture.js';
 
 const bob = { user: 'bob', workstation: 'ws-2' };

@@ -6,8 +6,8 @@ import {
   LaunchTimeoutError,
   type LaunchStep,
 } from '../../../electron/services/provider/kvm/errors.js';
-import { BaseImages, PoolFullError, STALE_MS } from '../../../electron/services/provider/kvm/base-image.js';
-import { HostQueues } from '../../../electron/services/provider/kvm/host-queue.js';
+import { BaseImages, PoolFullError, STALE_MS } from '../../../electron/services/provider/kvm/images/base-image.js';
+import { HostQueues } from '../../../electron/services/provider/kvm/images/host-queue.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import type { LibvirtApi } from '../../../electron/services/provider/kvm/libvirt-api.js';
 import { fixture } from './provider-fixture.js';

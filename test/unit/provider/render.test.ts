@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type ResolvedKVMConfig, withDefaults } from '../../../shared/config.js';
-import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+import { parseInstanceMetadata } from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { SpecError, renderProxy, resolveSpec, specHash } from '../../../electron/services/provider/kvm/render.js';
 import { readSeedIso } from '../../support/iso9660-reader.js';
 

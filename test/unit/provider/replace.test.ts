@@ -4,14 +4,14 @@
  * labels and credentials; while both exist, lookups by name take the one that serves.
  */
 import { describe, expect, it } from 'vitest';
-import { launch } from '../../../electron/services/provider/kvm/launch.js';
+import { launch } from '../../../electron/services/provider/kvm/ops/launch.js';
 import { alternateInstanceId, instanceId } from '../../../electron/services/provider/kvm/names.js';
 import {
   METADATA_KEY,
   METADATA_NS,
   buildInstanceMetadataXml,
   parseInstanceMetadata,
-} from '../../../electron/services/provider/kvm/metadata.js';
+} from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { fixture } from './provider-fixture.js';
 
 describe('proxies replace', () => {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { SeedFile } from '../../../electron/services/provider/kvm/seed-iso.js';
+import type { SeedFile } from '../../../electron/services/provider/kvm/guest/seed-iso.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 export const SECTOR = 2048;

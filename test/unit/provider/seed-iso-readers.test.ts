@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildSeedIso, type SeedFile } from '../../../electron/services/provider/kvm/seed-iso.js';
+import { buildSeedIso, type SeedFile } from '../../../electron/services/provider/kvm/guest/seed-iso.js';
 import { META_DATA, SECTOR, USER_DATA, asBuffer, run, tool, useWorkDir } from './seed-iso-fixture.js';
 
 const work = useWorkDir();

@@ -15,7 +15,7 @@ import {
   MAX_SEED_FILE_BYTES,
   type SeedFile,
   SeedIsoError,
-} from '../../../electron/services/provider/kvm/seed-iso.js';
+} from '../../../electron/services/provider/kvm/guest/seed-iso.js';
 import { IsoFormatError, readSeedIso } from '../../support/iso9660-reader.js';
 import { META_DATA, SECTOR, USER_DATA, asBuffer, noCloudFiles, tool, useWorkDir } from './seed-iso-fixture.js';
 

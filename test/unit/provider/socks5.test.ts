@@ -10,14 +10,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { withDefaults } from '../../../shared/config.js';
 import { formatProxyUrl } from '../../../shared/proxy-url.js';
-import { USER_DATA_SCRIPTS, buildUserData } from '../../../electron/services/provider/kvm/cloud-config.js';
+import { USER_DATA_SCRIPTS, buildUserData } from '../../../electron/services/provider/kvm/guest/cloud-config.js';
 import {
   DANTE_SCRIPTS,
   EXTERNAL_PLACEHOLDER,
   buildDanteConf,
-} from '../../../electron/services/provider/kvm/dante-conf.js';
-import { PROXY_SOFTWARE, proxyPackages } from '../../../electron/services/provider/kvm/proxy-software.js';
-import { buildInstanceMetadataXml, parseInstanceMetadata } from '../../../electron/services/provider/kvm/metadata.js';
+} from '../../../electron/services/provider/kvm/guest/dante-conf.js';
+import { PROXY_SOFTWARE, proxyPackages } from '../../../electron/services/provider/kvm/guest/proxy-software.js';
+import {
+  buildInstanceMetadataXml,
+  parseInstanceMetadata,
+} from '../../../electron/services/provider/kvm/xml/metadata.js';
 import { renderProxy, resolveSpec, specHash } from '../../../electron/services/provider/kvm/render.js';
 import { buildPac } from '../../../electron/services/app/exports.js';
 import { sampleMetadata } from '../../support/proxy-samples.js';

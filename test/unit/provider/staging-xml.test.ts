@@ -12,7 +12,7 @@ import {
   buildFetchedBaseXml,
   buildStagedVolumeXml,
   buildStagingPoolXml,
-} from '../../../electron/services/provider/kvm/staging-xml.js';
+} from '../../../electron/services/provider/kvm/xml/staging-xml.js';
 import { skipBecause } from '../../support/skip.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -5,7 +5,7 @@ import {
   buildBaseVolumeXml,
   buildOverlayVolumeXml,
   buildSeedVolumeXml,
-} from '../../../electron/services/provider/kvm/volume-xml.js';
+} from '../../../electron/services/provider/kvm/xml/volume-xml.js';
 
 const parse = (xml: string) =>
   new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseTagValue: false }).parse(xml).volume;

@@ -17,10 +17,9 @@ describe('layer rules', () => {
   const violations: Array<[string, string]> = [
     ['renderer/views/X.tsx', "import { x } from '../../electron/services/app/app-service.js';"],
     ['renderer/stores/x.ts', "import { readFileSync } from 'node:fs';"],
-    ['renderer/views/X.tsx', "import { backend } from '../backend.js';"],
-    ['renderer/views/inspector/X.tsx', "import { backend } from '../../backend.js';"],
-    ['renderer/App.tsx', "import { backend } from './backend.js';"],
     ['renderer/views/X.tsx', "import { windowApi } from '../api.js';"],
+    ['renderer/views/inspector/X.tsx', "import { windowApi } from '../../api.js';"],
+    ['renderer/App.tsx', "import { windowApi } from './api.js';"],
     ['renderer/views/X.tsx', "import { storeApi } from '../stores/store-api.js';"],
     ['renderer/views/X.tsx', "import { readFileSync } from 'node:fs';"],
     ['renderer/x.ts', "import { ipcRenderer } from 'electron';"],
@@ -40,7 +39,7 @@ describe('layer rules', () => {
   const allowed: Array<[string, string]> = [
     ['renderer/views/X.tsx', "import { x } from '../../shared/config.js';"],
     ['renderer/views/X.tsx', "import { pullImage } from '../stores/catalog-actions.js';"],
-    ['renderer/stores/x.ts', "import { backend } from '../backend.js';"],
+    ['renderer/stores/x.ts', "import { windowApi } from '../api.js';"],
     ['electron/services/app/x.ts', "import { x } from '../../libvirt/index.js';"],
     ['electron/libvirt/x.ts', "import { x } from '../transport/dialer.js';"],
     ['electron/ipc/x.ts', "import { x } from '../services/app/app-service.js';"],

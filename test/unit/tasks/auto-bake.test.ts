@@ -14,7 +14,7 @@ import {
   autoBakeAfter,
   shouldAutoBake,
 } from '../../../electron/services/app/bake-task.js';
-import type { BakeOptions } from '../../../electron/services/provider/kvm/bake.js';
+import type { BakeOptions } from '../../../electron/services/provider/kvm/images/bake.js';
 
 const plain = { host: 'h1', image: 'debian', proxy: 'web-1', base: { baked: false } };
 

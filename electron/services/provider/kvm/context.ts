@@ -5,13 +5,13 @@
 import type { ResolvedKVMConfig, ResolvedKVMHost } from '../../../../shared/config.js';
 import type { ProxyCredentials, ProxyKind } from '../../../../shared/proxy.js';
 import type { CredentialsStore } from '../../credentials/credentials-store.js';
-import { BakeRegistry } from './bake-registry.js';
-import { BaseImages } from './base-image.js';
-import type { HostShell, ImageTransfer } from './host-fetch-plan.js';
-import { HostQueues } from './host-queue.js';
+import { BakeRegistry } from './images/bake-registry.js';
+import { BaseImages } from './images/base-image.js';
+import type { HostShell, ImageTransfer } from './images/host-fetch-plan.js';
+import { HostQueues } from './images/host-queue.js';
 import type { GuestAddress, LibvirtApi, DomainStateName } from './libvirt-api.js';
-import type { InstanceMetadata } from './metadata.js';
-import type { PortProbe } from './readiness.js';
+import type { InstanceMetadata } from './xml/metadata.js';
+import type { PortProbe } from './ops/readiness.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { workstationIdentity } from './identity.js';
 

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DNS_LABEL } from '../../../../shared/config.js';
-import { BAKED_VOLUME_PREFIX } from './bake-recipe.js';
+import { BAKED_VOLUME_PREFIX } from './guest/bake-recipe.js';
 
 /** Every name this provider creates on a host starts with one of these. */
 export const INSTANCE_PREFIX = 'ep-';

@@ -5,13 +5,13 @@
  * the same code runs in the app, the CLI and the unit tests over an in-memory libvirt.
  */
 import type { Strategy } from '../../../../shared/launch-many.js';
-import { type LaunchManyOptions, type ManyOutcome, launchMany } from './launch-many.js';
+import { type LaunchManyOptions, type ManyOutcome, launchMany } from './ops/launch-many.js';
 import type { ProxySpec } from '../../../../shared/proxy.js';
 import { formatProxyUrl } from '../../../../shared/proxy-url.js';
 import { type ProviderContext, type ProviderDeps, type ProxyRecord, createContext, toRecord } from './context.js';
 import { PlacementError, ProxyNotFoundError } from './errors.js';
-import { type BakeOptions, type BakeResult, bake } from './bake.js';
-import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './base-prune.js';
+import { type BakeOptions, type BakeResult, bake } from './images/bake.js';
+import { type BasePruneReport, type UnusedBase, findUnusedBases, removeUnusedBases } from './images/base-prune.js';
 import {
   type FleetListing,
   type ProxyInspection,
@@ -23,17 +23,17 @@ import {
   nicOf,
 } from './fleet.js';
 import { reportingEntry } from './hypervisors.js';
-import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
+import { type LaunchOptions, type LaunchResult, launch } from './ops/launch.js';
 import { instanceIds, instanceVolumes } from './names.js';
-import { deleteVolumes, removeDomain } from './retire.js';
-import { type ReplaceOptions, type ReplaceResult, replaceProxy } from './replace.js';
-import { place } from './placement.js';
+import { deleteVolumes, removeDomain } from './ops/retire.js';
+import { type ReplaceOptions, type ReplaceResult, replaceProxy } from './ops/replace.js';
+import { place } from './ops/placement.js';
 import { resolveMachineType } from './render.js';
-import { collectAddresses, candidates } from './readiness.js';
-import { type ReconcileOptions, type ReconcileReport, reconcile } from './reconcile.js';
+import { collectAddresses, candidates } from './ops/readiness.js';
+import { type ReconcileOptions, type ReconcileReport, reconcile } from './ops/reconcile.js';
 import { messageOf } from '../../../../shared/errors.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
-import { type LabelEdit, checkOwnership, editLabels, expiredProxies } from './fleet-ops.js';
+import { type LabelEdit, checkOwnership, editLabels, expiredProxies } from './ops/fleet-ops.js';
 
 export interface StopOptions {
   /** Stop it even when someone else launched it (the caller asked, naming the owner). */

@@ -12,12 +12,12 @@ import {
   SOCKS5_DEFAULT_PORT,
 } from '../../../../shared/proxy.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
-import { buildMetaData, buildUserData, buildVendorData } from './cloud-config.js';
-import { type CpuMode, buildDomainXml } from './domain-xml.js';
-import { type InstanceMetadata, METADATA_FORMAT_VERSION, InstanceMetadataSchema } from './metadata.js';
+import { buildMetaData, buildUserData, buildVendorData } from './guest/cloud-config.js';
+import { type CpuMode, buildDomainXml } from './xml/domain-xml.js';
+import { type InstanceMetadata, METADATA_FORMAT_VERSION, InstanceMetadataSchema } from './xml/metadata.js';
 import { baseVolumeName, checkProxyName, instanceId, instanceMac, instanceUuid, instanceVolumes } from './names.js';
-import { buildNoCloudSeed } from './seed-iso.js';
-import { GIB, buildOverlayVolumeXml, buildSeedVolumeXml } from './volume-xml.js';
+import { buildNoCloudSeed } from './guest/seed-iso.js';
+import { GIB, buildOverlayVolumeXml, buildSeedVolumeXml } from './xml/volume-xml.js';
 
 /** A spec names something the config does not have, or nothing where the config has no default. */
 export class SpecError extends Error {
