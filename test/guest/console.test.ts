@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppServices, createAppServices } from '../../electron/ipc/app-services.js';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { instanceId } from '../../electron/services/provider/kvm/names.js';
-import { PROBE_NETNS_ENV } from '../../electron/services/provider/kvm/ops/port-probe.js';
+import { PROBE_NETNS_ENV } from '../../electron/services/provider/kvm/port-probe.js';
 import type { ConsoleClosed, ConsoleOpen } from '../../shared/console.js';
 import type { Envelope } from '../../shared/ipc.js';
 import type { Task } from '../../shared/tasks.js';

@@ -5,7 +5,7 @@
  * browsers wait on it).
  */
 import type { ProxyRecord } from '../provider/kvm/context.js';
-import { candidates } from '../provider/kvm/ops/readiness.js';
+import { candidates } from '../provider/kvm/readiness.js';
 import { bracketHost } from '../../../shared/net.js';
 import { type ProxyCredentials, type ProxyKind, kindOf } from '../../../shared/proxy.js';
 import type { ClientProxy } from '../../../shared/client-settings.js';

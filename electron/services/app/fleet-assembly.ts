@@ -41,7 +41,7 @@ import type { HostShell, ImageTransfer } from '../provider/kvm/images/host-fetch
 import { readSettings, updateSettings } from '../settings/settings-file.js';
 import { imageTransferOf, withLastTransfer } from '../../../shared/app-settings.js';
 import type { LibvirtApi } from '../provider/kvm/libvirt-api.js';
-import { createPortProbe } from '../provider/kvm/ops/port-probe.js';
+import { createPortProbe } from '../provider/kvm/port-probe.js';
 import { KvmProvider } from '../provider/kvm/provider.js';
 
 /** The hosts of a backend, as the app service needs them. */

@@ -155,8 +155,10 @@ export class TestServer {
     if (drop !== undefined) {
       // Let the bytes reach the client and be read, then close: a connection lost mid-body.
       // (fetch discards body bytes still queued when the connection fails, so an
-      // immediate close would make the partial's size depend on timing.)
-      res.write('', () => setTimeout(() => res.socket?.end(), 100));
+      // immediate close would make the partial's size depend on timing. 100 ms was not
+      // enough on a loaded 2-core machine: a CI run read 0 B of the 30,000 sent before the
+      // close; a second leaves the client's child process time to be scheduled.)
+      res.write('', () => setTimeout(() => res.socket?.end(), 1000));
       return;
     }
     if (stall !== undefined) return; // Keep the connection open, send nothing more.

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GuestAddress } from '../../../electron/services/provider/kvm/libvirt-api.js';
 import { instanceId } from '../../../electron/services/provider/kvm/names.js';
-import { currentAddresses } from '../../../electron/services/provider/kvm/ops/readiness.js';
+import { currentAddresses } from '../../../electron/services/provider/kvm/readiness.js';
 import { fixture } from './provider-fixture.js';
 
 const MAC = '52:54:00:aa:bb:cc';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, LibvirtError } from '../../../electron/libvirt/index.js';
-import { isPoolBusy, retryWhilePoolBusy } from '../../../electron/services/provider/kvm/images/pool-busy.js';
+import { isPoolBusy, retryWhilePoolBusy } from '../../../electron/services/provider/kvm/pool-busy.js';
 
 const busy = () => LibvirtError.local(ErrorCode.INTERNAL_ERROR, "pool 'egtest-pool' has asynchronous jobs running.");
 

@@ -7,7 +7,7 @@ import { MemoryCredentialsStore } from '../../support/memory-credentials.js';
 import type { ProviderDeps } from '../../../electron/services/provider/kvm/context.js';
 import type { LaunchedBy } from '../../../shared/fleet-meta.js';
 import { KvmProvider } from '../../../electron/services/provider/kvm/provider.js';
-import type { PortProbe } from '../../../electron/services/provider/kvm/ops/readiness.js';
+import type { PortProbe } from '../../../electron/services/provider/kvm/readiness.js';
 import { FakeHost, type FakeHostOptions, type FakeSnapshot, fakeQcow2 } from '../../support/fake-libvirt.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FileCredentialsStore } from '../../../electron/services/credentials/credentials-store.js';
 import { formatProxyUrl } from '../../../shared/proxy-url.js';
 import { ProxyNotFoundError } from '../../../electron/services/provider/kvm/errors.js';
-import { ORPHAN_GRACE_MS } from '../../../electron/services/provider/kvm/ops/reconcile.js';
+import { ORPHAN_GRACE_MS } from '../../../electron/services/provider/kvm/orphan-grace.js';
 import { baseVolumeName, instanceId, instanceVolumes } from '../../../electron/services/provider/kvm/names.js';
 import { fixture } from './provider-fixture.js';
 import { tempDir } from '../../support/temp-dir.js';

@@ -4,7 +4,7 @@
  * address rounds.
  */
 import { describe, expect, it } from 'vitest';
-import { PROBE_INTERVAL_MS, waitForProxy } from '../../../electron/services/provider/kvm/ops/readiness.js';
+import { PROBE_INTERVAL_MS, waitForProxy } from '../../../electron/services/provider/kvm/readiness.js';
 import type { ResolvedKVMHost } from '../../../shared/config.js';
 import { FakeHost } from '../../support/fake-libvirt.js';
 

@@ -35,7 +35,7 @@ import {
 import { hostUuid, kvmOffered } from '../../hosts/host-info.js';
 import { countersFromStats } from './domain-counters.js';
 import { FleetReadCache } from './fleet-read-cache.js';
-import { retryWhilePoolBusy } from './images/pool-busy.js';
+import { retryWhilePoolBusy } from './pool-busy.js';
 import { buildStagingPoolXml } from './xml/staging-xml.js';
 import {
   type AddressSource,

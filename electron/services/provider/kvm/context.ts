@@ -11,7 +11,7 @@ import type { HostShell, ImageTransfer } from './images/host-fetch-plan.js';
 import { HostQueues } from './images/host-queue.js';
 import type { GuestAddress, LibvirtApi, DomainStateName } from './libvirt-api.js';
 import type { InstanceMetadata } from './xml/metadata.js';
-import type { PortProbe } from './ops/readiness.js';
+import type { PortProbe } from './readiness.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { workstationIdentity } from './identity.js';
 

@@ -21,7 +21,7 @@ import { type InstanceMetadata, METADATA_NS, parseInstanceMetadata } from './xml
 import { type DomainFacts, domainFacts } from './domain-facts.js';
 import { type Hypervisor, groupHypervisors, owningEntry } from './hypervisors.js';
 import { instanceIds } from './names.js';
-import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './ops/readiness.js';
+import { type AddressReport, type Nic, collectAddresses, currentAddresses } from './readiness.js';
 import { messageOf } from '../../../../shared/errors.js';
 import type { LaunchedBy } from '../../../../shared/fleet-meta.js';
 import { byText } from '../../../../shared/collate.js';

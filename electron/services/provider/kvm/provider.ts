@@ -29,7 +29,7 @@ import { deleteVolumes, removeDomain } from './ops/retire.js';
 import { type ReplaceOptions, type ReplaceResult, replaceProxy } from './ops/replace.js';
 import { place } from './ops/placement.js';
 import { resolveMachineType } from './render.js';
-import { collectAddresses, candidates } from './ops/readiness.js';
+import { collectAddresses, candidates } from './readiness.js';
 import { type ReconcileOptions, type ReconcileReport, reconcile } from './ops/reconcile.js';
 import { messageOf } from '../../../../shared/errors.js';
 import type { Labels, LaunchedBy } from '../../../../shared/fleet-meta.js';

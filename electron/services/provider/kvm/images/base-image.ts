@@ -17,7 +17,7 @@ import type { HostQueues } from './host-queue.js';
 import type { LibvirtApi, VolumeInfo } from '../libvirt-api.js';
 import { baseVolumeName } from '../names.js';
 import { messageOf } from '../../../../../shared/errors.js';
-import { noRoom } from '../ops/placement.js';
+import { noRoom } from '../pool-room.js';
 import { buildBaseVolumeXml } from '../xml/volume-xml.js';
 
 /** A verified image file in the local cache. */

@@ -21,7 +21,7 @@ import type { ProviderContext } from '../context.js';
 import { groupHypervisors } from '../hypervisors.js';
 import type { LibvirtApi } from '../libvirt-api.js';
 import { isBaseVolume } from '../names.js';
-import { ORPHAN_GRACE_MS } from '../ops/reconcile.js';
+import { ORPHAN_GRACE_MS } from '../orphan-grace.js';
 import { messageOf } from '../../../../../shared/errors.js';
 
 /** A base volume nothing uses. */

@@ -12,7 +12,8 @@ import { messageOf } from '../../../../../shared/errors.js';
 import type { ProviderContext } from '../context.js';
 import { PlacementError } from '../errors.js';
 import { type LaunchOptions, type LaunchResult, launch } from './launch.js';
-import { candidates, gib } from './placement.js';
+import { gib } from '../pool-room.js';
+import { candidates } from './placement.js';
 import { resolveSpec } from '../render.js';
 import { GIB } from '../xml/volume-xml.js';
 

@@ -25,7 +25,7 @@ import type { GuestAddress, LibvirtApi } from '../libvirt-api.js';
 import type { InstanceMetadata } from '../xml/metadata.js';
 import { instanceId, instanceIds, instanceMac, replacementId } from '../names.js';
 import { place } from './placement.js';
-import { waitForProxy } from './readiness.js';
+import { waitForProxy } from '../readiness.js';
 import { type ResolvedSpec, generateCredentials, renderProxy, resolveSpec } from '../render.js';
 import { GIB } from '../xml/volume-xml.js';
 

@@ -8,6 +8,7 @@ import { isNotFound } from '../../../../libvirt/index.js';
 import { PlacementError } from '../errors.js';
 import type { LibvirtApi } from '../libvirt-api.js';
 import { messageOf } from '../../../../../shared/errors.js';
+import { gib, noRoom } from '../pool-room.js';
 
 export interface Placement {
   host: ResolvedKVMHost;
@@ -27,19 +28,6 @@ export interface PlacementInput {
 }
 
 /** `12.3 GiB`, or `256 MiB` below 1 GiB (a tenth of a GiB is too coarse for small machine types). */
-export function gib(bytes: number): string {
-  if (bytes < 1024 ** 3) return `${Math.round(bytes / 1024 ** 2)} MiB`;
-  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
-}
-
-/**
- * `pool P has 47.9 MiB (50229248 bytes) free, the disk needs 1.0 GiB (1073741824 bytes)`: the
- * exact byte counts beside the rounded ones, so that a person can compare them with `virsh
- * pool-info` without guessing at the rounding.
- */
-export function noRoom(pool: string, freeBytes: number, neededBytes: number, needs: string): string {
-  return `pool ${pool} has ${gib(freeBytes)} (${freeBytes} bytes) free, ${needs} ${gib(neededBytes)} (${neededBytes} bytes)`;
-}
 
 /**
  * Why the host's libvirt network cannot take a guest now (not active: `virsh net-destroy`,

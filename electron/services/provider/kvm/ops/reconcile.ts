@@ -12,6 +12,7 @@ import { instanceIds, instanceOfVolume, isInstanceVolume } from '../names.js';
 import { ownVolumes } from '../domain-facts.js';
 import { messageOf } from '../../../../../shared/errors.js';
 import { isMine, ownerText } from '../../../../../shared/fleet-meta.js';
+import { ORPHAN_GRACE_MS } from '../orphan-grace.js';
 
 export interface ReconcileFinding {
   kind: 'orphan-volume' | 'broken-domain' | 'stale-credentials';
@@ -44,13 +45,6 @@ export interface ReconcileReport {
  * touched, whichever entry's pool the config names now; one whose pools cannot be read
  * is not judged.
  */
-/**
- * How old an instance volume with no domain must be before reconcile calls it an orphan:
- * longer than a launch takes from its first volume to its domain (the default launch
- * timeout, 10 min, plus a margin). Launches under way in this process are known exactly
- * (`ctx.launching`); this covers another process (the app beside the CLI, a script).
- */
-export const ORPHAN_GRACE_MS = 15 * 60_000;
 
 /** What {@link reconcile} is asked to do. */
 export interface ReconcileOptions {

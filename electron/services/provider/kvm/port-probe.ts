@@ -10,8 +10,8 @@
  */
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
-import type { ResolvedKVMHost } from '../../../../../shared/config.js';
-import { type SshConnectionPool, sshTargetOf } from '../../../../transport/index.js';
+import type { ResolvedKVMHost } from '../../../../shared/config.js';
+import { type SshConnectionPool, sshTargetOf } from '../../../transport/index.js';
 import type { PortProbe } from './readiness.js';
 
 /** The environment variable that makes the local probe run inside a network namespace. */

@@ -7,7 +7,7 @@
  * and asking again helps, which is what a person would do. The refusal happens before
  * libvirt changes anything, so asking again is safe.
  */
-import { LibvirtError } from '../../../../libvirt/index.js';
+import { LibvirtError } from '../../../libvirt/index.js';
 
 const BUSY = /has asynchronous jobs running|is still in use|is still being allocated/i;
 

@@ -4,10 +4,10 @@
  * port accepts a TCP connection. Each round is short and bounded, and a lifecycle event
  * of the domain starts the next round at once: no slow polling.
  */
-import type { ResolvedKVMHost } from '../../../../../shared/config.js';
-import { isLostConnection } from '../errors.js';
-import type { AddressSource, DomainEvent, GuestAddress, LibvirtApi } from '../libvirt-api.js';
-import { messageOf } from '../../../../../shared/errors.js';
+import type { ResolvedKVMHost } from '../../../../shared/config.js';
+import { isLostConnection } from './errors.js';
+import type { AddressSource, DomainEvent, GuestAddress, LibvirtApi } from './libvirt-api.js';
+import { messageOf } from '../../../../shared/errors.js';
 
 /** Tries a TCP connection to `address:port` as seen from `host` (locally, through the host's SSH connection, or inside a test namespace). */
 export type PortProbe = (host: ResolvedKVMHost, address: string, port: number, signal: AbortSignal) => Promise<boolean>;
