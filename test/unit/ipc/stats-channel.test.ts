@@ -112,7 +112,16 @@ describe('proxies:stats', () => {
     // historyOf: the watched proxy's last hour, the probes' latency with it (the inspector's Traffic tab).
     await clock.advance(30_000);
     const dom = health.proxies[0]!.domain;
-    const one = (await app.call('proxies:stats', { historyOf: { host: 'edge-a', domain: dom } })) as FleetStats;
+    // The second round's answer, like the first's, may come a moment after the tick.
+    const one = await waitFor(
+      'the second round in the latency history',
+      10_000,
+      async () => {
+        const stats = (await app.call('proxies:stats', { historyOf: { host: 'edge-a', domain: dom } })) as FleetStats;
+        return (stats.proxies.find((p) => p.domain === dom)?.latency?.length ?? 0) >= 2 ? stats : undefined;
+      },
+      20,
+    );
     expect(FleetStatsSchema.safeParse(one).success).toBe(true);
     expect(one.proxies.find((p) => p.domain === dom)).toMatchObject({
       history: expect.any(Array),
