@@ -4,7 +4,7 @@
  * left) and after them, volumes it names removed at the end, and the processes it started
  * (servers in the test namespace) stopped.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { LibvirtClient } from '../../electron/libvirt/index.js';
 import { removeProxy, removeVolumes, systemClient } from './libvirt.js';
 import { hypervisorState } from './provider.js';
@@ -13,7 +13,7 @@ type HypervisorState = Awaited<ReturnType<typeof hypervisorState>>;
 
 /** A guest-lane file's client and cleanup (see {@link useGuestLane}). */
 export interface GuestLane {
-  /** The client on the test libvirtd, from the file's first beforeAll on. */
+  /** The client on the test libvirtd, inside a test (made before each). */
   readonly client: LibvirtClient;
   /** Stops `child` when the file ends; returns it. */
   stopAtEnd<T extends { kill(): unknown } | undefined>(child: T): T;
@@ -24,28 +24,42 @@ export interface GuestLane {
 }
 
 /**
- * Call at the top of a test file, before its own hooks: its beforeAll then runs first (the
- * client is ready in the file's) and its afterAll last (after the file's own cleanup).
+ * Call at the top of a test file, before its own hooks: its beforeAll then runs first (what
+ * an earlier run left is removed) and its afterAll last (after the file's own cleanup).
  * `proxies`: the names the file launches; `volumes`: read at the end, more volumes to remove
  * (a baked base the file made, say).
  */
 export function useGuestLane(proxies: readonly string[], volumes: () => readonly string[] = () => []): GuestLane {
+  // No connection is held across the file's own beforeAll: that hook may block the event
+  // loop for long (the guest image's synchronous build or check), and libvirtd drops a
+  // client that has not answered its keepalive for 30 s (a CI run lost bake.test.ts's so).
+  // The connection is made (again, if it was lost) before each test and for the cleanup.
   let client: LibvirtClient | undefined;
+  const live = async (): Promise<LibvirtClient> => {
+    if (!client || client.closed) client = await systemClient();
+    return client;
+  };
   const children: Array<{ kill(): unknown }> = [];
   beforeAll(async () => {
-    client = await systemClient();
-    for (const name of proxies) await removeProxy(client, name);
+    const c = await live();
+    for (const name of proxies) await removeProxy(c, name);
+    await c.close();
+    client = undefined;
   }, 120_000);
+  beforeEach(async () => {
+    await live();
+  }, 60_000);
   afterAll(async () => {
     for (const child of children) child.kill();
-    if (!client) return;
-    for (const name of proxies) await removeProxy(client, name);
-    await removeVolumes(client, volumes());
-    await client.close();
+    const c = await live();
+    for (const name of proxies) await removeProxy(c, name);
+    await removeVolumes(c, volumes());
+    await c.close();
+    client = undefined;
   }, 120_000);
   return {
     get client() {
-      if (!client) throw new Error("the guest lane's client is made in its beforeAll: use it from a hook or a test");
+      if (!client) throw new Error("the guest lane's client is made before each test: use it from a test");
       return client;
     },
     stopAtEnd(child) {
