@@ -49,14 +49,23 @@ const HttpUrl = z.url({
 
 /** The health probe through each proxy (electron/services/app/fleet-health.ts). */
 export const HealthSettingsSchema = z.strictObject({
-  /** Fetched through each proxy every 30 s: status and latency. Without it, the proxy itself is asked. */
+  /** Fetched through each proxy every round: status and latency. Without it, the proxy itself is asked. */
   checkUrl: HttpUrl.optional(),
   /** Answers the caller's address (plain text or `{"ip": …}`): the proxy's exit address. Fetched instead of checkUrl when set. */
   echoUrl: HttpUrl.optional(),
   /** An answer slower than this is "slow" (default 2000 ms). */
   slowMs: z.number().int().positive().max(60_000).optional(),
+  /**
+   * Seconds between two rounds (default {@link DEFAULT_HEALTH_INTERVAL_S}). Shorter notices a
+   * dead proxy (and so auto-replace acts) sooner, at one request through each proxy a round;
+   * not under 5 s, the probe's own timeout being 10 s.
+   */
+  intervalSeconds: z.number().int().min(5).max(3600).optional(),
 });
 export type HealthSettings = z.infer<typeof HealthSettingsSchema>;
+
+/** Seconds between health rounds when settings.json names no `health.intervalSeconds`. */
+export const DEFAULT_HEALTH_INTERVAL_S = 30;
 
 /** An answer slower than this is "slow" when settings.json names no `health.slowMs`. */
 export const DEFAULT_SLOW_MS = 2000;

@@ -1,105 +1,34 @@
 /**
  * Settings: the app's own settings (settings.json in the data directory, not config.yaml),
- * read with settings:get and saved with settings:set — the health probe's URLs and slow
- * threshold, auto-bake, auto-replace. The per-host image transfer is edited under each
- * host in Hosts. The form is checked with the contract's own schema before it is sent
- * (the backend checks again); a problem shows under its field with the schema's message.
+ * read with settings:get and saved with settings:set — the health probe's URLs, slow
+ * threshold and pace, auto-bake, auto-replace. The per-host image transfer is edited under
+ * each host in Hosts. The form is one object (shared/settings-form.ts), checked with the
+ * contract's own schema before it is sent (the backend checks again); a problem shows under
+ * its field with the schema's message.
  * Nothing needs a restart: the health monitor reads the file each round, auto-bake at
  * each launch, auto-replace at each check.
  */
 import { useEffect, useId, useState } from 'react';
-import {
-  DEFAULT_SLOW_MS,
-  type EditableSettings,
-  type SettingsSetInput,
-  SettingsSetInputSchema,
-  type SettingsView as Loaded,
-} from '../../shared/app-settings.js';
-import { configErrorMap, formatPath } from '../../shared/config-issues.js';
+import { DEFAULT_HEALTH_INTERVAL_S, DEFAULT_SLOW_MS, type SettingsView as Loaded } from '../../shared/app-settings.js';
 import { BridgeError } from '../../shared/ipc.js';
+import {
+  type SettingsForm,
+  checkSettingsForm,
+  sameSettingsForm,
+  settingsIssuesByField,
+  settingsToForm,
+} from '../../shared/settings-form.js';
 import { errorMessage } from '../format.js';
 import { readSettings, saveSettings } from '../stores/settings-actions.js';
 import { Field } from './Field.js';
 
-/** The form as typed: text for every field a person types into. */
-interface Draft {
-  checkUrl: string;
-  echoUrl: string;
-  slowMs: string;
-  autoBake: boolean;
-  autoReplace: boolean;
-  afterMinutes: string;
-  maxPerHour: string;
-}
+/** The form's problems: by field (the contract's words, or the backend's when it refused), and the rest. */
+type Problems = ReturnType<typeof settingsIssuesByField>;
 
-type Field =
-  | 'health.checkUrl'
-  | 'health.echoUrl'
-  | 'health.slowMs'
-  | 'autoBake'
-  | 'autoReplace.enabled'
-  | 'autoReplace.afterMinutes'
-  | 'autoReplace.maxPerHour';
-
-function draftOf(s: EditableSettings): Draft {
-  return {
-    checkUrl: s.health.checkUrl ?? '',
-    echoUrl: s.health.echoUrl ?? '',
-    slowMs: s.health.slowMs === undefined ? '' : String(s.health.slowMs),
-    autoBake: s.autoBake,
-    autoReplace: s.autoReplace.enabled,
-    afterMinutes: String(s.autoReplace.afterMinutes),
-    maxPerHour: String(s.autoReplace.maxPerHour),
-  };
-}
-
-const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((k) => a[k] === b[k]);
-
-/** A typed number: the number when it is one, else the text itself, so the schema's message names what was typed. */
-function numberOf(text: string): number | string | undefined {
-  const t = text.trim();
-  if (!t) return undefined;
-  const n = Number(t);
-  return Number.isFinite(n) ? n : t;
-}
-
-/** What settings:set gets: an empty field means its default (no URL, 2000 ms, 10 minutes, 2 an hour). */
-function inputOf(d: Draft): Record<string, unknown> {
-  const health: Record<string, unknown> = {};
-  if (d.checkUrl.trim()) health.checkUrl = d.checkUrl.trim();
-  if (d.echoUrl.trim()) health.echoUrl = d.echoUrl.trim();
-  const slow = numberOf(d.slowMs);
-  if (slow !== undefined) health.slowMs = slow;
-  const autoReplace: Record<string, unknown> = { enabled: d.autoReplace };
-  const after = numberOf(d.afterMinutes);
-  if (after !== undefined) autoReplace.afterMinutes = after;
-  const max = numberOf(d.maxPerHour);
-  if (max !== undefined) autoReplace.maxPerHour = max;
-  return { health, autoBake: d.autoBake, autoReplace };
-}
-
-/** The problems of the form by field, in the contract's words (the backend's, when it refused it). */
-type Problems = Partial<Record<Field, string>>;
-
-function problemsOf(issues: readonly { path: string; message: string }[]): { fields: Problems; other: string[] } {
-  const fields: Problems = {};
-  const other: string[] = [];
-  for (const i of issues) {
-    if (
-      [
-        'health.checkUrl',
-        'health.echoUrl',
-        'health.slowMs',
-        'autoBake',
-        'autoReplace.enabled',
-        'autoReplace.afterMinutes',
-        'autoReplace.maxPerHour',
-      ].includes(i.path)
-    )
-      fields[i.path as Field] ??= i.message;
-    else other.push(i.path ? `${i.path}: ${i.message}` : i.message);
-  }
-  return { fields, other };
+/** The problems of `form` as typed now. */
+function problemsOf(form: SettingsForm): Problems {
+  const checked = checkSettingsForm(form);
+  return checked.ok ? { fields: {}, other: [] } : settingsIssuesByField(checked.issues);
 }
 
 /**
@@ -136,16 +65,16 @@ function TextField(props: {
 export function SettingsView() {
   const id = useId();
   const [loaded, setLoaded] = useState<Loaded>();
-  const [draft, setDraft] = useState<Draft>();
+  const [draft, setDraft] = useState<SettingsForm>();
   const [loadError, setLoadError] = useState<string>();
-  const [problems, setProblems] = useState<{ fields: Problems; other: string[] }>({ fields: {}, other: [] });
+  const [problems, setProblems] = useState<Problems>({ fields: {}, other: [] });
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
 
   useEffect(() => {
     let live = true;
     readSettings().then(
-      (v) => live && (setLoaded(v), setDraft(draftOf(v.settings)), setLoadError(undefined)),
+      (v) => live && (setLoaded(v), setDraft(settingsToForm(v.settings)), setLoadError(undefined)),
       (err: unknown) => live && setLoadError(errorMessage(err)),
     );
     return () => {
@@ -153,37 +82,31 @@ export function SettingsView() {
     };
   }, []);
 
-  const changed = !!loaded && !!draft && !sameDraft(draft, draftOf(loaded.settings));
-  const edit = (patch: Partial<Draft>) => {
+  const changed = !!loaded && !!draft && !sameSettingsForm(draft, settingsToForm(loaded.settings));
+  const edit = (patch: Partial<SettingsForm>) => {
     if (!draft) return;
     const next = { ...draft, ...patch };
     setDraft(next);
     setSaved(false);
     // Once a save showed problems, they follow the typing: a fixed field loses its message.
-    if (Object.keys(problems.fields).length) setProblems(problemsOf(check(next)));
-  };
-
-  /** The contract's own schema, with the config's wording: the messages the backend would give. */
-  const check = (d: Draft) => {
-    const parsed = SettingsSetInputSchema.safeParse(inputOf(d), { error: configErrorMap });
-    return parsed.success ? [] : parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
+    if (Object.keys(problems.fields).length) setProblems(problemsOf(next));
   };
 
   const save = async () => {
     if (!draft) return;
-    const issues = check(draft);
-    setProblems(problemsOf(issues));
-    if (issues.length) return;
+    const checked = checkSettingsForm(draft);
+    setProblems(checked.ok ? { fields: {}, other: [] } : settingsIssuesByField(checked.issues));
+    if (!checked.ok) return;
     setSaving(true);
     try {
-      const next = await saveSettings(inputOf(draft) as SettingsSetInput);
+      const next = await saveSettings(checked.input);
       setLoaded(next);
-      setDraft(draftOf(next.settings));
+      setDraft(settingsToForm(next.settings));
       setSaved(true);
     } catch (err) {
       setProblems(
         err instanceof BridgeError && err.issues?.length
-          ? problemsOf(err.issues)
+          ? settingsIssuesByField(err.issues)
           : { fields: {}, other: [errorMessage(err)] },
       );
     } finally {
@@ -192,7 +115,14 @@ export function SettingsView() {
   };
 
   const f = problems.fields;
-  const ids = { check: `${id}-check`, echo: `${id}-echo`, slow: `${id}-slow`, after: `${id}-after`, max: `${id}-max` };
+  const ids = {
+    check: `${id}-check`,
+    echo: `${id}-echo`,
+    slow: `${id}-slow`,
+    interval: `${id}-interval`,
+    after: `${id}-after`,
+    max: `${id}-max`,
+  };
   return (
     <section className="view" aria-labelledby="settings-h">
       <div className="view-head">
@@ -222,9 +152,19 @@ export function SettingsView() {
           <fieldset className="panel">
             <legend>Health</legend>
             <p className="hint">
-              Every 30 s each running proxy is asked for a page through itself; the figures are in Proxies and in the
+              Every round each running proxy is asked for a page through itself; the figures are in Proxies and in the
               inspector.
             </p>
+            <TextField
+              id={ids.interval}
+              label="Every (seconds)"
+              inputMode="numeric"
+              placeholder={String(DEFAULT_HEALTH_INTERVAL_S)}
+              hint={`Seconds between two rounds, 5 to 3600: shorter notices a dead proxy sooner (and auto-replace acts sooner). Empty: ${DEFAULT_HEALTH_INTERVAL_S}.`}
+              value={draft.intervalSeconds}
+              error={f['health.intervalSeconds']}
+              onChange={(intervalSeconds) => edit({ intervalSeconds })}
+            />
             <TextField
               id={ids.check}
               label="Check URL"
@@ -329,7 +269,10 @@ export function SettingsView() {
             <button
               type="button"
               disabled={!changed || saving}
-              onClick={() => (loaded && setDraft(draftOf(loaded.settings)), setProblems({ fields: {}, other: [] }))}
+              onClick={() => (
+                loaded && setDraft(settingsToForm(loaded.settings)),
+                setProblems({ fields: {}, other: [] })
+              )}
             >
               Discard changes
             </button>

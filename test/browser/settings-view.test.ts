@@ -68,11 +68,13 @@ describe('browser: the Settings view', () => {
     const before = readFileSync(settingsPath(app.home), 'utf8');
     await box('Check URL').fill('ftp://check.example/');
     await box('At most per hour').fill('0');
+    await box('Every (seconds)').fill('2');
     await expect(save().isEnabled()).resolves.toBe(true);
     await save().click();
     await expect(box('Check URL').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(form().getByText('must be an http:// or https:// URL').isVisible()).resolves.toBe(true);
     await expect(form().getByText('must be at least 1 (got 0)').isVisible()).resolves.toBe(true);
+    await expect(form().getByText('must be at least 5 (got 2)').isVisible()).resolves.toBe(true);
     // The message is the field's description: a screen reader reads it with the field.
     await expect(
       box('Check URL').evaluate((el) =>
@@ -98,6 +100,7 @@ describe('browser: the Settings view', () => {
     await box('Check URL').fill('http://127.0.0.1:9/health');
     await box('Echo URL').fill('http://127.0.0.1:9/ip');
     await box('Slow threshold (ms)').fill('750');
+    await box('Every (seconds)').fill('15');
     await tick('Bake automatically after the first launch on a host').check();
     await tick('Replace my proxies whose health keeps failing').check();
     await box('After failing for (minutes)').fill('2.5');
@@ -110,7 +113,12 @@ describe('browser: the Settings view', () => {
 
     expect(onDisk()).toEqual({
       hosts,
-      health: { checkUrl: 'http://127.0.0.1:9/health', echoUrl: 'http://127.0.0.1:9/ip', slowMs: 750 },
+      health: {
+        checkUrl: 'http://127.0.0.1:9/health',
+        echoUrl: 'http://127.0.0.1:9/ip',
+        slowMs: 750,
+        intervalSeconds: 15,
+      },
       autoBake: true,
       autoReplace: { enabled: true, afterMinutes: 2.5, maxPerHour: 4 },
     });
@@ -122,6 +130,7 @@ describe('browser: the Settings view', () => {
     await expect(box('Check URL').inputValue()).resolves.toBe('http://127.0.0.1:9/health');
     await expect(box('Echo URL').inputValue()).resolves.toBe('http://127.0.0.1:9/ip');
     await expect(box('Slow threshold (ms)').inputValue()).resolves.toBe('750');
+    await expect(box('Every (seconds)').inputValue()).resolves.toBe('15');
     await expect(tick('Bake automatically after the first launch on a host').isChecked()).resolves.toBe(true);
     await expect(tick('Replace my proxies whose health keeps failing').isChecked()).resolves.toBe(true);
     await expect(box('After failing for (minutes)').inputValue()).resolves.toBe('2.5');

@@ -1,17 +1,32 @@
 /**
- * Baking on a real guest: the bare test image (no tinyproxy, dante-server or
- * qemu-guest-agent, `guest-image.sh --bare`) is baked on the test host with the site mirror
- * given through `kvm.vendorData` (`images bake`); the baked base
- * `egress-baked-<sha256>-<recipe hash>.qcow2` must then be in the pool. The mirror is then
- * stopped and a proxy launched from a config with NO mirror: its plan's `base` step must
- * name the baked base, the URL must forward HTTP, and the guest agent (baked in) must
- * report the address, and tinyproxy must have started once (the bake's drop-in starts it on
- * its config; the baked seed does not restart it). A socks5 proxy on the same baked base,
- * launched at the same time, must forward too (the bake disables danted; its seed enables it). Cleanup: the proxies
- * are deleted and the baked volume removed.
+ * Baking on a real guest, once for the lane: the bare test image (no tinyproxy,
+ * dante-server or qemu-guest-agent, `guest-image.sh --bare`) is baked from the app's window,
+ * and the baked base is then what the CLI finds and launches on.
+ *
+ * 1. In Chromium through `egress-desk serve` (issue 12.3): the image row shows the local host
+ *    as "plain" with a Bake button; clicking it shows the bake's progress in the row, and
+ *    when the bake is done the row says "baked", the baked base
+ *    `egress-baked-<sha256>-<recipe hash>.qcow2` is in the pool and nothing of the baking run
+ *    (an `egress-baking-*` domain or volume) is left. The site mirror (the flat apt repository
+ *    of the bare image's missing packages, served inside the test namespace) reaches the
+ *    baking guest through `kvm.vendorData`, as a site's would.
+ * 2. With the mirror stopped and a config with NO mirror: `images bake` finds the base baked
+ *    (`created: false`; the baking run's own output is images-bake-cli's unit test), and an
+ *    HTTP and a SOCKS5 proxy launched at once use it: each plan's `base` step names it, the
+ *    HTTP URL forwards, the guest agent (baked in) reports the address, tinyproxy started
+ *    once (the bake's drop-in starts it on its config; the baked seed does not restart it),
+ *    and the SOCKS5 proxy forwards too (the bake disables danted; its seed enables it).
+ *
+ * The two bakes of the same image this lane once ran (one from the CLI, one from the window)
+ * cost about three minutes of TCG for the same service path: the window's is kept, since
+ * the CLI's differs only in how it prints. Cleanup: the proxies are deleted and the baked
+ * volume removed.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bakedVolumeName, proxyRecipe } from '../../electron/services/provider/kvm/guest/bake-recipe.js';
+import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from '../browser/app-page.js';
+import { publishScreenshot } from '../browser/screenshots.js';
 import {
   GUEST_PAGE_MARK,
   type GuestHome,
@@ -29,7 +44,6 @@ import {
 import { removeVolumes } from '../support/libvirt.js';
 import { useGuestLane } from '../support/guest-lane.js';
 import { agentExec } from '../support/qemu-agent.js';
-import { hypervisorState } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
@@ -38,8 +52,9 @@ const SOCKS = 'egtest-baked-socks';
 const PAGE_PORT = 18085;
 const MIRROR_PORT = 18086;
 let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
-/** The bake's home (its config has the mirror), then the launches' (no mirror), and a second launch home for the SOCKS proxy (its own credentials file and image cache). */
-let bakeHome: GuestHome;
+/** The window that bakes (its config has the mirror). */
+let app: AppPage | undefined;
+/** The launches' home (no mirror), and a second one for the SOCKS proxy (its own credentials file and image cache). */
 let plain: GuestHome;
 let socksHome: GuestHome;
 let image: GuestImage;
@@ -52,16 +67,19 @@ beforeAll(async () => {
   baked = bakedVolumeName(image.sha256, proxyRecipe());
   mirror = namespaceHttpServer(env, MIRROR_PORT, bareImageRepo(image));
   lane.stopAtEnd(mirror.child);
-  bakeHome = guestHome(
-    env,
-    'egress-bake-',
-    guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)),
-  );
+  app = await openApp({
+    prefix: 'egress-bake-gui-',
+    config: () => guestConfig(env, image, siteMirrorVendorData(`http://${env.EGRESS_TEST_BRIDGE_IP}:${MIRROR_PORT}/`)),
+  });
   // The launches' config has no mirror: its vendor-data installs nothing, and there is no apt source to reach.
   plain = guestHome(env, 'egress-bake-plain-', guestConfig(env, image));
   socksHome = guestHome(env, 'egress-bake-socks-', guestConfig(env, image));
   lane.stopAtEnd(namespaceHttpServer(env, PAGE_PORT).child);
 }, 20 * 60_000);
+
+afterAll(async () => {
+  await app?.close();
+}, 120_000);
 
 /** A domain's journal for one unit this boot, read through the guest agent (guest-exec). */
 async function agentJournal(domainName: string, unit: string): Promise<string> {
@@ -71,50 +89,72 @@ async function agentJournal(domainName: string, unit: string): Promise<string> {
   return r.stdout;
 }
 
+const escaped = (s: string): string => s.replace(/\./g, '\\.');
+
 describe('baking the bare image on the test host', () => {
   it(
-    'makes the baked base; a launch with no mirror uses it, forwards HTTP and the agent reports the address',
+    'Bake on the image row turns the local host from plain to baked, leaving only the baked base',
     async () => {
-      const before = await hypervisorState(lane.client);
+      const before = await lane.state();
       expect(before.volumes, `${baked} is in the pool before the test (left by an earlier run?)`).not.toContain(baked);
-      const t0 = Date.now();
-      const b = await bakeHome.cli('images', 'bake', 'guest', '--host', 'local');
-      console.log(`bake: images bake took ${((Date.now() - t0) / 1000).toFixed(1)} s\n${b.stderr}`);
-      expect(b.code, b.stderr).toBe(0);
-      expect(b.stdout).toContain(baked);
-      const afterBake = await hypervisorState(lane.client);
-      expect(afterBake.volumes).toContain(baked);
-      // Nothing of the baking run is left: no egress-baking-* domain or volume.
-      expect(afterBake.domains).toEqual(before.domains);
-      expect(afterBake.volumes.filter((v) => v.startsWith('egress-baking-'))).toEqual([]);
-      expect(mirror!.requests().join('\n')).toMatch(/tinyproxy_[^ ]+\.deb/);
+      const page = app!.page;
+      await app!.nav('Images & machine types').click({ timeout: 30_000 });
+      const row = page.getByRole('region', { name: 'Images' }).getByRole('row', { name: /^guest\b/ });
+      const local = row
+        .getByRole('list', { name: 'On hosts' })
+        .getByRole('listitem')
+        .filter({ hasText: /^local:/ });
+      // The local host connects on its own; the view asks again when it has.
+      await expect.poll(() => local.innerText(), { timeout: 60_000 }).toMatch(/\(plain\)/);
 
+      const t0 = Date.now();
+      await row.getByRole('button', { name: 'Bake guest on local' }).click();
+      // The row shows the bake while it runs (the upload of the base, then the baking boot).
+      await row.getByRole('status', { name: 'Baking guest on local' }).waitFor({ timeout: 60_000 });
+      await page.screenshot({ path: join(SHOTS, 'image-baking-light.png') });
+      await expect.poll(() => local.innerText(), { timeout: 25 * 60_000, interval: 2_000 }).toMatch(/\(baked\)/);
+      console.log(`bake: Bake click to baked ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      await expect(row.locator('.bake-outcome').count()).resolves.toBe(0);
+      await expect(local.getByRole('button', { name: 'Bake guest on local' }).count()).resolves.toBe(0);
+      await page.screenshot({ path: join(SHOTS, 'image-baked-light.png') });
+      publishScreenshot(join(SHOTS, 'image-baked-light.png'), join(DOCS_SHOTS, 'image-baked.png'));
+
+      const after = await lane.state();
+      expect(after.volumes).toContain(baked);
+      expect(after.domains).toEqual(before.domains);
+      expect(after.volumes.filter((v) => v.startsWith('egress-baking-'))).toEqual([]);
+      // The baking guest installed the proxy software from the site mirror.
+      expect(mirror!.requests().join('\n')).toMatch(/tinyproxy_[^ ]+\.deb/);
+      expect(app!.errors).toEqual([]);
+      await app!.close();
+      app = undefined;
+    },
+    30 * 60_000,
+  );
+
+  it(
+    'with no mirror, images bake finds the base baked; HTTP and SOCKS5 launches use it, forward, and the agent reports the address',
+    async () => {
+      const before = await lane.state();
+      expect(before.volumes, `${baked} was to be baked by the test above`).toContain(baked);
       // No mirror from here on.
       mirror!.child.kill();
       mirror = undefined;
+      const b = await plain.cli('images', 'bake', 'guest', '--host', 'local', '--json');
+      expect(b.code, b.stderr).toBe(0);
+      expect(JSON.parse(b.stdout)).toMatchObject({ host: 'local', image: 'guest', volume: baked, created: false });
+
       // Both launches at once (they share nothing but the baked base): the SOCKS one from a
       // home of its own, so that two CLI processes never write one credentials file.
       const t1 = Date.now();
-      const [r, s] = await Promise.all([
-        plain.cli('proxies', 'launch', NAME, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24'),
-        socksHome.cli(
-          'proxies',
-          'launch',
-          SOCKS,
-          '--kind',
-          'socks5',
-          '--wait',
-          '--timeout',
-          '600',
-          '--allow',
-          '192.168.150.0/24',
-        ),
-      ]);
+      const launch = (home: GuestHome, name: string, ...more: string[]) =>
+        home.cli('proxies', 'launch', name, ...more, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
+      const [r, s] = await Promise.all([launch(plain, NAME), launch(socksHome, SOCKS, '--kind', 'socks5')]);
       console.log(
         `bake: launch --wait of an HTTP and a SOCKS5 proxy at once on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`,
       );
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
+      expect(r.stderr).toMatch(new RegExp(`base done: .*${escaped(baked)}`));
       const url = r.stdout.trim();
       const address = new URL(url).hostname;
       expect(fetchThroughProxy(env, url, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`)).toContain(
@@ -130,7 +170,7 @@ describe('baking the bare image on the test host', () => {
 
       // A socks5 proxy on the same baked base: Dante is baked in, disabled; its seed enables it.
       expect(s.code, s.stderr).toBe(0);
-      expect(s.stderr).toMatch(new RegExp(`base done: .*${baked.replace(/\./g, '\\.')}`));
+      expect(s.stderr).toMatch(new RegExp(`base done: .*${escaped(baked)}`));
       const socks = new URL(s.stdout.trim());
       const through = curlThroughSocks(
         env,
@@ -144,7 +184,7 @@ describe('baking the bare image on the test host', () => {
       const del = await plain.cli('proxies', 'delete', NAME);
       expect(del.code, del.stderr).toBe(0);
       await removeVolumes(lane.client, [baked]);
-      const after = await hypervisorState(lane.client);
+      const after = await lane.state();
       expect(after.domains).toEqual(before.domains);
       expect(after.volumes).not.toContain(baked);
     },

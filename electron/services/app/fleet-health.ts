@@ -1,13 +1,14 @@
 /**
- * Health of every ready proxy, probed through the proxy itself every 30 s
- * (services/health/proxy-probe.ts): at most a few probes in flight per host, each bounded
- * by its timeout, and a proxy whose last probe has not ended is not probed again, so a
- * dead host never piles probes up. A proxy that is shut off (or not started yet), has no
- * address or no credentials here, or whose host is not connected, is unknown (saying
- * which): stopping a proxy is how a person takes it out of service on purpose. A paused
- * or crashed one on a connected host is failing without a probe: it exists to carry
- * traffic and cannot (a domain libvirt paused on a full disk or an I/O error looks just
- * like this), so auto-replace may replace it like any other failing proxy.
+ * Health of every ready proxy, probed through the proxy itself every round (30 s, or
+ * settings.json's `health.intervalSeconds`; services/health/proxy-probe.ts): at most a few
+ * probes in flight per host, each bounded by its timeout, and a proxy whose last probe has
+ * not ended is not probed again, so a dead host never piles probes up. A proxy that is
+ * shut off (or not started yet), has no address or no credentials here, or whose host is
+ * not connected, is unknown (saying which): stopping a proxy is how a person takes it out
+ * of service on purpose. A paused or crashed one on a connected host is failing without a
+ * probe: it exists to carry traffic and cannot (a domain libvirt paused on a full disk or
+ * an I/O error looks just like this), so auto-replace may replace it like any other
+ * failing proxy.
  */
 import type { Duplex } from 'node:stream';
 import type { FleetHealth, LatencyPoint, ProxyHealth } from '../../../shared/health.js';
@@ -19,7 +20,7 @@ import { exitWarnings } from '../health/exit-address.js';
 import { LatencyHistory } from '../health/latency-history.js';
 import { type ProbeOptions, type ProbeResult, type ProbeTarget, probeProxy } from '../health/proxy-probe.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
-import { type AppSettings, DEFAULT_SLOW_MS } from '../../../shared/app-settings.js';
+import { type AppSettings, DEFAULT_HEALTH_INTERVAL_S, DEFAULT_SLOW_MS } from '../../../shared/app-settings.js';
 import { type StatsClock, systemClock } from './fleet-stats.js';
 
 /** Domain states in which a proxy cannot answer, with what health says of them. */
@@ -47,7 +48,10 @@ export interface FleetHealthOptions {
   tunnelFor?: (host: string) => ((address: string, port: number) => Promise<Duplex>) | undefined;
   probe?: Probe;
   clock?: StatsClock;
-  /** Default 30 s. */
+  /**
+   * Between two rounds, overriding the settings (a command's `--interval`). Without it, the
+   * settings' `intervalSeconds` as of the last round read them (default 30 s).
+   */
   intervalMs?: number;
   /** Default 10 s. */
   timeoutMs?: number;
@@ -75,15 +79,41 @@ export class FleetHealthMonitor {
   private cancelReport: (() => void) | undefined;
   private closed = false;
   private at = 0;
+  /** The settings' pace as of the last time they were read (undefined: the default). */
+  private settingsIntervalMs: number | undefined;
 
   constructor(private readonly options: FleetHealthOptions) {
     this.clock = options.clock ?? systemClock;
     this.probe = options.probe ?? ((t, o) => probeProxy(t, o));
   }
 
-  /** The first round after one interval, then one every interval. */
+  /**
+   * The first round after one interval, then one every interval. The settings are read at
+   * once too: a pace other than the default moves the first round to it.
+   */
   start(): void {
     this.schedule();
+    if (this.options.intervalMs !== undefined) return;
+    void this.options.settings().then(
+      (s) => {
+        const before = this.intervalMs();
+        this.adoptPace(s);
+        if (this.intervalMs() !== before && !this.closed) {
+          this.cancelTimer?.();
+          this.schedule();
+        }
+      },
+      () => undefined,
+    );
+  }
+
+  /** Between two rounds now. */
+  intervalMs(): number {
+    return this.options.intervalMs ?? this.settingsIntervalMs ?? DEFAULT_HEALTH_INTERVAL_S * 1000;
+  }
+
+  private adoptPace(settings: AppSettings['health']): void {
+    this.settingsIntervalMs = settings.intervalSeconds === undefined ? undefined : settings.intervalSeconds * 1000;
   }
 
   snapshot(): FleetHealth {
@@ -114,13 +144,20 @@ export class FleetHealthMonitor {
     if (this.closed) return;
     this.cancelTimer = this.clock.schedule(() => {
       // Not awaited: one host's slow probes must not hold up the next round of the others.
-      void this.check();
-      this.schedule();
-    }, this.options.intervalMs ?? 30_000);
+      // The next round is set once this one has read the settings, at the pace they give.
+      void this.runRound(() => this.schedule()).catch(() => undefined);
+    }, this.intervalMs());
   }
 
-  private async runRound(): Promise<FleetHealth> {
-    const settings = await this.options.settings();
+  /** One round; `settingsRead` is called once the settings were read (or could not be). */
+  private async runRound(settingsRead?: () => void): Promise<FleetHealth> {
+    let settings: AppSettings['health'];
+    try {
+      settings = await this.options.settings();
+      this.adoptPace(settings);
+    } finally {
+      settingsRead?.();
+    }
     const connected = this.options.connected();
     const known = new Set<ProxyKey>();
     const byHost = new Map<string, ProxyRecord[]>();

@@ -19,14 +19,24 @@ function record(
   } as ProxyRecord;
 }
 
-function setup(o: { proxies: ProxyRecord[]; probe: Probe; connected?: string[]; echoUrl?: string }) {
+function setup(o: {
+  proxies: ProxyRecord[];
+  probe: Probe;
+  connected?: string[];
+  echoUrl?: string;
+  /** Read each time the monitor reads its settings. */
+  intervalSeconds?: () => number | undefined;
+}) {
   const clock = new ManualClock();
   const emitted: FleetHealth[] = [];
   const monitor = new FleetHealthMonitor({
     proxies: () => o.proxies,
     connected: () => new Set(o.connected ?? ['edge-a', 'edge-b']),
     credentials: async (name) => ({ username: name, password: 'pw' }),
-    settings: async () => (o.echoUrl ? { echoUrl: o.echoUrl } : {}),
+    settings: async () => {
+      const intervalSeconds = o.intervalSeconds?.();
+      return { ...(o.echoUrl ? { echoUrl: o.echoUrl } : {}), ...(intervalSeconds ? { intervalSeconds } : {}) };
+    },
     emit: (h) => emitted.push(h),
     probe: o.probe,
     clock,
@@ -241,5 +251,35 @@ describe('FleetHealthMonitor', () => {
     await monitor.check();
     expect(first(2, 'w2').exitWarning).toMatch(/203\.0\.113\.9/);
     expect(sent.exitWarning).toBeUndefined();
+  });
+
+  it("rounds at the settings' pace: read at start (the first round moves to it), and a change applies from the next round", async () => {
+    let pace: number | undefined = 5;
+    const rounds: number[] = [];
+    const { monitor, clock } = setup({
+      proxies: [record('web', 'edge-a')],
+      probe: async () => (rounds.push(clock.now()), ok(1)),
+      intervalSeconds: () => pace,
+    });
+    const t0 = clock.now();
+    monitor.start();
+    await settle();
+    expect(monitor.intervalMs()).toBe(5_000);
+    await clock.advance(5_000);
+    await settle();
+    expect(rounds.map((t) => t - t0)).toEqual([5_000]);
+    // Back to the default: the round at 10 s reads it, and the next one is 30 s after it.
+    pace = undefined;
+    await clock.advance(5_000);
+    await settle();
+    expect(monitor.intervalMs()).toBe(30_000);
+    await clock.advance(29_000);
+    await settle();
+    expect(rounds.map((t) => t - t0)).toEqual([5_000, 10_000]);
+    await clock.advance(1_000);
+    await settle();
+    expect(rounds.map((t) => t - t0)).toEqual([5_000, 10_000, 40_000]);
+    monitor.close();
+    expect(clock.pending()).toEqual([]);
   });
 });
