@@ -31,48 +31,51 @@ export abstract class TransportError extends Error {
   }
 }
 
-/** The local libvirt socket does not exist: libvirt is not installed, not started, or the path is wrong. */
-export class SocketMissingError extends TransportError {
-  readonly code = 'SOCKET_MISSING';
+/**
+ * What the person is told when the local socket fails in one of the ways we can name, given its
+ * path: what happened and the command that fixes it. One table, so the advice reads side by side.
+ */
+const LOCAL_SOCKET_ADVICE = {
+  SOCKET_MISSING: (socketPath: string) =>
+    `libvirt's socket ${socketPath} does not exist: install libvirt-daemon-system and start libvirtd, ` +
+    `or set socketPath to a session daemon's $XDG_RUNTIME_DIR/libvirt/libvirt-sock`,
+  SOCKET_PERMISSION: (socketPath: string) =>
+    `permission denied on libvirt's socket ${socketPath}: join the libvirt group: ` +
+    `sudo usermod -aG libvirt $USER, then log in again`,
+  SOCKET_REFUSED: (socketPath: string) =>
+    `libvirt's socket ${socketPath} refused the connection: the daemon is not running. ` +
+    `Start it (sudo systemctl start libvirtd) and try again`,
+} as const satisfies Partial<Record<TransportErrorCode, (socketPath: string) => string>>;
+
+/** A failure to open the local libvirt socket at `socketPath` that LOCAL_SOCKET_ADVICE has words for. */
+abstract class AdvisedSocketError<C extends keyof typeof LOCAL_SOCKET_ADVICE> extends TransportError {
   constructor(
+    readonly code: C,
     readonly socketPath: string,
     options?: { cause?: unknown },
   ) {
-    super(
-      `libvirt's socket ${socketPath} does not exist: install libvirt-daemon-system and start libvirtd, ` +
-        `or set socketPath to a session daemon's $XDG_RUNTIME_DIR/libvirt/libvirt-sock`,
-      options,
-    );
+    super(LOCAL_SOCKET_ADVICE[code](socketPath), options);
+  }
+}
+
+/** The local libvirt socket does not exist: libvirt is not installed, not started, or the path is wrong. */
+export class SocketMissingError extends AdvisedSocketError<'SOCKET_MISSING'> {
+  constructor(socketPath: string, options?: { cause?: unknown }) {
+    super('SOCKET_MISSING', socketPath, options);
   }
 }
 
 /** The local libvirt socket exists but this user may not connect to it. */
-export class SocketPermissionError extends TransportError {
-  readonly code = 'SOCKET_PERMISSION';
-  constructor(
-    readonly socketPath: string,
-    options?: { cause?: unknown },
-  ) {
-    super(
-      `permission denied on libvirt's socket ${socketPath}: join the libvirt group: ` +
-        `sudo usermod -aG libvirt $USER, then log in again`,
-      options,
-    );
+export class SocketPermissionError extends AdvisedSocketError<'SOCKET_PERMISSION'> {
+  constructor(socketPath: string, options?: { cause?: unknown }) {
+    super('SOCKET_PERMISSION', socketPath, options);
   }
 }
 
 /** The socket file is there but nothing listens on it: the daemon that created it is gone. */
-export class SocketRefusedError extends TransportError {
-  readonly code = 'SOCKET_REFUSED';
-  constructor(
-    readonly socketPath: string,
-    options?: { cause?: unknown },
-  ) {
-    super(
-      `libvirt's socket ${socketPath} refused the connection: the daemon is not running. ` +
-        `Start it (sudo systemctl start libvirtd) and try again`,
-      options,
-    );
+export class SocketRefusedError extends AdvisedSocketError<'SOCKET_REFUSED'> {
+  constructor(socketPath: string, options?: { cause?: unknown }) {
+    super('SOCKET_REFUSED', socketPath, options);
   }
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConnectionClosedError } from '../../../electron/libvirt/index.js';
 import {
   AlreadyExistsError,
+  LAUNCH_STEPS,
   LaunchError,
   LaunchTimeoutError,
   type LaunchStep,
@@ -151,19 +152,8 @@ describe('transactional launch', () => {
       { name: 'web', host: 'edge-a' },
       { wait: true, onStep: (e) => e.phase === 'start' && steps.push(e.step) },
     );
-    expect(steps).toEqual([
-      'validate',
-      'place',
-      'image',
-      'upload',
-      'base',
-      'volumes',
-      'seed',
-      'define',
-      'boot',
-      'address',
-      'proxy',
-    ]);
+    // The app draws its progress list from LAUNCH_STEPS: a launch that waits reports every one of them, in that order.
+    expect(steps).toEqual([...LAUNCH_STEPS]);
     expect(r.url).toMatch(/^http:\/\/egress:generated-1@192\.168\.122\.\d+:3128$/);
     expect(r.proxy).toMatchObject({ name: 'web', host: 'edge-a', state: 'running', port: 3128 });
     expect(await f.credentials.get('web')).toEqual({ username: 'egress', password: 'generated-1' });
