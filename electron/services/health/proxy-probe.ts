@@ -5,7 +5,7 @@
  * read the status line (and, for an echo URL, the few bytes of the answer). Bounded by a timeout from connect to the
  * end of the answer, so a proxy that accepts and then says nothing fails rather than hangs.
  */
-import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+import { type ClientRequest, type IncomingMessage, type RequestOptions, request } from 'node:http';
 import { type Socket, connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { rootCertificates, connect as tlsConnect } from 'node:tls';
@@ -155,13 +155,26 @@ function getThrough(
     finish({ ok: false, error: url.protocol === 'https:' ? `TLS to the check URL: ${err.message}` : err.message }),
   );
   const headers = { host: url.host, 'user-agent': 'egress-desk-health', connection: 'close' };
-  const req = request(
-    { createConnection: () => stream, method: 'GET', path: `${url.pathname}${url.search}`, headers, setHost: false },
-    (res) => {
-      answered();
-      readAnswer(res, url, options, finish);
-    },
-  );
+  const init = { createConnection: () => stream, path: `${url.pathname}${url.search}`, headers };
+  sendGet(init, url, options, finish, answered, cleanup);
+}
+
+/**
+ * Sends one GET (`init` plus the method and `setHost: false`: the caller's headers carry the
+ * host) and reads its answer through `finish`; the request goes when the probe ends.
+ */
+function sendGet(
+  init: RequestOptions,
+  url: URL | undefined,
+  options: ProbeOptions,
+  finish: Finish,
+  answered: () => void,
+  cleanup: (c: () => void) => void,
+): void {
+  const req = request({ ...init, method: 'GET', setHost: false }, (res) => {
+    answered();
+    readAnswer(res, url, options, finish);
+  });
   cleanup(() => req.destroy());
   req.on('error', (err) => finish({ ok: false, error: err.message }));
   req.end();
@@ -274,26 +287,22 @@ export function probeProxy(
       `Basic ${Buffer.from(`${target.credentials.username}:${target.credentials.password}`).toString('base64')}`;
   if (url?.protocol === 'https:') return probeHttpsThroughConnect(target, url, headers, options, now);
   if (!options.echo) return probePlain(target, url, headers, options, now);
-  return bounded(options, now, (finish, answered, cleanup) => {
-    const req = request(
+  return bounded(options, now, (finish, answered, cleanup) =>
+    sendGet(
       {
         host: target.address,
         port: target.port,
-        method: 'GET',
         path: url ? url.href : '/',
         headers,
-        setHost: false,
         ...(target.tunnel ? viaTunnel(target, finish) : direct(target)),
       },
-      (res) => {
-        answered();
-        readAnswer(res, url, options, finish);
-      },
-    );
-    cleanup(() => req.destroy());
-    req.on('error', (err) => finish({ ok: false, error: err.message }));
-    req.end();
-  });
+      url,
+      options,
+      finish,
+      answered,
+      cleanup,
+    ),
+  );
 }
 
 /** The proxy itself or an http:// check URL: the answer's head read on a bare socket (plain-probe.ts says why). */
