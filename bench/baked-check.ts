@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { BenchEnv } from './environment.js';
-import { GUEST_PAGE_MARK } from './guest-setup.js';
+import { GUEST_PAGE_MARK, httpProxyCurlArgs } from './guest-setup.js';
 
 /** The proxy port, ours and the peer's. */
 export const PORT = 3128;
@@ -18,22 +18,11 @@ export const LAUNCH_TIMEOUT_S = 600;
 export function checkForwards(env: BenchEnv, proxyUrl: string, who: string): void {
   const r = spawnSync(
     'ip',
-    [
-      'netns',
-      'exec',
-      env.EGRESS_TEST_NETNS,
-      'curl',
-      '-sS',
-      '--max-time',
-      '20',
-      '--retry',
-      '5',
-      '--retry-all-errors',
-      '-x',
-      proxyUrl,
-      `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`,
-    ],
-    { encoding: 'utf8', timeout: 180_000 },
+    httpProxyCurlArgs(env, proxyUrl, `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`),
+    {
+      encoding: 'utf8',
+      timeout: 180_000,
+    },
   );
   if (r.status !== 0 || !r.stdout.includes(GUEST_PAGE_MARK))
     throw new Error(`${who}: the proxy did not forward the page (curl exit ${r.status}: ${r.stderr.trim()})`);

@@ -3,12 +3,12 @@
  * `images bake`, then the launch on the baked base with no mirror at all; each launch timed
  * from the call to the CLI's `proxy` step done (the app saying ready).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LAUNCH_TIMEOUT_S, PORT, checkForwards } from './baked-check.js';
 import type { BenchEnv } from './environment.js';
-import { CLI, exited, type namespaceHttpServer, testNetworkCidr } from './guest-setup.js';
+import { CLI, exited, type namespaceHttpServer, spawnLaunchWait } from './guest-setup.js';
 import { virshQuiet, volumes } from './virsh.js';
 
 const OURS = 'egtest-bench-j';
@@ -46,32 +46,13 @@ async function oursLaunch(
   h: Home,
   config: string,
 ): Promise<{ ms: number; url: string; lines: string[] }> {
-  const allow = testNetworkCidr(env);
   const t0 = Date.now();
-  const launch = spawn(
-    process.execPath,
-    [
-      CLI,
-      '--config',
-      config,
-      'proxies',
-      'launch',
-      OURS,
-      '--wait',
-      '--timeout',
-      String(LAUNCH_TIMEOUT_S),
-      '--port',
-      String(PORT),
-      '--allow',
-      allow,
-    ],
-    { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const launch = spawnLaunchWait(env, { config, childEnv: h.env, name: OURS, timeoutS: LAUNCH_TIMEOUT_S, port: PORT });
   let stdout = '';
-  launch.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  launch.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   let readyAt = 0;
   const lines: string[] = [];
-  for await (const line of createInterface({ input: launch.stderr! })) {
+  for await (const line of createInterface({ input: launch.stderr })) {
     lines.push(line);
     if (!readyAt && /^\s+proxy done/.test(line)) readyAt = Date.now();
   }

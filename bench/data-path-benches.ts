@@ -202,25 +202,30 @@ export const dataPathBenches: Record<string, Bench> = {
       f.rounds.map((r) => r.bakeMs),
     ];
     const byHand = `by hand ${s(peer)} s (virt-install itself ${s(f.rounds.map((r) => r.peerVirtInstallMs))} s, the lease at ${s(f.rounds.map((r) => r.peerLeaseMs))} s)`;
+    // Both figures are one of ours against the same launch by hand, in seconds.
+    const vsByHand = (name: string, ours: number[], target: number, note: string) =>
+      result({
+        name,
+        ours: median(ours) / 1000,
+        peer: median(peer) / 1000,
+        unit: 's',
+        lowerIsBetter: true,
+        target,
+        note,
+      });
     return [
-      result({
-        name: '(j) click to a proxy that answers, baked image, no mirror, vs by hand (virt-install + seed + mirror)',
-        ours: median(baked) / 1000,
-        peer: median(peer) / 1000,
-        unit: 's',
-        lowerIsBetter: true,
-        target: 1.5,
-        note: `medians of ${rounds} alternating rounds under TCG (512 MiB, 1 vCPU); ours baked ${s(baked)} s, ${byHand}; the bake itself took ${s(bake)} s, once per host and image`,
-      }),
-      result({
-        name: '(j) the same, our first (unbaked) launch with the site mirror, vs by hand',
-        ours: median(first) / 1000,
-        peer: median(peer) / 1000,
-        unit: 's',
-        lowerIsBetter: true,
-        target: 0,
-        note: `ours first ${s(first)} s (installs tinyproxy and qemu-guest-agent from the mirror; the peer installs tinyproxy only); for scale`,
-      }),
+      vsByHand(
+        '(j) click to a proxy that answers, baked image, no mirror, vs by hand (virt-install + seed + mirror)',
+        baked,
+        1.5,
+        `medians of ${rounds} alternating rounds under TCG (512 MiB, 1 vCPU); ours baked ${s(baked)} s, ${byHand}; the bake itself took ${s(bake)} s, once per host and image`,
+      ),
+      vsByHand(
+        '(j) the same, our first (unbaked) launch with the site mirror, vs by hand',
+        first,
+        0,
+        `ours first ${s(first)} s (installs tinyproxy and qemu-guest-agent from the mirror; the peer installs tinyproxy only); for scale`,
+      ),
     ];
   },
   async k(log) {

@@ -1,14 +1,16 @@
 /**
  * What the benches that boot the real guest image ((j) bench/baked.ts, (l) bench/readiness.ts)
- * and the guest lane's tests (test/support/guest.ts re-exports it) share: the config that
- * boots the image on the test network, a site mirror's vendor-data, an HTTP server inside
- * the test namespace, and the built CLI run as a child process on a throwaway home.
+ * and the guest lane's tests (test/support/guest.ts re-exports it) share: the image itself,
+ * the config that boots it on the test network, a site mirror's vendor-data, an HTTP server
+ * inside the test namespace, curl through a proxy from inside it, and the built CLI run as a
+ * child process on a throwaway home.
  *
  * It lives in bench/ because bench/ is part of the build (tsconfig.build.json) and test/ is
  * not: the benches run from dist/, the tests import from here as from bench/browser/.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { BenchEnv } from './environment.js';
 
@@ -21,6 +23,23 @@ export const PORT_WATCH = fileURLToPath(new URL('./port-watch.js', import.meta.u
 export interface GuestImage {
   path: string;
   sha256: string;
+}
+
+/**
+ * Builds (or takes from the cache) the guest image: minutes the first time, instant after.
+ * `bare`: the image without tinyproxy and qemu-guest-agent (`guest-image.sh --bare`).
+ */
+export function guestImage(o: { bare?: boolean } = {}): GuestImage {
+  const args = ['test/env/guest-image.sh', ...(o.bare ? ['--bare'] : [])];
+  const path = execFileSync('bash', args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 15 * 60_000,
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  return { path, sha256: execFileSync('sha256sum', [path], { encoding: 'utf8' }).split(' ')[0]! };
 }
 
 /**
@@ -112,6 +131,31 @@ export function namespaceHttpServer(
   };
 }
 
+/**
+ * The argv of `ip` that runs curl inside the test namespace (the only place the guests'
+ * addresses are reachable), silent but for errors and capped at 20 s: `proxyArgs` name the
+ * proxy and how to use it, `target` what to fetch through it.
+ */
+export function netnsCurlArgs(
+  env: Pick<BenchEnv, 'EGRESS_TEST_NETNS'>,
+  proxyArgs: readonly string[],
+  target: string,
+): string[] {
+  return ['netns', 'exec', env.EGRESS_TEST_NETNS, 'curl', '-sS', '--max-time', '20', ...proxyArgs, target];
+}
+
+/**
+ * {@link netnsCurlArgs} through the HTTP proxy at `proxyUrl`, retried on any error, refused
+ * connections included: the fetch proves the proxy forwards, it does not time its first answer.
+ */
+export function httpProxyCurlArgs(
+  env: Pick<BenchEnv, 'EGRESS_TEST_NETNS'>,
+  proxyUrl: string,
+  target: string,
+): string[] {
+  return netnsCurlArgs(env, ['--retry', '5', '--retry-all-errors', '-x', proxyUrl], target);
+}
+
 /** The test network as a CIDR block (its bridge address's /24): a proxy's allow list for clients in the namespace. */
 export function testNetworkCidr(env: Pick<BenchEnv, 'EGRESS_TEST_BRIDGE_IP'>): string {
   return `${env.EGRESS_TEST_BRIDGE_IP.split('.').slice(0, 3).join('.')}.0/24`;
@@ -129,6 +173,37 @@ export function guestCliEnv(env: Pick<BenchEnv, 'EGRESS_TEST_NETNS'>, dir: strin
     EGRESS_DESK_HOME: join(dir, 'data'),
     EGRESS_DESK_PROBE_NETNS: env.EGRESS_TEST_NETNS,
   };
+}
+
+/**
+ * `proxies launch NAME --wait --timeout S --port PORT --allow <the test network>` by the
+ * built {@link CLI} with `config` and the child environment `childEnv` (see {@link guestCliEnv}),
+ * started at once; its stdout and stderr are piped, for the caller to read its progress lines
+ * as they are written.
+ */
+export function spawnLaunchWait(
+  env: Pick<BenchEnv, 'EGRESS_TEST_BRIDGE_IP'>,
+  o: { config: string; childEnv: NodeJS.ProcessEnv; name: string; timeoutS: number; port: number },
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(
+    process.execPath,
+    [
+      CLI,
+      '--config',
+      o.config,
+      'proxies',
+      'launch',
+      o.name,
+      '--wait',
+      '--timeout',
+      String(o.timeoutS),
+      '--port',
+      String(o.port),
+      '--allow',
+      testNetworkCidr(env),
+    ],
+    { env: o.childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
 
 /** Resolves with the child's exit code once it has exited (at once when it already has). */

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
+import { virshQuiet } from './virsh.js';
 
 const CLI = new URL('../electron/cli/main.js', import.meta.url).pathname;
 
@@ -50,14 +51,7 @@ export function launchFigures(env: BenchEnv, runs = 5): LaunchFigures {
     spawnSync(process.execPath, [CLI, '--config', config, 'proxies', 'delete', name], {
       env: { PATH: process.env.PATH, HOME: home, EGRESS_DESK_HOME: join(home, 'data') },
     });
-    spawnSync('virsh', [
-      '-c',
-      'qemu:///system',
-      'vol-delete',
-      '--pool',
-      env.EGRESS_TEST_POOL,
-      `egress-base-${sha256}.qcow2`,
-    ]);
+    virshQuiet('vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${sha256}.qcow2`);
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   return { overheadMs: median(overheads), bootMs: median(boots), runs };

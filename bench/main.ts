@@ -16,6 +16,11 @@ const benches: Record<string, Bench> = Object.fromEntries(
   Object.entries({ ...dataPathBenches, ...appBenches }).sort(([x], [y]) => x.localeCompare(y)),
 );
 
+/** The row of a benchmark that failed to give its figures (`note`: why): it shows in the table as not met. */
+function failed(name: string, note: string): BenchResult {
+  return { name: `(${name}) failed`, ours: 0, peer: 0, unit: '', ratio: 0, target: 1, met: false, note };
+}
+
 /**
  * Runs one benchmark in a fresh process: peak-RSS figures then belong to that benchmark
  * alone, and one benchmark's garbage does not slow the next.
@@ -28,18 +33,7 @@ function runIsolated(name: string, log: (line: string) => void): BenchResult[] {
   });
   if (r.status !== 0 && !r.stdout.trim()) {
     log(`(${name}) failed to run (exit ${r.status})`);
-    return [
-      {
-        name: `(${name}) failed`,
-        ours: 0,
-        peer: 0,
-        unit: '',
-        ratio: 0,
-        target: 1,
-        met: false,
-        note: `exit ${r.status}`,
-      },
-    ];
+    return [failed(name, `exit ${r.status}`)];
   }
   return JSON.parse(r.stdout) as BenchResult[];
 }
@@ -69,16 +63,7 @@ async function main(): Promise<void> {
       // One benchmark failing must not hide the others' figures.
       process.exitCode = 1;
       log(`(${name}) failed: ${err instanceof Error ? err.message : String(err)}`);
-      results.push({
-        name: `(${name}) failed`,
-        ours: 0,
-        peer: 0,
-        unit: '',
-        ratio: 0,
-        target: 1,
-        met: false,
-        note: err instanceof Error ? err.message : String(err),
-      });
+      results.push(failed(name, err instanceof Error ? err.message : String(err)));
     }
   }
   process.stdout.write(json ? `${JSON.stringify(results, null, 2)}\n` : `${formatTable(results)}\n`);

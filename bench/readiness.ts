@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BenchEnv } from './environment.js';
-import { CLI, PORT_WATCH, exited, guestCliEnv, guestConfig, testNetworkCidr } from './guest-setup.js';
+import { CLI, PORT_WATCH, exited, guestCliEnv, guestConfig, guestImage, spawnLaunchWait } from './guest-setup.js';
 
 const NAME = 'egtest-bench-ready';
 const PORT = 3128;
@@ -42,20 +42,8 @@ export interface ReadinessFigures {
   launchToReadyMs: number[];
 }
 
-/** The preinstalled guest image (test/env/guest-image.sh; built once and cached). */
-function guestImage(): { path: string; sha256: string } {
-  const path = spawnSync('bash', ['test/env/guest-image.sh'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 15 * 60_000,
-  })
-    .stdout.trim()
-    .split('\n')
-    .pop()!;
-  return { path, sha256: spawnSync('sha256sum', [path], { encoding: 'utf8' }).stdout.split(' ')[0]! };
-}
-
 function home(env: BenchEnv): { home: string; config: string; env: NodeJS.ProcessEnv } {
+  // The preinstalled guest image (test/env/guest-image.sh; built once and cached).
   const image = guestImage();
   const dir = mkdtempSync(join(tmpdir(), 'egress-bench-l-'));
   const config = join(dir, 'config.yaml');
@@ -65,27 +53,8 @@ function home(env: BenchEnv): { home: string; config: string; env: NodeJS.Proces
 }
 
 async function round(env: BenchEnv, h: ReturnType<typeof home>, log: (line: string) => void): Promise<ReadinessRound> {
-  const allow = testNetworkCidr(env);
   const launchAt = Date.now();
-  const launch = spawn(
-    process.execPath,
-    [
-      CLI,
-      '--config',
-      h.config,
-      'proxies',
-      'launch',
-      NAME,
-      '--wait',
-      '--timeout',
-      '300',
-      '--port',
-      String(PORT),
-      '--allow',
-      allow,
-    ],
-    { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const launch = spawnLaunchWait(env, { config: h.config, childEnv: h.env, name: NAME, timeoutS: 300, port: PORT });
   launch.stdout.resume();
   let addressAt = 0;
   let readyAt = 0;

@@ -30,7 +30,8 @@ import { startWsRelay } from './browser/ws-relay.js';
 import { fakeHealth, fakeStats } from './browser/fake-figures.js';
 import { type FrameFigures, frameFigures, median } from './refresh.js';
 import { IDLE_FRAMES_SCRIPT, SCROLL_FOR_SCRIPT, SCROLL_SCRIPT, type ScrollFigures } from './browser/page-timing.js';
-import { startServeProcess } from './browser/serve.js';
+import { type ServeProcess, startServeProcess } from './browser/serve.js';
+import { openLaunchDialog } from './browser/launch-dialog.js';
 import {
   type TimedPage,
   call,
@@ -42,6 +43,7 @@ import {
 } from './browser/timed-page.js';
 import type { BenchEnv } from './environment.js';
 import { tinyHome } from './tiny-home.js';
+import { virshQuiet } from './virsh.js';
 
 /** Rounds to measure, and where the built CLI is. */
 export interface UiBenchOptions {
@@ -70,6 +72,20 @@ function fleetAnswers(proxies: ReturnType<typeof fakeProxies>): FakeAnswers {
   };
 }
 
+/**
+ * `bin serve` on a new throwaway home (`prefix` names its directory) whose one host is over
+ * SSH to a loopback port nobody listens on: the backend answers at once and no fleet exists,
+ * so what the page shows is the faked listing and figures alone.
+ */
+async function startFleetlessServe(bin: string, prefix: string): Promise<ServeProcess> {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n',
+  );
+  return startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
+}
+
 export interface FirstRenderFigures extends FrameFigures {
   /** Medians, ms: 1,000 rows and 10 rows. */
   thousandMs: number;
@@ -93,13 +109,7 @@ export interface FirstRenderFigures extends FrameFigures {
 
 /** (g): `rounds` alternating rounds of the 1,000-row and 10-row page, each round scrolling the 1,000. */
 export async function firstRenderFigures({ rounds = 5, bin = BIN }: UiBenchOptions = {}): Promise<FirstRenderFigures> {
-  const home = mkdtempSync(join(tmpdir(), 'egress-bench-ui-'));
-  // One host over SSH to a loopback port nobody listens on: the backend answers at once, and no fleet exists.
-  writeFileSync(
-    join(home, 'config.yaml'),
-    'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n',
-  );
-  const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
+  const serve = await startFleetlessServe(bin, 'egress-bench-ui-');
   const browser = await launchChromium();
   const errors: string[] = [];
   const thousand = fakeProxies(1000);
@@ -219,12 +229,7 @@ export async function updatingScrollFigures({
   rounds = 3,
   bin = BIN,
 }: UiBenchOptions = {}): Promise<UpdatingScrollFigures> {
-  const home = mkdtempSync(join(tmpdir(), 'egress-bench-m-'));
-  writeFileSync(
-    join(home, 'config.yaml'),
-    'type: kvm\nkvm:\n  hosts:\n    - { name: local, address: 127.0.0.1, sshUser: nobody, sshPort: 1, pool: default, network: default }\n',
-  );
-  const serve = await startServeProcess(bin, { EGRESS_DESK_HOME: home, HOME: home });
+  const serve = await startFleetlessServe(bin, 'egress-bench-m-');
   const browser = await launchChromium();
   const errors: string[] = [];
   const proxies = fakeProxies(1000);
@@ -319,12 +324,7 @@ export async function launchClickFigures(
     const { page } = await timedPage(context, errors);
     await page.goto(`${serve.origin}/`);
     for (const [i, name] of names.entries()) {
-      await page
-        .getByRole('toolbar', { name: 'Proxy actions' })
-        .getByRole('button', { name: 'Launch', exact: true })
-        .click();
-      const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
-      await dialog.waitFor();
+      const dialog = await openLaunchDialog(page);
       await dialog
         .getByRole('combobox', { name: 'Host' })
         .locator('option', { hasText: 'local (connected)' })
@@ -354,14 +354,7 @@ export async function launchClickFigures(
     const childEnv = { PATH: process.env.PATH, ...dataEnv };
     for (const name of names)
       spawnSync(process.execPath, [cli, '--config', tiny.config, 'proxies', 'delete', name], { env: childEnv });
-    spawnSync('virsh', [
-      '-c',
-      'qemu:///system',
-      'vol-delete',
-      '--pool',
-      env.EGRESS_TEST_POOL,
-      `egress-base-${tiny.sha256}.qcow2`,
-    ]);
+    virshQuiet('vol-delete', '--pool', env.EGRESS_TEST_POOL, `egress-base-${tiny.sha256}.qcow2`);
   }
   return { stepMs: median(runs.step), progressMs: median(runs.progress), dialogMs: median(runs.dialog), rounds };
 }

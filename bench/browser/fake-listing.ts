@@ -25,22 +25,31 @@ export function fakeProxies(count: number, sha256 = '0'.repeat(64)): ProxyRecord
   }));
 }
 
+/**
+ * The metadata a proxy's domain carries, as an inspection shows it, made from the record the
+ * listing shows: a fake inspection agrees with its fake listing (the unit tests' fake bridge
+ * uses it too).
+ */
+export function metadataOf(proxy: ProxyRecordView): ProxyInspectionView['metadata'] {
+  return {
+    formatVersion: 1,
+    name: proxy.name,
+    owner: proxy.owner,
+    host: proxy.host,
+    machineType: proxy.machineType,
+    image: proxy.image,
+    port: proxy.port,
+    createdAt: proxy.createdAt,
+    specHash: proxy.specHash,
+    extra: [],
+  };
+}
+
 /** An inspection of one of {@link fakeProxies}: its metadata, a small domain XML and a seed (password masked, as the backend sends it). */
 export function fakeInspection(proxy: ProxyRecordView): ProxyInspectionView {
   return {
     proxy,
-    metadata: {
-      formatVersion: 1,
-      name: proxy.name,
-      owner: proxy.owner,
-      host: proxy.host,
-      machineType: proxy.machineType,
-      image: proxy.image,
-      port: proxy.port,
-      createdAt: proxy.createdAt,
-      specHash: proxy.specHash,
-      extra: [],
-    },
+    metadata: metadataOf(proxy),
     domainXml: `<domain type="qemu">\n  <name>${proxy.id}</name>\n  <metadata>\n    <instance xmlns="urn:egress-proxies:kvm:v1"><name>${proxy.name}</name></instance>\n  </metadata>\n</domain>\n`,
     addresses: proxy.addresses,
     problems: {},

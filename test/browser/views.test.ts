@@ -17,6 +17,7 @@ import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { removeProxy, systemClient } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
 import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
+import { openLaunchDialog } from '../../bench/browser/launch-dialog.js';
 import { type AppPage, DOCS_SHOTS, SHOTS, openApp } from './app-page.js';
 import { nav, proxiesTable, proxyRow } from './page-objects.js';
 import { openSecondPage } from './second-page.js';
@@ -82,12 +83,7 @@ describe('browser views: against the real libvirtd', () => {
 
   it('opens the Launch dialog by clicking, validates the name inline, and closes with Escape', async () => {
     await nav(page, 'Proxies').click();
-    await page
-      .getByRole('toolbar', { name: 'Proxy actions' })
-      .getByRole('button', { name: 'Launch', exact: true })
-      .click();
-    const dialog = page.getByRole('dialog', { name: 'Launch a proxy' });
-    await dialog.waitFor();
+    const dialog = await openLaunchDialog(page);
     const name = dialog.getByRole('textbox', { name: 'Name' });
     await expect(name.evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
     await name.fill('Bad_Name');

@@ -4,7 +4,7 @@
  * used to create it (no virsh), and an HTTP request through the proxy to a server inside
  * the test namespace proves it forwards. Everything it creates is removed, even on failure.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,13 +23,14 @@ import { renderProxy, resolveSpec } from '../../electron/services/provider/kvm/r
 import { buildBaseVolumeXml } from '../../electron/services/provider/kvm/xml/volume-xml.js';
 import { removeDomain, removeVolumes, systemClient, testPool } from '../support/libvirt.js';
 import { testEnv } from '../support/env.js';
+import { guestImage, namespaceHttpServer } from '../support/guest.js';
 import { waitFor } from '../support/wait.js';
 
 const env = testEnv();
 const BOOT_DEADLINE_MS = 6 * 60_000;
 let client: LibvirtClient;
 let image: { path: string; sha256: string; size: number };
-let server: ChildProcess | undefined;
+let server: ReturnType<typeof namespaceHttpServer> | undefined;
 const cleanup: { domain?: string; volumes: string[] } = { volumes: [] };
 
 /** Runs a command inside the test namespace: the only place guest addresses may be reached from. */
@@ -41,39 +42,15 @@ function inNetns(cmd: string, args: string[], timeoutMs = 30_000): string {
 }
 
 beforeAll(async () => {
-  const path = execFileSync('bash', ['test/env/guest-image.sh'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 15 * 60_000,
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  const sha256 = execFileSync('sha256sum', [path], { encoding: 'utf8' }).split(' ')[0]!;
-  image = { path, sha256, size: statSync(path).size };
+  const guest = guestImage();
+  image = { ...guest, size: statSync(guest.path).size };
   client = await systemClient();
   // A page served on the bridge address, inside the namespace: what the proxy must fetch.
-  server = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      env.EGRESS_TEST_NETNS,
-      'python3',
-      '-m',
-      'http.server',
-      '18080',
-      '--bind',
-      env.EGRESS_TEST_BRIDGE_IP,
-      '--directory',
-      'test/fixtures/guest-www',
-    ],
-    { stdio: 'ignore' },
-  );
+  server = namespaceHttpServer(env, 18080);
 }, 20 * 60_000);
 
 afterAll(async () => {
-  server?.kill();
+  server?.child.kill();
   if (client) {
     if (cleanup.domain) await removeDomain(client, cleanup.domain);
     await removeVolumes(client, cleanup.volumes);

@@ -1,14 +1,14 @@
 /**
  * What the guest lane's tests share: the real guest image (built by test/env/guest-image.sh
- * and cached by recipe hash), a config that boots it on the test network, and an HTTP
- * server inside the test namespace for a proxy to fetch from (those two from
- * bench/guest-setup.ts: the guest benches use them too).
+ * and cached by recipe hash), a config that boots it on the test network, an HTTP server
+ * inside the test namespace for a proxy to fetch from, and curl through a proxy from inside
+ * it (those from bench/guest-setup.ts: the guest benches use them too).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { GuestImage } from '../../bench/guest-setup.js';
+import { type GuestImage, httpProxyCurlArgs, netnsCurlArgs } from '../../bench/guest-setup.js';
 import { type CliResult, cliRunner } from './cli.js';
 import type { TestEnv } from './env.js';
 import { tempDir } from './temp-dir.js';
@@ -18,26 +18,10 @@ export {
   GUEST_PAGE_MARK,
   type GuestImage,
   guestConfig,
+  guestImage,
   namespaceHttpServer,
   siteMirrorVendorData,
 } from '../../bench/guest-setup.js';
-
-/**
- * Builds (or takes from the cache) the guest image: minutes the first time, instant after.
- * `bare`: the image without tinyproxy and qemu-guest-agent (`guest-image.sh --bare`).
- */
-export function guestImage(o: { bare?: boolean } = {}): GuestImage {
-  const args = ['test/env/guest-image.sh', ...(o.bare ? ['--bare'] : [])];
-  const path = execFileSync('bash', args, {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 15 * 60_000,
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  return { path, sha256: execFileSync('sha256sum', [path], { encoding: 'utf8' }).split(' ')[0]! };
-}
 
 /** The flat apt repository `guest-image.sh --bare` keeps beside the bare image: the .debs its first boot needs. */
 export function bareImageRepo(image: GuestImage): string {
@@ -56,24 +40,11 @@ export function curlThroughSocks(
   target: string,
 ): { code: number; out: string } {
   try {
-    const out = execFileSync(
-      'ip',
-      [
-        'netns',
-        'exec',
-        env.EGRESS_TEST_NETNS,
-        'curl',
-        '-sS',
-        '--max-time',
-        '20',
-        '--socks5-hostname',
-        proxy,
-        '--proxy-user',
-        user,
-        target,
-      ],
-      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const out = execFileSync('ip', netnsCurlArgs(env, ['--socks5-hostname', proxy, '--proxy-user', user], target), {
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return { code: 0, out };
   } catch (err) {
     const e = err as { status: number | null; stderr?: string };
@@ -83,25 +54,7 @@ export function curlThroughSocks(
 
 /** Fetches `target` through the proxy at `proxyUrl`, from inside the namespace (the only place its address is reachable). */
 export function fetchThroughProxy(env: TestEnv, proxyUrl: string, target: string): string {
-  return execFileSync(
-    'ip',
-    [
-      'netns',
-      'exec',
-      env.EGRESS_TEST_NETNS,
-      'curl',
-      '-sS',
-      '--max-time',
-      '20',
-      '--retry',
-      '5',
-      '--retry-all-errors',
-      '-x',
-      proxyUrl,
-      target,
-    ],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
+  return execFileSync('ip', httpProxyCurlArgs(env, proxyUrl, target), { encoding: 'utf8', timeout: 120_000 });
 }
 
 /** What `proxies inspect NAME --json` says that the guest lane reads. */

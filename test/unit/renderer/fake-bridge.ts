@@ -5,6 +5,7 @@
  * events the test emits. Plus the records the stores hold. Each new bridge is the one the
  * stores call (renderer/stores/store-api.ts): the stores and their actions take no api.
  */
+import { metadataOf } from '../../../bench/browser/fake-listing.js';
 import { createApi } from '../../../renderer/api.js';
 import { bindStoreApi } from '../../../renderer/stores/store-api.js';
 import type { HostStatus } from '../../../shared/hosts.js';
@@ -101,18 +102,7 @@ export const proxyRecord = (over: Partial<ProxyRecordView> = {}): ProxyRecordVie
 
 export const inspectionOf = (proxy: ProxyRecordView, over: Partial<ProxyInspectionView> = {}): ProxyInspectionView => ({
   proxy,
-  metadata: {
-    formatVersion: 1,
-    name: proxy.name,
-    owner: proxy.owner,
-    host: proxy.host,
-    machineType: proxy.machineType,
-    image: proxy.image,
-    port: proxy.port,
-    createdAt: proxy.createdAt,
-    specHash: proxy.specHash,
-    extra: [],
-  },
+  metadata: metadataOf(proxy),
   domainXml: '<domain/>',
   addresses: [],
   problems: {},
