@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ProxyKindSchema, ProxySpecSchema } from './proxy.js';
 import { LabelKeySchema, LabelsSchema, LaunchedBySchema } from './fleet-meta.js';
 
+/** A domain's states, named, in virDomainState's order (index = libvirt's value: the client maps codes through it). */
 export const DOMAIN_STATES = [
   'nostate',
   'running',

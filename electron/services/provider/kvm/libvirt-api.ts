@@ -5,22 +5,16 @@
  * fault injection and the pool-job checks that libvirt itself makes.
  */
 import type { Duplex, Readable } from 'node:stream';
+import { DOMAIN_STATES } from '../../../../shared/proxies.js';
 
 /** A domain's state, named (virDomainState). */
-export type DomainStateName =
-  'nostate' | 'running' | 'blocked' | 'paused' | 'shutdown' | 'shutoff' | 'crashed' | 'pmsuspended';
+export type DomainStateName = (typeof DOMAIN_STATES)[number];
 
-/** Names of virDomainState values, index = value. */
-export const DOMAIN_STATE_NAMES: readonly DomainStateName[] = [
-  'nostate',
-  'running',
-  'blocked',
-  'paused',
-  'shutdown',
-  'shutoff',
-  'crashed',
-  'pmsuspended',
-];
+/**
+ * Names of virDomainState values, index = value: the list the renderer's schema accepts
+ * (shared/proxies.ts), so a state the client reads is always one the fleet view can show.
+ */
+export const DOMAIN_STATE_NAMES: readonly DomainStateName[] = DOMAIN_STATES;
 
 /** One domain with its XML and state: what a fleet listing needs. */
 export interface DomainInfo {
