@@ -20,17 +20,14 @@ const { cli, env, configFile, cacheDir, readConfig } = fx;
 
 describe('egress-desk images add', () => {
   const noTempFiles = () => expect(readdirSync(fx.home).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  /** `egress-desk images add ARGS…`. */
+  const add = (...args: string[]) => cli('images', 'add', ...args);
+  /** `images add NAME IMAGE --checksums SUMS --yes`, the image and the checksum file on the test server. */
+  const addChecked = (name: string, image: string, sums: string) =>
+    add(name, fx.server.url(image), '--checksums', fx.server.url(sums), '--yes');
 
   it('--sha256 adds the image to the config file, which stays valid and keeps the other entries', async () => {
-    const r = await cli(
-      'images',
-      'add',
-      'fedora',
-      'https://example.org/f.qcow2',
-      '--sha256',
-      'A'.repeat(64),
-      '--default',
-    );
+    const r = await add('fedora', 'https://example.org/f.qcow2', '--sha256', 'A'.repeat(64), '--default');
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(/^added image fedora in .*config\.yaml \(sha256 a{64}\)/);
     const config = readConfig();
@@ -42,7 +39,7 @@ describe('egress-desk images add', () => {
   });
 
   it('reads the digest from SHA256SUMS beside the URL with --yes, and says plainly that no signature was published', async () => {
-    const r = await cli('images', 'add', 'noble-2', fx.server.url('/ubuntu/noble.img'), '--format', 'raw', '--yes');
+    const r = await add('noble-2', fx.server.url('/ubuntu/noble.img'), '--format', 'raw', '--yes');
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       `${fx.server.url('/ubuntu/SHA256SUMS')} lists noble.img with sha256 ${sha256(ubuntu)}\n${unsigned('SHA256SUMS')}`,
@@ -58,7 +55,7 @@ describe('egress-desk images add', () => {
   });
 
   it('Debian (SHA512SUMS only): downloads once, checks the SHA-512, stores the SHA-256; the image is then cached', async () => {
-    const r = await cli('images', 'add', 'deb', fx.server.url('/debian/disk.qcow2'), '--yes');
+    const r = await add('deb', fx.server.url('/debian/disk.qcow2'), '--yes');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(
       `${fx.server.url('/debian/SHA512SUMS')} lists disk.qcow2 with sha512 ${sha512(debian)}\n${unsigned('SHA512SUMS')}`,
@@ -79,7 +76,7 @@ describe('egress-desk images add', () => {
   it('a SHA-512 mismatch deletes the download and leaves the config unchanged', async () => {
     fx.server.files.set('/debian/SHA512SUMS', bufferFile(Buffer.from(`${sha512(other)}  disk.qcow2\n`)));
     const before = readFileSync(configFile(), 'utf8');
-    const r = await cli('images', 'add', 'deb', fx.server.url('/debian/disk.qcow2'), '--yes');
+    const r = await add('deb', fx.server.url('/debian/disk.qcow2'), '--yes');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /\negress-desk: the image from http:\S+\/debian\/disk\.qcow2 has sha512 [0-9a-f]{128} but [0-9a-f]{128} was expected \(\d+ bytes\); the download was deleted and is not used/,
@@ -98,15 +95,7 @@ describe('egress-desk images add', () => {
         ),
       ),
     );
-    const fedora = await cli(
-      'images',
-      'add',
-      'fed',
-      fx.server.url('/ubuntu/noble.img'),
-      '--checksums',
-      fx.server.url('/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM'),
-      '--yes',
-    );
+    const fedora = await addChecked('fed', '/ubuntu/noble.img', '/fedora/Fedora-Cloud-42-1.1-x86_64-CHECKSUM');
     expect(fedora.code).toBe(0);
     expect(readConfig().kvm.images!.fed!.sha256).toBe(sha256(ubuntu));
     fx.server.files.set('/rocky/Rocky-9.latest.qcow2', bufferFile(other));
@@ -114,7 +103,7 @@ describe('egress-desk images add', () => {
       '/rocky/Rocky-9.latest.qcow2.CHECKSUM',
       bufferFile(Buffer.from(`SHA256 (Rocky-9-20250531.qcow2) = ${sha256(other)}\n`)),
     );
-    const rocky = await cli('images', 'add', 'rocky', fx.server.url('/rocky/Rocky-9.latest.qcow2'), '--yes');
+    const rocky = await add('rocky', fx.server.url('/rocky/Rocky-9.latest.qcow2'), '--yes');
     expect(rocky.code).toBe(0);
     expect(rocky.stderr).toContain(
       `Rocky-9.latest.qcow2.CHECKSUM lists Rocky-9-20250531.qcow2 with sha256 ${sha256(other)}`,
@@ -124,7 +113,7 @@ describe('egress-desk images add', () => {
 
   it('without a terminal and without --yes it refuses, and asks for nothing over the network', async () => {
     const before = readFileSync(configFile(), 'utf8');
-    const r = await cli('images', 'add', 'noble-2', fx.server.url('/ubuntu/noble.img'));
+    const r = await add('noble-2', fx.server.url('/ubuntu/noble.img'));
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       "egress-desk: no terminal to confirm the digest from the publisher's checksum file: pass --yes to accept it, or --sha256 HEX with a digest you trust\n",
@@ -135,78 +124,54 @@ describe('egress-desk images add', () => {
 
   it('refuses an invalid name or URL (exit 2) and an existing name without --replace (exit 1); the file is unchanged', async () => {
     const before = readFileSync(configFile(), 'utf8');
-    const name = await cli('images', 'add', 'Bad_Name', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
+    const name = await add('Bad_Name', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
     expect(name.code).toBe(2);
     expect(name.stderr).toMatch(
       /^egress-desk: cannot add image "Bad_Name":\n {2}kvm\.images\.Bad_Name: name must be 1-63 characters/,
     );
-    const url = await cli('images', 'add', 'x', 'ftp://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
+    const url = await add('x', 'ftp://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
     expect(url.code).toBe(2);
     expect(url.stderr).toMatch(/kvm\.images\.x\.url: must be a URL with scheme https, http, file \(got "ftp"\)/);
-    const digest = await cli('images', 'add', 'x', 'https://example.org/x.qcow2', '--sha256', 'abc');
+    const digest = await add('x', 'https://example.org/x.qcow2', '--sha256', 'abc');
     expect(digest.code).toBe(2);
-    const dup = await cli('images', 'add', 'noble', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
+    const dup = await add('noble', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64));
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already has an image named "noble" \(http:\S+\); pass --replace to replace it\n$/);
     for (const r of [name, url, digest, dup]) expectNoStack(r.stderr);
     expect(readFileSync(configFile(), 'utf8')).toBe(before);
-    const replaced = await cli(
-      'images',
-      'add',
-      'noble',
-      'https://example.org/x.qcow2',
-      '--sha256',
-      'a'.repeat(64),
-      '--replace',
-    );
+    const replaced = await add('noble', 'https://example.org/x.qcow2', '--sha256', 'a'.repeat(64), '--replace');
     expect(replaced.code).toBe(0);
     expect(readConfig().kvm.images!.noble!.url).toBe('https://example.org/x.qcow2');
     noTempFiles();
   });
 
   it('explains a checksum file that is missing, malformed or without the image, one line each, exit 1', async () => {
-    const none = await cli('images', 'add', 'deb', fx.server.url('/ubuntu/none.img'), '--yes');
+    const none = await add('deb', fx.server.url('/ubuntu/none.img'), '--yes');
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
       `egress-desk: no checksum file beside ${fx.server.url('/ubuntu/none.img')} lists none.img (SHA256SUMS: has no entry for none.img; CHECKSUM: not found; none.img.CHECKSUM: not found; SHA512SUMS: not found); pass --checksums URL, or --sha256 HEX with a digest you trust\n`,
     );
     fx.server.files.set('/bad/SUMS', bufferFile(Buffer.from('<html>moved</html>\n')));
-    const bad = await cli(
-      'images',
-      'add',
-      'deb',
-      fx.server.url('/ubuntu/noble.img'),
-      '--checksums',
-      fx.server.url('/bad/SUMS'),
-      '--yes',
-    );
+    const bad = await addChecked('deb', '/ubuntu/noble.img', '/bad/SUMS');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(
       /^egress-desk: http:\S+\/bad\/SUMS is not a checksum file: no line holds a SHA-256 or SHA-512 digest in GNU form .*; pass --checksums URL, or --sha256 HEX with a digest you trust\n$/,
     );
-    const missing = await cli(
-      'images',
-      'add',
-      'deb',
-      fx.server.url('/ubuntu/noble.img'),
-      '--checksums',
-      fx.server.url('/bad/NONE'),
-      '--yes',
-    );
+    const missing = await addChecked('deb', '/ubuntu/noble.img', '/bad/NONE');
     expect(missing.stderr).toMatch(/^egress-desk: there is no checksum file at http:\S+\/bad\/NONE \(HTTP 404\);/);
     for (const r of [none, bad, missing]) expectNoStack(r.stderr);
     expect(readConfig().kvm.images!.deb).toBeUndefined();
   });
 
   it('--list prints the built-in images; a built-in name needs no URL', async () => {
-    const list = await cli('images', 'add', '--list');
+    const list = await add('--list');
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n')[0]).toMatch(/^NAME +PUBLISHED +IMAGE$/);
     expect(list.stdout).toMatch(/^debian-12 +sha512 +Debian 12 \(bookworm\) genericcloud, amd64$/m);
     expect(list.stdout).toMatch(/^ubuntu-24\.04-minimal +sha256 /m);
     expect(list.stdout).toContain('https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS');
     // With a digest given nothing is fetched, so the built-in URL is stored without contacting it.
-    const r = await cli('images', 'add', 'debian-12', '--sha256', 'c'.repeat(64), '--replace');
+    const r = await add('debian-12', '--sha256', 'c'.repeat(64), '--replace');
     expect(r.code).toBe(0);
     expect(readConfig().kvm.images!['debian-12']).toEqual({
       url: 'https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2',

@@ -1,14 +1,11 @@
 /** `egress-desk proxies stats`: the join of stats and health, its table and JSON schema (pure), and its usage errors through the built binary. */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { statsTable } from '../../../electron/cli/commands/proxies-stats.js';
 import { fleetFigures } from '../../../electron/services/app/fleet-figures.js';
 import { FleetFiguresSchema } from '../../../shared/fleet-figures.js';
 import type { FleetHealth } from '../../../shared/health.js';
 import type { FleetStats } from '../../../shared/stats.js';
-import { runCliProcess } from '../../support/cli.js';
-import { tempDir } from '../../support/temp-dir.js';
+import { proxiesOnUnreachableHost } from '../../support/unreachable-host.js';
 
 const stats: FleetStats = {
   at: 1000,
@@ -82,18 +79,7 @@ describe('proxies stats (figures)', () => {
 });
 
 describe('proxies stats (usage)', () => {
-  function cli(...args: string[]) {
-    const home = tempDir('egress-stats-cli-');
-    const config = join(home, 'config.yaml');
-    writeFileSync(
-      config,
-      `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`,
-    );
-    return runCliProcess(['--config', config, 'proxies', 'stats', ...args], {
-      HOME: home,
-      EGRESS_DESK_HOME: join(home, 'data'),
-    });
-  }
+  const cli = (...args: string[]) => proxiesOnUnreachableHost('egress-stats-cli-', 'stats', ...args);
 
   it('refuses a bad interval before touching a host', async () => {
     const bad = await cli('--interval', 'soon');

@@ -1,11 +1,8 @@
 /** `egress-desk proxies top`: its table and order (pure), and its usage errors through the built binary. */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sortStats, topTable } from '../../../electron/cli/commands/proxies-top.js';
 import type { FleetStats, ProxyStats } from '../../../shared/stats.js';
-import { runCliProcess } from '../../support/cli.js';
-import { tempDir } from '../../support/temp-dir.js';
+import { proxiesOnUnreachableHost } from '../../support/unreachable-host.js';
 
 const proxy = (name: string, inBps: number | null, cpuPercent = 0): ProxyStats => ({
   host: 'edge-a',
@@ -32,18 +29,7 @@ describe('proxies top (table)', () => {
 });
 
 describe('proxies top (usage)', () => {
-  function cli(...args: string[]) {
-    const home = tempDir('egress-top-cli-');
-    const config = join(home, 'config.yaml');
-    writeFileSync(
-      config,
-      `type: kvm\nkvm:\n  hosts:\n    - { name: local, address: local, socketPath: ${join(home, 'no-such-socket')} }\n  machineTypes:\n    small: { vcpus: 1, memoryMiB: 512 }\n  images:\n    img: { url: "file:///nonexistent/img.qcow2", sha256: "${'0'.repeat(64)}" }\n  defaults: { machineType: small, image: img }\n`,
-    );
-    return runCliProcess(['--config', config, 'proxies', 'top', ...args], {
-      HOME: home,
-      EGRESS_DESK_HOME: join(home, 'data'),
-    });
-  }
+  const cli = (...args: string[]) => proxiesOnUnreachableHost('egress-top-cli-', 'top', ...args);
 
   it('refuses a bad interval, a bad sort and --json without --once before touching a host', async () => {
     const bad = await cli('--once', '--interval', '0');

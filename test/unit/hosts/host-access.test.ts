@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ResolvedKVMHost } from '../../../shared/config.js';
 import { AuthType } from '../../../electron/libvirt/constants.js';
 import { ErrorCode, LibvirtError } from '../../../electron/libvirt/errors.js';
 import { HostAccessDeniedError, hostAccessError } from '../../../electron/services/hosts/host-access.js';
@@ -7,22 +6,10 @@ import { HostConnections } from '../../../electron/services/hosts/host-connectio
 import { type Dialer, SocketMissingError, SshConnectionPool, SshDialer } from '../../../electron/transport/index.js';
 import { duplexPair } from '../libvirt/support/duplex-pair.js';
 import { FakeDaemon } from '../libvirt/support/fake-daemon.js';
+import { sampleHost } from '../../support/host-samples.js';
 
-const local: ResolvedKVMHost = {
-  name: 'desk',
-  address: 'local',
-  socketPath: '/run/libvirt/libvirt-sock',
-  pool: 'default',
-  domainType: 'auto',
-};
-const remote: ResolvedKVMHost = {
-  name: 'edge',
-  address: 'edge.example.test',
-  sshUser: 'ops',
-  socketPath: '/run/libvirt/libvirt-sock',
-  pool: 'default',
-  domainType: 'auto',
-};
+const local = sampleHost();
+const remote = sampleHost({ name: 'edge', address: 'edge.example.test', sshUser: 'ops' });
 const NO_AGENT =
   "authentication unavailable: no polkit agent available to authenticate action 'org.libvirt.unix.manage'";
 const polkitRefusal = () => LibvirtError.local(ErrorCode.AUTH_UNAVAILABLE, NO_AGENT, 'AUTH_POLKIT');

@@ -5,21 +5,15 @@
  */
 import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ResolvedKVMHost } from '../../../shared/config.js';
 import type { HostStatus } from '../../../shared/hosts.js';
 import { HostConnections } from '../../../electron/services/hosts/host-connections.js';
 import { SocketMissingError, SshConnectionPool } from '../../../electron/transport/index.js';
 import { duplexPair } from '../libvirt/support/duplex-pair.js';
 import { FakeDaemon } from '../libvirt/support/fake-daemon.js';
 import { waitFor } from '../../support/wait.js';
+import { sampleHost } from '../../support/host-samples.js';
 
-const local: ResolvedKVMHost = {
-  name: 'desk',
-  address: 'local',
-  socketPath: '/run/libvirt/libvirt-sock',
-  pool: 'default',
-  domainType: 'auto',
-};
+const local = sampleHost();
 
 /** A daemon that can go away (every open connection ends) and refuse dials until it is back. */
 function restartableDaemon() {

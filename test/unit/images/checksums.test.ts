@@ -17,6 +17,14 @@ let server: TestServer;
 beforeEach(async () => (server = await new TestServer().start()));
 afterEach(() => server.close());
 
+/** What findPublishedDigest answers: the digest, the checksum file it read (a path on the test server), the name listed. */
+const found = (algorithm: 'sha256' | 'sha512', digest: string, sumsPath: string, listedName: string) => ({
+  algorithm,
+  digest,
+  sumsUrl: server.url(sumsPath),
+  listedName,
+});
+
 describe('parseSums', () => {
   it('reads GNU text and binary lines, BSD lines, bare digests and escaped names, for SHA-256 and SHA-512; skips the rest', () => {
     const lines = [
@@ -52,12 +60,7 @@ describe('findPublishedDigest: each publisher layout, from a server in the test'
   it("Ubuntu: SHA256SUMS with '*' before binary names", async () => {
     server.files.set('/releases/24.04/SHA256SUMS', text(`${C} *other.img\n${A} *noble-server-cloudimg-amd64.img\n`));
     const r = await findPublishedDigest(server.url('/releases/24.04/noble-server-cloudimg-amd64.img'));
-    expect(r).toEqual({
-      algorithm: 'sha256',
-      digest: A,
-      sumsUrl: server.url('/releases/24.04/SHA256SUMS'),
-      listedName: 'noble-server-cloudimg-amd64.img',
-    });
+    expect(r).toEqual(found('sha256', A, '/releases/24.04/SHA256SUMS', 'noble-server-cloudimg-amd64.img'));
     expect(server.requests.map((q) => q.path)).toEqual(['/releases/24.04/SHA256SUMS']);
   });
 
@@ -67,12 +70,7 @@ describe('findPublishedDigest: each publisher layout, from a server in the test'
       text(`${E}  debian-12-generic-amd64.qcow2\n${D}  debian-12-genericcloud-amd64.qcow2\n`),
     );
     const r = await findPublishedDigest(server.url('/bookworm/latest/debian-12-genericcloud-amd64.qcow2'));
-    expect(r).toEqual({
-      algorithm: 'sha512',
-      digest: D,
-      sumsUrl: server.url('/bookworm/latest/SHA512SUMS'),
-      listedName: 'debian-12-genericcloud-amd64.qcow2',
-    });
+    expect(r).toEqual(found('sha512', D, '/bookworm/latest/SHA512SUMS', 'debian-12-genericcloud-amd64.qcow2'));
     expect(server.requests.map((q) => [q.path, q.status])).toEqual([
       ['/bookworm/latest/SHA256SUMS', 404],
       ['/bookworm/latest/CHECKSUM', 404],
@@ -97,12 +95,7 @@ describe('findPublishedDigest: each publisher layout, from a server in the test'
     const index = `<html><body><a href="../">../</a><a href="Fedora-Cloud-42-1.1-x86_64-CHECKSUM">CHECKSUM</a><a href="/elsewhere/SHA256SUMS">x</a><a href="${image}">img</a></body></html>`;
     server.files.set('/fedora/images/', { ...text(index), contentType: 'text/html; charset=utf-8' });
     const r = await findPublishedDigest(server.url(`/fedora/images/${image}`));
-    expect(r).toEqual({
-      algorithm: 'sha256',
-      digest: C,
-      sumsUrl: server.url('/fedora/images/Fedora-Cloud-42-1.1-x86_64-CHECKSUM'),
-      listedName: image,
-    });
+    expect(r).toEqual(found('sha256', C, '/fedora/images/Fedora-Cloud-42-1.1-x86_64-CHECKSUM', image));
     // Links out of the image's directory are not followed.
     expect(server.requestsFor('/elsewhere/SHA256SUMS')).toEqual([]);
   });
