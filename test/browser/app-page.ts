@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
 import { type LibvirtClient, findVolume } from '../../electron/libvirt/index.js';
 import { baseVolumeName } from '../../electron/services/provider/kvm/names.js';
 import { runCliProcess } from '../support/cli.js';
@@ -177,6 +178,26 @@ export async function openTinyApp(env: TestEnv, prefix: string): Promise<{ app: 
     },
   });
   return { app, sha256 };
+}
+
+/**
+ * The app on the test environment's local host with its proxies:list answer replaced on the
+ * wire by `count` {@link fakeProxies} (bench/browser/fake-listing.ts: the product build,
+ * unchanged): the page reloaded, and ready once the table shows `bulk-0001`.
+ */
+export async function openFakeFleetApp(env: TestEnv, prefix: string, count: number): Promise<AppPage> {
+  const app = await openApp({ prefix, config: () => testConfig(env) });
+  try {
+    await routeProxiesList(app.page, fakeProxies(count));
+    await app.page.reload();
+    await proxiesTable(app.page)
+      .getByRole('row', { name: /bulk-0001/ })
+      .waitFor({ timeout: 60_000 });
+    return app;
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
 }
 
 /** Waits until the Proxies view has loaded: its table, or the empty state (other test files' proxies may be on the same libvirtd). */

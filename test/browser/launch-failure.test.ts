@@ -13,6 +13,7 @@ import { systemClient } from '../support/libvirt.js';
 import { hypervisorState, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { type AppPage, SHOTS, openApp, testConfig } from './app-page.js';
+import { fillLaunchForm, launchForm, launchProgress } from './page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-fail-1';
@@ -45,15 +46,9 @@ afterAll(async () => {
 
 describe('browser: a launch that fails', () => {
   it('names the failed step and the reason, and leaves the host as it was', async () => {
-    await page
-      .getByRole('toolbar', { name: 'Proxy actions' })
-      .getByRole('button', { name: 'Launch', exact: true })
-      .click({ timeout: 60_000 });
-    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
-    await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
-    await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
+    const form = await fillLaunchForm(page, { name: NAME, host: 'local' });
     await form.getByRole('button', { name: 'Launch', exact: true }).click();
-    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    const progress = launchProgress(page, NAME);
     const failure = progress.getByRole('alert').filter({ hasText: 'The launch failed' });
     await failure.waitFor({ timeout: 60_000 });
     const text = await failure.innerText();
@@ -73,9 +68,9 @@ describe('browser: a launch that fails', () => {
   });
 
   it('goes back to the form with the input kept', async () => {
-    const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+    const progress = launchProgress(page, NAME);
     await progress.getByRole('button', { name: 'Back to the form' }).click();
-    const form = page.getByRole('dialog', { name: 'Launch a proxy' });
+    const form = launchForm(page);
     await expect(form.getByRole('textbox', { name: 'Name' }).inputValue()).resolves.toBe(NAME);
     await page.keyboard.press('Escape');
     await form.waitFor({ state: 'detached' });

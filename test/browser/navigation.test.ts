@@ -7,9 +7,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, openApp, testConfig } from './app-page.js';
+import { type AppPage, openFakeFleetApp } from './app-page.js';
 import { proxiesTable } from './page-objects.js';
 
 const env = testEnv();
@@ -29,13 +28,8 @@ async function inspect(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await openApp({ prefix: 'egress-navigation-', config: () => testConfig(env) });
+  app = await openFakeFleetApp(env, 'egress-navigation-', 3);
   page = app.page;
-  await routeProxiesList(page, fakeProxies(3));
-  await page.reload();
-  await proxiesTable(page)
-    .getByRole('row', { name: /bulk-0001/ })
-    .waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {

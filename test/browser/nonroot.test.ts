@@ -17,7 +17,7 @@ import { hypervisorState, tinyImage } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { foreignOrOpenEntries, testUsers } from '../support/users.js';
 import { type AppPage, openApp, testConfig } from './app-page.js';
-import { nav, proxiesTable, proxyRow } from './page-objects.js';
+import { fillLaunchForm, launchProgress, nav, proxiesTable, proxyRow } from './page-objects.js';
 
 const env = testEnv();
 const { member } = testUsers(env);
@@ -120,16 +120,9 @@ describe('browser: serve as a member of the libvirt group', () => {
     'launches a proxy by clicking; it boots on qemu:///system',
     async () => {
       await nav(page, 'Proxies').click();
-      await page
-        .getByRole('toolbar', { name: 'Proxy actions' })
-        .getByRole('button', { name: 'Launch', exact: true })
-        .click({ timeout: 60_000 });
-      const form = page.getByRole('dialog', { name: 'Launch a proxy' });
-      await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
-      await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
-      await form.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
+      const form = await fillLaunchForm(page, { name: NAME, host: 'local', allowedClients: '192.168.150.0/24' });
       await form.getByRole('button', { name: 'Launch', exact: true }).click();
-      const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+      const progress = launchProgress(page, NAME);
       await progress
         .getByRole('list', { name: 'Launch steps' })
         .getByRole('listitem', { name: 'Boot the VM: done' })

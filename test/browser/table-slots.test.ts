@@ -9,9 +9,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeProxies, routeProxiesList } from '../../bench/browser/fake-listing.js';
 import { testEnv } from '../support/env.js';
-import { type AppPage, openApp, testConfig } from './app-page.js';
+import { type AppPage, openFakeFleetApp } from './app-page.js';
 import { proxiesTable } from './page-objects.js';
 
 const env = testEnv();
@@ -51,13 +50,8 @@ async function toTop(): Promise<void> {
 }
 
 beforeAll(async () => {
-  app = await openApp({ prefix: 'egress-slots-', config: () => testConfig(env) });
+  app = await openFakeFleetApp(env, 'egress-slots-', 300);
   page = app.page;
-  await routeProxiesList(page, fakeProxies(300));
-  await page.reload();
-  await proxiesTable(page)
-    .getByRole('row', { name: /bulk-0001/ })
-    .waitFor({ timeout: 60_000 });
 });
 
 afterAll(async () => {

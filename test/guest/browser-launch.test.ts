@@ -37,7 +37,7 @@ import { hypervisorState } from '../support/provider.js';
 import { testEnv } from '../support/env.js';
 import { type EchoNamespace, echoNamespace } from '../support/echo-namespace.js';
 import { tempDir } from '../support/temp-dir.js';
-import { proxiesTable, proxyRow } from '../browser/page-objects.js';
+import { fillLaunchForm, launchProgress, proxiesTable, proxyRow } from '../browser/page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-gui-1';
@@ -99,17 +99,10 @@ describe('the app on the real guest image', () => {
   it(
     'launches by clicking and shows every step until the proxy answers',
     async () => {
-      await page
-        .getByRole('toolbar', { name: 'Proxy actions' })
-        .getByRole('button', { name: 'Launch', exact: true })
-        .click({ timeout: 60_000 });
-      const form = page.getByRole('dialog', { name: 'Launch a proxy' });
-      await form.getByRole('textbox', { name: 'Name' }).fill(NAME);
-      await form.getByRole('combobox', { name: 'Host' }).selectOption('local');
-      await form.getByRole('textbox', { name: /Allowed clients/ }).fill('192.168.150.0/24');
+      const form = await fillLaunchForm(page, { name: NAME, host: 'local', allowedClients: '192.168.150.0/24' });
       const t0 = Date.now();
       await form.getByRole('button', { name: 'Launch', exact: true }).click();
-      const progress = page.getByRole('dialog', { name: `Launching ${NAME}` });
+      const progress = launchProgress(page, NAME);
       const steps = progress.getByRole('list', { name: 'Launch steps' });
       await steps.getByRole('listitem', { name: 'Boot the VM: done' }).waitFor({ timeout: 5 * 60_000 });
       await steps.getByRole('listitem', { name: 'Wait for an address: done' }).waitFor({ timeout: 10 * 60_000 });

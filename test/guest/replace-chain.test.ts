@@ -105,32 +105,20 @@ describe('auto-replace on the real guest image', () => {
 
       // The app sees it healthy first (its probe reaches the guest from where serve runs).
       const row = proxyRow(page, NAME).first();
-      await expect
-        .poll(
-          async () =>
-            row
-              .locator('.col-health')
-              .innerText()
-              .catch(() => ''),
-          { timeout: 120_000, interval: 2_000 },
-        )
-        .toMatch(/healthy/);
+      /** The row's health cell as it reads now ('' while the row is not there). */
+      const health = (): Promise<string> =>
+        row
+          .locator('.col-health')
+          .innerText()
+          .catch(() => '');
+      await expect.poll(health, { timeout: 120_000, interval: 2_000 }).toMatch(/healthy/);
 
       const stoppedAt = Date.now();
       execFileSync('virsh', ['-c', 'qemu:///system', 'suspend', instanceId(NAME)], {
         stdio: 'ignore',
         timeout: 30_000,
       });
-      await expect
-        .poll(
-          async () =>
-            row
-              .locator('.col-health')
-              .innerText()
-              .catch(() => ''),
-          { timeout: 90_000, interval: 2_000 },
-        )
-        .toMatch(/failing/);
+      await expect.poll(health, { timeout: 90_000, interval: 2_000 }).toMatch(/failing/);
 
       // The task the sweep starts, and its outcome: the replacement answers, then the old one goes.
       await app!.nav('Tasks').click();

@@ -87,6 +87,14 @@ function expectOneMessage(r: CliResult, message: RegExp): void {
   expect(r.stderr).not.toMatch(/--verbose for details/);
 }
 
+/** `proxies launch NAME --allow … --json` in `h`, as its user: exit 0, nothing on stderr, a new proxy on `host`. */
+async function expectLaunched(h: ReturnType<typeof homeFor>, name: string, host: string): Promise<void> {
+  const launched = await h.proxies('launch', name, '--allow', '192.168.150.0/24', '--json');
+  expect(launched.stderr).toBe('');
+  expect(launched.code).toBe(0);
+  expect(JSON.parse(launched.stdout)).toMatchObject({ created: true, proxy: { id: instanceId(name), host } });
+}
+
 beforeAll(async () => {
   client = await systemClient();
 });
@@ -136,13 +144,7 @@ describe('a member of the libvirt group (polkit)', () => {
   it('launch → list → inspect → delete on the local socket; the data directory and credentials are theirs', async () => {
     const h = homeFor(member, localHost());
     const before = await state();
-    const launched = await h.proxies('launch', LOCAL, '--allow', '192.168.150.0/24', '--json');
-    expect(launched.stderr).toBe('');
-    expect(launched.code).toBe(0);
-    expect(JSON.parse(launched.stdout)).toMatchObject({
-      created: true,
-      proxy: { id: instanceId(LOCAL), host: 'local' },
-    });
+    await expectLaunched(h, LOCAL, 'local');
     expect((await state()).domains).toContain(instanceId(LOCAL));
 
     const listing = JSON.parse((await h.proxies('list', '--json')).stdout) as {
@@ -178,13 +180,7 @@ describe('a member of the libvirt group (polkit)', () => {
     const before = await state();
     expect(before.volumes).not.toContain(base);
 
-    const launched = await h.proxies('launch', REMOTE, '--allow', '192.168.150.0/24', '--json');
-    expect(launched.stderr).toBe('');
-    expect(launched.code).toBe(0);
-    expect(JSON.parse(launched.stdout)).toMatchObject({
-      created: true,
-      proxy: { id: instanceId(REMOTE), host: 'loop' },
-    });
+    await expectLaunched(h, REMOTE, 'loop');
     const mid = await state();
     expect(mid.volumes).toContain(base);
     expect(mid.domains).toContain(instanceId(REMOTE));
