@@ -3,6 +3,7 @@
  * `task:update` brings them (with cancel, and an honest failure view: the step that failed
  * and the backend's message), or a launch of many as a row per proxy.
  */
+import type { ReactNode } from 'react';
 import type { Task } from '../../shared/tasks.js';
 import { LAUNCH_STEPS as SHARED_STEPS, type LaunchStep } from '../../shared/launch-steps.js';
 import { copyProxyUrl } from '../copy-url.js';
@@ -53,6 +54,53 @@ function stepLabel(name: string): string {
 
 const STEP_MARK: Record<StepState, string> = { pending: '○', running: '◐', done: '✓', failed: '✕', cancelled: '–' };
 
+/** Whether the launch's task has ended (succeeded, failed or cancelled). */
+function isFinished(task: Task | undefined): boolean {
+  return task !== undefined && !['queued', 'running'].includes(task.state);
+}
+
+/**
+ * The buttons under a launch, one or many: `children` first (Copy URL), Back to the form
+ * after a failure or a cancel, cancel while it runs, and Close (which leaves it running).
+ */
+function LaunchActions({
+  task,
+  taskId,
+  cancelLabel,
+  onBack,
+  onClose,
+  children,
+}: {
+  task: Task | undefined;
+  taskId: string;
+  cancelLabel: string;
+  onBack: () => void;
+  onClose: () => void;
+  children?: ReactNode;
+}) {
+  const cancel = useTasksStore((s) => s.cancel);
+  const finished = isFinished(task);
+  return (
+    <div className="dialog-actions">
+      {children}
+      {(task?.state === 'failed' || task?.state === 'cancelled') && (
+        // The form comes back as it was: fix the cause and launch again.
+        <button type="button" onClick={onBack}>
+          Back to the form
+        </button>
+      )}
+      {task?.cancellable && !finished && (
+        <button type="button" className="danger" onClick={() => void cancel(taskId)}>
+          {cancelLabel}
+        </button>
+      )}
+      <button type="button" autoFocus onClick={onClose}>
+        {finished ? 'Close' : 'Close (keeps running in Tasks)'}
+      </button>
+    </div>
+  );
+}
+
 /** One proxy's launch: its steps, its outcome, Copy URL once it answers, Back to the form after a failure. */
 export function LaunchProgress({
   headingId,
@@ -69,9 +117,7 @@ export function LaunchProgress({
   onBack: () => void;
   onClose: () => void;
 }) {
-  const cancel = useTasksStore((s) => s.cancel);
   const steps = stepStates(task);
-  const finished = task && !['queued', 'running'].includes(task.state);
   return (
     <Modal labelledBy={headingId} onClose={onClose} className="launch">
       <h2 id={headingId}>Launching {name}</h2>
@@ -109,27 +155,13 @@ export function LaunchProgress({
           </p>
         </div>
       )}
-      <div className="dialog-actions">
+      <LaunchActions task={task} taskId={taskId} cancelLabel="Cancel launch" onBack={onBack} onClose={onClose}>
         {task?.state === 'succeeded' && (
           <button type="button" onClick={() => void copyProxyUrl(name)}>
             Copy URL
           </button>
         )}
-        {(task?.state === 'failed' || task?.state === 'cancelled') && (
-          // The form comes back as it was: fix the cause and launch again.
-          <button type="button" onClick={onBack}>
-            Back to the form
-          </button>
-        )}
-        {task?.cancellable && !finished && (
-          <button type="button" className="danger" onClick={() => void cancel(taskId)}>
-            Cancel launch
-          </button>
-        )}
-        <button type="button" autoFocus onClick={onClose}>
-          {finished ? 'Close' : 'Close (keeps running in Tasks)'}
-        </button>
-      </div>
+      </LaunchActions>
     </Modal>
   );
 }
@@ -153,8 +185,7 @@ export function LaunchManyProgress({
   onBack: () => void;
   onClose: () => void;
 }) {
-  const cancel = useTasksStore((s) => s.cancel);
-  const finished = task && !['queued', 'running'].includes(task.state);
+  const finished = isFinished(task);
   const rows = task?.steps ?? [];
   const ok = rows.filter((r) => r.state === 'done').length;
   return (
@@ -191,21 +222,13 @@ export function LaunchManyProgress({
           <p className="meta">The ones that worked are kept; each failed one removed what it had created.</p>
         </div>
       )}
-      <div className="dialog-actions">
-        {(task?.state === 'failed' || task?.state === 'cancelled') && (
-          <button type="button" onClick={onBack}>
-            Back to the form
-          </button>
-        )}
-        {task?.cancellable && !finished && (
-          <button type="button" className="danger" onClick={() => void cancel(taskId)}>
-            Cancel the unfinished
-          </button>
-        )}
-        <button type="button" autoFocus onClick={onClose}>
-          {finished ? 'Close' : 'Close (keeps running in Tasks)'}
-        </button>
-      </div>
+      <LaunchActions
+        task={task}
+        taskId={taskId}
+        cancelLabel="Cancel the unfinished"
+        onBack={onBack}
+        onClose={onClose}
+      />
     </Modal>
   );
 }
