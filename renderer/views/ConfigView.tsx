@@ -4,21 +4,25 @@ import { formatIssue } from '../../shared/config.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
 import { ConfigExportPanel } from './ConfigExportPanel.js';
 import { ConfigImportPanel } from './ConfigImportPanel.js';
+import { ViewSection } from './ViewSection.js';
 
 /** The Config view: the config file's path and problems, what it lists, and its export and import. */
 export function ConfigView() {
   const state = useAppConfigStore((s) => s.state);
   const kvm = state?.config?.kvm;
   return (
-    <section className="view view-config" aria-labelledby="config-h">
-      <div className="view-head">
-        <h2 id="config-h">Config</h2>
-        {state && (
-          <span className="meta">
+    <ViewSection
+      headingId="config-h"
+      title="Config"
+      className="view-config"
+      meta={
+        state && (
+          <>
             file <code>{state.path}</code>
-          </span>
-        )}
-      </div>
+          </>
+        )
+      }
+    >
       {state?.error && (
         <section role="alert" className="panel">
           <h3>The config file cannot be read</h3>
@@ -135,6 +139,6 @@ export function ConfigView() {
         <ConfigExportPanel />
         <ConfigImportPanel />
       </div>
-    </section>
+    </ViewSection>
   );
 }

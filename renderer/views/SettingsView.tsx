@@ -21,6 +21,7 @@ import {
 import { errorMessage } from '../format.js';
 import { readSettings, saveSettings } from '../stores/settings-actions.js';
 import { Field } from './Field.js';
+import { ViewSection } from './ViewSection.js';
 
 /** The form's problems: by field (the contract's words, or the backend's when it refused), and the rest. */
 type Problems = ReturnType<typeof settingsIssuesByField>;
@@ -124,15 +125,17 @@ export function SettingsView() {
     max: `${id}-max`,
   };
   return (
-    <section className="view" aria-labelledby="settings-h">
-      <div className="view-head">
-        <h2 id="settings-h">Settings</h2>
-        {loaded && (
-          <span className="meta">
+    <ViewSection
+      headingId="settings-h"
+      title="Settings"
+      meta={
+        loaded && (
+          <>
             kept in <code>{loaded.file}</code>, not in config.yaml
-          </span>
-        )}
-      </div>
+          </>
+        )
+      }
+    >
       {loadError && (
         <p role="alert" className="error">
           Cannot read the settings: {loadError}
@@ -285,6 +288,6 @@ export function SettingsView() {
           </div>
         </form>
       )}
-    </section>
+    </ViewSection>
   );
 }
