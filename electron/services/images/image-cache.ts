@@ -35,6 +35,7 @@ import {
   type RemovedEntry,
 } from './cache-contents.js';
 import type { ExpectedDigest } from './digest-pass.js';
+import type { DigestAlgorithm } from './sums-parse.js';
 import { checkUrl, downloadImage } from './download.js';
 import { ImageCacheError, ImageDownloadCancelledError } from './errors.js';
 import { tryLock } from './lock.js';
@@ -92,8 +93,23 @@ export interface ImageCacheOptions {
 export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_IMAGE_BYTES = 64 * 1024 ** 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const SHA256 = /^[0-9a-f]{64}$/;
-const SHA512 = /^[0-9a-f]{128}$/;
+
+/** Lowercase hexadecimal digits in each digest a request may name. */
+const HEX_DIGITS: Record<DigestAlgorithm, number> = { sha256: 64, sha512: 128 };
+
+/**
+ * Refuses, before any file is looked at, what no download could serve (a malformed digest,
+ * a URL we do not fetch) and a caller that has already cancelled.
+ */
+function checkRequest(expected: ExpectedDigest, url: string, options: EnsureOptions): void {
+  const { algorithm, hex } = expected;
+  if (!/^[0-9a-f]*$/.test(hex) || hex.length !== HEX_DIGITS[algorithm])
+    throw new ImageCacheError(
+      `"${hex}" is not a ${algorithm} digest (${HEX_DIGITS[algorithm]} lowercase hexadecimal characters)`,
+    );
+  checkUrl(url);
+  if (options.signal?.aborted) throw new ImageDownloadCancelledError(url);
+}
 
 /** One download: `key` names its partial and lock files (the SHA-256, or `sha512-<hex>`). */
 interface Job {
@@ -142,24 +158,13 @@ export class ImageCache {
    * across processes); each caller gets progress and may cancel on its own.
    */
   async ensure(image: ImageSource, options: EnsureOptions = {}): Promise<EnsuredImage> {
-    const sha256 = image.sha256;
-    if (!SHA256.test(sha256))
-      throw new ImageCacheError(`"${sha256}" is not a sha256 digest (64 lowercase hexadecimal characters)`);
-    checkUrl(image.url);
-    if (options.signal?.aborted) throw new ImageDownloadCancelledError(image.url);
+    const { sha256 } = image;
+    const expected: ExpectedDigest = { algorithm: 'sha256', hex: sha256 };
+    checkRequest(expected, image.url, options);
     const format = image.format ?? 'qcow2';
     const present = await this.findVerified(sha256, format);
     if (present) return { ...present, sha256, cached: true };
-
-    let flight = this.flights.get(sha256);
-    if (!flight)
-      flight = this.startFlight({
-        url: image.url,
-        key: sha256,
-        expected: { algorithm: 'sha256', hex: sha256 },
-        format,
-      });
-    return this.join(flight, image.url, sha256, options);
+    return this.download({ url: image.url, key: sha256, expected, format }, options);
   }
 
   /**
@@ -169,21 +174,10 @@ export class ImageCache {
    * known before); a mismatch deletes the file; an interrupted download resumes.
    */
   async ensureBySha512(image: Sha512Source, options: EnsureOptions = {}): Promise<EnsuredImage> {
-    const sha512 = image.sha512;
-    if (!SHA512.test(sha512))
-      throw new ImageCacheError(`"${sha512}" is not a sha512 digest (128 lowercase hexadecimal characters)`);
-    checkUrl(image.url);
-    if (options.signal?.aborted) throw new ImageDownloadCancelledError(image.url);
-    const key = `sha512-${sha512}`;
-    let flight = this.flights.get(key);
-    if (!flight)
-      flight = this.startFlight({
-        url: image.url,
-        key,
-        expected: { algorithm: 'sha512', hex: sha512 },
-        format: image.format ?? 'qcow2',
-      });
-    return this.join(flight, image.url, key, options);
+    const expected: ExpectedDigest = { algorithm: 'sha512', hex: image.sha512 };
+    checkRequest(expected, image.url, options);
+    const format = image.format ?? 'qcow2';
+    return this.download({ url: image.url, key: `sha512-${image.sha512}`, expected, format }, options);
   }
 
   /** True when a verified image with this digest is cached. */
@@ -231,6 +225,12 @@ export class ImageCache {
     const seconds = this.now() / 1000;
     await utimes(path, seconds, info.mtime).catch(() => undefined);
     return { path, size: info.size };
+  }
+
+  /** Joins the download of `job.key` already in flight in this process, or starts it. */
+  private download(job: Job, options: EnsureOptions): Promise<EnsuredImage> {
+    const flight = this.flights.get(job.key) ?? this.startFlight(job);
+    return this.join(flight, job.url, job.key, options);
   }
 
   private startFlight(image: Job): Flight {
