@@ -1,0 +1,163 @@
+/**
+ * Which member of the fleet a gateway request leaves from (issue 40), as state the gateway
+ * can lose: everything here is rebuilt from the fleet and its health, and a lost session
+ * table only means a sticky client moves once.
+ *
+ * - **Usable** members only: the caller says which are (running, and healthy or slow in
+ *   the health monitor's last round; failing, stopped and unknown ones are never chosen).
+ * - **Selection** by the user name's labels (all must match) and host.
+ * - **Plain requests: least connections, ties in turn.** A gateway's requests are of two
+ *   kinds, short plain-HTTP ones and long `CONNECT` tunnels that may last for hours; round
+ *   robin alone would pile tunnels onto one member as often as onto another regardless of
+ *   what each already carries, while least connections spreads what is open now. Among the
+ *   members with the fewest, the next in turn is taken, so that sequential short requests
+ *   (all at zero open) are spread evenly as round robin would.
+ * - **Sessions** (`NAME-session-ID`): the member first chosen for the ID is kept while it is
+ *   usable and matches; when it is not, another is chosen and the session moves to it for
+ *   good (the caller logs the move). A session is per client, ID and selection, forgotten
+ *   after `sessionIdleMs` without a request, and at most `maxSessions` are kept (the least
+ *   recently used goes first).
+ * - **Failover** within one request: `exclude` holds the members that already refused or
+ *   timed out on connect for it; a session bound to one of them moves.
+ */
+import type { GatewayUser } from '../../../shared/gateway-user.js';
+
+/** A member as the chooser sees it. */
+export interface GatewayMember {
+  /** The proxy's key (host/domain): stable while it lives. */
+  key: string;
+  name: string;
+  host: string;
+  labels: Readonly<Record<string, string>>;
+  /** Running, and healthy or slow in the last health round. */
+  usable: boolean;
+}
+
+export interface MemberChoiceOptions {
+  now?: () => number;
+  /** A session unused this long is forgotten (default 30 min). */
+  sessionIdleMs?: number;
+  /** Sessions kept at most (default 10,000). */
+  maxSessions?: number;
+}
+
+export type MemberChoice =
+  | {
+      member: GatewayMember;
+      /** Set when the request's session was bound to another member, which is not usable now. */
+      moved?: { from: string };
+    }
+  | { refusal: string };
+
+interface Session {
+  member: string;
+  usedAt: number;
+}
+
+export class MemberChooser {
+  private readonly open = new Map<string, number>();
+  /** Least recently used first (a use moves a session to the end). */
+  private readonly sessions = new Map<string, Session>();
+  private turn = 0;
+  private readonly now: () => number;
+  private readonly idleMs: number;
+  private readonly maxSessions: number;
+
+  constructor(options: MemberChoiceOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    this.maxSessions = options.maxSessions ?? 10_000;
+  }
+
+  /** The member for one request (or one more try of it, with the members that failed it in `exclude`). */
+  choose(user: GatewayUser, members: readonly GatewayMember[], exclude: ReadonlySet<string> = new Set()): MemberChoice {
+    const matching = members.filter((m) => matches(m, user));
+    const candidates = matching.filter((m) => m.usable && !exclude.has(m.key));
+    if (!candidates.length) return { refusal: noMemberReason(user, members, matching, exclude) };
+    if (user.session === undefined) return { member: this.leastBusy(candidates) };
+
+    const id = sessionKey(user);
+    const now = this.now();
+    const bound = this.sessions.get(id);
+    this.sessions.delete(id);
+    const live = bound && now - bound.usedAt <= this.idleMs ? bound : undefined;
+    const kept = live && candidates.find((m) => m.key === live.member);
+    const member = kept ?? this.leastBusy(candidates);
+    this.sessions.set(id, { member: member.key, usedAt: now });
+    this.trim(now);
+    return live && !kept ? { member, moved: { from: live.member } } : { member };
+  }
+
+  /** A connection through `key` opened (least connections counts it until {@link closed}). */
+  opened(key: string): void {
+    this.open.set(key, (this.open.get(key) ?? 0) + 1);
+  }
+
+  closed(key: string): void {
+    const n = (this.open.get(key) ?? 0) - 1;
+    if (n > 0) this.open.set(key, n);
+    else this.open.delete(key);
+  }
+
+  /** Connections open through `key` now. */
+  openCount(key: string): number {
+    return this.open.get(key) ?? 0;
+  }
+
+  /** Sessions remembered now (idle ones are dropped as requests come). */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  private leastBusy(candidates: readonly GatewayMember[]): GatewayMember {
+    // A stable order, so "in turn" means the same thing from one request to the next.
+    const sorted = [...candidates].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const fewest = Math.min(...sorted.map((m) => this.openCount(m.key)));
+    const least = sorted.filter((m) => this.openCount(m.key) === fewest);
+    const member = least[this.turn % least.length]!;
+    this.turn = (this.turn + 1) % Number.MAX_SAFE_INTEGER;
+    return member;
+  }
+
+  /** Drops idle sessions from the front (least recently used) and any beyond the bound. */
+  private trim(now: number): void {
+    for (const [id, s] of this.sessions) {
+      if (this.sessions.size <= this.maxSessions && now - s.usedAt <= this.idleMs) break;
+      this.sessions.delete(id);
+    }
+  }
+}
+
+function matches(m: GatewayMember, user: GatewayUser): boolean {
+  if (user.host !== undefined && m.host !== user.host) return false;
+  return Object.entries(user.labels).every(([k, v]) => m.labels[k] === v);
+}
+
+/** A session is the client's ID under its selection: the same ID with other labels is another session. */
+function sessionKey(user: GatewayUser): string {
+  const labels = Object.keys(user.labels)
+    .sort()
+    .map((k) => `${k}=${user.labels[k]}`)
+    .join(',');
+  return `${user.client}\u0000${user.session ?? ''}\u0000${user.host ?? ''}\u0000${labels}`;
+}
+
+/** Why no member can take the request, in words for a 502 or a log line. */
+function noMemberReason(
+  user: GatewayUser,
+  members: readonly GatewayMember[],
+  matching: readonly GatewayMember[],
+  exclude: ReadonlySet<string>,
+): string {
+  const selection = [
+    ...(user.host !== undefined ? [`on host ${user.host}`] : []),
+    ...Object.entries(user.labels).map(([k, v]) => `labelled ${k}=${v}`),
+  ].join(' and ');
+  if (!members.length) return 'the fleet has no proxy the gateway can use';
+  if (!matching.length) return `no proxy is ${selection}`;
+  const tried = matching.filter((m) => exclude.has(m.key)).length;
+  const what = selection ? `proxy ${selection}` : 'proxy';
+  return tried
+    ? `no other healthy ${what}: ${tried} refused or timed out on connect`
+    : `no ${what} is healthy now (${matching.length} known, none healthy or slow)`;
+}
