@@ -86,7 +86,7 @@ export type CatalogEdit =
   | { op: 'machineType:remove'; name: string }
   | { op: 'image:save'; entry: Record<string, unknown> }
   | { op: 'image:remove'; name: string }
-  | { op: 'defaults:set'; machineType?: string; image?: string };
+  | { op: 'defaults:set'; machineType?: string | undefined; image?: string | undefined };
 
 /** An edit that cannot be applied; `issues` says why, path first. */
 export class CatalogEditError extends Error {
@@ -125,7 +125,11 @@ function saveIssues(kvm: KVMConfig, key: MapKey, entry: Record<string, unknown>)
           message: `${field === 'name' ? 'name' : 'previous name'} ${issue.message}`,
         });
       } else if (typeof field === 'string') {
-        issues.push({ path: `${base}.${field}`, field: field as EditIssue['field'], message: issue.message });
+        issues.push({
+          path: `${base}.${field}`,
+          field: field as NonNullable<EditIssue['field']>,
+          message: issue.message,
+        });
       } else {
         issues.push({ path: base, message: issue.message });
       }
@@ -173,7 +177,10 @@ function removeIssues(kvm: KVMConfig, key: MapKey, name: string): EditIssue[] {
   return issues;
 }
 
-function defaultsIssues(kvm: KVMConfig, edit: { machineType?: string; image?: string }): EditIssue[] {
+function defaultsIssues(
+  kvm: KVMConfig,
+  edit: { machineType?: string | undefined; image?: string | undefined },
+): EditIssue[] {
   const issues: EditIssue[] = [];
   if (edit.machineType === undefined && edit.image === undefined)
     issues.push({ path: 'kvm.defaults', message: 'name a machineType or an image to make the default' });

@@ -155,17 +155,18 @@ export type KVMImage = z.infer<typeof KVMImageSchema>;
 export type KVMConfig = z.infer<typeof KVMConfigSchema>;
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
+/** `T` with every key present and defined: `Required`, which keeps zod's `| undefined`, also drops that. */
+type Filled<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 /** A host with every default filled in. */
-export type ResolvedKVMHost = KVMHost &
-  Required<Pick<KVMHost, 'socketPath' | 'pool' | 'domainType'>> & { network?: string; bridge?: string };
-export type ResolvedKVMMachineType = Required<KVMMachineType>;
-export type ResolvedKVMImage = Required<KVMImage>;
+export type ResolvedKVMHost = KVMHost & Filled<Pick<KVMHost, 'socketPath' | 'pool' | 'domainType'>>;
+export type ResolvedKVMMachineType = Filled<KVMMachineType>;
+export type ResolvedKVMImage = Filled<KVMImage>;
 /** A KVM config with every default filled in: what the provider works from. */
 export interface ResolvedKVMConfig {
   hosts: ResolvedKVMHost[];
   machineTypes: Record<string, ResolvedKVMMachineType>;
   images: Record<string, ResolvedKVMImage>;
-  defaults: { machineType?: string; image?: string };
+  defaults: z.infer<typeof KVMDefaultsSchema>;
   vendorData: string;
   proxy: { port: number };
 }

@@ -107,7 +107,13 @@ export function ttlError(text: string | undefined, now: number): string | undefi
 export function launchFormErrors(
   form: LaunchForm,
   now = Date.now(),
-): { name?: string; port?: string; allow?: string; labels?: string; ttl?: string } {
+): {
+  name?: string | undefined;
+  port?: string | undefined;
+  allow?: string | undefined;
+  labels?: string | undefined;
+  ttl?: string | undefined;
+} {
   return {
     name: nameError(form.name),
     port: portError(form.port),

@@ -52,7 +52,7 @@ export interface StartFacts {
   env: Readonly<Record<string, string | undefined>>;
   platform: NodeJS.Platform;
   /** Set once a download was tried: `error` is its one-line failure (absent when it said it succeeded). */
-  download?: { error?: string };
+  download?: { error?: string | undefined };
 }
 
 const GET_THE_BINARY =

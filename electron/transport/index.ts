@@ -61,10 +61,10 @@ export interface TransportHost {
   name: string;
   /** `local` for this machine, else a host name, address or ssh_config alias reached over SSH. */
   address: string;
-  sshUser?: string;
-  sshPort?: number;
-  identityFile?: string;
-  socketPath?: string;
+  sshUser?: string | undefined;
+  sshPort?: number | undefined;
+  identityFile?: string | undefined;
+  socketPath?: string | undefined;
 }
 
 /** A host entry's SSH fields as ssh's command line takes them (`-l`, `-p`, `-i`): only those it sets. */

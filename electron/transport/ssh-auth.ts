@@ -48,7 +48,7 @@ export interface Identity {
   /** The private key, for plain keys. */
   privateKey?: ParsedKey;
   /** The public key, when known without decrypting (always for plain and public). */
-  publicKey?: ParsedKey;
+  publicKey?: ParsedKey | undefined;
   /** The file's text, kept only for decrypting an encrypted key. */
   text?: string;
 }

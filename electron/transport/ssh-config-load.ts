@@ -13,9 +13,9 @@ export interface SshConfigPaths {
   /** $HOME: where ~/.ssh/config is, and what `~` and relative paths in Include start from (glob(3) reads $HOME). */
   homeDir: string;
   /** Default ~/.ssh/config. */
-  userConfigPath?: string | null;
+  userConfigPath?: string | null | undefined;
   /** Default /etc/ssh/ssh_config. */
-  systemConfigPath?: string | null;
+  systemConfigPath?: string | null | undefined;
 }
 
 const MAX_INCLUDE_FILES = 256;

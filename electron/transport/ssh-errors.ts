@@ -41,7 +41,7 @@ export interface SshAuthAttempt {
   outcome:
     'rejected' | 'skipped' | 'wrong-passphrase' | 'no-passphrase-prompt' | 'unreadable' | 'unavailable' | 'no-keys';
   /** More words for the outcome, e.g. "3 keys" or a parse error; never a secret. */
-  detail?: string;
+  detail?: string | undefined;
 }
 
 function describeAttempt(a: SshAuthAttempt): string {

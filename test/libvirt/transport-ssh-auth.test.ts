@@ -6,6 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import {
+  type AskPassphrase,
   SshAuthError,
   SshConnectError,
   type SshConnectionPool,
@@ -36,7 +37,7 @@ function dial(pool: SshConnectionPool, identityFile: string, sshPort = port): Re
 
 /** A passphrase prompt that answers from a script and records what it was asked. */
 function scripted(answers: Array<string | undefined>): {
-  ask: SshPoolOptions['askPassphrase'];
+  ask: AskPassphrase;
   asked: Array<{ path: string } & PassphraseRequest>;
 } {
   const asked: Array<{ path: string } & PassphraseRequest> = [];

@@ -34,7 +34,7 @@ export interface FakePool {
   capacityBytes: number;
   volumes: Map<string, FakeVolume>;
   /** The pool-changing job running now, if any. */
-  job?: string;
+  job?: string | undefined;
 }
 
 /** What a FakeHost is made with (this base reads the name, the pools and the ticks). */

@@ -12,8 +12,14 @@ import {
   ownerText,
   parseSelector,
 } from '../../../shared/fleet-meta.js';
-import type { ProxyRecord } from '../../services/provider/kvm/context.js';
 import { CliError, EXIT } from '../io.js';
+
+/** What {@link matching} and {@link refuseOthers} read of a proxy: a listing's record, or its parsed view. */
+interface Selectable {
+  name: string;
+  labels?: Labels | undefined;
+  launchedBy?: LaunchedBy | undefined;
+}
 
 /** `-l/--selector` parsed, or undefined when not given; a usage error for text that is not a selector. */
 export function selectorOption(text: string | undefined): Labels | undefined {
@@ -34,7 +40,7 @@ export function checkTarget(name: string | undefined, selector: Labels | undefin
 }
 
 /** The proxies of a listing whose labels match, by name. */
-export function matching(proxies: readonly ProxyRecord[], selector: Labels): ProxyRecord[] {
+export function matching<P extends Selectable>(proxies: readonly P[], selector: Labels): P[] {
   return proxies.filter((p) => matchesSelector(p.labels, selector));
 }
 
@@ -47,7 +53,7 @@ export function selectorText(selector: Labels): string {
 
 /** The proxies among `targets` someone else launched; a usage-free refusal naming each owner unless `force`. */
 export function refuseOthers(
-  targets: readonly ProxyRecord[],
+  targets: readonly Selectable[],
   you: LaunchedBy,
   verb: 'stop' | 'delete' | 'replace',
   force: boolean | undefined,

@@ -80,7 +80,7 @@ interface Session {
   stream: Duplex;
   decoder: TextDecoder;
   pending: string;
-  timer?: NodeJS.Timeout;
+  timer?: NodeJS.Timeout | undefined;
   off: Promise<(() => Promise<void>) | undefined>;
   done: boolean;
   /** Set when another session of this backend forced the console: the reason to give when this one's stream ends. */

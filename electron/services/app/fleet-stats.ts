@@ -52,7 +52,7 @@ interface Entry {
   host: string;
   domain: string;
   name: string;
-  last?: Reading;
+  last?: Reading | undefined;
   rates: Rates | null;
   /** Whether {@link last} was read in the latest sample (its counters are then the proxy's totals now). */
   fresh: boolean;

@@ -57,12 +57,12 @@ interface Entry {
   host: ResolvedKVMHost;
   dialer: Dialer;
   status: HostStatus;
-  client?: LibvirtClient;
-  connecting?: Promise<LibvirtClient>;
+  client?: LibvirtClient | undefined;
+  connecting?: Promise<LibvirtClient> | undefined;
   /** The next reconnection attempt, while one is scheduled. */
-  retry?: NodeJS.Timeout;
+  retry?: NodeJS.Timeout | undefined;
   /** Set while the connection is being won back: why it was lost and which attempt this is. */
-  retrying?: { why: string; attempt: number };
+  retrying?: { why: string; attempt: number } | undefined;
 }
 
 /** What a failure says about a host: its state and the fields that go with it. */

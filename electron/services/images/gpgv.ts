@@ -15,13 +15,13 @@ export interface GpgvVerdict {
   /** VALIDSIG and GOODSIG seen and gpgv exited 0: the signature is good and made by a key of the keyrings. */
   valid: boolean;
   /** The primary key's fingerprint from VALIDSIG (uppercase hex). */
-  fingerprint?: string;
+  fingerprint?: string | undefined;
   /** The user ID from GOODSIG. */
   signer?: string;
   /** BADSIG: the signed data does not match the signature. */
   bad: boolean;
   /** The long key ID the signature names (from BADSIG, ERRSIG, NO_PUBKEY, EXPKEYSIG…). */
-  keyId?: string;
+  keyId?: string | undefined;
   /** ERRSIG with code 9 or NO_PUBKEY: the key is in none of the keyrings. */
   noPubkey: boolean;
   /** EXPKEYSIG / REVKEYSIG / EXPSIG: a signature by a key that may not be used. */

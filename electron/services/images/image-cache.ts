@@ -122,7 +122,7 @@ interface Job {
 /** One download shared by every in-process caller asking for the same digest. */
 interface Flight {
   promise: Promise<{ path: string; size: number; sha256: string }>;
-  callers: Set<{ onProgress?: (p: ImageProgress) => void }>;
+  callers: Set<{ onProgress?: ((p: ImageProgress) => void) | undefined }>;
   controller: AbortController;
   meter: ProgressMeter;
 }

@@ -27,7 +27,7 @@ const RATE_TAU_MS = 3000;
  */
 export class ProgressMeter {
   private lastEmit = Number.NEGATIVE_INFINITY;
-  private lastSample?: { at: number; bytes: number };
+  private lastSample?: { at: number; bytes: number } | undefined;
   private rate = 0;
   private latest?: ImageProgress;
 

@@ -69,7 +69,7 @@ interface Entry {
   task: Task;
   controller: AbortController;
   lastProgressAt: number;
-  pendingProgress?: { cancel: () => void };
+  pendingProgress?: { cancel: () => void } | undefined;
   done: Promise<Task>;
 }
 

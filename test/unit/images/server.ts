@@ -68,9 +68,9 @@ export class TestServer {
   readonly files = new Map<string, ServedFile>();
   readonly requests: RecordedRequest[] = [];
   /** Close the connection (gracefully, FIN) after this many body bytes of the next response. */
-  dropAfter?: number;
+  dropAfter?: number | undefined;
   /** Stop sending (connection left open) after this many body bytes of the next response. */
-  stallAfter?: number;
+  stallAfter?: number | undefined;
   /** Answer every request with the whole file (200), as servers without range support do. */
   ignoreRange = false;
   /** Status answered for a path instead of the file. */

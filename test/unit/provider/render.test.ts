@@ -92,7 +92,8 @@ describe('renderProxy', () => {
   it('spec hash: changes with what matters, not with the secret', () => {
     expect(specHash(spec)).toBe(specHash({ ...spec, credentials: { username: 'other', password: 'other' } }));
     expect(specHash(spec)).not.toBe(specHash({ ...spec, port: 8888 }));
-    expect(specHash(spec)).not.toBe(specHash({ ...spec, credentials: undefined }));
+    const { credentials: _none, ...withoutCredentials } = spec;
+    expect(specHash(spec)).not.toBe(specHash(withoutCredentials));
     expect(specHash(spec)).toBe(specHash({ ...spec, allow: [...spec.allow].reverse() }));
   });
 });

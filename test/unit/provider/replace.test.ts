@@ -84,7 +84,12 @@ describe('proxies replace', () => {
   it('while both exist, the listing marks the new one and URL, inspect and get take the old one', async () => {
     const f = fixture();
     await f.provider.launch({ name: 'mid', host: 'edge-a' }, { wait: true });
-    let seen: { url?: string; inspected?: string; get?: string; rows?: Array<[string, string | undefined]> } = {};
+    let seen: {
+      url?: string | undefined;
+      inspected?: string;
+      get?: string | undefined;
+      rows?: Array<[string, string | undefined]>;
+    } = {};
     await f.provider.replace('mid', {
       host: 'edge-b',
       // Between the new one's readiness and the old one's removal, look the name up.

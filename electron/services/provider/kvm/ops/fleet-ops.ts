@@ -3,7 +3,14 @@
  * element replaced through DOMAIN_SET_METADATA, no restart), the ownership check before
  * stopping or deleting someone else's proxy, and finding the proxies whose time is up.
  */
-import { type Labels, LabelsSchema, LabelKeySchema, isExpired, isMine } from '../../../../../shared/fleet-meta.js';
+import {
+  type Labels,
+  type LaunchedBy,
+  LabelsSchema,
+  LabelKeySchema,
+  isExpired,
+  isMine,
+} from '../../../../../shared/fleet-meta.js';
 import { z } from 'zod';
 import type { ProviderContext } from '../context.js';
 import { NotYourProxyError } from '../errors.js';
@@ -49,7 +56,7 @@ export async function editLabels(
 /** Throws {@link NotYourProxyError} when someone else launched the proxy and `force` is not set. A proxy nobody recorded (by 0.1.0) is anyone's. */
 export function checkOwnership(
   ctx: ProviderContext,
-  proxy: Pick<ProxyRecord, 'name' | 'launchedBy'>,
+  proxy: { name: string; launchedBy?: LaunchedBy | undefined },
   verb: 'stop' | 'delete' | 'replace',
   force: boolean | undefined,
 ): void {

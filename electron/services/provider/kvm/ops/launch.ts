@@ -42,7 +42,7 @@ export interface LaunchEvent {
 }
 
 export interface LaunchOptions {
-  onStep?: (event: LaunchEvent) => void;
+  onStep?: ((event: LaunchEvent) => void) | undefined;
   signal?: AbortSignal;
   /** Wait until the proxy port answers (steps address and proxy). */
   wait?: boolean;

@@ -26,7 +26,7 @@ export const OWNERS = ['egress-desk', 'operator'] as const;
 export interface ExtraElement {
   name: string;
   attributes: Record<string, string>;
-  text?: string;
+  text?: string | undefined;
   children: ExtraElement[];
 }
 
