@@ -22,10 +22,10 @@ const CATALOG_TASKS: ReadonlySet<TaskKind> = new Set(['images:pull', 'images:bak
 export interface AppConfigStore {
   info?: AppInfo;
   state?: ConfigState;
-  error?: string;
+  error?: string | undefined;
   machineTypes: MachineTypeView[];
   images: ImageView[];
-  catalogError?: string;
+  catalogError?: string | undefined;
   load(): Promise<void>;
   refreshCatalog(): Promise<void>;
   /** Applies a `config:changed` event: the state, the catalog read again; an edit by hand is told in a toast. */

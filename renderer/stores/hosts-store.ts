@@ -8,7 +8,7 @@ import { syncStore } from './sync.js';
 export interface HostsStore {
   hosts: HostStatus[];
   loaded: boolean;
-  error?: string;
+  error?: string | undefined;
   /** Host names whose trust call is in flight, and the last trust error per host. */
   trusting: Record<string, boolean>;
   trustError: Record<string, string>;

@@ -14,9 +14,9 @@ import { storeApi } from './store-api.js';
 import { useUiStore } from './ui-store.js';
 
 export interface InspectorStore {
-  inspection?: ProxyInspectionView;
+  inspection?: ProxyInspectionView | undefined;
   loading: boolean;
-  error?: string;
+  error?: string | undefined;
   /** The proxy no longer exists (deleted here or elsewhere). */
   gone: boolean;
   /** (Re)loads the open proxy's inspection. Answers that arrive after the open proxy changed are dropped. */

@@ -14,7 +14,7 @@ export interface ProxiesStore {
   /** This backend's user and workstation: whose proxies are "mine". */
   you?: FleetListingView['you'];
   loaded: boolean;
-  error?: string;
+  error?: string | undefined;
   apply(change: ProxyChanged): void;
   start(): () => void;
 }

@@ -11,7 +11,7 @@ import { syncStore } from './sync.js';
 export interface TasksStore {
   tasks: Record<string, Task>;
   loaded: boolean;
-  error?: string;
+  error?: string | undefined;
   upsert(task: Task): void;
   start(): () => void;
   cancel(id: string): Promise<void>;

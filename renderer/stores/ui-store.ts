@@ -64,8 +64,8 @@ export interface UiStore {
   /** The proxy open in the inspector (the Proxies view shows it instead of the table); null when closed. */
   inspected: Inspected | null;
   /** The proxy the inspector was last closed on (Back, Escape): the table gives its row the focus back. */
-  returnTo?: string;
-  importDraft?: ImportDraft;
+  returnTo?: string | undefined;
+  importDraft?: ImportDraft | undefined;
   sort: Sort;
   /** The label key the Proxies table groups its rows by; null: not grouped. */
   groupBy: string | null;

@@ -25,7 +25,7 @@ export interface CatalogRowActionsProps {
   name: string;
   isDefault: boolean;
   /** Why the config cannot change now (useConfigBusy): Make default waits and says it. */
-  busy?: string;
+  busy?: string | undefined;
   onEdit: () => void;
   onRemove: () => void;
 }

@@ -27,7 +27,7 @@ export function CodeBlock({
   language: Language;
   text: string;
   label: string;
-  region?: { range: LineRange; label: string };
+  region?: { range: LineRange; label: string } | undefined;
 }) {
   const lines = useMemo(() => {
     const all = highlightLines(language, text);
