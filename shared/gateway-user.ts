@@ -66,9 +66,7 @@ export function gatewayClientNameProblem(name: string): string | undefined {
  * be parts. Every refusal says what was wrong, in words a client's log can show.
  */
 export function parseGatewayUser(userName: string, clients: Iterable<string>): GatewayUserParse {
-  let client: string | undefined;
-  for (const c of clients)
-    if ((userName === c || userName.startsWith(`${c}-`)) && (!client || c.length > client.length)) client = c;
+  const client = gatewayClientOf(userName, clients);
   if (!client) return { ok: false, reason: `no gateway client is called "${head(userName)}"` };
   const rest = userName.slice(client.length);
   const user: GatewayUser = { client, labels: {} };
@@ -88,6 +86,14 @@ export function parseGatewayUser(userName: string, clients: Iterable<string>): G
     if (problem) return { ok: false, reason: problem };
   }
   return { ok: true, user };
+}
+
+/** The client a user name names: the longest of `clients` it starts with, followed by its end or `-`. */
+export function gatewayClientOf(userName: string, clients: Iterable<string>): string | undefined {
+  let client: string | undefined;
+  for (const c of clients)
+    if ((userName === c || userName.startsWith(`${c}-`)) && (!client || c.length > client.length)) client = c;
+  return client;
 }
 
 /** Puts one part into `user`; answers what is wrong with it, if anything. */
