@@ -1,0 +1,374 @@
+/**
+ * The gateway's listener (issue 40): one HTTP proxy address for the whole fleet. Clients
+ * send absolute-URI requests or `CONNECT` (HTTPS passes through untouched: no certificate
+ * of ours, nothing decrypted), authenticated as one of the gateway's clients
+ * (client-auth.ts), and each request leaves through a member chosen from their user name
+ * (member-choice.ts), with the member's own credentials (upstream.ts).
+ *
+ * Failover: a member that cannot be reached, or closes or stays silent before answering,
+ * is replaced by another one for the same request (at most `maxTries` members), since no
+ * byte has been relayed yet; a member that answers with a refusal (its proxy's 403, a
+ * target it cannot reach) is the answer, as the member would have given it directly.
+ *
+ * The server holds no state that the fleet and the settings cannot rebuild: counters and
+ * sticky sessions are lost with it, and a sticky client then moves once.
+ */
+import { type IncomingMessage, type ServerResponse, type Server, createServer, request } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { GatewayClient } from '../../../shared/gateway.js';
+import type { GatewayUser } from '../../../shared/gateway-user.js';
+import { messageOf } from '../../../shared/errors.js';
+import { basicCredentials, checkClient } from './client-auth.js';
+import { type GatewayMember, MemberChooser } from './member-choice.js';
+import { GatewayCounters } from './gateway-counters.js';
+import { type GatewayAccessEntry, HOP_BY_HOP, answer407, answerPlain, isLoopback } from './gateway-http.js';
+import {
+  type MemberRoute,
+  MemberRefusedError,
+  MemberUnreachableError,
+  basicAuth,
+  reachMember,
+  tunnelThrough,
+} from './upstream.js';
+
+export type { GatewayAccessEntry } from './gateway-http.js';
+export { isLoopback } from './gateway-http.js';
+
+/** A member with the way to reach it. */
+export interface GatewayMemberRoute extends GatewayMember, MemberRoute {}
+
+export interface GatewayServerOptions {
+  members: () => readonly GatewayMemberRoute[];
+  clients: () => Promise<readonly GatewayClient[]>;
+  log?: (entry: GatewayAccessEntry) => void;
+  /** A sticky session moved to another member (its old one failed). */
+  moved?: (user: GatewayUser, from: string, to: string) => void;
+  /** Connecting to a member and its answer, each bounded by this (default 5 s). */
+  connectTimeoutMs?: number;
+  /** Members tried for one request at most (default 3). */
+  maxTries?: number;
+  /** Keep plain HTTP URLs' query strings in the access log (default off: they often hold secrets). */
+  logQuery?: boolean;
+  now?: () => number;
+}
+
+export class GatewayServer {
+  readonly chooser: MemberChooser;
+  readonly counters = new GatewayCounters();
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket | Duplex>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: GatewayServerOptions) {
+    this.now = options.now ?? Date.now;
+    this.chooser = new MemberChooser({ now: this.now });
+    this.server = createServer((req, res) => void this.onRequest(req, res));
+    this.server.on(
+      'connect',
+      (req: IncomingMessage, socket: Socket, head: Buffer) => void this.onConnect(req, socket, head),
+    );
+    this.server.on('connection', (s: Socket) => this.track(s));
+  }
+
+  /**
+   * Listens on `bind` (default 127.0.0.1) and `port` (0: any free one). Anywhere but
+   * loopback it refuses to start without a client: an open gateway would be a door into
+   * the fleet for anyone who can reach this machine.
+   */
+  async listen(port: number, bind = '127.0.0.1'): Promise<{ address: string; port: number }> {
+    if (!isLoopback(bind) && (await this.options.clients()).length === 0)
+      throw new Error(
+        `the gateway listens on ${bind} only with client credentials (none are set): add a client first (egress-desk gateway clients add NAME)`,
+      );
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, bind, () => (this.server.off('error', reject), resolve()));
+    });
+    const a = this.server.address() as AddressInfo;
+    return { address: a.address, port: a.port };
+  }
+
+  /** Stops listening and ends every relay. */
+  close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private track<T extends Socket | Duplex>(s: T): T {
+    this.sockets.add(s);
+    s.once('close', () => this.sockets.delete(s));
+    return s;
+  }
+
+  /** The client and what it asks for, or the 407's reason. */
+  private async who(req: IncomingMessage) {
+    const source = req.socket.remoteAddress ?? '';
+    return {
+      source,
+      check: checkClient(basicCredentials(req.headers['proxy-authorization']), source, await this.options.clients()),
+    };
+  }
+
+  /**
+   * Reaches a member for `user` and opens what `open` opens through it, trying another
+   * member when one cannot be reached (nothing relayed yet), at most `maxTries`.
+   */
+  private async throughMember<T>(
+    user: GatewayUser,
+    open: (route: GatewayMemberRoute, stream: Duplex) => Promise<T>,
+  ): Promise<
+    { member: GatewayMemberRoute; value: T; tries: number } | { refusal: string; tries: number; status: number }
+  > {
+    const tried = new Set<string>();
+    const timeout = this.options.connectTimeoutMs ?? 5_000;
+    const maxTries = this.options.maxTries ?? 3;
+    let last = '';
+    while (tried.size < maxTries) {
+      const choice = this.chooser.choose(user, this.options.members(), tried);
+      if ('refusal' in choice)
+        return { refusal: last ? `${choice.refusal} (last: ${last})` : choice.refusal, tries: tried.size, status: 502 };
+      const member = choice.member as GatewayMemberRoute;
+      if (choice.moved) this.options.moved?.(user, choice.moved.from, member.key);
+      tried.add(member.key);
+      let stream: Duplex | undefined;
+      try {
+        stream = this.track(await reachMember(member, timeout));
+        return { member, value: await open(member, stream), tries: tried.size };
+      } catch (err) {
+        stream?.destroy();
+        this.counters.failed(member.key);
+        if (err instanceof MemberUnreachableError) {
+          last = `${member.name}: ${err.message}`;
+          continue;
+        }
+        const status = err instanceof MemberRefusedError && err.status === 403 ? 403 : 502;
+        return { refusal: `${member.name}: ${messageOf(err)}`, tries: tried.size, status };
+      }
+    }
+    return {
+      refusal: `no member could be reached in ${maxTries} tries (last: ${last})`,
+      tries: tried.size,
+      status: 502,
+    };
+  }
+
+  private async onConnect(req: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
+    const started = this.now();
+    client.on('error', () => client.destroy());
+    const { source, check } = await this.who(req);
+    const target = req.url ?? '';
+    const base = { at: new Date(started).toISOString(), source, method: 'CONNECT', target };
+    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
+    if (!check.ok) {
+      this.counters.refused(undefined);
+      client.end(answer407(check.reason));
+      return this.log({
+        ...base,
+        tries: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+        ms: this.now() - started,
+        outcome: 'refused',
+        status: 407,
+        reason: check.reason,
+      });
+    }
+    const who = { ...base, client: check.client.name };
+    if (!m || Number(m[2]) > 65535) {
+      client.end(answerPlain(400, 'Bad Request', 'CONNECT needs host:port'));
+      return this.log({
+        ...who,
+        tries: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+        ms: this.now() - started,
+        outcome: 'refused',
+        status: 400,
+        reason: 'not host:port',
+      });
+    }
+    const host = m[1]!.replace(/^\[|\]$/g, '');
+    const port = Number(m[2]);
+    const got = await this.throughMember(check.user, (route, stream) =>
+      tunnelThrough(stream, route, { host, port, timeoutMs: this.options.connectTimeoutMs ?? 5_000 }),
+    );
+    if ('refusal' in got) {
+      this.counters.refused(check.client.name);
+      client.end(answerPlain(got.status, got.status === 403 ? 'Forbidden' : 'Bad Gateway', got.refusal));
+      return this.log({
+        ...who,
+        tries: got.tries,
+        bytesIn: 0,
+        bytesOut: 0,
+        ms: this.now() - started,
+        outcome: 'no-member',
+        status: got.status,
+        reason: got.refusal,
+      });
+    }
+    const { member, value } = got;
+    const upstream = value.stream;
+    this.chooser.opened(member.key);
+    let bytesOut = head.length;
+    let bytesIn = value.head.length;
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (value.head.length) client.write(value.head);
+    if (head.length) upstream.write(head);
+    client.on('data', (c: Buffer) => (bytesOut += c.length));
+    upstream.on('data', (c: Buffer) => (bytesIn += c.length));
+    upstream.on('error', () => upstream.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+    let ended = false;
+    const end = (outcome: 'ok' | 'failed', reason?: string) => {
+      if (ended) return;
+      ended = true;
+      client.destroy();
+      upstream.destroy();
+      this.chooser.closed(member.key);
+      this.counters.relayed(member.key, check.client.name, bytesOut, bytesIn);
+      this.log({
+        ...who,
+        member: member.name,
+        host: member.host,
+        tries: got.tries,
+        bytesIn,
+        bytesOut,
+        ms: this.now() - started,
+        outcome,
+        ...(reason ? { reason } : {}),
+      });
+    };
+    client.once('close', () => end('ok'));
+    upstream.once('close', () => end('ok'));
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = this.now();
+    const { source, check } = await this.who(req);
+    let url: URL | undefined;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      url = undefined;
+    }
+    const shown = url
+      ? `${url.origin}${url.pathname}${this.options.logQuery ? url.search : ''}`
+      : (req.url ?? '').slice(0, 200);
+    const base = { at: new Date(started).toISOString(), source, method: req.method ?? 'GET', target: shown };
+    const done = (entry: Omit<GatewayAccessEntry, 'at' | 'source' | 'method' | 'target' | 'ms'>) =>
+      this.log({ ...base, ...entry, ms: this.now() - started });
+    if (!check.ok) {
+      this.counters.refused(undefined);
+      res.writeHead(407, {
+        'proxy-authenticate': 'Basic realm="egress-desk gateway"',
+        'content-type': 'text/plain',
+        connection: 'close',
+      });
+      res.end(`${check.reason}\n`);
+      return done({ tries: 0, bytesIn: 0, bytesOut: 0, outcome: 'refused', status: 407, reason: check.reason });
+    }
+    const clientName = check.client.name;
+    if (!url || url.protocol !== 'http:') {
+      res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' });
+      res.end('the gateway forwards absolute http:// URLs; use CONNECT for anything else\n');
+      return done({
+        client: clientName,
+        tries: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+        outcome: 'refused',
+        status: 400,
+        reason: 'not an absolute http:// URL',
+      });
+    }
+    const target = url;
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+    headers.connection = 'close';
+    const got = await this.throughMember(check.user, async (route, stream) => {
+      // An HTTP member takes the absolute URL with its own credentials; through a SOCKS5 one, the origin's own request.
+      if (route.kind !== 'socks5') {
+        return { stream, path: target.href, auth: route.credentials ? basicAuth(route.credentials) : undefined };
+      }
+      const t = await tunnelThrough(stream, route, {
+        host: target.hostname.replace(/^\[|\]$/g, ''),
+        port: Number(target.port || 80),
+        timeoutMs: this.options.connectTimeoutMs ?? 5_000,
+      });
+      return { stream: t.stream, path: `${target.pathname}${target.search}`, auth: undefined };
+    });
+    if ('refusal' in got) {
+      this.counters.refused(clientName);
+      res.writeHead(got.status, { 'content-type': 'text/plain', connection: 'close' });
+      res.end(`${got.refusal}\n`);
+      return done({
+        client: clientName,
+        tries: got.tries,
+        bytesIn: 0,
+        bytesOut: 0,
+        outcome: 'no-member',
+        status: got.status,
+        reason: got.refusal,
+      });
+    }
+    const { member, value } = got;
+    this.chooser.opened(member.key);
+    let bytesOut = 0;
+    let bytesIn = 0;
+    let status: number | undefined;
+    const finish = (outcome: 'ok' | 'failed', reason?: string) => {
+      if (status === -1) return;
+      const s = status;
+      status = -1;
+      this.chooser.closed(member.key);
+      this.counters.relayed(member.key, clientName, bytesOut, bytesIn);
+      done({
+        client: clientName,
+        member: member.name,
+        host: member.host,
+        tries: got.tries,
+        bytesIn,
+        bytesOut,
+        outcome,
+        ...(s !== undefined ? { status: s } : {}),
+        ...(reason ? { reason } : {}),
+      });
+    };
+    const up = request(
+      {
+        createConnection: () => value.stream as Socket,
+        method: req.method,
+        path: value.path,
+        setHost: false,
+        headers: { ...headers, ...(value.auth ? { 'proxy-authorization': value.auth } : {}) },
+      },
+      (answer) => {
+        status = answer.statusCode ?? 502;
+        const back: Record<string, string | string[]> = {};
+        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) back[k] = v;
+        res.writeHead(status, answer.statusMessage, back);
+        answer.on('data', (c: Buffer) => (bytesIn += c.length));
+        answer.pipe(res);
+        answer.once('end', () => finish('ok'));
+        answer.once('error', (err) => (res.destroy(), finish('failed', err.message)));
+      },
+    );
+    up.on('error', (err) => {
+      if (!res.headersSent) {
+        res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' });
+        res.end(`${member.name}: ${err.message}\n`);
+        status = 502;
+      } else res.destroy();
+      finish('failed', err.message);
+    });
+    req.on('data', (c: Buffer) => (bytesOut += c.length));
+    req.pipe(up);
+    res.once('close', () => (status === -1 ? undefined : (up.destroy(), finish('failed', 'the client went away'))));
+  }
+
+  private log(entry: GatewayAccessEntry): void {
+    this.options.log?.(entry);
+  }
+}
