@@ -14,6 +14,7 @@ import { registerHostCommands } from './commands/hosts.js';
 import { registerProxyCommands } from './commands/proxies.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerMetricsCommand } from './commands/metrics.js';
+import { registerGatewayCommand } from './commands/gateway.js';
 import { CliError, type CliIo, EXIT } from './io.js';
 import { createKit } from './kit.js';
 import { VERSION } from './version.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   registerImageCommands(program, kit);
   registerServeCommand(program, kit);
   registerMetricsCommand(program, kit);
+  registerGatewayCommand(program, kit);
 
   // Every command writes through `io` and reports errors to runCli instead of exiting.
   const configure = (cmd: Command): void => {

@@ -1,0 +1,199 @@
+/**
+ * `egress-desk gateway`: one address for the whole fleet (issue 40), until Ctrl-C or
+ * SIGTERM; and `egress-desk gateway clients …`, who may use it. The gateway listens on
+ * 127.0.0.1 unless `--bind` says otherwise, and anywhere else only once clients exist.
+ * Members are the fleet's healthy proxies (services/gateway/fleet-members.ts), from the
+ * listing and health rounds the `metrics` command runs too (fleet-meters.ts).
+ */
+import type { Command } from 'commander';
+import { GATEWAY_USER_PARTS } from '../../../shared/gateway-user.js';
+import type { ProxyCredentials } from '../../../shared/proxy.js';
+import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
+import { AccessLog, accessLogPath } from '../../services/gateway/access-log.js';
+import { membersOf } from '../../services/gateway/fleet-members.js';
+import { GatewayClientError, GatewayClientsStore, gatewayClientsPath } from '../../services/gateway/gateway-clients.js';
+import { GatewayServer, isLoopback } from '../../services/gateway/gateway-server.js';
+import { CliError, EXIT } from '../io.js';
+import type { CommandKit } from '../kit.js';
+import type { CliContext } from '../context.js';
+import { openFleetMeters } from './fleet-meters.js';
+import { withProvider } from './proxies-provider.js';
+
+/** Default port: beside tinyproxy's 3128, which the fleet's proxies use. */
+export const GATEWAY_PORT = 3130;
+/** The client made on first start on loopback when none exists. */
+export const FIRST_CLIENT = 'desk';
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return GATEWAY_PORT;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new CliError(`--port: must be a port number from 0 to 65535 (got ${JSON.stringify(text)})`, EXIT.usage);
+  return Number(text);
+}
+
+function parseBind(text: string | undefined): string {
+  if (text === undefined) return '127.0.0.1';
+  if (text === 'localhost' || isIpv4(text) || isIpv6(text)) return text;
+  throw new CliError(
+    `--bind: must be an IPv4 or IPv6 address of this machine (got ${JSON.stringify(text)})`,
+    EXIT.usage,
+  );
+}
+
+const clientsOf = (ctx: CliContext) => new GatewayClientsStore(gatewayClientsPath(ctx.dataDir));
+
+/** A client's proxy URL for the gateway at `address:port`. */
+const urlOf = (name: string, password: string, address: string, port: number) =>
+  `http://${name}:${password}@${bracketHost(address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address)}:${port}`;
+
+export function registerGatewayCommand(program: Command, kit: CommandKit): void {
+  const gateway = program
+    .command('gateway')
+    .description(
+      `one proxy address for the whole fleet: each request leaves through a healthy proxy chosen from the client's user name (NAME, NAME-${GATEWAY_USER_PARTS.map((p) => `${p}-…`).join(', NAME-')}); 127.0.0.1:${GATEWAY_PORT} by default`,
+    )
+    .option('--port <n>', `port (default ${GATEWAY_PORT}; 0: any free one)`)
+    .option('--bind <address>', 'address to listen on (default 127.0.0.1; anything else needs gateway clients)')
+    .option('--log-query', "keep plain HTTP URLs' query strings in the access log (off: they often hold secrets)")
+    .action(
+      kit.action(async (ctx, opts: { port?: string; bind?: string; logQuery?: boolean }) => {
+        const port = parsePort(opts.port);
+        const bind = parseBind(opts.bind);
+        const clients = clientsOf(ctx);
+        if ((await clients.list()).length === 0) {
+          if (!isLoopback(bind))
+            throw new CliError(
+              `the gateway listens on ${bind} only with client credentials, and none are set: add one first (egress-desk gateway clients add NAME)`,
+              EXIT.failed,
+            );
+          await clients.add({ name: FIRST_CLIENT });
+          ctx.io.stderr(`no gateway client was set: made "${FIRST_CLIENT}" (${clients.file}, mode 0600)\n`);
+        }
+        return withProvider(ctx, async (p) => {
+          const meters = await openFleetMeters(ctx, p, { statsIntervalMs: 60_000 });
+          const log = new AccessLog(accessLogPath(ctx.dataDir));
+          let credentials = new Map<string, ProxyCredentials>();
+          const readCredentials = async () => {
+            const names = new Set(meters.listing().proxies.map((x) => x.name));
+            const next = new Map<string, ProxyCredentials>();
+            for (const name of names) {
+              const c = await p.backend.credentials.get(name).catch(() => undefined);
+              if (c) next.set(name, c);
+            }
+            credentials = next;
+          };
+          const tunnelFor = p.backend.tunnelFor;
+          const members = () =>
+            membersOf(
+              meters.listing().proxies,
+              meters.health.snapshot(),
+              credentials,
+              tunnelFor ? (host) => tunnelFor(host) : undefined,
+            );
+          const server = new GatewayServer({
+            members,
+            clients: () => clients.list(),
+            log: (entry) => log.write(entry),
+            moved: (user, from, to) =>
+              ctx.io.stderr(
+                `gateway: client ${user.client}'s session ${user.session ?? ''} moved from ${from} to ${to}\n`,
+              ),
+            ...(opts.logQuery ? { logQuery: true } : {}),
+          });
+          const refresh = setInterval(() => void readCredentials(), 10_000);
+          try {
+            meters.start();
+            await readCredentials();
+            // Members are used once health says so: the first round now, not an interval later.
+            await meters.health.check();
+            const at = await server.listen(port, bind).catch((err: NodeJS.ErrnoException) => {
+              if (err.code === 'EADDRINUSE')
+                throw new CliError(
+                  `port ${port} on ${bind} is in use: choose another with --port, or 0 for any free one`,
+                  EXIT.failed,
+                );
+              throw err;
+            });
+            const usable = members().filter((m) => m.usable).length;
+            for (const c of await clients.list()) ctx.io.stdout(`${urlOf(c.name, c.password, at.address, at.port)}\n`);
+            ctx.io.stderr(
+              `gateway on ${bracketHost(at.address)}:${at.port}: ${usable} of ${meters.listing().proxies.length} proxies usable now; access log ${log.file}; press Ctrl-C to stop\n`,
+            );
+            await new Promise<void>((resolve) => {
+              const stop = () => {
+                process.off('SIGINT', stop);
+                process.off('SIGTERM', stop);
+                resolve();
+              };
+              process.on('SIGINT', stop);
+              process.on('SIGTERM', stop);
+            });
+            await server.close();
+            return EXIT.ok;
+          } finally {
+            clearInterval(refresh);
+            log.close();
+            meters.close();
+          }
+        });
+      }),
+    );
+
+  const clients = gateway.command('clients').description("the gateway's clients: who may use it (kept 0600 here)");
+  clients
+    .command('list')
+    .description('the clients, with their source allow-lists (no passwords: `url NAME` prints one)')
+    .option('--json', 'print them as JSON (without passwords)')
+    .action(
+      kit.action(async (ctx, opts: { json?: boolean }) => {
+        const all = (await clientsOf(ctx).list()).map(({ name, allow }) => ({ name, ...(allow ? { allow } : {}) }));
+        if (opts.json) ctx.io.stdout(`${JSON.stringify(all, null, 2)}\n`);
+        else if (!all.length) ctx.io.stderr('no gateway clients (egress-desk gateway clients add NAME)\n');
+        else for (const c of all) ctx.io.stdout(`${c.name}${c.allow ? `  from ${c.allow.join(', ')}` : ''}\n`);
+        return EXIT.ok;
+      }),
+    );
+  clients
+    .command('add')
+    .argument('<name>', 'the client name: the first part of every user name it sends')
+    .option('--allow <cidr...>', 'source addresses or CIDR blocks it may connect from (default: any)')
+    .description('add a client with a new password and print its gateway URL')
+    .action(
+      kit.action(async (ctx, name: string, opts: { allow?: string[] }) => {
+        const c = await clientsOf(ctx)
+          .add({ name, ...(opts.allow ? { allow: opts.allow } : {}) })
+          .catch(refusal);
+        ctx.io.stdout(`${urlOf(c.name, c.password, '127.0.0.1', GATEWAY_PORT)}\n`);
+        return EXIT.ok;
+      }),
+    );
+  clients
+    .command('url')
+    .argument('<name>', 'a client')
+    .description(`print a client's gateway URL (with its password), for the default port ${GATEWAY_PORT}`)
+    .action(
+      kit.action(async (ctx, name: string) => {
+        const c = await clientsOf(ctx).get(name);
+        if (!c) throw new CliError(`no gateway client is called "${name}"`, EXIT.failed);
+        ctx.io.stdout(`${urlOf(c.name, c.password, '127.0.0.1', GATEWAY_PORT)}\n`);
+        return EXIT.ok;
+      }),
+    );
+  clients
+    .command('remove')
+    .argument('<name>', 'a client')
+    .description('remove a client: its password is refused from the next request')
+    .action(
+      kit.action(async (ctx, name: string) => {
+        await clientsOf(ctx).remove(name).catch(refusal);
+        ctx.io.stderr(`removed the gateway client "${name}"\n`);
+        return EXIT.ok;
+      }),
+    );
+}
+
+/** A client store refusal as the CLI's error (exit 1, its message); anything else as it is. */
+function refusal(err: unknown): never {
+  if (err instanceof GatewayClientError) throw new CliError(err.message, EXIT.failed);
+  throw err;
+}
