@@ -13,6 +13,7 @@ import { AccessLog, accessLogPath } from '../../services/gateway/access-log.js';
 import { membersOf } from '../../services/gateway/fleet-members.js';
 import { GatewayClientError, GatewayClientsStore, gatewayClientsPath } from '../../services/gateway/gateway-clients.js';
 import { GatewayServer, isLoopback } from '../../services/gateway/gateway-server.js';
+import { GatewaySocksListener } from '../../services/gateway/gateway-socks.js';
 import { CliError, EXIT } from '../io.js';
 import type { CommandKit } from '../kit.js';
 import type { CliContext } from '../context.js';
@@ -21,13 +22,15 @@ import { withProvider } from './proxies-provider.js';
 
 /** Default port: beside tinyproxy's 3128, which the fleet's proxies use. */
 export const GATEWAY_PORT = 3130;
+/** Default SOCKS5 port: beside the HTTP one. */
+export const GATEWAY_SOCKS_PORT = 3131;
 /** The client made on first start on loopback when none exists. */
 export const FIRST_CLIENT = 'desk';
 
-function parsePort(text: string | undefined): number {
-  if (text === undefined) return GATEWAY_PORT;
+function parsePort(text: string | undefined, byDefault = GATEWAY_PORT, flag = '--port'): number {
+  if (text === undefined) return byDefault;
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    throw new CliError(`--port: must be a port number from 0 to 65535 (got ${JSON.stringify(text)})`, EXIT.usage);
+    throw new CliError(`${flag}: must be a port number from 0 to 65535 (got ${JSON.stringify(text)})`, EXIT.usage);
   return Number(text);
 }
 
@@ -54,89 +57,113 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
     )
     .option('--port <n>', `port (default ${GATEWAY_PORT}; 0: any free one)`)
     .option('--bind <address>', 'address to listen on (default 127.0.0.1; anything else needs gateway clients)')
+    .option(
+      '--socks-port <n>',
+      `SOCKS5 listener's port on the same address (default ${GATEWAY_SOCKS_PORT}; 0: any free one)`,
+    )
+    .option('--no-socks', 'no SOCKS5 listener')
     .option('--log-query', "keep plain HTTP URLs' query strings in the access log (off: they often hold secrets)")
     .action(
-      kit.action(async (ctx, opts: { port?: string; bind?: string; logQuery?: boolean }) => {
-        const port = parsePort(opts.port);
-        const bind = parseBind(opts.bind);
-        const clients = clientsOf(ctx);
-        if ((await clients.list()).length === 0) {
-          if (!isLoopback(bind))
-            throw new CliError(
-              `the gateway listens on ${bind} only with client credentials, and none are set: add one first (egress-desk gateway clients add NAME)`,
-              EXIT.failed,
-            );
-          await clients.add({ name: FIRST_CLIENT });
-          ctx.io.stderr(`no gateway client was set: made "${FIRST_CLIENT}" (${clients.file}, mode 0600)\n`);
-        }
-        return withProvider(ctx, async (p) => {
-          const meters = await openFleetMeters(ctx, p, { statsIntervalMs: 60_000 });
-          const log = new AccessLog(accessLogPath(ctx.dataDir));
-          let credentials = new Map<string, ProxyCredentials>();
-          const readCredentials = async () => {
-            const names = new Set(meters.listing().proxies.map((x) => x.name));
-            const next = new Map<string, ProxyCredentials>();
-            for (const name of names) {
-              const c = await p.backend.credentials.get(name).catch(() => undefined);
-              if (c) next.set(name, c);
-            }
-            credentials = next;
-          };
-          const tunnelFor = p.backend.tunnelFor;
-          const members = () =>
-            membersOf(
-              meters.listing().proxies,
-              meters.health.snapshot(),
-              credentials,
-              tunnelFor ? (host) => tunnelFor(host) : undefined,
-            );
-          const server = new GatewayServer({
-            members,
-            clients: () => clients.list(),
-            log: (entry) => log.write(entry),
-            moved: (user, from, to) =>
-              ctx.io.stderr(
-                `gateway: client ${user.client}'s session ${user.session ?? ''} moved from ${from} to ${to}\n`,
-              ),
-            ...(opts.logQuery ? { logQuery: true } : {}),
-          });
-          const refresh = setInterval(() => void readCredentials(), 10_000);
-          try {
-            meters.start();
-            await readCredentials();
-            // Members are used once health says so: the first round now, not an interval later.
-            await meters.health.check();
-            const at = await server.listen(port, bind).catch((err: NodeJS.ErrnoException) => {
-              if (err.code === 'EADDRINUSE')
-                throw new CliError(
-                  `port ${port} on ${bind} is in use: choose another with --port, or 0 for any free one`,
-                  EXIT.failed,
-                );
-              throw err;
-            });
-            const usable = members().filter((m) => m.usable).length;
-            for (const c of await clients.list()) ctx.io.stdout(`${urlOf(c.name, c.password, at.address, at.port)}\n`);
-            ctx.io.stderr(
-              `gateway on ${bracketHost(at.address)}:${at.port}: ${usable} of ${meters.listing().proxies.length} proxies usable now; access log ${log.file}; press Ctrl-C to stop\n`,
-            );
-            await new Promise<void>((resolve) => {
-              const stop = () => {
-                process.off('SIGINT', stop);
-                process.off('SIGTERM', stop);
-                resolve();
-              };
-              process.on('SIGINT', stop);
-              process.on('SIGTERM', stop);
-            });
-            await server.close();
-            return EXIT.ok;
-          } finally {
-            clearInterval(refresh);
-            log.close();
-            meters.close();
+      kit.action(
+        async (ctx, opts: { port?: string; bind?: string; logQuery?: boolean; socks: boolean; socksPort?: string }) => {
+          const port = parsePort(opts.port);
+          const socksPort = opts.socks ? parsePort(opts.socksPort, GATEWAY_SOCKS_PORT, '--socks-port') : undefined;
+          const bind = parseBind(opts.bind);
+          const clients = clientsOf(ctx);
+          if ((await clients.list()).length === 0) {
+            if (!isLoopback(bind))
+              throw new CliError(
+                `the gateway listens on ${bind} only with client credentials, and none are set: add one first (egress-desk gateway clients add NAME)`,
+                EXIT.failed,
+              );
+            await clients.add({ name: FIRST_CLIENT });
+            ctx.io.stderr(`no gateway client was set: made "${FIRST_CLIENT}" (${clients.file}, mode 0600)\n`);
           }
-        });
-      }),
+          return withProvider(ctx, async (p) => {
+            const meters = await openFleetMeters(ctx, p, { statsIntervalMs: 60_000 });
+            const log = new AccessLog(accessLogPath(ctx.dataDir));
+            let credentials = new Map<string, ProxyCredentials>();
+            const readCredentials = async () => {
+              const names = new Set(meters.listing().proxies.map((x) => x.name));
+              const next = new Map<string, ProxyCredentials>();
+              for (const name of names) {
+                const c = await p.backend.credentials.get(name).catch(() => undefined);
+                if (c) next.set(name, c);
+              }
+              credentials = next;
+            };
+            const tunnelFor = p.backend.tunnelFor;
+            const members = () =>
+              membersOf(
+                meters.listing().proxies,
+                meters.health.snapshot(),
+                credentials,
+                tunnelFor ? (host) => tunnelFor(host) : undefined,
+              );
+            const server = new GatewayServer({
+              members,
+              clients: () => clients.list(),
+              log: (entry) => log.write(entry),
+              moved: (user, from, to) =>
+                ctx.io.stderr(
+                  `gateway: client ${user.client}'s session ${user.session ?? ''} moved from ${from} to ${to}\n`,
+                ),
+              ...(opts.logQuery ? { logQuery: true } : {}),
+            });
+            const refresh = setInterval(() => void readCredentials(), 10_000);
+            let stopSocks: GatewaySocksListener | undefined;
+            try {
+              meters.start();
+              await readCredentials();
+              // Members are used once health says so: the first round now, not an interval later.
+              await meters.health.check();
+              const at = await server.listen(port, bind).catch((err: NodeJS.ErrnoException) => {
+                if (err.code === 'EADDRINUSE')
+                  throw new CliError(
+                    `port ${port} on ${bind} is in use: choose another with --port, or 0 for any free one`,
+                    EXIT.failed,
+                  );
+                throw err;
+              });
+              const socks =
+                socksPort === undefined ? undefined : new GatewaySocksListener(server, () => clients.list());
+              stopSocks = socks;
+              const socksAt = socks
+                ? await socks.listen(socksPort!, bind).catch((err: NodeJS.ErrnoException) => {
+                    if (err.code === 'EADDRINUSE')
+                      throw new CliError(
+                        `port ${socksPort} on ${bind} is in use: choose another with --socks-port, or --no-socks`,
+                        EXIT.failed,
+                      );
+                    throw err;
+                  })
+                : undefined;
+              const usable = members().filter((m) => m.usable).length;
+              for (const c of await clients.list())
+                ctx.io.stdout(`${urlOf(c.name, c.password, at.address, at.port)}\n`);
+              ctx.io.stderr(
+                `gateway on ${bracketHost(at.address)}:${at.port}${socksAt ? ` (SOCKS5 on port ${socksAt.port})` : ''}: ${usable} of ${meters.listing().proxies.length} proxies usable now; access log ${log.file}; press Ctrl-C to stop\n`,
+              );
+              await new Promise<void>((resolve) => {
+                const stop = () => {
+                  process.off('SIGINT', stop);
+                  process.off('SIGTERM', stop);
+                  resolve();
+                };
+                process.on('SIGINT', stop);
+                process.on('SIGTERM', stop);
+              });
+              await server.close();
+              return EXIT.ok;
+            } finally {
+              await stopSocks?.close().catch(() => undefined);
+              clearInterval(refresh);
+              log.close();
+              meters.close();
+            }
+          });
+        },
+      ),
     );
 
   const clients = gateway.command('clients').description("the gateway's clients: who may use it (kept 0600 here)");

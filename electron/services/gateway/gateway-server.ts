@@ -23,8 +23,10 @@ import { basicCredentials, checkClient } from './client-auth.js';
 import { type GatewayMember, MemberChooser } from './member-choice.js';
 import { GatewayCounters } from './gateway-counters.js';
 import { type GatewayAccessEntry, HOP_BY_HOP, answer407, answerPlain, isLoopback } from './gateway-http.js';
+import { type RelayEntry, relayTunnel } from './tunnel-relay.js';
 import {
   type MemberRoute,
+  type Tunnel,
   MemberRefusedError,
   MemberUnreachableError,
   basicAuth,
@@ -153,6 +155,40 @@ export class GatewayServer {
     };
   }
 
+  /**
+   * A tunnel to `host:port` through a member chosen for `user`, or why none could be opened
+   * (CONNECT here, and the SOCKS5 listener: gateway-socks.ts).
+   */
+  openTunnel(user: GatewayUser, host: string, port: number) {
+    return this.throughMember(user, (route, stream) =>
+      tunnelThrough(stream, route, { host, port, timeoutMs: this.options.connectTimeoutMs ?? 5_000 }),
+    );
+  }
+
+  /** Relays between a client and an open tunnel until either side closes, then counts and logs it. */
+  relay(
+    client: Duplex,
+    got: { member: GatewayMemberRoute; value: Tunnel },
+    entry: RelayEntry,
+    started: number,
+    head: Buffer,
+  ): void {
+    relayTunnel(
+      { chooser: this.chooser, counters: this.counters, log: (e) => this.log(e), now: this.now },
+      client,
+      got,
+      entry,
+      started,
+      head,
+    );
+  }
+
+  /** Refusals and failures of a listener, counted and logged as the server's own. */
+  refusedEntry(client: string | undefined, entry: GatewayAccessEntry): void {
+    this.counters.refused(client);
+    this.log(entry);
+  }
+
   private async onConnect(req: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
     const started = this.now();
     client.on('error', () => client.destroy());
@@ -190,9 +226,7 @@ export class GatewayServer {
     }
     const host = m[1]!.replace(/^\[|\]$/g, '');
     const port = Number(m[2]);
-    const got = await this.throughMember(check.user, (route, stream) =>
-      tunnelThrough(stream, route, { host, port, timeoutMs: this.options.connectTimeoutMs ?? 5_000 }),
-    );
+    const got = await this.openTunnel(check.user, host, port);
     if ('refusal' in got) {
       this.counters.refused(check.client.name);
       client.end(answerPlain(got.status, got.status === 403 ? 'Forbidden' : 'Bad Gateway', got.refusal));
@@ -207,41 +241,8 @@ export class GatewayServer {
         reason: got.refusal,
       });
     }
-    const { member, value } = got;
-    const upstream = value.stream;
-    this.chooser.opened(member.key);
-    let bytesOut = head.length;
-    let bytesIn = value.head.length;
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (value.head.length) client.write(value.head);
-    if (head.length) upstream.write(head);
-    client.on('data', (c: Buffer) => (bytesOut += c.length));
-    upstream.on('data', (c: Buffer) => (bytesIn += c.length));
-    upstream.on('error', () => upstream.destroy());
-    client.pipe(upstream);
-    upstream.pipe(client);
-    let ended = false;
-    const end = (outcome: 'ok' | 'failed', reason?: string) => {
-      if (ended) return;
-      ended = true;
-      client.destroy();
-      upstream.destroy();
-      this.chooser.closed(member.key);
-      this.counters.relayed(member.key, check.client.name, bytesOut, bytesIn);
-      this.log({
-        ...who,
-        member: member.name,
-        host: member.host,
-        tries: got.tries,
-        bytesIn,
-        bytesOut,
-        ms: this.now() - started,
-        outcome,
-        ...(reason ? { reason } : {}),
-      });
-    };
-    client.once('close', () => end('ok'));
-    upstream.once('close', () => end('ok'));
+    this.relay(client, got, { ...who, tries: got.tries }, started, head);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {

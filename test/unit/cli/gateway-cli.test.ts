@@ -55,15 +55,21 @@ describe('egress-desk gateway', () => {
     expect(open.code).toBe(1);
     expect(open.stderr).toMatch(/only with client credentials, and none are set/);
     expect((await h.run('gateway', '--port', '70000')).code).toBe(2);
+    const socks = await h.run('gateway', '--socks-port', 'x');
+    expect([socks.code, socks.stderr]).toEqual([2, expect.stringContaining('--socks-port: must be a port number')]);
     expect((await h.run('gateway', '--bind', 'example.com')).code).toBe(2);
   });
 
   it('makes a first client on loopback, answers 502 with no proxy to use and 407 without a password, logs both, stops on SIGTERM', async () => {
     const h = home();
-    const child = spawn(process.execPath, [cliBin, '--config', h.config, 'gateway', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', ...h.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [cliBin, '--config', h.config, 'gateway', '--port', '0', '--socks-port', '0'],
+      {
+        env: { PATH: process.env.PATH ?? '', ...h.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -72,7 +78,7 @@ describe('egress-desk gateway', () => {
     try {
       await expect.poll(() => stdout, { timeout: 60_000 }).toMatch(/^http:\/\/desk:/);
       expect(stderr).toMatch(/made "desk"/);
-      expect(stderr).toMatch(/0 of 0 proxies usable now/);
+      expect(stderr).toMatch(/\(SOCKS5 on port \d+\): 0 of 0 proxies usable now/);
       const url = new URL(stdout.trim().split('\n')[0]!);
       const ask = (auth?: string) =>
         new Promise<{ status: number; body: string }>((resolve, reject) => {

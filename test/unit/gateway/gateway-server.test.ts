@@ -16,6 +16,8 @@ import {
   GatewayServer,
 } from '../../../electron/services/gateway/gateway-server.js';
 import type { GatewayClient } from '../../../shared/gateway.js';
+import { GatewaySocksListener } from '../../../electron/services/gateway/gateway-socks.js';
+import { SocksClient } from 'socks';
 import { type LittleProxy, littleProxy } from '../../support/little-proxy.js';
 
 const CLIENT: GatewayClient = { name: 'ci', password: 'gateway-secret-1' };
@@ -25,6 +27,8 @@ const proxies: LittleProxy[] = [];
 let members: GatewayMemberRoute[];
 let gateway: GatewayServer;
 let gatewayPort: number;
+let socks: GatewaySocksListener;
+let socksPort: number;
 const log: GatewayAccessEntry[] = [];
 
 const member = (i: number, p: LittleProxy, over: Partial<GatewayMemberRoute> = {}): GatewayMemberRoute => ({
@@ -52,9 +56,12 @@ beforeAll(async () => {
     connectTimeoutMs: 2_000,
   });
   gatewayPort = (await gateway.listen(0)).port;
+  socks = new GatewaySocksListener(gateway, async () => [CLIENT]);
+  socksPort = (await socks.listen(0)).port;
 });
 
 afterAll(async () => {
+  await socks.close();
   await gateway.close();
   for (const p of proxies) await p.close();
   await new Promise<void>((r) => origin.close(() => r()));
@@ -199,5 +206,32 @@ describe('the gateway on loopback', () => {
   it('refuses to listen outside loopback without a client', async () => {
     const open = new GatewayServer({ members: () => [], clients: async () => [] });
     await expect(open.listen(0, '0.0.0.0')).rejects.toThrow(/only with client credentials/);
+  });
+
+  it('takes SOCKS5 clients with the same credentials, grammar, members and log; refuses a wrong password', async () => {
+    const viaSocks = async (userId: string, password = CLIENT.password) => {
+      const { socket } = await SocksClient.createConnection({
+        proxy: { host: '127.0.0.1', port: socksPort, type: 5, userId, password },
+        command: 'connect',
+        destination: { host: '127.0.0.1', port: originPort },
+        timeout: 5_000,
+      });
+      socket.write('GET /socks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      let text = '';
+      for await (const chunk of socket) text += String(chunk);
+      return text.split('\r\n\r\n').at(-1);
+    };
+    const before = relayedBy();
+    expect(await viaSocks('ci-label-team=db')).toBe('hello /socks');
+    expect(relayedBy().map((n, i) => n - before[i]!)).toEqual([0, 1, 0]);
+    expect(log.at(-1)).toMatchObject({ method: 'SOCKS5', client: 'ci', member: 'm1', outcome: 'ok' });
+    await expect(viaSocks('ci', 'wrong-password-1')).rejects.toThrow(/Authentication failed|closed/i);
+    expect(log.at(-1)).toMatchObject({
+      method: 'SOCKS5',
+      outcome: 'refused',
+      reason: 'unknown gateway client or wrong password',
+    });
+    await expect(viaSocks('ci-host-edge-c')).rejects.toThrow();
+    expect(log.at(-1)).toMatchObject({ outcome: 'no-member', reason: 'no proxy is on host edge-c' });
   });
 });
