@@ -33,3 +33,38 @@ export type GatewayClient = z.infer<typeof GatewayClientSchema>;
 
 /** A client as lists show it: everything but the password. */
 export type GatewayClientView = Omit<GatewayClient, 'password'>;
+
+/** What became of a gateway request. */
+export const GATEWAY_OUTCOMES = ['ok', 'refused', 'no-member', 'failed'] as const;
+
+/**
+ * One gateway request, as the access log keeps it (a JSON line of `logs/gateway-access.log`):
+ * no secret, no path for CONNECT (there is none), no query string unless the person asked.
+ * Read back through this schema (`gateway log`, the Requests table, the counters).
+ */
+export const GatewayAccessEntrySchema = z.object({
+  /** ISO 8601, when the request came. */
+  at: z.string(),
+  /** The client's name (absent when the request was refused before it was known). */
+  client: z.string().optional(),
+  source: z.string(),
+  /** CONNECT, SOCKS5, or the plain request's method. */
+  method: z.string(),
+  /** host:port for CONNECT and SOCKS5; the URL without its query string (unless asked) for plain HTTP. */
+  target: z.string(),
+  /** The member it left through (its proxy's name and host). */
+  member: z.string().optional(),
+  host: z.string().optional(),
+  /** Members tried (more than 1: failover). */
+  tries: z.number().int().nonnegative(),
+  /** Bytes from the client towards the target, and back. */
+  bytesOut: z.number().nonnegative(),
+  bytesIn: z.number().nonnegative(),
+  ms: z.number().nonnegative(),
+  outcome: z.enum(GATEWAY_OUTCOMES),
+  /** The status the client got, for plain HTTP and refusals. */
+  status: z.number().int().optional(),
+  /** Why it was refused or failed. */
+  reason: z.string().optional(),
+});
+export type GatewayAccessEntry = z.infer<typeof GatewayAccessEntrySchema>;

@@ -9,12 +9,16 @@ import type { Command } from 'commander';
 import { GATEWAY_USER_PARTS } from '../../../shared/gateway-user.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
+import type { GatewayAccessEntry } from '../../../shared/gateway.js';
+import { formatAccessEntry } from '../../../shared/gateway-log-line.js';
 import { AccessLog, accessLogPath } from '../../services/gateway/access-log.js';
+import { followAccessLog, recentAccessEntries } from '../../services/gateway/access-log-reader.js';
 import { membersOf } from '../../services/gateway/fleet-members.js';
 import { GatewayClientError, GatewayClientsStore, gatewayClientsPath } from '../../services/gateway/gateway-clients.js';
 import { GatewayServer, isLoopback } from '../../services/gateway/gateway-server.js';
 import { GatewaySocksListener } from '../../services/gateway/gateway-socks.js';
 import { CliError, EXIT } from '../io.js';
+import { untilStopped } from '../until-stopped.js';
 import type { CommandKit } from '../kit.js';
 import type { CliContext } from '../context.js';
 import { openFleetMeters } from './fleet-meters.js';
@@ -144,15 +148,7 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
               ctx.io.stderr(
                 `gateway on ${bracketHost(at.address)}:${at.port}${socksAt ? ` (SOCKS5 on port ${socksAt.port})` : ''}: ${usable} of ${meters.listing().proxies.length} proxies usable now; access log ${log.file}; press Ctrl-C to stop\n`,
               );
-              await new Promise<void>((resolve) => {
-                const stop = () => {
-                  process.off('SIGINT', stop);
-                  process.off('SIGTERM', stop);
-                  resolve();
-                };
-                process.on('SIGINT', stop);
-                process.on('SIGTERM', stop);
-              });
+              await untilStopped();
               await server.close();
               return EXIT.ok;
             } finally {
@@ -164,6 +160,35 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
           });
         },
       ),
+    );
+
+  gateway
+    .command('log')
+    .description("the gateway's access log: the newest requests, then (--follow) each one as it ends")
+    .option('--follow', 'keep printing requests as they end, until Ctrl-C')
+    .option('--json', 'one JSON object a line, as the log keeps them')
+    .option('--lines <n>', 'how many of the newest to print first (default 20)')
+    .action(
+      kit.action(async (ctx, opts: { follow?: boolean; json?: boolean; lines?: string }) => {
+        const n = opts.lines === undefined ? 20 : Number(opts.lines);
+        if (!Number.isInteger(n) || n < 0 || n > 100_000)
+          throw new CliError(
+            `--lines: must be a whole number from 0 to 100000 (got ${JSON.stringify(opts.lines)})`,
+            EXIT.usage,
+          );
+        const file = accessLogPath(ctx.dataDir);
+        const print = (entries: readonly GatewayAccessEntry[]) => {
+          for (const e of entries) ctx.io.stdout(`${opts.json ? JSON.stringify(e) : formatAccessEntry(e)}\n`);
+        };
+        const recent = await recentAccessEntries(file, n);
+        if (!recent.length && !opts.follow) ctx.io.stderr(`no requests in ${file} yet\n`);
+        print(recent);
+        if (!opts.follow) return EXIT.ok;
+        const stop = followAccessLog(file, print);
+        await untilStopped();
+        stop();
+        return EXIT.ok;
+      }),
     );
 
   const clients = gateway.command('clients').description("the gateway's clients: who may use it (kept 0600 here)");

@@ -8,6 +8,7 @@ import { fleetFigures } from '../../services/app/fleet-figures.js';
 import { fleetRegistry } from '../../services/metrics/fleet-metrics.js';
 import { startMetricsServer } from '../../services/metrics/metrics-server.js';
 import { CliError, EXIT } from '../io.js';
+import { untilStopped } from '../until-stopped.js';
 import type { CommandKit } from '../kit.js';
 import { openFleetMeters } from './fleet-meters.js';
 import { withProvider } from './proxies-provider.js';
@@ -63,15 +64,7 @@ export function registerMetricsCommand(program: Command, kit: CommandKit): void 
             void meters.health.check();
             ctx.io.stdout(`http://127.0.0.1:${server.port}/metrics\n`);
             ctx.io.stderr('press Ctrl-C to stop\n');
-            await new Promise<void>((resolve) => {
-              const stop = () => {
-                process.off('SIGINT', stop);
-                process.off('SIGTERM', stop);
-                resolve();
-              };
-              process.on('SIGINT', stop);
-              process.on('SIGTERM', stop);
-            });
+            await untilStopped();
             await server.close();
             return EXIT.ok;
           } finally {

@@ -3,31 +3,7 @@
  * the headers that stop at a proxy, and its plain answers.
  */
 
-/** One request, as the access log keeps it: no secret, no path for CONNECT, no query string unless asked. */
-export interface GatewayAccessEntry {
-  /** ISO 8601, when the request came. */
-  at: string;
-  /** The client's name (absent when the request was refused before it was known). */
-  client?: string;
-  source: string;
-  method: string;
-  /** host:port for CONNECT; the URL without its query string (unless `logQuery`) for plain HTTP. */
-  target: string;
-  /** The member it left through (its proxy's name and host). */
-  member?: string;
-  host?: string;
-  /** Members tried (more than 1: failover). */
-  tries: number;
-  /** Bytes from the client towards the target, and back. */
-  bytesOut: number;
-  bytesIn: number;
-  ms: number;
-  outcome: 'ok' | 'refused' | 'no-member' | 'failed';
-  /** The status the client got, for plain HTTP and refusals. */
-  status?: number;
-  /** Why it was refused or failed. */
-  reason?: string;
-}
+export type { GatewayAccessEntry } from '../../../shared/gateway.js';
 
 /** Headers that stop at a proxy: never passed on, either way. */
 export const HOP_BY_HOP = new Set([

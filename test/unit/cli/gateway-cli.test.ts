@@ -75,11 +75,12 @@ describe('egress-desk gateway', () => {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('close', r));
+    let url = new URL('http://unset');
     try {
       await expect.poll(() => stdout, { timeout: 60_000 }).toMatch(/^http:\/\/desk:/);
       expect(stderr).toMatch(/made "desk"/);
       expect(stderr).toMatch(/\(SOCKS5 on port \d+\): 0 of 0 proxies usable now/);
-      const url = new URL(stdout.trim().split('\n')[0]!);
+      url = new URL(stdout.trim().split('\n')[0]!);
       const ask = (auth?: string) =>
         new Promise<{ status: number; body: string }>((resolve, reject) => {
           const req = request(
@@ -115,5 +116,21 @@ describe('egress-desk gateway', () => {
       ['no-member', 502, 'desk'],
       ['refused', 407, undefined],
     ]);
+    const json = await h.run('gateway', 'log', '--json', '--lines', '1');
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { status: number }),
+    ).toMatchObject([{ status: 407 }]);
+    const text = await h.run('gateway', 'log');
+    expect(text.stdout).toMatch(
+      /desk {2}GET http:\/\/127\.0\.0\.1:9\/ {2}no-member 502: the fleet has no proxy the gateway can use/,
+    );
+    expect(text.stdout).toMatch(
+      / - {2}GET http:\/\/127\.0\.0\.1:9\/ {2}refused 407: the gateway needs a client name and password/,
+    );
+    expect(text.stdout).not.toContain(url.password);
+    expect((await h.run('gateway', 'log', '--lines', 'x')).code).toBe(2);
   });
 });
