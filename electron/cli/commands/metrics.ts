@@ -7,6 +7,9 @@ import type { Command } from 'commander';
 import { fleetFigures } from '../../services/app/fleet-figures.js';
 import { fleetRegistry } from '../../services/metrics/fleet-metrics.js';
 import { startMetricsServer } from '../../services/metrics/metrics-server.js';
+import { gatewayMetrics } from '../../services/metrics/gateway-metrics.js';
+import { accessLogPath } from '../../services/gateway/access-log.js';
+import { followAccessLog } from '../../services/gateway/access-log-reader.js';
 import { CliError, EXIT } from '../io.js';
 import { untilStopped } from '../until-stopped.js';
 import type { CommandKit } from '../kit.js';
@@ -42,6 +45,7 @@ export function registerMetricsCommand(program: Command, kit: CommandKit): void 
           );
         return withProvider(ctx, async (p) => {
           const meters = await openFleetMeters(ctx, p, { statsIntervalMs: seconds * 1000 });
+          let stopFollowing: (() => void) | undefined;
           try {
             const unreachable = () =>
               meters
@@ -50,6 +54,9 @@ export function registerMetricsCommand(program: Command, kit: CommandKit): void 
             const registry = fleetRegistry(() =>
               fleetFigures(meters.stats.snapshot(), meters.health.snapshot(), unreachable()),
             );
+            // The gateway's requests as they end, from its access log (whichever process runs it).
+            const gateway = gatewayMetrics(registry);
+            stopFollowing = followAccessLog(accessLogPath(ctx.dataDir), (entries) => gateway.count(entries));
             const server = await startMetricsServer(registry, port).catch((err: NodeJS.ErrnoException) => {
               if (err.code === 'EADDRINUSE')
                 throw new CliError(
@@ -68,6 +75,7 @@ export function registerMetricsCommand(program: Command, kit: CommandKit): void 
             await server.close();
             return EXIT.ok;
           } finally {
+            stopFollowing?.();
             meters.close();
           }
         });
