@@ -5,8 +5,16 @@
  * Members are the fleet's healthy proxies (services/gateway/fleet-members.ts), from the
  * listing and health rounds the `metrics` command runs too (fleet-meters.ts).
  */
-import type { Command } from 'commander';
-import { GATEWAY_USER_PARTS } from '../../../shared/gateway-user.js';
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import {
+  CLIENT_FORMATS,
+  CLIENT_FORMAT_LABELS,
+  type ClientFormat,
+  buildClientSettings,
+} from '../../../shared/client-settings.js';
+import { GATEWAY_USER_PARTS, formatGatewayUser, parseGatewayUser } from '../../../shared/gateway-user.js';
+import { writeFileAtomic } from '../../services/config/atomic-write.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
 import type { GatewayAccessEntry } from '../../../shared/gateway.js';
@@ -30,6 +38,16 @@ export const GATEWAY_PORT = 3130;
 export const GATEWAY_SOCKS_PORT = 3131;
 /** The client made on first start on loopback when none exists. */
 export const FIRST_CLIENT = 'desk';
+
+interface GatewayClientSettingsOptions {
+  format: ClientFormat;
+  session?: string;
+  label?: string[];
+  host?: string;
+  socks?: boolean;
+  withCredentials?: boolean;
+  out?: string;
+}
 
 function parsePort(text: string | undefined, byDefault = GATEWAY_PORT, flag = '--port'): number {
   if (text === undefined) return byDefault;
@@ -187,6 +205,69 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
         const stop = followAccessLog(file, print);
         await untilStopped();
         stop();
+        return EXIT.ok;
+      }),
+    );
+
+  gateway
+    .command('client-settings')
+    .argument('<client>', 'a gateway client')
+    .description(
+      "client settings for the gateway, ready to paste (the same formats as proxies client-settings): its address with the client's user name, and what that name asks for",
+    )
+    .addOption(
+      new Option('--format <format>', CLIENT_FORMATS.map((f) => `${f}: ${CLIENT_FORMAT_LABELS[f]}`).join('; '))
+        .choices(CLIENT_FORMATS)
+        .default('env'),
+    )
+    .option('--session <id>', 'sticky: the same member for this ID')
+    .option('--label <key=value...>', 'only members with these labels')
+    .option('--host <host>', 'only members on this host')
+    .option(
+      '--socks',
+      `the SOCKS5 listener (port ${GATEWAY_SOCKS_PORT}) instead of HTTP (${GATEWAY_PORT}); --port N (gateway's own option) for another`,
+    )
+    .option('--port <n>', "the listener's port, when the gateway was started with another")
+    .option('--with-credentials', "include the client's password (the gateway's own, never a member's)")
+    .option('--out <file>', 'write to this file (mode 0600) instead of standard output')
+    .action(
+      kit.action(async (ctx, name: string, opts: GatewayClientSettingsOptions) => {
+        const client = await clientsOf(ctx).get(name);
+        if (!client) throw new CliError(`no gateway client is called "${name}"`, EXIT.failed);
+        const labels: Record<string, string> = {};
+        for (const l of opts.label ?? []) {
+          const eq = l.indexOf('=');
+          if (eq < 1) throw new CliError(`--label: must be key=value (got ${JSON.stringify(l)})`, EXIT.usage);
+          labels[l.slice(0, eq)] = l.slice(eq + 1);
+        }
+        const user = formatGatewayUser({
+          client: client.name,
+          labels,
+          ...(opts.session !== undefined ? { session: opts.session } : {}),
+          ...(opts.host !== undefined ? { host: opts.host } : {}),
+        });
+        // What the gateway would make of it: a name it would refuse is refused here, with its reason.
+        const parsed = parseGatewayUser(user, [client.name]);
+        if (!parsed.ok) throw new CliError(parsed.reason, EXIT.usage);
+        const kind = opts.socks ? 'socks5' : 'http';
+        // `--port` is the gateway command's own option (commander gives it to the parent wherever it stands).
+        const port = parsePort(gateway.opts<{ port?: string }>().port, opts.socks ? GATEWAY_SOCKS_PORT : GATEWAY_PORT);
+        const file = buildClientSettings(opts.format, [
+          {
+            name: 'gateway',
+            kind,
+            address: '127.0.0.1',
+            port,
+            ...(opts.withCredentials ? { credentials: { username: user, password: client.password } } : {}),
+          },
+        ]);
+        if (opts.out === undefined) ctx.io.stdout(file.text);
+        else {
+          const target = resolve(ctx.io.cwd, opts.out);
+          await writeFileAtomic(target, file.text); // 0600: it may hold the password
+          ctx.io.stderr(`wrote ${target}\n`);
+        }
+        if (!opts.withCredentials) ctx.io.stderr(`user name: ${user} (the password: --with-credentials)\n`);
         return EXIT.ok;
       }),
     );

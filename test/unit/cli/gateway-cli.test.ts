@@ -42,6 +42,27 @@ describe('egress-desk gateway clients', () => {
     expect([twice.code, twice.stderr]).toEqual([1, expect.stringContaining('a gateway client called "ci" exists')]);
     const bad = await h.run('gateway', 'clients', 'add', 'ci-session-x');
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('cannot hold "-session-"')]);
+    const settings = await h.run(
+      'gateway',
+      'client-settings',
+      'ci',
+      '--format',
+      'urls',
+      '--session',
+      '7',
+      '--label',
+      'team=web',
+      '--with-credentials',
+      '--port',
+      '9999',
+    );
+    expect(settings.stdout).toBe(`http://ci-session-7-label-team%3Dweb:${url.password}@127.0.0.1:9999\n`);
+    const socks = await h.run('gateway', 'client-settings', 'ci', '--socks', '--format', 'curl');
+    expect(socks.stdout).toContain('socks5-hostname = "127.0.0.1:3131"');
+    expect(socks.stdout).not.toContain(url.password);
+    expect(socks.stderr).toContain('user name: ci (the password: --with-credentials)');
+    const badSession = await h.run('gateway', 'client-settings', 'ci', '--session', 'a-b');
+    expect([badSession.code, badSession.stderr]).toEqual([2, expect.stringContaining('a session ID must be')]);
     expect((await h.run('gateway', 'clients', 'remove', 'ci')).code).toBe(0);
     const gone = await h.run('gateway', 'clients', 'remove', 'ci');
     expect([gone.code, gone.stderr]).toEqual([1, expect.stringContaining('no gateway client is called "ci"')]);
