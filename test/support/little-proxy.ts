@@ -72,3 +72,32 @@ export async function littleProxy(user: string, password: string): Promise<Littl
       }),
   });
 }
+
+/**
+ * One plain GET of `target` (an absolute URL) through the HTTP proxy on `host:port`, with
+ * `Proxy-Authorization: Basic` for `auth` (`user:password`) when given: the status and body.
+ */
+export function getThroughProxy(
+  host: string,
+  port: number | string,
+  target: string,
+  auth?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host,
+        port,
+        path: target,
+        headers: auth ? { 'proxy-authorization': `Basic ${Buffer.from(auth).toString('base64')}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

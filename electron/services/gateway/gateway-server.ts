@@ -14,7 +14,7 @@
  * sticky sessions are lost with it, and a sticky client then moves once.
  */
 import { type IncomingMessage, type ServerResponse, type Server, createServer, request } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { GatewayClient } from '../../../shared/gateway.js';
 import type { GatewayUser } from '../../../shared/gateway-user.js';
@@ -22,7 +22,14 @@ import { messageOf } from '../../../shared/errors.js';
 import { basicCredentials, checkClient } from './client-auth.js';
 import { type GatewayMember, MemberChooser } from './member-choice.js';
 import { GatewayCounters } from './gateway-counters.js';
-import { type GatewayAccessEntry, HOP_BY_HOP, answer407, answerPlain, isLoopback } from './gateway-http.js';
+import {
+  type GatewayAccessEntry,
+  HOP_BY_HOP,
+  answer407,
+  answerPlain,
+  listenGuarded,
+  nothingRelayed,
+} from './gateway-http.js';
 import { type RelayEntry, relayTunnel } from './tunnel-relay.js';
 import {
   type MemberRoute,
@@ -78,17 +85,8 @@ export class GatewayServer {
    * loopback it refuses to start without a client: an open gateway would be a door into
    * the fleet for anyone who can reach this machine.
    */
-  async listen(port: number, bind = '127.0.0.1'): Promise<{ address: string; port: number }> {
-    if (!isLoopback(bind) && (await this.options.clients()).length === 0)
-      throw new Error(
-        `the gateway listens on ${bind} only with client credentials (none are set): add a client first (egress-desk gateway clients add NAME)`,
-      );
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, bind, () => (this.server.off('error', reject), resolve()));
-    });
-    const a = this.server.address() as AddressInfo;
-    return { address: a.address, port: a.port };
+  listen(port: number, bind = '127.0.0.1'): Promise<{ address: string; port: number }> {
+    return listenGuarded(this.server, port, bind, this.options.clients);
   }
 
   /** Stops listening and ends every relay. */
@@ -201,13 +199,8 @@ export class GatewayServer {
       client.end(answer407(check.reason));
       return this.log({
         ...base,
-        tries: 0,
-        bytesIn: 0,
-        bytesOut: 0,
+        ...nothingRelayed('refused', check.reason, { status: 407 }),
         ms: this.now() - started,
-        outcome: 'refused',
-        status: 407,
-        reason: check.reason,
       });
     }
     const who = { ...base, client: check.client.name };
@@ -215,13 +208,8 @@ export class GatewayServer {
       client.end(answerPlain(400, 'Bad Request', 'CONNECT needs host:port'));
       return this.log({
         ...who,
-        tries: 0,
-        bytesIn: 0,
-        bytesOut: 0,
+        ...nothingRelayed('refused', 'not host:port', { status: 400 }),
         ms: this.now() - started,
-        outcome: 'refused',
-        status: 400,
-        reason: 'not host:port',
       });
     }
     const host = m[1]!.replace(/^\[|\]$/g, '');
@@ -232,13 +220,8 @@ export class GatewayServer {
       client.end(answerPlain(got.status, got.status === 403 ? 'Forbidden' : 'Bad Gateway', got.refusal));
       return this.log({
         ...who,
-        tries: got.tries,
-        bytesIn: 0,
-        bytesOut: 0,
+        ...nothingRelayed('no-member', got.refusal, { status: got.status, tries: got.tries }),
         ms: this.now() - started,
-        outcome: 'no-member',
-        status: got.status,
-        reason: got.refusal,
       });
     }
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -268,21 +251,13 @@ export class GatewayServer {
         connection: 'close',
       });
       res.end(`${check.reason}\n`);
-      return done({ tries: 0, bytesIn: 0, bytesOut: 0, outcome: 'refused', status: 407, reason: check.reason });
+      return done(nothingRelayed('refused', check.reason, { status: 407 }));
     }
     const clientName = check.client.name;
     if (!url || url.protocol !== 'http:') {
       res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' });
       res.end('the gateway forwards absolute http:// URLs; use CONNECT for anything else\n');
-      return done({
-        client: clientName,
-        tries: 0,
-        bytesIn: 0,
-        bytesOut: 0,
-        outcome: 'refused',
-        status: 400,
-        reason: 'not an absolute http:// URL',
-      });
+      return done({ client: clientName, ...nothingRelayed('refused', 'not an absolute http:// URL', { status: 400 }) });
     }
     const target = url;
     const headers: Record<string, string | string[]> = {};
@@ -306,12 +281,7 @@ export class GatewayServer {
       res.end(`${got.refusal}\n`);
       return done({
         client: clientName,
-        tries: got.tries,
-        bytesIn: 0,
-        bytesOut: 0,
-        outcome: 'no-member',
-        status: got.status,
-        reason: got.refusal,
+        ...nothingRelayed('no-member', got.refusal, { status: got.status, tries: got.tries }),
       });
     }
     const { member, value } = got;

@@ -7,11 +7,11 @@
  * with the same grammar, and a `CONNECT` by name is passed on by name, so the member
  * resolves it (as `--socks5-hostname` asks).
  */
-import { type AddressInfo, type Server, type Socket, createServer as createNetServer } from 'node:net';
+import { type Server, type Socket, createServer as createNetServer } from 'node:net';
 import { type Socks5Server, createServer } from '@pondwader/socks5-server';
 import type { GatewayClient } from '../../../shared/gateway.js';
 import { checkClient } from './client-auth.js';
-import { isLoopback } from './gateway-http.js';
+import { listenGuarded, nothingRelayed } from './gateway-http.js';
 import type { GatewayServer } from './gateway-server.js';
 
 /** The SOCKS5 reply for a tunnel that could not be opened: not allowed for a member's refusal, host unreachable for the rest. */
@@ -45,12 +45,8 @@ export class GatewaySocksListener {
           source,
           method: 'SOCKS5',
           target: '',
-          tries: 0,
-          bytesIn: 0,
-          bytesOut: 0,
           ms: 0,
-          outcome: 'refused',
-          reason: check.reason,
+          ...nothingRelayed('refused', check.reason),
         });
       return check.ok;
     });
@@ -84,12 +80,8 @@ export class GatewaySocksListener {
       sendStatus('CONNECTION_NOT_ALLOWED');
       return this.gateway.refusedEntry(undefined, {
         ...base,
-        tries: 0,
-        bytesIn: 0,
-        bytesOut: 0,
         ms: this.now() - started,
-        outcome: 'refused',
-        reason: check.reason,
+        ...nothingRelayed('refused', check.reason),
       });
     }
     const got = await this.gateway.openTunnel(check.user, conn.destAddress, conn.destPort);
@@ -98,13 +90,8 @@ export class GatewaySocksListener {
       return this.gateway.refusedEntry(check.client.name, {
         ...base,
         client: check.client.name,
-        tries: got.tries,
-        bytesIn: 0,
-        bytesOut: 0,
         ms: this.now() - started,
-        outcome: 'no-member',
-        status: got.status,
-        reason: got.refusal,
+        ...nothingRelayed('no-member', got.refusal, { status: got.status, tries: got.tries }),
       });
     }
     sendStatus('REQUEST_GRANTED');
@@ -118,15 +105,8 @@ export class GatewaySocksListener {
   }
 
   /** Listens as the HTTP listener does: loopback by default, elsewhere only with clients. */
-  async listen(port: number, bind = '127.0.0.1'): Promise<{ address: string; port: number }> {
-    if (!isLoopback(bind) && (await this.clients()).length === 0)
-      throw new Error(`the gateway listens on ${bind} only with client credentials (none are set)`);
-    await new Promise<void>((resolve, reject) => {
-      this.listener.once('error', reject);
-      this.listener.listen(port, bind, () => (this.listener.off('error', reject), resolve()));
-    });
-    const a = this.listener.address() as AddressInfo;
-    return { address: a.address, port: a.port };
+  listen(port: number, bind = '127.0.0.1'): Promise<{ address: string; port: number }> {
+    return listenGuarded(this.listener, port, bind, this.clients);
   }
 
   close(): Promise<void> {

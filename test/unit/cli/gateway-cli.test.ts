@@ -8,11 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliProcess } from '../../support/cli.js';
 import { cliBin } from '../../support/dist.js';
+import { getThroughProxy } from '../../support/little-proxy.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { writeUnreachableHostConfig } from '../../support/unreachable-host.js';
 
@@ -102,24 +102,7 @@ describe('egress-desk gateway', () => {
       expect(stderr).toMatch(/made "desk"/);
       expect(stderr).toMatch(/\(SOCKS5 on port \d+\): 0 of 0 proxies usable now/);
       url = new URL(stdout.trim().split('\n')[0]!);
-      const ask = (auth?: string) =>
-        new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const req = request(
-            {
-              host: url.hostname,
-              port: url.port,
-              path: 'http://127.0.0.1:9/',
-              headers: auth ? { 'proxy-authorization': `Basic ${Buffer.from(auth).toString('base64')}` } : {},
-            },
-            (res) => {
-              let body = '';
-              res.on('data', (c: Buffer) => (body += c.toString()));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-            },
-          );
-          req.on('error', reject);
-          req.end();
-        });
+      const ask = (auth?: string) => getThroughProxy(url.hostname, url.port, 'http://127.0.0.1:9/', auth);
       expect(await ask(`desk:${url.password}`)).toEqual({
         status: 502,
         body: 'the fleet has no proxy the gateway can use\n',

@@ -18,7 +18,7 @@ import {
 import type { GatewayClient } from '../../../shared/gateway.js';
 import { GatewaySocksListener } from '../../../electron/services/gateway/gateway-socks.js';
 import { SocksClient } from 'socks';
-import { type LittleProxy, littleProxy } from '../../support/little-proxy.js';
+import { type LittleProxy, getThroughProxy, littleProxy } from '../../support/little-proxy.js';
 
 const CLIENT: GatewayClient = { name: 'ci', password: 'gateway-secret-1' };
 let origin: Server;
@@ -71,25 +71,13 @@ const auth = (user: string, password = CLIENT.password) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /** A plain GET through the gateway: status and body. */
-function get(path: string, user?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: gatewayPort,
-        path: `http://127.0.0.1:${originPort}${path}`,
-        headers: user ? { 'proxy-authorization': auth(user) } : {},
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path: string, user?: string) =>
+  getThroughProxy(
+    '127.0.0.1',
+    gatewayPort,
+    `http://127.0.0.1:${originPort}${path}`,
+    user && `${user}:${CLIENT.password}`,
+  );
 
 /** A CONNECT through the gateway to the origin, then one GET in the tunnel: the CONNECT's status line and the body. */
 function tunnel(user: string | undefined, path = '/t'): Promise<{ head: string; body: string }> {
