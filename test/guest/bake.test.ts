@@ -16,6 +16,9 @@
  *    HTTP URL forwards, the guest agent (baked in) reports the address, tinyproxy started
  *    once (the bake's drop-in starts it on its config; the baked seed does not restart it),
  *    and the SOCKS5 proxy forwards too (the bake disables danted; its seed enables it).
+ *    Then the gateway over both (issue 40; test/support/gateway-guest.ts): spread, a
+ *    session, a label selection, a wrong password, and no failed request with the SOCKS5
+ *    member paused.
  *
  * The two bakes of the same image this lane once ran (one from the CLI, one from the window)
  * cost about three minutes of TCG for the same service path: the window's is kept, since
@@ -42,6 +45,8 @@ import {
   siteMirrorVendorData,
 } from '../support/guest.js';
 import { removeVolumes } from '../support/libvirt.js';
+import { expectGatewayServes } from '../support/gateway-guest.js';
+import { instanceId } from '../../electron/services/provider/kvm/names.js';
 import { useGuestLane } from '../support/guest-lane.js';
 import { agentExec } from '../support/qemu-agent.js';
 import { testEnv } from '../support/env.js';
@@ -149,7 +154,10 @@ describe('baking the bare image on the test host', () => {
       const t1 = Date.now();
       const launch = (home: GuestHome, name: string, ...more: string[]) =>
         home.cli('proxies', 'launch', name, ...more, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
-      const [r, s] = await Promise.all([launch(plain, NAME), launch(socksHome, SOCKS, '--kind', 'socks5')]);
+      const [r, s] = await Promise.all([
+        launch(plain, NAME, '--label', 'role=http'),
+        launch(socksHome, SOCKS, '--kind', 'socks5', '--label', 'role=socks'),
+      ]);
       console.log(
         `bake: launch --wait of an HTTP and a SOCKS5 proxy at once on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`,
       );
@@ -179,6 +187,19 @@ describe('baking the bare image on the test host', () => {
         `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`,
       );
       expect(through.out).toContain(GUEST_PAGE_MARK);
+
+      // One address for both (issue 40): the gateway over these two real members.
+      const t2 = Date.now();
+      await expectGatewayServes(env, plain, {
+        http: { name: NAME, address },
+        socks: {
+          name: SOCKS,
+          address: socks.hostname,
+          domain: instanceId(SOCKS),
+          credentials: { username: decodeURIComponent(socks.username), password: decodeURIComponent(socks.password) },
+        },
+      });
+      console.log(`bake: the gateway's checks over both took ${((Date.now() - t2) / 1000).toFixed(1)} s`);
       expect((await socksHome.cli('proxies', 'delete', SOCKS)).code).toBe(0);
 
       const del = await plain.cli('proxies', 'delete', NAME);
