@@ -9,7 +9,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { AccessLog, accessLogPath } from '../../../electron/services/gateway/access-log.js';
+import { ACCESS_LOG_FILE, AccessLog, accessLogPath } from '../../../electron/services/gateway/access-log.js';
 import { membersOf, unusableReason } from '../../../electron/services/gateway/fleet-members.js';
 import type { ProxyRecord } from '../../../electron/services/provider/kvm/context.js';
 import type { FleetHealth, HealthState } from '../../../shared/health.js';
@@ -122,5 +122,13 @@ describe('the gateway access log', () => {
     expect(kept.at(-1)).toEqual(entry(59));
     expect(kept.map((e) => e.bytesIn)).toEqual(kept.map((_, i) => 60 - kept.length + i));
     expect(kept.length).toBeGreaterThan(20);
+  });
+
+  it('closes at once after it opens (a gateway that could not listen) without throwing, and writes nothing', async () => {
+    const file = accessLogPath(tempDir('egress-gw-log-'));
+    const early = new AccessLog(file);
+    expect(() => early.close()).not.toThrow();
+    await expect.poll(() => readdirSync(join(file, '..'))).toEqual([ACCESS_LOG_FILE]);
+    expect(readFileSync(file, 'utf8')).toBe('');
   });
 });
