@@ -42,8 +42,13 @@ export class AccessLog {
     mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
     rotate(file, this.maxBytes, this.keep);
     this.size = sizeOf(file);
-    this.dest = pino.destination({ dest: file, sync: options.sync ?? false, mode: 0o600, mkdir: true });
+    this.dest = pino.destination({ dest: file, sync: options.sync ?? false, mode: 0o600 });
+    // A log that cannot be written (its folder removed, a full disk) must not take the gateway down.
+    this.dest.on('error', (err: Error) => (this.lastError = err.message));
   }
+
+  /** Why the last write failed, if one did. */
+  lastError: string | undefined;
 
   write(entry: GatewayAccessEntry): void {
     const line = `${JSON.stringify(entry)}\n`;
@@ -58,7 +63,11 @@ export class AccessLog {
   }
 
   close(): void {
-    this.dest.flushSync();
+    try {
+      this.dest.flushSync();
+    } catch {
+      // Not open yet: end() writes what is buffered once it is.
+    }
     this.dest.end();
   }
 }
