@@ -4,6 +4,7 @@
  * validated by this schema; unknown fields are errors, as in the config.
  */
 import { z } from 'zod';
+import { GatewaySettingsSchema } from './gateway.js';
 
 /** How a host gets its base image: `auto` fetches there when it can, else uploads from this machine. */
 export const IMAGE_TRANSFERS = ['auto', 'upload', 'fetch'] as const;
@@ -94,6 +95,8 @@ export const AppSettingsSchema = z.strictObject({
    */
   autoBake: z.boolean().optional(),
   autoReplace: AutoReplaceSettingsSchema.optional(),
+  /** The gateway the app runs (shared/gateway.ts; the Gateway view edits it through `gateway:set`). */
+  gateway: GatewaySettingsSchema.optional(),
 });
 export type AppSettings = z.infer<typeof AppSettingsSchema>;
 

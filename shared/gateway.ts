@@ -68,3 +68,59 @@ export const GatewayAccessEntrySchema = z.object({
   reason: z.string().optional(),
 });
 export type GatewayAccessEntry = z.infer<typeof GatewayAccessEntrySchema>;
+
+/** The gateway's settings in the app (settings.json `gateway`): whether it runs, and where. */
+export const GatewaySettingsSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  port: z.int().min(0).max(65535).default(3130),
+  /** Loopback unless the person says otherwise (and then only with clients). */
+  bind: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
+  /** The SOCKS5 listener's port; null: none. */
+  socksPort: z.int().min(0).max(65535).nullable().default(3131),
+  /** Keep plain HTTP URLs' query strings in the access log. */
+  logQuery: z.boolean().default(false),
+});
+export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
+
+/** One member as the Gateway view shows it. */
+export const GatewayMemberViewSchema = z.object({
+  key: z.string(),
+  name: z.string(),
+  host: z.string(),
+  usable: z.boolean(),
+  /** Why it is not used (stopped, failing, no credentials here…), when it is not. */
+  reason: z.string().optional(),
+  requests: z.number().int().nonnegative(),
+  /** Its part of the requests relayed since the gateway started, 0-1. */
+  share: z.number().min(0).max(1),
+  bytesIn: z.number().nonnegative(),
+  bytesOut: z.number().nonnegative(),
+  /** Connections open through it now. */
+  open: z.number().int().nonnegative(),
+});
+export type GatewayMemberView = z.infer<typeof GatewayMemberViewSchema>;
+
+/** `gateway:status` and the `gateway:update` event: the Gateway view's figures. */
+export const GatewayStatusSchema = z.object({
+  settings: GatewaySettingsSchema,
+  running: z.boolean(),
+  /** Where it listens, once it does. */
+  address: z.string().optional(),
+  port: z.number().int().optional(),
+  socksPort: z.number().int().optional(),
+  /** Why it is not running though enabled (a port in use, no client for a bind outside loopback). */
+  error: z.string().optional(),
+  clients: z.array(z.string()),
+  members: z.array(GatewayMemberViewSchema),
+  /** Since it started, and per second over the last few seconds. */
+  totals: z.object({
+    requests: z.number().int().nonnegative(),
+    bytesIn: z.number().nonnegative(),
+    bytesOut: z.number().nonnegative(),
+    requestsPerSecond: z.number().nonnegative(),
+    bytesPerSecond: z.number().nonnegative(),
+  }),
+  /** The access log file. */
+  logFile: z.string(),
+});
+export type GatewayStatus = z.infer<typeof GatewayStatusSchema>;

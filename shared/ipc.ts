@@ -5,6 +5,8 @@
  *
  * Channels are named `area:method`; the bridge exposes them as `window.egress.area.method()`.
  */
+import { gatewayChannels, gatewayEvents } from './gateway-channels.js';
+import { channel } from './ipc-channel.js';
 import { ClientFormatSchema } from './client-settings.js';
 import { z } from 'zod';
 import {
@@ -103,15 +105,7 @@ export const AppInfoSchema = z.object({
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
-/** One channel: what it accepts and what it returns. */
-export interface ChannelSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  input: I;
-  output: O;
-}
-
-function channel<I extends z.ZodType, O extends z.ZodType>(input: I, output: O): ChannelSpec<I, O> {
-  return { input, output };
-}
+export type { ChannelSpec } from './ipc-channel.js';
 
 /** Config text accepted by import and preview: the config file's own limit (1 MiB). */
 export const MAX_IMPORT_TEXT = 1024 * 1024;
@@ -280,6 +274,7 @@ export const channels = {
    * auto-replace read the file on each round or launch: no restart.
    */
   'settings:set': channel(SettingsSetInputSchema, SettingsViewSchema),
+  ...gatewayChannels,
   'tasks:list': channel(z.undefined(), z.array(TaskSchema)),
   'tasks:cancel': channel(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** The proxy's serial console (shared/console.ts): a session whose output arrives as console:data events. */
@@ -320,6 +315,7 @@ export const events = {
   'app:command': AppCommandSchema,
   /** The config file changed, by a write of the app or outside it (ConfigChangedSchema): what it is now, and whether the app took it. */
   'config:changed': ConfigChangedSchema,
+  ...gatewayEvents,
 } as const;
 
 export type Events = typeof events;

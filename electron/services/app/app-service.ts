@@ -29,6 +29,10 @@ import { ExpiryWatch } from './expiry-watch.js';
 import { AutoReplaceWatch } from './auto-replace-watch.js';
 import { ProxiesArea } from './proxies-area.js';
 import { SettingsArea } from './settings-area.js';
+import { GatewayArea } from './gateway-area.js';
+import { AppGateway } from '../gateway/app-gateway.js';
+import { GatewaySettingsSchema } from '../../../shared/gateway.js';
+import { dirname } from 'node:path';
 
 export interface AppServiceOptions {
   store: ConfigStore;
@@ -75,6 +79,8 @@ export class AppService {
   /** Replaces your proxies that have failed health for a while, when settings.json asks (auto-replace-watch.ts). */
   readonly autoReplace: AutoReplaceWatch;
   private readonly watch: ConfigWatch | undefined;
+  /** The gateway the app runs, when it has a settings file (services/gateway/app-gateway.ts). */
+  readonly gateway: AppGateway | undefined;
 
   constructor(options: AppServiceOptions) {
     const now = options.now ?? Date.now;
@@ -124,6 +130,29 @@ export class AppService {
             .catch(() => undefined),
       });
     }
+    // The gateway the app runs (issue 40): only with a settings file, which says whether it runs.
+    const settingsFile = options.settingsFile;
+    this.gateway = settingsFile
+      ? new AppGateway({
+          dataDir: dirname(settingsFile),
+          fleet: () => {
+            const live = this.live.ifOpen();
+            if (!live) return undefined;
+            const tunnelFor = live.backend.tunnelFor;
+            return {
+              proxies: () => live.watch.seen.values(),
+              health: () => live.health.snapshot(),
+              credentials: (name) => live.backend.credentials.get(name),
+              tunnelFor: tunnelFor ? (host: string) => tunnelFor(host) : undefined,
+            };
+          },
+          settings: async () => (await readSettingsOrDefaults(settingsFile)).gateway ?? GatewaySettingsSchema.parse({}),
+          emit: (status) => this.emit('gateway:update', status),
+          emitRequests: (entries) => this.emit('gateway:requests', entries),
+        })
+      : undefined;
+    // Started when settings.json says so (off by default: no port is opened unasked).
+    void this.gateway?.apply().catch(() => undefined);
     const tasks: AreaService<'tasks'> = {
       list: () => this.tasks.list(),
       cancel: (input) => ({ cancelled: this.tasks.cancel(input.id) }),
@@ -151,6 +180,11 @@ export class AppService {
           ),
       ),
       settings: new SettingsArea(options.settingsFile),
+      gateway: new GatewayArea(
+        this.gateway,
+        options.settingsFile,
+        options.settingsFile ? dirname(options.settingsFile) : undefined,
+      ),
       tasks,
       console: this.consoles,
     };
@@ -167,6 +201,7 @@ export class AppService {
     this.watch?.close();
     this.expiry.close();
     this.autoReplace.close();
+    await this.gateway?.close();
     this.live.shutDown();
     await this.tasks.close();
     await this.reset();
