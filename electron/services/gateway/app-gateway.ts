@@ -12,7 +12,8 @@ import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { messageOf } from '../../../shared/errors.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import { AccessLog, accessLogPath } from './access-log.js';
-import { type TunnelFor, membersOf, unusableReason } from './fleet-members.js';
+import { type TunnelFor, healthStates, membersOf, unusableReason } from './fleet-members.js';
+import { proxyKey } from '../../../shared/proxy-key.js';
 import { GatewayClientsStore, gatewayClientsPath } from './gateway-clients.js';
 import { GatewayServer } from './gateway-server.js';
 import { GatewaySocksListener } from './gateway-socks.js';
@@ -192,10 +193,11 @@ export class AppGateway {
     const bytesIn = tallies.reduce((n, t) => n + t.bytesIn, 0);
     const bytesOut = tallies.reduce((n, t) => n + t.bytesOut, 0);
     const members: GatewayMemberView[] = [];
+    const states = healthStates(health);
     for (const p of fleet?.proxies() ?? []) {
-      const key = `${p.host}/${p.id}`;
+      const key = proxyKey(p.host, p.id);
       const t = counters?.members[key];
-      const reason = unusableReason(p, health, this.credentials);
+      const reason = unusableReason(p, states, this.credentials);
       members.push({
         key,
         name: p.name,

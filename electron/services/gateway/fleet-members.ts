@@ -5,7 +5,7 @@
  * here, and is not a replacement still waiting for its predecessor to go.
  */
 import type { Duplex } from 'node:stream';
-import type { FleetHealth } from '../../../shared/health.js';
+import type { FleetHealth, HealthState } from '../../../shared/health.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { proxyKey } from '../../../shared/proxy-key.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
@@ -30,25 +30,19 @@ export function membersOf(
   credentials: ReadonlyMap<string, ProxyCredentials>,
   tunnelFor?: TunnelFor,
 ): GatewayMemberRoute[] {
-  const states = new Map(health.proxies.map((h) => [proxyKey(h.host, h.domain) as string, h.state]));
+  const states = healthStates(health);
   const out: GatewayMemberRoute[] = [];
   for (const p of proxies) {
     const key = proxyKey(p.host, p.id) as string;
     const address = addressOf(p);
     const creds = credentials.get(p.name);
-    const state = states.get(key);
     const open = address ? tunnelFor?.(p.host) : undefined;
     out.push({
       key,
       name: p.name,
       host: p.host,
       labels: p.labels ?? {},
-      usable:
-        p.state === 'running' &&
-        !p.replacing &&
-        address !== undefined &&
-        creds !== undefined &&
-        (state === 'healthy' || state === 'slow'),
+      usable: unusableReason(p, states, credentials) === undefined,
       address: address ?? '',
       port: p.port,
       kind: p.kind,
@@ -59,17 +53,25 @@ export function membersOf(
   return out;
 }
 
-/** Why a member is not used, in a word for the Gateway view and the CLI's list. */
+/** Each proxy's state in a health report, by its key: one lookup a proxy, not a search. */
+export function healthStates(health: FleetHealth): ReadonlyMap<string, HealthState> {
+  return new Map(health.proxies.map((h) => [proxyKey(h.host, h.domain) as string, h.state]));
+}
+
+/**
+ * Why a proxy is not used as a member, in a word for the Gateway view (undefined: it is
+ * used): the one rule {@link membersOf} applies too.
+ */
 export function unusableReason(
   p: ProxyRecord,
-  health: FleetHealth,
+  states: ReadonlyMap<string, HealthState>,
   credentials: ReadonlyMap<string, ProxyCredentials>,
 ): string | undefined {
   if (p.state !== 'running') return p.state;
   if (p.replacing) return 'replacement';
   if (!addressOf(p)) return 'no address';
   if (!credentials.has(p.name)) return 'no credentials here';
-  const h = health.proxies.find((x) => x.host === p.host && x.domain === p.id);
-  if (!h) return 'not probed yet';
-  return h.state === 'healthy' || h.state === 'slow' ? undefined : h.state;
+  const state = states.get(proxyKey(p.host, p.id));
+  if (!state) return 'not probed yet';
+  return state === 'healthy' || state === 'slow' ? undefined : state;
 }

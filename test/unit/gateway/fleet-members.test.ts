@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FILE, AccessLog, accessLogPath } from '../../../electron/services/gateway/access-log.js';
-import { membersOf, unusableReason } from '../../../electron/services/gateway/fleet-members.js';
+import { healthStates, membersOf, unusableReason } from '../../../electron/services/gateway/fleet-members.js';
 import type { ProxyRecord } from '../../../electron/services/provider/kvm/context.js';
 import type { FleetHealth, HealthState } from '../../../shared/health.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -65,7 +65,7 @@ describe('the gateway members from the fleet', () => {
       port: 3128,
       credentials: { username: 'u', password: 'pw-ok' },
     });
-    expect(all.map((p) => unusableReason(p, health, creds))).toEqual([
+    expect(all.map((p) => unusableReason(p, healthStates(health), creds))).toEqual([
       undefined,
       undefined,
       'failing',
