@@ -7,6 +7,7 @@ import { useTasksStore } from './stores/tasks-store.js';
 import { VIEWS, VIEW_LABELS, type View, useUiStore } from './stores/ui-store.js';
 import { CatalogView } from './views/CatalogView.js';
 import { ConfigView } from './views/ConfigView.js';
+import { GatewayView } from './views/GatewayView.js';
 import { HostsView } from './views/HostsView.js';
 import { LaunchDialog } from './views/LaunchDialog.js';
 import { ProxiesView } from './views/ProxiesView.js';
@@ -15,6 +16,7 @@ import { TasksView } from './views/TasksView.js';
 
 const VIEW_COMPONENTS: Record<View, () => React.JSX.Element> = {
   proxies: ProxiesView,
+  gateway: GatewayView,
   hosts: HostsView,
   catalog: CatalogView,
   config: ConfigView,

@@ -5,6 +5,7 @@
  */
 import { errorMessage } from '../format.js';
 import { useAppConfigStore } from './app-config-store.js';
+import { useGatewayStore } from './gateway-store.js';
 import { useHealthStore } from './health-store.js';
 import { useHostsStore } from './hosts-store.js';
 import { useProxiesStore } from './proxies-store.js';
@@ -27,6 +28,7 @@ export function startStores(): () => void {
     useProxiesStore.getState().start(),
     useTasksStore.getState().start(),
     useHealthStore.getState().start(),
+    useGatewayStore.getState().start(),
     // The desktop window's native menu (File → Launch, Settings, Import, and notices).
     api.on('app:command', (c) => {
       const ui = useUiStore.getState();

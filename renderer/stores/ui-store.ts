@@ -11,10 +11,11 @@ import { persist } from 'zustand/middleware';
 import { LABEL_KEY } from '../../shared/fleet-meta.js';
 import { isRecord, localSettings } from './local-settings.js';
 
-export const VIEWS = ['proxies', 'hosts', 'catalog', 'config', 'tasks', 'settings'] as const;
+export const VIEWS = ['proxies', 'gateway', 'hosts', 'catalog', 'config', 'tasks', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
 export const VIEW_LABELS: Record<View, string> = {
   proxies: 'Proxies',
+  gateway: 'Gateway',
   hosts: 'Hosts',
   catalog: 'Images & machine types',
   config: 'Config',

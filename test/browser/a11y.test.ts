@@ -171,6 +171,11 @@ async function tour(page: Page, theme: string): Promise<Record<string, Finding[]
   await check('Import confirmation');
   await dialog('Replace the config?').getByRole('button', { name: 'Cancel' }).click();
 
+  // Gateway (off: the form, the empty members and requests).
+  await nav(page, 'Gateway').click();
+  await page.getByRole('form', { name: 'Gateway settings' }).waitFor();
+  await check('Gateway');
+
   // Tasks.
   await nav(page, 'Tasks').click();
   await heading('Tasks').waitFor();

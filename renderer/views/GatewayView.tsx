@@ -1,0 +1,255 @@
+/**
+ * Gateway (issue 40): one address for the whole fleet. Whether it runs and where (a form on
+ * the house's pattern: shared/gateway-form.ts), Copy URL for the first client (the URL,
+ * with the client's password, is fetched on demand and never rendered), the members with
+ * their state and share of the requests, totals and rates, and the newest requests with a
+ * filter. Everything comes from the gateway store, which follows the backend's events.
+ */
+import { useId, useMemo, useState } from 'react';
+import { formatBytes } from '../../shared/bytes.js';
+import {
+  type GatewayField,
+  type GatewayForm,
+  checkGatewayForm,
+  gatewayToForm,
+  sameGatewayForm,
+} from '../../shared/gateway-form.js';
+import { formatAccessEntry } from '../../shared/gateway-log-line.js';
+import { errorMessage } from '../format.js';
+import { useGatewayStore } from '../stores/gateway-store.js';
+import { Field } from './Field.js';
+import { ViewSection } from './ViewSection.js';
+
+export function GatewayView() {
+  const id = useId();
+  const status = useGatewayStore((s) => s.status);
+  const requests = useGatewayStore((s) => s.requests);
+  const loadError = useGatewayStore((s) => s.error);
+  const setGateway = useGatewayStore((s) => s.set);
+  const copyUrl = useGatewayStore((s) => s.copyUrl);
+  const [edited, setEdited] = useState<GatewayForm>();
+  const [problems, setProblems] = useState<Partial<Record<GatewayField, string>>>({});
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string>();
+  const [filter, setFilter] = useState('');
+
+  const inForce = status ? gatewayToForm(status.settings) : undefined;
+  // What the form shows: the person's edit once there is one, else what is in force (so it
+  // follows the backend's updates until the person types).
+  const draft = edited ?? inForce;
+  const setDraft = (next: GatewayForm) => setEdited(next);
+
+  const shown = useMemo(() => {
+    const needle = filter.trim().toLowerCase();
+    const lines = requests.map((e) => ({ e, line: formatAccessEntry(e) }));
+    return (needle ? lines.filter((l) => l.line.toLowerCase().includes(needle)) : lines).reverse();
+  }, [requests, filter]);
+
+  const changed = !!draft && !!inForce && !sameGatewayForm(draft, inForce);
+  const save = async () => {
+    if (!draft) return;
+    const checked = checkGatewayForm(draft);
+    setProblems(checked.ok ? {} : checked.problems);
+    if (!checked.ok) return;
+    setSaving(true);
+    setSaveError(undefined);
+    try {
+      await setGateway(checked.settings);
+      setEdited(undefined);
+    } catch (err) {
+      setSaveError(errorMessage(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const where = status?.running
+    ? `Running on ${status.address}:${status.port}${status.socksPort !== undefined ? ` (SOCKS5 on port ${status.socksPort})` : ''}`
+    : status?.error
+      ? 'Not running'
+      : 'Off';
+  const t = status?.totals;
+  return (
+    <ViewSection
+      headingId="gateway-h"
+      title="Gateway"
+      meta={
+        status && (
+          <>
+            access log: <code>{status.logFile}</code>
+          </>
+        )
+      }
+    >
+      {loadError && (
+        <p role="alert" className="error">
+          Cannot read the gateway: {loadError}
+        </p>
+      )}
+      {!status && !loadError && <p className="meta">Reading the gateway…</p>}
+      {status && (
+        <>
+          <p role="status" className="gateway-state">
+            {where}
+            {status.error && <span className="error">: {status.error}</span>}
+          </p>
+          <div className="settings-actions">
+            <button type="button" disabled={!status.running} onClick={() => void copyUrl()}>
+              Copy URL
+            </button>
+            {status.socksPort !== undefined && (
+              <button type="button" disabled={!status.running} onClick={() => void copyUrl(true)}>
+                Copy SOCKS5 URL
+              </button>
+            )}
+          </div>
+          {draft && (
+            <form
+              className="settings-form"
+              aria-label="Gateway settings"
+              noValidate
+              onSubmit={(e) => {
+                e.preventDefault();
+                void save();
+              }}
+            >
+              <fieldset className="panel">
+                <legend>Where it listens</legend>
+                <Field
+                  id={`${id}-on`}
+                  label="Run the gateway"
+                  checkbox
+                  hint="Off unless you turn it on: it opens ports."
+                >
+                  {(c) => (
+                    <input
+                      {...c}
+                      type="checkbox"
+                      checked={draft.enabled}
+                      onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
+                    />
+                  )}
+                </Field>
+                {(
+                  [
+                    ['port', 'HTTP port', 'numeric', '0: any free one.'],
+                    ['socksPort', 'SOCKS5 port', 'numeric', 'Empty: no SOCKS5 listener.'],
+                    [
+                      'bind',
+                      'Address',
+                      'text',
+                      '127.0.0.1 unless you need it reachable from elsewhere; then only with clients.',
+                    ],
+                  ] as const
+                ).map(([field, label, mode, hint]) => (
+                  <Field
+                    key={field}
+                    id={`${id}-${field}`}
+                    label={label}
+                    error={problems[field]}
+                    announce={false}
+                    hint={hint}
+                  >
+                    {(c) => (
+                      <input
+                        {...c}
+                        inputMode={mode}
+                        spellCheck={false}
+                        value={draft[field]}
+                        onChange={(e) => setDraft({ ...draft, [field]: e.target.value })}
+                      />
+                    )}
+                  </Field>
+                ))}
+              </fieldset>
+              {Object.keys(problems).length > 0 && (
+                <p role="alert" className="error">
+                  Not saved: fix what is shown under the fields.
+                </p>
+              )}
+              {saveError && (
+                <p role="alert" className="error">
+                  Cannot save: {saveError}
+                </p>
+              )}
+              <div className="settings-actions">
+                <button type="submit" className="primary" disabled={!changed || saving}>
+                  {saving ? 'Saving…' : 'Save'}
+                </button>
+                <button
+                  type="button"
+                  disabled={!changed || saving}
+                  onClick={() => (setEdited(undefined), setProblems({}))}
+                >
+                  Discard changes
+                </button>
+              </div>
+            </form>
+          )}
+          <section aria-labelledby="gateway-members-h" className="panel">
+            <h3 id="gateway-members-h">Members</h3>
+            {t && (
+              <p className="meta">
+                {t.requests} requests since it started ({t.requestsPerSecond.toFixed(1)}/s), {formatBytes(t.bytesOut)}{' '}
+                out, {formatBytes(t.bytesIn)} in ({formatBytes(t.bytesPerSecond)}/s)
+              </p>
+            )}
+            {status.members.length === 0 ? (
+              <p className="meta">No proxy yet: launch one, and it serves here once it is healthy.</p>
+            ) : (
+              <table aria-label="Members">
+                <thead>
+                  <tr>
+                    <th scope="col">Proxy</th>
+                    <th scope="col">Host</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Requests</th>
+                    <th scope="col">Share</th>
+                    <th scope="col">Out</th>
+                    <th scope="col">In</th>
+                    <th scope="col">Open</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {status.members.map((m) => (
+                    <tr key={m.key}>
+                      <th scope="row">{m.name}</th>
+                      <td>{m.host}</td>
+                      <td>{m.usable ? 'in use' : `not used: ${m.reason ?? ''}`}</td>
+                      <td>{m.requests}</td>
+                      <td>{Math.round(m.share * 100)} %</td>
+                      <td>{formatBytes(m.bytesOut)}</td>
+                      <td>{formatBytes(m.bytesIn)}</td>
+                      <td>{m.open}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+          <section aria-labelledby="gateway-requests-h" className="panel">
+            <h3 id="gateway-requests-h">Requests</h3>
+            <Field
+              id={`${id}-filter`}
+              label="Filter"
+              hint="Any part of a line: a client, a target, a proxy, an outcome."
+            >
+              {(c) => <input {...c} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />}
+            </Field>
+            {shown.length === 0 ? (
+              <p className="meta">{requests.length ? 'No request matches the filter.' : 'No request yet.'}</p>
+            ) : (
+              <ol aria-label="Requests, newest first" className="gateway-requests">
+                {shown.slice(0, 200).map(({ e, line }, i) => (
+                  <li key={`${e.at}-${i}`} className={e.outcome === 'ok' ? undefined : 'error'}>
+                    <code>{line}</code>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </section>
+        </>
+      )}
+    </ViewSection>
+  );
+}
