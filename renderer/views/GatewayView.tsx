@@ -5,7 +5,7 @@
  * their state and share of the requests, totals and rates, and the newest requests with a
  * filter. Everything comes from the gateway store, which follows the backend's events.
  */
-import { useId, useMemo, useState } from 'react';
+import { useId, useState } from 'react';
 import { formatBytes } from '../../shared/bytes.js';
 import {
   type GatewayField,
@@ -14,10 +14,10 @@ import {
   gatewayToForm,
   sameGatewayForm,
 } from '../../shared/gateway-form.js';
-import { formatAccessEntry } from '../../shared/gateway-log-line.js';
 import { errorMessage } from '../format.js';
 import { useGatewayStore } from '../stores/gateway-store.js';
 import { Field } from './Field.js';
+import { GatewayRequests } from './GatewayRequests.js';
 import { ViewSection } from './ViewSection.js';
 
 export function GatewayView() {
@@ -31,19 +31,12 @@ export function GatewayView() {
   const [problems, setProblems] = useState<Partial<Record<GatewayField, string>>>({});
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string>();
-  const [filter, setFilter] = useState('');
 
   const inForce = status ? gatewayToForm(status.settings) : undefined;
   // What the form shows: the person's edit once there is one, else what is in force (so it
   // follows the backend's updates until the person types).
   const draft = edited ?? inForce;
   const setDraft = (next: GatewayForm) => setEdited(next);
-
-  const shown = useMemo(() => {
-    const needle = filter.trim().toLowerCase();
-    const lines = requests.map((e) => ({ e, line: formatAccessEntry(e) }));
-    return (needle ? lines.filter((l) => l.line.toLowerCase().includes(needle)) : lines).reverse();
-  }, [requests, filter]);
 
   const changed = !!draft && !!inForce && !sameGatewayForm(draft, inForce);
   const save = async () => {
@@ -227,27 +220,7 @@ export function GatewayView() {
               </table>
             )}
           </section>
-          <section aria-labelledby="gateway-requests-h" className="panel">
-            <h3 id="gateway-requests-h">Requests</h3>
-            <Field
-              id={`${id}-filter`}
-              label="Filter"
-              hint="Any part of a line: a client, a target, a proxy, an outcome."
-            >
-              {(c) => <input {...c} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />}
-            </Field>
-            {shown.length === 0 ? (
-              <p className="meta">{requests.length ? 'No request matches the filter.' : 'No request yet.'}</p>
-            ) : (
-              <ol aria-label="Requests, newest first" className="gateway-requests">
-                {shown.slice(0, 200).map(({ e, line }, i) => (
-                  <li key={`${e.at}-${i}`} className={e.outcome === 'ok' ? undefined : 'error'}>
-                    <code>{line}</code>
-                  </li>
-                ))}
-              </ol>
-            )}
-          </section>
+          <GatewayRequests requests={requests} />
         </>
       )}
     </ViewSection>

@@ -51,6 +51,8 @@ describe('browser: the Gateway view', () => {
     expect(saved.gateway).toEqual({ enabled: true, port: 0, bind: '127.0.0.1', socksPort: 0, logQuery: false });
 
     await page.getByRole('button', { name: 'Copy URL', exact: true }).click();
+    // The copy is asynchronous (the URL is fetched first): wait for it to land.
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 15_000 }).toMatch(/^http:/);
     const url = new URL(await page.evaluate(() => navigator.clipboard.readText()));
     expect(url.username).toBe('desk');
     expect((await state().innerText()).includes(`:${url.port} `)).toBe(true);
@@ -62,11 +64,26 @@ describe('browser: the Gateway view', () => {
     });
     expect((await getThroughProxy(url.hostname, url.port, 'http://127.0.0.1:9/')).status).toBe(407);
 
-    const list = page.getByRole('list', { name: 'Requests, newest first' });
-    await expect.poll(() => list.getByRole('listitem').count(), { timeout: 15_000 }).toBe(2);
-    expect(await list.innerText()).toMatch(/desk {2}GET http:\/\/127\.0\.0\.1:9\/ {2}no-member 502/);
+    const list = page.getByRole('table', { name: 'Requests, newest first' });
+    const rows = list.locator('tbody').getByRole('row');
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    // Newest first: the 407 came last.
+    expect(await rows.nth(0).getByRole('cell').allInnerTexts()).toEqual([
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      '-',
+      'GET http://127.0.0.1:9/',
+      '-',
+      'refused 407: the gateway needs a client name and password',
+      '0 B',
+      '0 B',
+      expect.stringMatching(/^\d+ ms$/),
+    ]);
+    expect(await rows.nth(1).getByRole('cell').nth(4).innerText()).toBe(
+      'no-member 502: the fleet has no proxy the gateway can use',
+    );
+    expect(await rows.nth(1).getByRole('cell').nth(1).innerText()).toBe('desk');
     await page.getByRole('searchbox', { name: 'Filter' }).fill('407');
-    await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+    await expect.poll(() => rows.count()).toBe(1);
     expect(await list.innerText()).not.toContain(decodeURIComponent(url.password));
     expect(await page.getByText('No proxy yet').count()).toBe(1);
     expect(await audit(page)).toEqual([]);
