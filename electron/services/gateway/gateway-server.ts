@@ -139,6 +139,7 @@ export class GatewayServer {
         stream?.destroy();
         this.counters.failed(member.key);
         if (err instanceof MemberUnreachableError) {
+          this.chooser.unreachable(member.key);
           last = `${member.name}: ${err.message}`;
           continue;
         }

@@ -19,6 +19,12 @@
  *   recently used goes first).
  * - **Failover** within one request: `exclude` holds the members that already refused or
  *   timed out on connect for it; a session bound to one of them moves.
+ * - **Sidelined** members: one that could not be reached for a request ({@link
+ *   MemberChooser.unreachable}) is passed over by the next requests for `sidelineMs`
+ *   (default 30 s) while others match, so that a proxy that died between two health rounds
+ *   costs one request a connect timeout, not every n-th request until the next round sees it.
+ *   Health remains the judge: after the pause the member is tried again, and a member that
+ *   the health rounds call usable is still taken when nothing else matches.
  */
 import type { GatewayUser } from '../../../shared/gateway-user.js';
 
@@ -39,6 +45,8 @@ export interface MemberChoiceOptions {
   sessionIdleMs?: number;
   /** Sessions kept at most (default 10,000). */
   maxSessions?: number;
+  /** How long a member that could not be reached is passed over (default 30 s). */
+  sidelineMs?: number;
 }
 
 export type MemberChoice =
@@ -58,26 +66,32 @@ export class MemberChooser {
   private readonly open = new Map<string, number>();
   /** Least recently used first (a use moves a session to the end). */
   private readonly sessions = new Map<string, Session>();
+  /** Members that could not be reached lately, and until when they are passed over. */
+  private readonly sidelined = new Map<string, number>();
   private turn = 0;
   private readonly now: () => number;
   private readonly idleMs: number;
   private readonly maxSessions: number;
+  private readonly sidelineMs: number;
 
   constructor(options: MemberChoiceOptions = {}) {
     this.now = options.now ?? Date.now;
     this.idleMs = options.sessionIdleMs ?? 30 * 60_000;
     this.maxSessions = options.maxSessions ?? 10_000;
+    this.sidelineMs = options.sidelineMs ?? 30_000;
   }
 
   /** The member for one request (or one more try of it, with the members that failed it in `exclude`). */
   choose(user: GatewayUser, members: readonly GatewayMember[], exclude: ReadonlySet<string> = new Set()): MemberChoice {
     const matching = members.filter((m) => matches(m, user));
-    const candidates = matching.filter((m) => m.usable && !exclude.has(m.key));
-    if (!candidates.length) return { refusal: noMemberReason(user, members, matching, exclude) };
+    const usable = matching.filter((m) => m.usable && !exclude.has(m.key));
+    if (!usable.length) return { refusal: noMemberReason(user, members, matching, exclude) };
+    const now = this.now();
+    const unsidelined = usable.filter((m) => !this.isSidelined(m.key, now));
+    const candidates = unsidelined.length ? unsidelined : usable;
     if (user.session === undefined) return { member: this.leastBusy(candidates) };
 
     const id = sessionKey(user);
-    const now = this.now();
     const bound = this.sessions.get(id);
     this.sessions.delete(id);
     const live = bound && now - bound.usedAt <= this.idleMs ? bound : undefined;
@@ -97,6 +111,19 @@ export class MemberChooser {
     const n = (this.open.get(key) ?? 0) - 1;
     if (n > 0) this.open.set(key, n);
     else this.open.delete(key);
+  }
+
+  /** `key` could not be reached (connect refused or timed out): passed over for a while. */
+  unreachable(key: string): void {
+    this.sidelined.set(key, this.now() + this.sidelineMs);
+  }
+
+  private isSidelined(key: string, now: number): boolean {
+    const until = this.sidelined.get(key);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.sidelined.delete(key);
+    return false;
   }
 
   /** Connections open through `key` now. */

@@ -2,7 +2,7 @@
  * Which member a gateway request leaves from (electron/services/gateway/member-choice.ts,
  * issue 40): only usable members, the user name's selection, least connections with ties
  * in turn, sticky sessions that move once for good when their member fails, failover
- * within a request, and a bounded session table.
+ * within a request, members sidelined after a failed connect, and a bounded session table.
  */
 import { describe, expect, it } from 'vitest';
 import { type GatewayMember, MemberChooser } from '../../../electron/services/gateway/member-choice.js';
@@ -116,6 +116,23 @@ describe('MemberChooser', () => {
     const moved = chooser.choose(session('s9'), FLEET, new Set([first]));
     expect(keyOf(moved)).not.toBe(first);
     expect('member' in moved && moved.moved).toEqual({ from: first });
+  });
+
+  it('passes over a member that could not be reached for sidelineMs, unless nothing else matches, and moves its sessions', () => {
+    let now = 0;
+    const chooser = new MemberChooser({ now: () => now, sidelineMs: 30_000 });
+    const bound = keyOf(chooser.choose(session('s1'), FLEET));
+    chooser.unreachable(bound);
+    const picks = new Set(Array.from({ length: 30 }, () => keyOf(chooser.choose(plain, FLEET))));
+    expect(picks).toEqual(new Set(FLEET.map((x) => x.key).filter((k) => k !== bound)));
+    const moved = chooser.choose(session('s1'), FLEET);
+    expect('member' in moved && moved.moved).toEqual({ from: bound });
+    // The only member that matches is still taken: health, not one failed connect, is the judge.
+    const only = FLEET.find((x) => x.key === bound)!;
+    expect(keyOf(chooser.choose(plain, [only]))).toBe(bound);
+    now = 30_001;
+    const after = new Set(Array.from({ length: 30 }, () => keyOf(chooser.choose(plain, FLEET))));
+    expect(after.has(bound)).toBe(true);
   });
 
   it('forgets a session idle longer than sessionIdleMs, and keeps at most maxSessions (least recently used go first)', () => {
