@@ -1,7 +1,7 @@
 /**
  * Client settings people paste: for one proxy or a selection, the same facts (name, kind,
  * address, port, credentials when asked for) written as shell `export` lines, a curl
- * config, a FoxyProxy import file, a Kubernetes Secret manifest and JSON for scripts.
+ * config, a FoxyProxy import file, a PAC file, a Kubernetes Secret manifest and JSON for scripts.
  * Pure: the CLI (`proxies client-settings`) and the app's "Client settings" both call
  * {@link buildClientSettings}; nothing here reads a file or the network. A socks5 proxy
  * gets its scheme in each (`socks5://…`, curl's `socks5-hostname`, FoxyProxy's `socks5`).
@@ -12,7 +12,7 @@ import { bracketHost } from './net.js';
 import { type ProxyCredentials, type ProxyKind, ProxyKindSchema } from './proxy.js';
 import { formatProxyUrl } from './proxy-url.js';
 
-export const CLIENT_FORMATS = ['env', 'curl', 'foxyproxy', 'k8s-secret', 'json', 'urls'] as const;
+export const CLIENT_FORMATS = ['env', 'curl', 'foxyproxy', 'pac', 'k8s-secret', 'json', 'urls'] as const;
 export const ClientFormatSchema = z.enum(CLIENT_FORMATS);
 export type ClientFormat = z.infer<typeof ClientFormatSchema>;
 
@@ -21,6 +21,7 @@ export const CLIENT_FORMAT_LABELS: Record<ClientFormat, string> = {
   env: 'Shell (export HTTP_PROXY=…)',
   curl: 'curl config (curl -K)',
   foxyproxy: 'FoxyProxy import (JSON)',
+  pac: 'PAC file (proxy auto-config)',
   'k8s-secret': 'Kubernetes Secret (YAML)',
   json: 'JSON for scripts',
   urls: 'URLs, one a line',
@@ -36,11 +37,9 @@ export interface ClientProxy {
   credentials?: ProxyCredentials;
 }
 
-export interface ClientSettingsFile {
-  text: string;
-  fileName: string;
-  mediaType: string;
-}
+/** One format's file, as the CLI writes it and the app's channels answer it. */
+export const ClientSettingsFileSchema = z.object({ text: z.string(), fileName: z.string(), mediaType: z.string() });
+export type ClientSettingsFile = z.infer<typeof ClientSettingsFileSchema>;
 
 /** What clients reach directly, never through the proxy. */
 export const NO_PROXY = 'localhost,127.0.0.1,::1';
@@ -162,6 +161,29 @@ export function buildFoxyProxy(proxies: readonly ClientProxy[]): string {
   return `${JSON.stringify(FoxyProxyFileSchema.parse(file), null, 2)}\n`;
 }
 
+/**
+ * A proxy auto-config file (`FindProxyForURL`), for browsers and systems that take one by
+ * URL or file: every proxy in the order given, `PROXY` for http and `SOCKS5` for socks5,
+ * so the browser falls back to the next when one does not answer; the hosts of
+ * {@link NO_PROXY} go direct. Never credentials, even when they were asked for: a PAC
+ * result has no place for a user name or password (the browser asks for them when the
+ * proxy answers 407), and a PAC file is often served from somewhere others can read it.
+ * The file says so in a comment.
+ */
+export function buildPacFile(proxies: readonly ClientProxy[]): string {
+  const route = proxies.map((p) => `${p.kind === 'socks5' ? 'SOCKS5' : 'PROXY'} ${hostPort(p)}`).join('; ');
+  return [
+    `// Proxy auto-config for ${proxies.map((p) => `${p.name} (${p.kind})`).join(', ')}, by Egress Desk.`,
+    '// A PAC file cannot carry credentials: the browser asks for the user name and password',
+    '// when a proxy wants them (407), or takes them from its saved passwords.',
+    'function FindProxyForURL(url, host) {',
+    `  if (${JSON.stringify(NO_PROXY.split(','))}.indexOf(host) >= 0) return "DIRECT";`,
+    `  return ${JSON.stringify(route)};`,
+    '}',
+    '',
+  ].join('\n');
+}
+
 /** A Secret's data key: `[-._a-zA-Z0-9]+`, at most 253 characters. */
 const SECRET_KEY = /^[-._a-zA-Z0-9]{1,253}$/;
 
@@ -259,6 +281,8 @@ export function buildClientSettings(format: ClientFormat, proxies: readonly Clie
       return { text: buildCurlConfig(proxies), fileName: `${stem}.curlrc`, mediaType: 'text/plain' };
     case 'foxyproxy':
       return { text: buildFoxyProxy(proxies), fileName: `${stem}.foxyproxy.json`, mediaType: 'application/json' };
+    case 'pac':
+      return { text: buildPacFile(proxies), fileName: `${stem}.pac`, mediaType: 'application/x-ns-proxy-autoconfig' };
     case 'k8s-secret':
       return { text: buildKubernetesSecret(proxies), fileName: `${stem}.secret.yaml`, mediaType: 'application/yaml' };
     case 'json':

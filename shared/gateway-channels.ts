@@ -3,6 +3,8 @@
  * view's channels and the events it follows.
  */
 import { z } from 'zod';
+import { ClientSettingsFileSchema } from './client-settings.js';
+import { GatewayClientSettingsInputSchema } from './gateway-client-settings.js';
 import {
   GatewayAccessEntrySchema,
   GatewayClientNameSchema,
@@ -29,6 +31,13 @@ export const gatewayChannels = {
     z.strictObject({ client: GatewayClientNameSchema.optional(), socks: z.boolean().optional() }),
     z.object({ url: z.string().nullable(), client: z.string() }),
   ),
+  /**
+   * Client settings for the gateway (shared/gateway-client-settings.ts): the file of a format
+   * for its address with a client's user name (the first client, made when none exists, unless
+   * one is named). A user name the gateway would refuse is refused with its reason. With
+   * `withCredentials` the answer holds the client's password: a secret.
+   */
+  'gateway:clientSettings': channel(GatewayClientSettingsInputSchema, ClientSettingsFileSchema),
 } as const;
 
 export const gatewayEvents = {

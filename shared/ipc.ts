@@ -7,7 +7,7 @@
  */
 import { gatewayChannels, gatewayEvents } from './gateway-channels.js';
 import { channel } from './ipc-channel.js';
-import { ClientFormatSchema } from './client-settings.js';
+import { ClientFormatSchema, ClientSettingsFileSchema } from './client-settings.js';
 import { z } from 'zod';
 import {
   HostImageTransferSchema,
@@ -153,7 +153,7 @@ export const HostsEditedSchema = z.object({ path: z.string(), hosts: z.array(Hos
 /** A passphrase as typed: never logged, never echoed back. */
 const PassphraseSchema = z.string().min(1, 'enter the passphrase').max(1024);
 
-/** Every channel. `proxies:url` (and `proxies:clientSettings` with `withCredentials`) are the channels whose answer holds a secret (the proxy's password). */
+/** Every channel. `proxies:url` (and `proxies:clientSettings` with `withCredentials`) are the channels whose answer holds a secret (the proxy's password); `gateway:url` and `gateway:clientSettings` with `withCredentials` hold a gateway client's. */
 export const channels = {
   'app:info': channel(z.undefined(), AppInfoSchema),
   'config:get': channel(z.undefined(), ConfigStateSchema),
@@ -259,7 +259,7 @@ export const channels = {
       format: ClientFormatSchema,
       withCredentials: z.boolean().optional(),
     }),
-    z.object({ text: z.string(), fileName: z.string(), mediaType: z.string() }),
+    ClientSettingsFileSchema,
   ),
   /** Traffic and CPU per proxy from the hosts' stats (shared/stats.ts); `watch` keeps the 5 s cadence for a while. */
   'proxies:stats': channel(FleetStatsInputSchema, FleetStatsSchema),

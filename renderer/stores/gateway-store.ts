@@ -2,10 +2,12 @@
  * The gateway the app runs (issue 40): its status (settings, address, members with their
  * shares, totals and rates), loaded by `gateway:status` and kept fresh by `gateway:update`;
  * and its newest requests, loaded by `gateway:requests` and followed by the event of the same
- * name (the Requests table). Writes go through `gateway:set`, whose answer is the status.
+ * name (the Requests table). Writes go through `gateway:set`, whose answer is the status;
+ * a client's URL and settings are fetched on demand (`gateway:url`, `gateway:clientSettings`).
  */
 import { create } from 'zustand';
 import type { GatewayAccessEntry, GatewaySettings, GatewayStatus } from '../../shared/gateway.js';
+import type { ChannelInput, ChannelOutput } from '../../shared/ipc.js';
 import { copyText } from '../clipboard.js';
 import { errorMessage } from '../format.js';
 import { storeApi } from './store-api.js';
@@ -24,6 +26,8 @@ export interface GatewayStore {
   set(change: Partial<GatewaySettings>): Promise<GatewayStatus>;
   /** Copies a client's URL (the first client's, made when none exists), with a toast either way. */
   copyUrl(socks?: boolean): Promise<boolean>;
+  /** A client's settings for the gateway in a format (a question: only a first client may be made). */
+  clientSettings(input: ChannelInput<'gateway:clientSettings'>): Promise<ChannelOutput<'gateway:clientSettings'>>;
 }
 
 const keep = (list: GatewayAccessEntry[]) => (list.length > REQUESTS_KEPT ? list.slice(-REQUESTS_KEPT) : list);
@@ -62,4 +66,5 @@ export const useGatewayStore = create<GatewayStore>((set) => ({
       return false;
     }
   },
+  clientSettings: (input) => storeApi().gateway.clientSettings(input),
 }));

@@ -1,9 +1,10 @@
 /**
  * Gateway (issue 40): one address for the whole fleet. Whether it runs and where (a form on
  * the house's pattern: shared/gateway-form.ts), Copy URL for the first client (the URL,
- * with the client's password, is fetched on demand and never rendered), the members with
- * their state and share of the requests, totals and rates, and the newest requests with a
- * filter. Everything comes from the gateway store, which follows the backend's events.
+ * with the client's password, is fetched on demand and never rendered), Client settings in
+ * every format (GatewayClientSettingsDialog.tsx), the members with their state and share of
+ * the requests, totals and rates, and the newest requests with a filter. Everything comes
+ * from the gateway store, which follows the backend's events.
  */
 import { useId, useState } from 'react';
 import { formatBytes } from '../../shared/bytes.js';
@@ -17,6 +18,7 @@ import {
 import { errorMessage } from '../format.js';
 import { useGatewayStore } from '../stores/gateway-store.js';
 import { Field } from './Field.js';
+import { GatewayClientSettingsDialog } from './GatewayClientSettingsDialog.js';
 import { GatewayRequests } from './GatewayRequests.js';
 import { ViewSection } from './ViewSection.js';
 
@@ -31,6 +33,7 @@ export function GatewayView() {
   const [problems, setProblems] = useState<Partial<Record<GatewayField, string>>>({});
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string>();
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   const inForce = status ? gatewayToForm(status.settings) : undefined;
   // What the form shows: the person's edit once there is one, else what is in force (so it
@@ -95,7 +98,17 @@ export function GatewayView() {
                 Copy SOCKS5 URL
               </button>
             )}
+            <button type="button" onClick={() => setSettingsOpen(true)}>
+              Client settings
+            </button>
           </div>
+          {settingsOpen && (
+            <GatewayClientSettingsDialog
+              clients={status.clients}
+              socks={status.running ? status.socksPort !== undefined : status.settings.socksPort !== null}
+              onClose={() => setSettingsOpen(false)}
+            />
+          )}
           {draft && (
             <form
               className="settings-form"

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { sortAndFilter } from '../proxy-sort.js';
 import type { ProxyRecordView } from '../../shared/proxies.js';
-import { ClientSettingsDialog } from './ClientSettingsDialog.js';
+import { ProxyClientSettingsDialog } from './ClientSettingsDialog.js';
 import { actOn } from '../stores/proxy-actions.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
 import { type ProxyKey, recordKey } from '../../shared/proxy-key.js';
@@ -341,7 +341,7 @@ function ProxiesTable({ hidden }: { hidden: boolean }) {
       )}
       {labelling && <LabelsDialog proxy={labelling} onClose={closeDialog} />}
       {dialog?.kind === 'replace' && <ReplaceDialog proxies={dialog.proxies} you={you} onClose={closeDialog} />}
-      {dialog?.kind === 'settings' && <ClientSettingsDialog names={dialog.names} onClose={closeDialog} />}
+      {dialog?.kind === 'settings' && <ProxyClientSettingsDialog names={dialog.names} onClose={closeDialog} />}
       {confirming && (
         <ConfirmDialog
           title={`Delete ${confirming.length === 1 ? confirming[0] : `${confirming.length} proxies`}?`}

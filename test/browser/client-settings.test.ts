@@ -37,6 +37,7 @@ describe('Client settings from the table, against the real backend', () => {
       'Shell (export HTTP_PROXY=…)',
       'curl config (curl -K)',
       'FoxyProxy import (JSON)',
+      'PAC file (proxy auto-config)',
       'Kubernetes Secret (YAML)',
       'JSON for scripts',
       'URLs, one a line',

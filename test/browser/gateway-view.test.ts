@@ -4,8 +4,9 @@
  * Copy URL puts the first client's URL on the clipboard (the client made on demand), and that
  * URL works: a request through the gateway (no proxy in this fleet) gets the 502 with its
  * reason, a request without credentials the 407, and both appear in the Requests list, which
- * the filter narrows; a port refused is shown under its field; axe finds nothing; turned off,
- * it says so.
+ * the filter narrows; Client settings gives a PAC file for its port and, with a session ID,
+ * shell exports whose user name the gateway takes (a refused ID is shown under its field);
+ * a port refused is shown under its field; axe finds nothing; turned off, it says so.
  */
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -87,6 +88,37 @@ describe('browser: the Gateway view', () => {
     expect(await list.innerText()).not.toContain(decodeURIComponent(url.password));
     expect(await page.getByText('No proxy yet').count()).toBe(1);
     expect(await audit(page)).toEqual([]);
+
+    // Client settings for the gateway: PAC, a refused session ID, then Shell with a session ID.
+    const password = decodeURIComponent(url.password);
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    await page.getByRole('button', { name: 'Client settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Client settings for the gateway' });
+    const preview = dialog.getByLabel('Preview (without credentials)');
+    await dialog.getByLabel('Format').selectOption('pac');
+    await expect.poll(() => preview.innerText(), { timeout: 15_000 }).toContain(`PROXY 127.0.0.1:${url.port}`);
+    expect(await preview.innerText()).not.toContain(password);
+    const session = dialog.getByRole('textbox', { name: 'Session ID' });
+    await session.fill('a-b');
+    await expect.poll(() => session.getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.getByRole('alert').innerText()).toMatch(/a session ID must be 1-64 letters/);
+    expect(await dialog.getByRole('button', { name: 'Copy', exact: true }).isDisabled()).toBe(true);
+    await session.fill('ci7');
+    await dialog.getByLabel('Format').selectOption('env');
+    await expect.poll(() => preview.innerText()).toContain(`HTTP_PROXY='http://127.0.0.1:${url.port}'`);
+    expect(await dialog.getByText('desk-session-ci7', { exact: true }).count()).toBe(1);
+    expect(await audit(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Copy', exact: true }).click();
+    await expect.poll(clipboard, { timeout: 15_000 }).toContain('desk-session-ci7');
+    expect(await clipboard()).toContain(
+      `export HTTP_PROXY='http://desk-session-ci7:${password}@127.0.0.1:${url.port}'`,
+    );
+    // The session's user name is one the gateway takes: the same 502 as the plain name (no proxy here).
+    expect(
+      await getThroughProxy(url.hostname, url.port, 'http://127.0.0.1:9/', `desk-session-ci7:${password}`),
+    ).toMatchObject({ status: 502 });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
 
     await box('HTTP port').fill('70000');
     await form().getByRole('button', { name: 'Save', exact: true }).click();

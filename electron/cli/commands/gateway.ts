@@ -7,13 +7,14 @@
  */
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { CLIENT_FORMATS, CLIENT_FORMAT_LABELS, type ClientFormat } from '../../../shared/client-settings.js';
 import {
-  CLIENT_FORMATS,
-  CLIENT_FORMAT_LABELS,
-  type ClientFormat,
-  buildClientSettings,
-} from '../../../shared/client-settings.js';
-import { GATEWAY_USER_PARTS, formatGatewayUser, parseGatewayUser } from '../../../shared/gateway-user.js';
+  FIRST_GATEWAY_CLIENT,
+  GatewayClientSettingsError,
+  buildGatewayClientSettings,
+  reachableAddress,
+} from '../../../shared/gateway-client-settings.js';
+import { GATEWAY_USER_PARTS } from '../../../shared/gateway-user.js';
 import { writeFileAtomic } from '../../services/config/atomic-write.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
@@ -36,8 +37,6 @@ import { withProvider } from './proxies-provider.js';
 export const GATEWAY_PORT = 3130;
 /** Default SOCKS5 port: beside the HTTP one. */
 export const GATEWAY_SOCKS_PORT = 3131;
-/** The client made on first start on loopback when none exists. */
-export const FIRST_CLIENT = 'desk';
 
 interface GatewayClientSettingsOptions {
   format: ClientFormat;
@@ -69,7 +68,7 @@ const clientsOf = (ctx: CliContext) => new GatewayClientsStore(gatewayClientsPat
 
 /** A client's proxy URL for the gateway at `address:port`. */
 const urlOf = (name: string, password: string, address: string, port: number) =>
-  `http://${name}:${password}@${bracketHost(address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address)}:${port}`;
+  `http://${name}:${password}@${bracketHost(reachableAddress(address))}:${port}`;
 
 export function registerGatewayCommand(program: Command, kit: CommandKit): void {
   const gateway = program
@@ -98,8 +97,8 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
                 `the gateway listens on ${bind} only with client credentials, and none are set: add one first (egress-desk gateway clients add NAME)`,
                 EXIT.failed,
               );
-            await clients.add({ name: FIRST_CLIENT });
-            ctx.io.stderr(`no gateway client was set: made "${FIRST_CLIENT}" (${clients.file}, mode 0600)\n`);
+            await clients.add({ name: FIRST_GATEWAY_CLIENT });
+            ctx.io.stderr(`no gateway client was set: made "${FIRST_GATEWAY_CLIENT}" (${clients.file}, mode 0600)\n`);
           }
           return withProvider(ctx, async (p) => {
             const meters = await openFleetMeters(ctx, p, { statsIntervalMs: 60_000 });
@@ -240,34 +239,34 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
           if (eq < 1) throw new CliError(`--label: must be key=value (got ${JSON.stringify(l)})`, EXIT.usage);
           labels[l.slice(0, eq)] = l.slice(eq + 1);
         }
-        const user = formatGatewayUser({
-          client: client.name,
-          labels,
-          ...(opts.session !== undefined ? { session: opts.session } : {}),
-          ...(opts.host !== undefined ? { host: opts.host } : {}),
-        });
-        // What the gateway would make of it: a name it would refuse is refused here, with its reason.
-        const parsed = parseGatewayUser(user, [client.name]);
-        if (!parsed.ok) throw new CliError(parsed.reason, EXIT.usage);
-        const kind = opts.socks ? 'socks5' : 'http';
         // `--port` is the gateway command's own option (commander gives it to the parent wherever it stands).
         const port = parsePort(gateway.opts<{ port?: string }>().port, opts.socks ? GATEWAY_SOCKS_PORT : GATEWAY_PORT);
-        const file = buildClientSettings(opts.format, [
-          {
-            name: 'gateway',
-            kind,
+        let built: ReturnType<typeof buildGatewayClientSettings>;
+        try {
+          built = buildGatewayClientSettings(opts.format, {
+            client,
+            labels,
+            ...(opts.session !== undefined ? { session: opts.session } : {}),
+            ...(opts.host !== undefined ? { host: opts.host } : {}),
+            socks: opts.socks,
+            withCredentials: opts.withCredentials,
             address: '127.0.0.1',
             port,
-            ...(opts.withCredentials ? { credentials: { username: user, password: client.password } } : {}),
-          },
-        ]);
+          });
+        } catch (err) {
+          if (err instanceof GatewayClientSettingsError) throw new CliError(err.message, EXIT.usage);
+          throw err;
+        }
+        const { file, user } = built;
         if (opts.out === undefined) ctx.io.stdout(file.text);
         else {
           const target = resolve(ctx.io.cwd, opts.out);
           await writeFileAtomic(target, file.text); // 0600: it may hold the password
           ctx.io.stderr(`wrote ${target}\n`);
         }
-        if (!opts.withCredentials) ctx.io.stderr(`user name: ${user} (the password: --with-credentials)\n`);
+        if (opts.format === 'pac')
+          ctx.io.stderr(`user name: ${user} (a PAC file holds no credentials: the browser asks for them)\n`);
+        else if (!opts.withCredentials) ctx.io.stderr(`user name: ${user} (the password: --with-credentials)\n`);
         return EXIT.ok;
       }),
     );

@@ -29,7 +29,7 @@ export function registerClientSettingsCommand(proxies: Command, kit: CommandKit)
   proxies
     .command('client-settings')
     .description(
-      'client settings for proxies, ready to paste: shell exports, a curl config, a FoxyProxy import file, a Kubernetes Secret, JSON or URLs',
+      'client settings for proxies, ready to paste: shell exports, a curl config, a FoxyProxy import file, a PAC file, a Kubernetes Secret, JSON or URLs',
     )
     .argument('[names...]', 'proxy names (or -l)')
     .addOption(

@@ -3,16 +3,19 @@
  * (services/gateway/app-gateway.ts). Settings go to settings.json's `gateway` section through
  * the one atomic settings update (every other key kept), then the gateway is made so.
  */
-import { GatewaySettingsSchema } from '../../../shared/gateway.js';
+import { type GatewayClient, GatewaySettingsSchema } from '../../../shared/gateway.js';
+import {
+  FIRST_GATEWAY_CLIENT,
+  GatewayClientSettingsError,
+  buildGatewayClientSettings,
+  gatewayEndpoint,
+} from '../../../shared/gateway-client-settings.js';
 import type { AreaService, ChannelInput, ChannelOutput } from '../../../shared/ipc.js';
 import { formatProxyUrl } from '../../../shared/proxy-url.js';
 import { accessLogPath } from '../gateway/access-log.js';
 import { recentAccessEntries } from '../gateway/access-log-reader.js';
 import type { AppGateway } from '../gateway/app-gateway.js';
 import { updateSettingsFile } from '../settings/settings-file.js';
-
-/** The client made when the view asks for a URL and none exists (as `egress-desk gateway` does). */
-export const FIRST_GATEWAY_CLIENT = 'desk';
 
 export class GatewayArea implements AreaService<'gateway'> {
   constructor(
@@ -42,28 +45,43 @@ export class GatewayArea implements AreaService<'gateway'> {
 
   async url(input: ChannelInput<'gateway:url'>): Promise<ChannelOutput<'gateway:url'>> {
     const gateway = this.running();
+    const client = await this.client(gateway, input.client);
+    const at = gatewayEndpoint(gateway.status(), input.socks ?? false);
+    return {
+      client: client.name,
+      url: at.ok
+        ? formatProxyUrl(
+            at.address,
+            at.port,
+            { username: client.name, password: client.password },
+            input.socks ? 'socks5' : 'http',
+          )
+        : null,
+    };
+  }
+
+  /** The gateway's client settings (shared/gateway-client-settings.ts, as `egress-desk gateway client-settings`). */
+  async clientSettings(
+    input: ChannelInput<'gateway:clientSettings'>,
+  ): Promise<ChannelOutput<'gateway:clientSettings'>> {
+    const gateway = this.running();
+    const client = await this.client(gateway, input.client);
+    const at = gatewayEndpoint(gateway.status(), input.socks ?? false);
+    if (!at.ok) throw new GatewayClientSettingsError(at.reason);
+    const { format, ...request } = input;
+    return buildGatewayClientSettings(format, { ...request, client, address: at.address, port: at.port }).file;
+  }
+
+  /** The client named, or the first one: made when none exists (as `egress-desk gateway` does). */
+  private async client(gateway: AppGateway, name: string | undefined): Promise<GatewayClient> {
     let clients = await gateway.clients.list();
     if (!clients.length) {
       await gateway.clients.add({ name: FIRST_GATEWAY_CLIENT });
       clients = await gateway.clients.list();
     }
-    const client = input.client ? clients.find((c) => c.name === input.client) : clients[0];
-    if (!client) throw new Error(`no gateway client is called "${input.client}"`);
-    const status = gateway.status();
-    const port = input.socks ? (status.socksPort ?? status.settings.socksPort) : (status.port ?? status.settings.port);
-    const address = status.address && !['0.0.0.0', '::'].includes(status.address) ? status.address : '127.0.0.1';
-    return {
-      client: client.name,
-      url:
-        port === null || port === undefined
-          ? null
-          : formatProxyUrl(
-              address,
-              port,
-              { username: client.name, password: client.password },
-              input.socks ? 'socks5' : 'http',
-            ),
-    };
+    const client = name ? clients.find((c) => c.name === name) : clients[0];
+    if (!client) throw new Error(`no gateway client is called "${name}"`);
+    return client;
   }
 
   private running(): AppGateway {

@@ -61,6 +61,19 @@ describe('egress-desk gateway clients', () => {
     expect(socks.stdout).toContain('socks5-hostname = "127.0.0.1:3131"');
     expect(socks.stdout).not.toContain(url.password);
     expect(socks.stderr).toContain('user name: ci (the password: --with-credentials)');
+    const pac = await h.run(
+      'gateway',
+      'client-settings',
+      'ci',
+      '--format',
+      'pac',
+      '--session',
+      '7',
+      '--with-credentials',
+    );
+    expect(pac.stdout).toContain('return "PROXY 127.0.0.1:3130";');
+    expect(pac.stdout).not.toContain(url.password);
+    expect(pac.stderr).toContain('user name: ci-session-7 (a PAC file holds no credentials');
     const badSession = await h.run('gateway', 'client-settings', 'ci', '--session', 'a-b');
     expect([badSession.code, badSession.stderr]).toEqual([2, expect.stringContaining('a session ID must be')]);
     expect((await h.run('gateway', 'clients', 'remove', 'ci')).code).toBe(0);

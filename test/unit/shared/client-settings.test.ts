@@ -1,5 +1,6 @@
-/** Client settings per format: what each pastes, socks5's scheme in each, credentials only when given, round trips. */
+/** Client settings per format: what each pastes, socks5's scheme in each, credentials only when given (never in a PAC), round trips. */
 import { execFileSync } from 'node:child_process';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -13,6 +14,7 @@ import {
   buildCurlConfig,
   buildFoxyProxy,
   buildKubernetesSecret,
+  buildPacFile,
   buildShellExports,
 } from '../../../shared/client-settings.js';
 
@@ -82,6 +84,31 @@ describe('FoxyProxy', () => {
   });
 });
 
+/** A PAC file's answer for `url`, as a browser's PAC runner computes it (plain JavaScript, no helpers needed). */
+function pacAnswer(text: string, url: string): unknown {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return runInNewContext(`${text}\nFindProxyForURL(${JSON.stringify(url)}, ${JSON.stringify(host)})`, {});
+}
+
+describe('PAC file', () => {
+  it('PROXY for http, SOCKS5 for socks5, in order, "; " between them; NO_PROXY hosts go direct', () => {
+    const text = buildPacFile([bare(http), bare(socks)]);
+    expect(pacAnswer(text, 'https://example.com/x')).toBe('PROXY 192.168.150.10:3128; SOCKS5 [fd00::7]:1080');
+    expect(pacAnswer(buildPacFile([bare(socks)]), 'http://example.com/')).toBe('SOCKS5 [fd00::7]:1080');
+    for (const local of ['http://localhost:8080/', 'http://127.0.0.1/', 'http://[::1]/'])
+      expect(pacAnswer(text, local)).toBe('DIRECT');
+  });
+
+  it('never holds credentials, even when given, and says why in a comment', () => {
+    const text = buildClientSettings('pac', [http]).text;
+    expect(text).not.toContain(creds.username);
+    expect(text).not.toContain(creds.password);
+    expect(text).toContain('// A PAC file cannot carry credentials');
+    expect(text).toBe(buildClientSettings('pac', [bare(http)]).text);
+    expect(pacAnswer(text, 'http://example.com/')).toBe('PROXY 192.168.150.10:3128');
+  });
+});
+
 describe('Kubernetes Secret', () => {
   it('parses back as a Secret; one proxy gives the variables for envFrom', () => {
     const secret = KubernetesSecretSchema.parse(parse(buildKubernetesSecret([socks])));
@@ -103,6 +130,10 @@ describe('Kubernetes Secret', () => {
 describe('buildClientSettings', () => {
   it('every format names its file; JSON holds credentials only when given', () => {
     for (const f of CLIENT_FORMATS) expect(buildClientSettings(f, [http]).fileName).toMatch(/^web-1\./);
+    expect(buildClientSettings('pac', [http, socks])).toMatchObject({
+      fileName: 'proxies.pac',
+      mediaType: 'application/x-ns-proxy-autoconfig',
+    });
     expect(buildClientSettings('json', [http, socks]).fileName).toBe('proxies.json');
     const json = ClientJsonSchema.parse(JSON.parse(buildClientSettings('json', [bare(http)]).text));
     expect(json.proxies[0]).toEqual({
