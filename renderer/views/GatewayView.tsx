@@ -7,7 +7,6 @@
  * from the gateway store, which follows the backend's events.
  */
 import { useId, useState } from 'react';
-import { formatBytes } from '../../shared/bytes.js';
 import {
   type GatewayField,
   type GatewayForm,
@@ -19,6 +18,7 @@ import { errorMessage } from '../format.js';
 import { useGatewayStore } from '../stores/gateway-store.js';
 import { Field } from './Field.js';
 import { GatewayClientSettingsDialog } from './GatewayClientSettingsDialog.js';
+import { GatewayMembers } from './GatewayMembers.js';
 import { GatewayRequests } from './GatewayRequests.js';
 import { ViewSection } from './ViewSection.js';
 
@@ -64,7 +64,6 @@ export function GatewayView() {
     : status?.error
       ? 'Not running'
       : 'Off';
-  const t = status?.totals;
   return (
     <ViewSection
       headingId="gateway-h"
@@ -109,6 +108,8 @@ export function GatewayView() {
               onClose={() => setSettingsOpen(false)}
             />
           )}
+          <GatewayMembers status={status} />
+          <GatewayRequests requests={requests} />
           {draft && (
             <form
               className="settings-form"
@@ -192,48 +193,6 @@ export function GatewayView() {
               </div>
             </form>
           )}
-          <section aria-labelledby="gateway-members-h" className="panel">
-            <h3 id="gateway-members-h">Members</h3>
-            {t && (
-              <p className="meta">
-                {t.requests} requests since it started ({t.requestsPerSecond.toFixed(1)}/s), {formatBytes(t.bytesOut)}{' '}
-                out, {formatBytes(t.bytesIn)} in ({formatBytes(t.bytesPerSecond)}/s)
-              </p>
-            )}
-            {status.members.length === 0 ? (
-              <p className="meta">No proxy yet: launch one, and it serves here once it is healthy.</p>
-            ) : (
-              <table aria-label="Members">
-                <thead>
-                  <tr>
-                    <th scope="col">Proxy</th>
-                    <th scope="col">Host</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Share</th>
-                    <th scope="col">Out</th>
-                    <th scope="col">In</th>
-                    <th scope="col">Open</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {status.members.map((m) => (
-                    <tr key={m.key}>
-                      <th scope="row">{m.name}</th>
-                      <td>{m.host}</td>
-                      <td>{m.usable ? 'in use' : `not used: ${m.reason ?? ''}`}</td>
-                      <td>{m.requests}</td>
-                      <td>{Math.round(m.share * 100)} %</td>
-                      <td>{formatBytes(m.bytesOut)}</td>
-                      <td>{formatBytes(m.bytesIn)}</td>
-                      <td>{m.open}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </section>
-          <GatewayRequests requests={requests} />
         </>
       )}
     </ViewSection>
