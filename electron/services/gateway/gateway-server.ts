@@ -30,6 +30,7 @@ import {
   listenGuarded,
   nothingRelayed,
 } from './gateway-http.js';
+import { askMember } from './member-request.js';
 import { type RelayEntry, relayTunnel } from './tunnel-relay.js';
 import {
   type MemberRoute,
@@ -264,17 +265,35 @@ export class GatewayServer {
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
     headers.connection = 'close';
+    // A request without a body can be sent again: through an HTTP member it waits for the
+    // member's answer inside the failover (member-request.ts), so a member that closes
+    // without answering is replaced like one that cannot be reached.
+    const bodiless = !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+    const clientGone = new AbortController();
+    res.once('close', () => clientGone.abort());
     const got = await this.throughMember(check.user, async (route, stream) => {
       // An HTTP member takes the absolute URL with its own credentials; through a SOCKS5 one, the origin's own request.
       if (route.kind !== 'socks5') {
-        return { stream, path: target.href, auth: route.credentials ? basicAuth(route.credentials) : undefined };
+        const auth = route.credentials ? basicAuth(route.credentials) : undefined;
+        const asked = bodiless
+          ? await askMember(
+              stream,
+              {
+                method: req.method ?? 'GET',
+                path: target.href,
+                headers: { ...headers, ...(auth ? { 'proxy-authorization': auth } : {}) },
+              },
+              clientGone.signal,
+            )
+          : undefined;
+        return { stream, path: target.href, auth, asked };
       }
       const t = await tunnelThrough(stream, route, {
         host: target.hostname.replace(/^\[|\]$/g, ''),
         port: Number(target.port || 80),
         timeoutMs: this.options.connectTimeoutMs ?? 5_000,
       });
-      return { stream: t.stream, path: `${target.pathname}${target.search}`, auth: undefined };
+      return { stream: t.stream, path: `${target.pathname}${target.search}`, auth: undefined, asked: undefined };
     });
     if ('refusal' in got) {
       this.counters.refused(clientName);
@@ -308,25 +327,29 @@ export class GatewayServer {
         ...(reason ? { reason } : {}),
       });
     };
-    const up = request(
-      {
-        createConnection: () => value.stream as Socket,
-        method: req.method,
-        path: value.path,
-        setHost: false,
-        headers: { ...headers, ...(value.auth ? { 'proxy-authorization': value.auth } : {}) },
-      },
-      (answer) => {
-        status = answer.statusCode ?? 502;
-        const back: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) back[k] = v;
-        res.writeHead(status, answer.statusMessage, back);
-        answer.on('data', (c: Buffer) => (bytesIn += c.length));
-        answer.pipe(res);
-        answer.once('end', () => finish('ok'));
-        answer.once('error', (err) => (res.destroy(), finish('failed', err.message)));
-      },
-    );
+    const relayAnswer = (answer: IncomingMessage) => {
+      status = answer.statusCode ?? 502;
+      const back: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) back[k] = v;
+      res.writeHead(status, answer.statusMessage, back);
+      answer.on('data', (c: Buffer) => (bytesIn += c.length));
+      answer.pipe(res);
+      answer.once('end', () => finish('ok'));
+      answer.once('error', (err) => (res.destroy(), finish('failed', err.message)));
+    };
+    const up =
+      value.asked?.up ??
+      request(
+        {
+          createConnection: () => value.stream as Socket,
+          method: req.method,
+          path: value.path,
+          setHost: false,
+          headers: { ...headers, ...(value.auth ? { 'proxy-authorization': value.auth } : {}) },
+        },
+        relayAnswer,
+      );
+    if (value.asked) relayAnswer(value.asked.answer);
     up.on('error', (err) => {
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' });
@@ -336,8 +359,14 @@ export class GatewayServer {
       finish('failed', err.message);
     });
     req.on('data', (c: Buffer) => (bytesOut += c.length));
-    req.pipe(up);
-    res.once('close', () => (status === -1 ? undefined : (up.destroy(), finish('failed', 'the client went away'))));
+    if (!value.asked) req.pipe(up);
+    const clientWentAway = () => {
+      if (status === -1) return;
+      up.destroy();
+      finish('failed', 'the client went away');
+    };
+    if (res.closed) clientWentAway();
+    else res.once('close', clientWentAway);
   }
 
   private log(entry: GatewayAccessEntry): void {

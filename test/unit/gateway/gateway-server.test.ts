@@ -4,11 +4,12 @@
  * server: 407 without the gateway's credentials and nothing relayed; CONNECT and plain
  * HTTP leave through a member with the member's own credentials; sequential requests are
  * spread evenly; a session stays; a member that cannot be reached is replaced within the
- * request; a member's refusal is the answer; the access log holds no secret and no query
+ * request, and one that closes without answering is replaced for a body-less request (never
+ * for one with a body); a member's refusal is the answer; the access log holds no secret and no query
  * string; a bind outside loopback without clients is refused.
  */
 import { type Server, createServer, request } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type GatewayAccessEntry,
@@ -188,6 +189,55 @@ describe('the gateway on loopback', () => {
     } finally {
       proxies[0]!.refuseWith = undefined;
       members = saved;
+    }
+  });
+
+  it('sends a body-less request again through another member when one closes without answering; a request with a body is never sent twice', async () => {
+    // A member whose proxy is going away: it takes the connection and closes it unanswered.
+    let seen = 0;
+    const mute = createNetServer((s) => {
+      seen++;
+      s.once('data', () => s.destroy());
+    });
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    const mutePort = (mute.address() as AddressInfo).port;
+    const saved = members;
+    const muted = member(8, proxies[0]!, { key: 'edge-a/ep-mute', name: 'mute', port: mutePort });
+    try {
+      members = [muted, saved[1]!];
+      for (let i = 0; i < 2; i++) expect(await get(`/g${i}`, 'ci')).toEqual({ status: 200, body: `hello /g${i}` });
+      expect(seen).toBe(1);
+      expect(log.slice(-2).map((e) => [e.outcome, e.member])).toEqual([
+        ['ok', 'm1'],
+        ['ok', 'm1'],
+      ]);
+      expect(log.slice(-2).some((e) => e.tries === 2)).toBe(true);
+
+      members = [muted];
+      const posted = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const r = request(
+          {
+            host: '127.0.0.1',
+            port: gatewayPort,
+            method: 'POST',
+            path: `http://127.0.0.1:${originPort}/p`,
+            headers: { 'proxy-authorization': auth('ci'), 'content-length': 5 },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        r.on('error', reject);
+        r.end('hello');
+      });
+      expect(posted.status).toBe(502);
+      expect(seen).toBe(2);
+      expect(log.at(-1)).toMatchObject({ outcome: 'failed', member: 'mute', tries: 1 });
+    } finally {
+      members = saved;
+      await new Promise<void>((r) => mute.close(() => r()));
     }
   });
 
