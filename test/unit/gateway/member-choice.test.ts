@@ -39,6 +39,24 @@ describe('MemberChooser', () => {
     expect([...counts.values()]).toEqual([100, 100, 100]);
   });
 
+  it('stays even when a request comes before the previous one has closed (ties go to the least recently chosen)', () => {
+    const chooser = new MemberChooser();
+    const counts = new Map<string, number>();
+    let previous: string | undefined;
+    for (let i = 0; i < 300; i++) {
+      const k = keyOf(chooser.choose(plain, FLEET));
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+      // Every third request, the previous member is still open when the next one is chosen.
+      if (previous) chooser.closed(previous);
+      chooser.opened(k);
+      if (i % 3 !== 0) {
+        chooser.closed(k);
+        previous = undefined;
+      } else previous = k;
+    }
+    expect([...counts.values()].sort()).toEqual([100, 100, 100]);
+  });
+
   it('takes the member with the fewest open connections first', () => {
     const chooser = new MemberChooser();
     chooser.opened(A.key);
