@@ -114,7 +114,8 @@ export function ClientSettingsDialog({
           {error}
         </p>
       ) : (
-        <pre className="client-settings-preview" aria-label="Preview (without credentials)">
+        // Focusable: a long file scrolls, and a keyboard must reach it too (axe: scrollable-region-focusable).
+        <pre className="client-settings-preview" aria-label="Preview (without credentials)" tabIndex={0}>
           {!fetchFile ? 'Fix the fields above to see the settings.' : (preview.file?.text ?? 'loading…')}
         </pre>
       )}
