@@ -13,7 +13,8 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
+  // Rates are fractions: bytes are whole in the text either way.
+  return unit === 0 ? `${Math.round(bytes)} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
 }
 
 /** A rate for people: bytes a second, rounded to whole bytes, in the same units ("1.5 KiB/s"). */

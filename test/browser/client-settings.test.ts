@@ -4,7 +4,7 @@
  * On the tiny image (an empty disk: the domain runs but never gets an address) the dialog
  * says, naming the proxy, that there is nothing for clients to use yet, for every format,
  * and offers no Copy or Download. The settings themselves are proven on a real guest
- * (test/guest/socks5.test.ts) and per format in test/unit/shared/client-settings.test.ts.
+ * (test/support/socks-guest.ts, in the guest lane's bake test) and per format in test/unit/shared/client-settings.test.ts.
  * Real `egress-desk serve`, Chromium, libvirtd.
  */
 import type { Page } from 'playwright-core';

@@ -12,13 +12,16 @@
  *    baking guest through `kvm.vendorData`, as a site's would.
  * 2. With the mirror stopped and a config with NO mirror: `images bake` finds the base baked
  *    (`created: false`; the baking run's own output is images-bake-cli's unit test), and an
- *    HTTP and a SOCKS5 proxy launched at once use it: each plan's `base` step names it, the
+ *    HTTP and a SOCKS5 proxy (and a second HTTP one) launched at once use it: each plan's `base` step names it, the
  *    HTTP URL forwards, the guest agent (baked in) reports the address, tinyproxy started
  *    once (the bake's drop-in starts it on its config; the baked seed does not restart it),
- *    and the SOCKS5 proxy forwards too (the bake disables danted; its seed enables it).
- *    Then the gateway over both (issue 40; test/support/gateway-guest.ts): spread, a
- *    session, a label selection, a wrong password, and no failed request with the SOCKS5
- *    member paused.
+ *    and the SOCKS5 proxy forwards too (the bake disables danted; its seed enables it), refuses
+ *    a wrong password, and its URL, client settings and metadata are right
+ *    (test/support/socks-guest.ts: once a file with a boot of its own). A
+ *    second HTTP proxy is launched beside them. Then the app's gateway over all three (issue
+ *    40; test/support/gateway-guest.ts): 300 requests spread, sessions, label and host
+ *    selections, wrong and missing credentials, no failed request with the SOCKS5 member
+ *    paused, and the Gateway view's screenshot under that traffic.
  *
  * The two bakes of the same image this lane once ran (one from the CLI, one from the window)
  * cost about three minutes of TCG for the same service path: the window's is kept, since
@@ -36,7 +39,6 @@ import {
   type GuestImage,
   agentReportsAddress,
   bareImageRepo,
-  curlThroughSocks,
   fetchThroughProxy,
   guestConfig,
   guestHome,
@@ -45,15 +47,18 @@ import {
   siteMirrorVendorData,
 } from '../support/guest.js';
 import { removeVolumes } from '../support/libvirt.js';
-import { expectGatewayServes } from '../support/gateway-guest.js';
+import { type GuestMember, type ProxyService, expectGatewayServes } from '../support/gateway-guest.js';
 import { instanceId } from '../../electron/services/provider/kvm/names.js';
 import { useGuestLane } from '../support/guest-lane.js';
+import { expectSocksProxyWorks } from '../support/socks-guest.js';
 import { agentExec } from '../support/qemu-agent.js';
 import { testEnv } from '../support/env.js';
 
 const env = testEnv();
 const NAME = 'egtest-baked-1';
 const SOCKS = 'egtest-baked-socks';
+/** A second HTTP proxy: the gateway's third member. */
+const NAME2 = 'egtest-baked-2';
 const PAGE_PORT = 18085;
 const MIRROR_PORT = 18086;
 let mirror: ReturnType<typeof namespaceHttpServer> | undefined;
@@ -62,10 +67,11 @@ let app: AppPage | undefined;
 /** The launches' home (no mirror), and a second one for the SOCKS proxy (its own credentials file and image cache). */
 let plain: GuestHome;
 let socksHome: GuestHome;
+let http2Home: GuestHome;
 let image: GuestImage;
 let baked: string;
 
-const lane = useGuestLane([NAME, SOCKS], () => (baked ? [baked] : []));
+const lane = useGuestLane([NAME, NAME2, SOCKS], () => (baked ? [baked] : []));
 
 beforeAll(async () => {
   image = guestImage({ bare: true });
@@ -79,6 +85,7 @@ beforeAll(async () => {
   // The launches' config has no mirror: its vendor-data installs nothing, and there is no apt source to reach.
   plain = guestHome(env, 'egress-bake-plain-', guestConfig(env, image));
   socksHome = guestHome(env, 'egress-bake-socks-', guestConfig(env, image));
+  http2Home = guestHome(env, 'egress-bake-http2-', guestConfig(env, image));
   lane.stopAtEnd(namespaceHttpServer(env, PAGE_PORT).child);
 }, 20 * 60_000);
 
@@ -93,6 +100,14 @@ async function agentJournal(domainName: string, unit: string): Promise<string> {
   if (r.exitCode !== 0) throw new Error(`journalctl in the guest exited ${r.exitCode}: ${r.stderr}`);
   return r.stdout;
 }
+
+/** `systemctl stop|start tinyproxy` in a member's guest, through the guest agent (the domain keeps running). */
+const proxyService: ProxyService = async (member, verb) => {
+  const dom = await lane.client.call('DOMAIN_LOOKUP_BY_NAME', { name: member.domain });
+  const r = await agentExec(lane.client, dom, '/usr/bin/systemctl', [verb, 'tinyproxy']);
+  if (r.exitCode !== 0)
+    throw new Error(`systemctl ${verb} tinyproxy in ${member.name} exited ${r.exitCode}: ${r.stderr}`);
+};
 
 const escaped = (s: string): string => s.replace(/\./g, '\\.');
 
@@ -154,13 +169,15 @@ describe('baking the bare image on the test host', () => {
       const t1 = Date.now();
       const launch = (home: GuestHome, name: string, ...more: string[]) =>
         home.cli('proxies', 'launch', name, ...more, '--wait', '--timeout', '600', '--allow', '192.168.150.0/24');
-      const [r, s] = await Promise.all([
+      const [r, s, r2] = await Promise.all([
         launch(plain, NAME, '--label', 'role=http'),
         launch(socksHome, SOCKS, '--kind', 'socks5', '--label', 'role=socks'),
+        launch(http2Home, NAME2, '--label', 'role=http'),
       ]);
       console.log(
-        `bake: launch --wait of an HTTP and a SOCKS5 proxy at once on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`,
+        `bake: launch --wait of two HTTP and a SOCKS5 proxy at once on the baked base took ${((Date.now() - t1) / 1000).toFixed(1)} s\n${r.stderr}`,
       );
+      expect(r2.code, r2.stderr).toBe(0);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(new RegExp(`base done: .*${escaped(baked)}`));
       const url = r.stdout.trim();
@@ -179,28 +196,31 @@ describe('baking the bare image on the test host', () => {
       // A socks5 proxy on the same baked base: Dante is baked in, disabled; its seed enables it.
       expect(s.code, s.stderr).toBe(0);
       expect(s.stderr).toMatch(new RegExp(`base done: .*${escaped(baked)}`));
-      const socks = new URL(s.stdout.trim());
-      const through = curlThroughSocks(
+      // As a person uses it: a wrong password, `proxies url`, client settings as pasted, its metadata.
+      await expectSocksProxyWorks(
         env,
-        socks.host,
-        `${decodeURIComponent(socks.username)}:${decodeURIComponent(socks.password)}`,
+        socksHome,
+        SOCKS,
+        new URL(s.stdout.trim()),
         `http://${env.EGRESS_TEST_BRIDGE_IP}:${PAGE_PORT}/index.html`,
       );
-      expect(through.out).toContain(GUEST_PAGE_MARK);
 
-      // One address for both (issue 40): the gateway over these two real members.
+      // One address for all three (issue 40): the app's gateway over these real members.
       const t2 = Date.now();
-      await expectGatewayServes(env, plain, {
-        http: { name: NAME, address },
-        socks: {
-          name: SOCKS,
-          address: socks.hostname,
-          domain: instanceId(SOCKS),
-          credentials: { username: decodeURIComponent(socks.username), password: decodeURIComponent(socks.password) },
-        },
-      });
-      console.log(`bake: the gateway's checks over both took ${((Date.now() - t2) / 1000).toFixed(1)} s`);
+      const member = (proxyUrl: string, name: string, role: GuestMember['role']): GuestMember => {
+        const u = new URL(proxyUrl.trim());
+        const credentials = { username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+        return { name, address: u.hostname, domain: instanceId(name), role, credentials };
+      };
+      await expectGatewayServes(
+        env,
+        guestConfig(env, image),
+        [member(r.stdout, NAME, 'http'), member(r2.stdout, NAME2, 'http'), member(s.stdout, SOCKS, 'socks')],
+        proxyService,
+      );
+      console.log(`bake: the gateway's checks over three took ${((Date.now() - t2) / 1000).toFixed(1)} s`);
       expect((await socksHome.cli('proxies', 'delete', SOCKS)).code).toBe(0);
+      expect((await http2Home.cli('proxies', 'delete', NAME2)).code).toBe(0);
 
       const del = await plain.cli('proxies', 'delete', NAME);
       expect(del.code, del.stderr).toBe(0);

@@ -54,6 +54,8 @@ describe('formatBytes and messageOf', () => {
       '16.0 MiB',
       '5.0 GiB',
     ]);
+    // A rate (bytes over seconds) below 1 KiB is whole too.
+    expect(formatBytes(83.97900524868783)).toBe('84 B');
   });
 
   it('say an error by its message, and anything else as text', () => {
