@@ -7,6 +7,7 @@ import type { ReactNode } from 'react';
 import type { CatalogKind } from '../stores/catalog-actions.js';
 import type { CatalogPanelState } from './catalog-panel-state.js';
 import { CatalogRemoveDialog } from './CatalogRemoveDialog.js';
+import { ColumnHeads } from './ColumnHeads.js';
 
 /** What a panel is and says: the same on every render. */
 export interface CatalogPanelSpec {
@@ -48,17 +49,11 @@ export function CatalogPanel({ spec, state, onAdd, above, count, children }: Cat
         <p className="empty">{emptyText}</p>
       ) : (
         <table className="catalog-table">
-          <thead>
-            <tr>
-              {columns.map((c) => (
-                <th key={c}>{c}</th>
-              ))}
-              <th>Default</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={[...columns, 'Default']}>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </ColumnHeads>
           <tbody>{children}</tbody>
         </table>
       )}

@@ -2,6 +2,7 @@
 import (with a preview of the changes), each a panel of its own: ConfigExportPanel.tsx, ConfigImportPanel.tsx. */
 import { formatIssue } from '../../shared/config.js';
 import { useAppConfigStore } from '../stores/app-config-store.js';
+import { ColumnHeads } from './ColumnHeads.js';
 import { ConfigExportPanel } from './ConfigExportPanel.js';
 import { ConfigImportPanel } from './ConfigImportPanel.js';
 import { ViewSection } from './ViewSection.js';
@@ -60,14 +61,7 @@ export function ConfigView() {
           <section className="panel" aria-labelledby="cfg-hosts-h">
             <h3 id="cfg-hosts-h">Hosts</h3>
             <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Address</th>
-                  <th>Pool</th>
-                  <th>Network</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Name', 'Address', 'Pool', 'Network']} />
               <tbody>
                 {kvm.hosts.map((h) => (
                   <tr key={h.name}>
@@ -83,14 +77,7 @@ export function ConfigView() {
           <section className="panel" aria-labelledby="cfg-types-h">
             <h3 id="cfg-types-h">Machine types</h3>
             <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>vCPUs</th>
-                  <th>Memory</th>
-                  <th>Disk</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Name', 'vCPUs', 'Memory', 'Disk']} />
               <tbody>
                 {Object.entries(kvm.machineTypes).map(([name, m]) => (
                   <tr key={name}>
@@ -112,13 +99,7 @@ export function ConfigView() {
               </p>
             ) : (
               <table>
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Format</th>
-                    <th>sha256</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={['Name', 'Format', 'sha256']} />
                 <tbody>
                   {Object.entries(kvm.images ?? {}).map(([name, img]) => (
                     <tr key={name}>

@@ -5,6 +5,7 @@
  */
 import { formatBytes } from '../../shared/bytes.js';
 import type { GatewayStatus } from '../../shared/gateway.js';
+import { ColumnHeads } from './ColumnHeads.js';
 
 export function GatewayMembers({ status }: { status: GatewayStatus }) {
   const t = status.totals;
@@ -21,18 +22,7 @@ export function GatewayMembers({ status }: { status: GatewayStatus }) {
         <p className="meta">No proxy yet: launch one, and it serves here once it is healthy.</p>
       ) : (
         <table aria-label="Members">
-          <thead>
-            <tr>
-              <th scope="col">Proxy</th>
-              <th scope="col">Host</th>
-              <th scope="col">State</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Share</th>
-              <th scope="col">Out</th>
-              <th scope="col">In</th>
-              <th scope="col">Open</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Proxy', 'Host', 'State', 'Requests', 'Share', 'Out', 'In', 'Open']} />
           <tbody>
             {status.members.map((m) => (
               <tr key={m.key}>

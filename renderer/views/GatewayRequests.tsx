@@ -7,6 +7,7 @@ import { useId, useMemo, useState } from 'react';
 import { formatBytes } from '../../shared/bytes.js';
 import type { GatewayAccessEntry } from '../../shared/gateway.js';
 import { formatAccessEntry } from '../../shared/gateway-log-line.js';
+import { ColumnHeads } from './ColumnHeads.js';
 import { Field } from './Field.js';
 
 /** At most this many rows are drawn: the log file has the rest. */
@@ -39,18 +40,7 @@ export function GatewayRequests({ requests }: { requests: readonly GatewayAccess
         <p className="meta">{requests.length ? 'No request matches the filter.' : 'No request yet.'}</p>
       ) : (
         <table aria-label="Requests, newest first" className="gateway-requests">
-          <thead>
-            <tr>
-              <th scope="col">Time (UTC)</th>
-              <th scope="col">Client</th>
-              <th scope="col">Request</th>
-              <th scope="col">Proxy</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Out</th>
-              <th scope="col">In</th>
-              <th scope="col">Took</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Time (UTC)', 'Client', 'Request', 'Proxy', 'Outcome', 'Out', 'In', 'Took']} />
           <tbody>
             {shown.map((e, i) => (
               <tr key={`${e.at}-${i}`} className={e.outcome === 'ok' ? undefined : 'error'}>

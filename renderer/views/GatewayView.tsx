@@ -17,9 +17,11 @@ import {
 import { errorMessage } from '../format.js';
 import { useGatewayStore } from '../stores/gateway-store.js';
 import { Field } from './Field.js';
+import { FormFoot } from './FormFoot.js';
 import { GatewayClientSettingsDialog } from './GatewayClientSettingsDialog.js';
 import { GatewayMembers } from './GatewayMembers.js';
 import { GatewayRequests } from './GatewayRequests.js';
+import { LoadState } from './LoadState.js';
 import { ViewSection } from './ViewSection.js';
 
 export function GatewayView() {
@@ -76,12 +78,7 @@ export function GatewayView() {
         )
       }
     >
-      {loadError && (
-        <p role="alert" className="error">
-          Cannot read the gateway: {loadError}
-        </p>
-      )}
-      {!status && !loadError && <p className="meta">Reading the gateway…</p>}
+      <LoadState what="the gateway" loaded={!!status} error={loadError} />
       {status && (
         <>
           <p role="status" className="gateway-state">
@@ -169,28 +166,13 @@ export function GatewayView() {
                   </Field>
                 ))}
               </fieldset>
-              {Object.keys(problems).length > 0 && (
-                <p role="alert" className="error">
-                  Not saved: fix what is shown under the fields.
-                </p>
-              )}
-              {saveError && (
-                <p role="alert" className="error">
-                  Cannot save: {saveError}
-                </p>
-              )}
-              <div className="settings-actions">
-                <button type="submit" className="primary" disabled={!changed || saving}>
-                  {saving ? 'Saving…' : 'Save'}
-                </button>
-                <button
-                  type="button"
-                  disabled={!changed || saving}
-                  onClick={() => (setEdited(undefined), setProblems({}))}
-                >
-                  Discard changes
-                </button>
-              </div>
+              <FormFoot
+                refusals={saveError ? [saveError] : []}
+                invalid={Object.keys(problems).length}
+                changed={changed}
+                saving={saving}
+                onDiscard={() => (setEdited(undefined), setProblems({}))}
+              />
             </form>
           )}
         </>

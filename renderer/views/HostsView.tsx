@@ -12,6 +12,7 @@ import { useHostsStore } from '../stores/hosts-store.js';
 import { useProxiesStore } from '../stores/proxies-store.js';
 import { recordKey } from '../../shared/proxy-key.js';
 import { useStatsStore } from '../stores/stats-store.js';
+import { ColumnHeads } from './ColumnHeads.js';
 import type { HostProxy } from './HostLoad.js';
 import { HostCard } from './HostCard.js';
 import { HostDialog } from './HostDialog.js';
@@ -108,14 +109,7 @@ export function HostsView() {
       {hosts.length > 0 && (
         <>
           <table aria-label="Host summary">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>State</th>
-                <th>Reached via</th>
-                <th>Proxies</th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Name', 'State', 'Reached via', 'Proxies']} />
             <tbody>
               {hosts.map((h) => (
                 <tr key={h.name}>

@@ -21,6 +21,8 @@ import {
 import { errorMessage } from '../format.js';
 import { readSettings, saveSettings } from '../stores/settings-actions.js';
 import { Field } from './Field.js';
+import { FormFoot } from './FormFoot.js';
+import { LoadState } from './LoadState.js';
 import { ViewSection } from './ViewSection.js';
 
 /** The form's problems: by field (the contract's words, or the backend's when it refused), and the rest. */
@@ -136,12 +138,7 @@ export function SettingsView() {
         )
       }
     >
-      {loadError && (
-        <p role="alert" className="error">
-          Cannot read the settings: {loadError}
-        </p>
-      )}
-      {!draft && !loadError && <p className="meta">Reading the settings…</p>}
+      <LoadState what="the settings" loaded={!!draft} error={loadError} />
       {draft && (
         <form
           className="settings-form"
@@ -252,40 +249,23 @@ export function SettingsView() {
               onChange={(maxPerHour) => edit({ maxPerHour })}
             />
           </fieldset>
-          {problems.other.length > 0 && (
-            <div role="alert" className="error">
-              {problems.other.map((p) => (
-                <p key={p}>Cannot save: {p}</p>
-              ))}
-            </div>
-          )}
-          {Object.keys(f).length > 0 && (
-            <p role="alert" className="error">
-              Not saved: {Object.keys(f).length === 1 ? 'a field needs' : 'some fields need'} fixing (shown under{' '}
-              {Object.keys(f).length === 1 ? 'it' : 'each'}).
-            </p>
-          )}
-          <div className="settings-actions">
-            <button type="submit" className="primary" disabled={!changed || saving}>
-              {saving ? 'Saving…' : 'Save'}
-            </button>
-            <button
-              type="button"
-              disabled={!changed || saving}
-              onClick={() => (
-                loaded && setDraft(settingsToForm(loaded.settings)),
-                setProblems({ fields: {}, other: [] })
-              )}
-            >
-              Discard changes
-            </button>
+          <FormFoot
+            refusals={problems.other}
+            invalid={Object.keys(f).length}
+            changed={changed}
+            saving={saving}
+            onDiscard={() => (
+              loaded && setDraft(settingsToForm(loaded.settings)),
+              setProblems({ fields: {}, other: [] })
+            )}
+          >
             {saved && !changed && (
               <span role="status" className="ok">
                 Saved. The health probe uses it from its next round, auto-bake from the next launch, auto-replace from
                 its next check.
               </span>
             )}
-          </div>
+          </FormFoot>
         </form>
       )}
     </ViewSection>
