@@ -3,7 +3,8 @@
  * SIGTERM; and `egress-desk gateway clients …`, who may use it. The gateway listens on
  * 127.0.0.1 unless `--bind` says otherwise, and anywhere else only once clients exist.
  * Members are the fleet's healthy proxies (services/gateway/fleet-members.ts), from the
- * listing and health rounds the `metrics` command runs too (fleet-meters.ts).
+ * listing and health rounds the `metrics` command runs too (fleet-meters.ts); the gateway
+ * itself is the app's (services/gateway/app-gateway.ts), with its settings from the flags.
  */
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
@@ -16,16 +17,14 @@ import {
 } from '../../../shared/gateway-client-settings.js';
 import { GATEWAY_USER_PARTS } from '../../../shared/gateway-user.js';
 import { writeFileAtomic } from '../../services/config/atomic-write.js';
-import type { ProxyCredentials } from '../../../shared/proxy.js';
 import { bracketHost, isIpv4, isIpv6 } from '../../../shared/net.js';
 import type { GatewayAccessEntry } from '../../../shared/gateway.js';
 import { formatAccessEntry } from '../../../shared/gateway-log-line.js';
-import { AccessLog, accessLogPath } from '../../services/gateway/access-log.js';
+import { accessLogPath } from '../../services/gateway/access-log.js';
 import { followAccessLog, recentAccessEntries } from '../../services/gateway/access-log-reader.js';
-import { membersOf } from '../../services/gateway/fleet-members.js';
+import { AppGateway } from '../../services/gateway/app-gateway.js';
+import { isLoopback } from '../../services/gateway/gateway-server.js';
 import { GatewayClientError, GatewayClientsStore, gatewayClientsPath } from '../../services/gateway/gateway-clients.js';
-import { GatewayServer, isLoopback } from '../../services/gateway/gateway-server.js';
-import { GatewaySocksListener } from '../../services/gateway/gateway-socks.js';
 import { CliError, EXIT } from '../io.js';
 import { untilStopped } from '../until-stopped.js';
 import type { CommandKit } from '../kit.js';
@@ -102,76 +101,45 @@ export function registerGatewayCommand(program: Command, kit: CommandKit): void 
           }
           return withProvider(ctx, async (p) => {
             const meters = await openFleetMeters(ctx, p, { statsIntervalMs: 60_000 });
-            const log = new AccessLog(accessLogPath(ctx.dataDir));
-            let credentials = new Map<string, ProxyCredentials>();
-            const readCredentials = async () => {
-              const names = new Set(meters.listing().proxies.map((x) => x.name));
-              const next = new Map<string, ProxyCredentials>();
-              for (const name of names) {
-                const c = await p.backend.credentials.get(name).catch(() => undefined);
-                if (c) next.set(name, c);
-              }
-              credentials = next;
-            };
             const tunnelFor = p.backend.tunnelFor;
-            const members = () =>
-              membersOf(
-                meters.listing().proxies,
-                meters.health.snapshot(),
-                credentials,
-                tunnelFor ? (host) => tunnelFor(host) : undefined,
-              );
-            const server = new GatewayServer({
-              members,
-              clients: () => clients.list(),
-              log: (entry) => log.write(entry),
+            // The app's own gateway (one assembly: listeners, log, credentials, status), over
+            // the fleet and health rounds `metrics` reads, with the settings from the flags.
+            const gateway = new AppGateway({
+              dataDir: ctx.dataDir,
+              fleet: () => ({
+                proxies: () => meters.listing().proxies,
+                health: () => meters.health.snapshot(),
+                credentials: (name) => p.backend.credentials.get(name),
+                tunnelFor: tunnelFor ? (host) => tunnelFor(host) : undefined,
+              }),
+              settings: () =>
+                Promise.resolve({ enabled: true, port, bind, socksPort: socksPort ?? null, logQuery: !!opts.logQuery }),
+              emit: () => undefined,
               moved: (user, from, to) =>
                 ctx.io.stderr(
                   `gateway: client ${user.client}'s session ${user.session ?? ''} moved from ${from} to ${to}\n`,
                 ),
-              ...(opts.logQuery ? { logQuery: true } : {}),
             });
-            const refresh = setInterval(() => void readCredentials(), 10_000);
-            let stopSocks: GatewaySocksListener | undefined;
             try {
               meters.start();
-              await readCredentials();
               // Members are used once health says so: the first round now, not an interval later.
               await meters.health.check();
-              const at = await server.listen(port, bind).catch((err: NodeJS.ErrnoException) => {
-                if (err.code === 'EADDRINUSE')
-                  throw new CliError(
-                    `port ${port} on ${bind} is in use: choose another with --port, or 0 for any free one`,
-                    EXIT.failed,
-                  );
-                throw err;
-              });
-              const socks =
-                socksPort === undefined ? undefined : new GatewaySocksListener(server, () => clients.list());
-              stopSocks = socks;
-              const socksAt = socks
-                ? await socks.listen(socksPort!, bind).catch((err: NodeJS.ErrnoException) => {
-                    if (err.code === 'EADDRINUSE')
-                      throw new CliError(
-                        `port ${socksPort} on ${bind} is in use: choose another with --socks-port, or --no-socks`,
-                        EXIT.failed,
-                      );
-                    throw err;
-                  })
-                : undefined;
-              const usable = members().filter((m) => m.usable).length;
+              const status = await gateway.apply();
+              if (!status.running || status.port === undefined || status.address === undefined)
+                throw new CliError(
+                  `${status.error ?? 'the gateway did not start'} (--port N, --socks-port N: 0 for any free one; --no-socks: none)`,
+                  EXIT.failed,
+                );
               for (const c of await clients.list())
-                ctx.io.stdout(`${urlOf(c.name, c.password, at.address, at.port)}\n`);
+                ctx.io.stdout(`${urlOf(c.name, c.password, status.address, status.port)}\n`);
+              const usable = status.members.filter((m) => m.usable).length;
               ctx.io.stderr(
-                `gateway on ${bracketHost(at.address)}:${at.port}${socksAt ? ` (SOCKS5 on port ${socksAt.port})` : ''}: ${usable} of ${meters.listing().proxies.length} proxies usable now; access log ${log.file}; press Ctrl-C to stop\n`,
+                `gateway on ${bracketHost(status.address)}:${status.port}${status.socksPort !== undefined ? ` (SOCKS5 on port ${status.socksPort})` : ''}: ${usable} of ${status.members.length} proxies usable now; access log ${status.logFile}; press Ctrl-C to stop\n`,
               );
               await untilStopped();
-              await server.close();
               return EXIT.ok;
             } finally {
-              await stopSocks?.close().catch(() => undefined);
-              clearInterval(refresh);
-              log.close();
+              await gateway.close();
               meters.close();
             }
           });

@@ -9,6 +9,7 @@
 import type { FleetHealth } from '../../../shared/health.js';
 import type { GatewayAccessEntry, GatewayMemberView, GatewaySettings, GatewayStatus } from '../../../shared/gateway.js';
 import type { ProxyCredentials } from '../../../shared/proxy.js';
+import type { GatewayUser } from '../../../shared/gateway-user.js';
 import { messageOf } from '../../../shared/errors.js';
 import type { ProxyRecord } from '../provider/kvm/context.js';
 import { AccessLog, accessLogPath } from './access-log.js';
@@ -37,6 +38,8 @@ export interface AppGatewayOptions {
   now?: () => number;
   /** Status to the windows this often while running (default 2 s; 0: only on changes). */
   updateMs?: number;
+  /** A sticky session moved to another member (its old one failed): the CLI prints it. */
+  moved?: (user: GatewayUser, from: string, to: string) => void;
 }
 
 interface Running {
@@ -118,11 +121,15 @@ export class AppGateway {
       },
       now: this.now,
       ...(settings.logQuery ? { logQuery: true } : {}),
+      ...(this.options.moved ? { moved: this.options.moved } : {}),
     });
     let socks: GatewaySocksListener | undefined;
+    /** Which listener was being opened, for a port in use. */
+    let opening = `port ${settings.port}`;
     try {
       const at = await server.listen(settings.port, settings.bind);
       socks = settings.socksPort === null ? undefined : new GatewaySocksListener(server, () => this.clients.list());
+      opening = `the SOCKS5 port ${settings.socksPort ?? 0}`;
       const socksAt = socks ? await socks.listen(settings.socksPort ?? 0, settings.bind) : undefined;
       log = new AccessLog(accessLogPath(this.options.dataDir));
       this.running = { server, socks, log, address: at.address, port: at.port, socksPort: socksAt?.port, settings };
@@ -141,9 +148,7 @@ export class AppGateway {
       log?.close();
       const e = err as NodeJS.ErrnoException;
       this.error =
-        e.code === 'EADDRINUSE'
-          ? `a port the gateway needs on ${settings.bind} is in use (${settings.port}${settings.socksPort !== null ? ` or ${settings.socksPort}` : ''}): choose another`
-          : messageOf(err);
+        e.code === 'EADDRINUSE' ? `${opening} on ${settings.bind} is in use: choose another` : messageOf(err);
     }
   }
 
