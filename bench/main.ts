@@ -8,12 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { appBenches } from './app-benches.js';
 import type { Bench } from './bench-kit.js';
 import { dataPathBenches } from './data-path-benches.js';
+import { gatewayBenches } from './gateway.js';
 import { type BenchResult, formatLine, formatTable } from './results.js';
 
 // The benchmarks by letter, in letter order (the order they run in, and docs/performance.md's):
-// the data path's (data-path-benches.ts) and the app's (app-benches.ts).
+// the data path's (data-path-benches.ts), the app's (app-benches.ts) and the gateway's (gateway.ts).
 const benches: Record<string, Bench> = Object.fromEntries(
-  Object.entries({ ...dataPathBenches, ...appBenches }).sort(([x], [y]) => x.localeCompare(y)),
+  Object.entries({ ...dataPathBenches, ...appBenches, ...gatewayBenches }).sort(([x], [y]) => x.localeCompare(y)),
 );
 
 /** The row of a benchmark that failed to give its figures (`note`: why): it shows in the table as not met. */

@@ -10,6 +10,7 @@ import type { GatewayAccessEntry } from './gateway-http.js';
 import type { MemberChooser } from './member-choice.js';
 import type { GatewayMember } from './member-choice.js';
 import type { Tunnel } from './upstream.js';
+import { sinkInto } from './member-socket.js';
 
 /** What the server lends a relay. */
 export interface RelayParts {
@@ -42,11 +43,14 @@ export function relayTunnel(
   if (value.head.length) client.write(value.head);
   if (head.length) upstream.write(head);
   client.on('data', (c: Buffer) => (bytesOut += c.length));
-  upstream.on('data', (c: Buffer) => (bytesIn += c.length));
   client.on('error', () => client.destroy());
   upstream.on('error', () => upstream.destroy());
   client.pipe(upstream);
-  upstream.pipe(client);
+  // Downloads, the heavy direction, straight from the member socket's own buffer where it has one (member-socket.ts).
+  if (!sinkInto(upstream, client, (n) => (bytesIn += n))) {
+    upstream.on('data', (c: Buffer) => (bytesIn += c.length));
+    upstream.pipe(client);
+  }
   let ended = false;
   const end = () => {
     if (ended) return;

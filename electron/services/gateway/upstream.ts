@@ -10,12 +10,13 @@
  * makes a member that died between two health rounds invisible to clients. The SOCKS5 side
  * is the `socks` package over the stream we opened (its `existing_socket`).
  */
-import { type Socket, connect as netConnect } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { SocksClient } from 'socks';
 import type { ProxyCredentials, ProxyKind } from '../../../shared/proxy.js';
 import { bracketHost } from '../../../shared/net.js';
 import { messageOf } from '../../../shared/errors.js';
+import { connectMember } from './member-socket.js';
 
 /** How to reach one member's proxy. */
 export interface MemberRoute {
@@ -64,7 +65,8 @@ export function reachMember(route: MemberRoute, timeoutMs: number): Promise<Dupl
   const opening: Promise<Duplex> = route.tunnel
     ? route.tunnel()
     : new Promise<Socket>((resolve, reject) => {
-        const s = netConnect({ host: route.address, port: route.port });
+        // Reading into a buffer of its own: a tunnel's downloads are then written from it (member-socket.ts).
+        const s = connectMember(route.address, route.port);
         s.once('connect', () => (s.removeAllListeners('error'), resolve(s)));
         s.once('error', (err) => (s.destroy(), reject(err)));
       });
@@ -166,7 +168,7 @@ async function socksTunnel(stream: Duplex, route: MemberRoute, to: TunnelTarget)
       },
       timeout: timeoutMs,
     });
-    return { stream: socket, head: Buffer.alloc(0) };
+    return { stream: socket, head: await excessOf(socket) };
   } catch (err) {
     stream.destroy();
     const message = messageOf(err);
@@ -174,4 +176,26 @@ async function socksTunnel(stream: Duplex, route: MemberRoute, to: TunnelTarget)
     if (/timed out|closed/i.test(message)) throw new MemberUnreachableError(`SOCKS5: ${message}`);
     throw new MemberRefusedError(`SOCKS5: ${message}`);
   }
+}
+
+/**
+ * What the member sent after its SOCKS5 reply, in the same reads (a target that speaks first:
+ * SSH, SMTP): the socks package hands it back as a `data` event in a `setImmediate` after it
+ * resolved, and resumes the socket there. Taken as the tunnel's head, so that the relay writes
+ * it first: piped, it came after the socket's next reads (out of order), and a relay writing
+ * from the socket's own buffer (member-socket.ts) listens to no `data` event (lost).
+ */
+function excessOf(socket: Duplex): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    const onData = (c: Buffer) => parts.push(c);
+    socket.on('data', onData);
+    // Queued after the package's own setImmediate, which runs first (the same check phase, in
+    // order). No read can come between this one and the relay's listeners: the gateway
+    // relays in the promise callbacks that follow, before the event loop polls again.
+    setImmediate(() => {
+      socket.off('data', onData);
+      resolve(Buffer.concat(parts));
+    });
+  });
 }
