@@ -18,6 +18,23 @@ import { connectMember, sinkInto } from '../../../electron/services/gateway/memb
 import { getThroughProxy, littleProxy } from '../../support/little-proxy.js';
 import { startSocks5Server } from '../../support/socks5-server.js';
 
+/** The one member of these tests, on loopback at `port`. */
+const memberAt = (
+  port: number,
+  kind: GatewayMemberRoute['kind'],
+  credentials: NonNullable<GatewayMemberRoute['credentials']>,
+): GatewayMemberRoute => ({
+  key: 'edge/m',
+  name: 'm',
+  host: 'edge',
+  labels: {},
+  usable: true,
+  address: '127.0.0.1',
+  port,
+  kind,
+  credentials,
+});
+
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -121,17 +138,7 @@ describe('a member socket with its own read buffer', () => {
         closers.push(() => p.close());
         port = p.port;
       }
-      const member: GatewayMemberRoute = {
-        key: 'edge/m',
-        name: 'm',
-        host: 'edge',
-        labels: {},
-        usable: true,
-        address: '127.0.0.1',
-        port,
-        kind,
-        credentials,
-      };
+      const member = memberAt(port, kind, credentials);
       const gateway = new GatewayServer({
         members: () => [member],
         clients: async () => [{ name: 'ci', password: 'gateway-pass' }],
@@ -160,19 +167,7 @@ describe('a member socket with its own read buffer', () => {
     const socks = await startSocks5Server({ username: 'member', password: 'member-pass', route: () => originPort });
     closers.push(() => socks.close());
     const gateway = new GatewayServer({
-      members: () => [
-        {
-          key: 'edge/m',
-          name: 'm',
-          host: 'edge',
-          labels: {},
-          usable: true,
-          address: '127.0.0.1',
-          port: socks.port,
-          kind: 'socks5',
-          credentials: { username: 'member', password: 'member-pass' },
-        },
-      ],
+      members: () => [memberAt(socks.port, 'socks5', { username: 'member', password: 'member-pass' })],
       clients: async () => [{ name: 'ci', password: 'gateway-pass' }],
       connectTimeoutMs: 2_000,
     });
