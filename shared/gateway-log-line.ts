@@ -12,7 +12,7 @@ export function formatAccessEntry(e: GatewayAccessEntry): string {
   const via = e.member ? ` → ${e.member} (${e.host ?? '?'})${e.tries > 1 ? ` after ${e.tries - 1} failed` : ''}` : '';
   const what =
     e.outcome === 'ok'
-      ? `ok${e.status !== undefined ? ` ${e.status}` : ''}  ${formatBytes(e.bytesOut)} out, ${formatBytes(e.bytesIn)} in`
+      ? `ok${e.status !== undefined ? ` ${e.status}` : ''}  ${formatBytes(e.bytesOut)} out, ${formatBytes(e.bytesIn)} in${e.reason ? ` (${e.reason})` : ''}`
       : `${e.outcome}${e.status !== undefined ? ` ${e.status}` : ''}${e.reason ? `: ${e.reason}` : ''}`;
   return `${when}  ${who}  ${e.method} ${e.target || '-'}${via}  ${what}  ${Math.round(e.ms)} ms`;
 }

@@ -64,7 +64,7 @@ export const GatewayAccessEntrySchema = z.object({
   outcome: z.enum(GATEWAY_OUTCOMES),
   /** The status the client got, for plain HTTP and refusals. */
   status: z.number().int().optional(),
-  /** Why it was refused or failed. */
+  /** Why it was refused or failed; for one that succeeded, what happened first (members that failed it, its session's move). */
   reason: z.string().optional(),
 });
 export type GatewayAccessEntry = z.infer<typeof GatewayAccessEntrySchema>;

@@ -18,7 +18,10 @@ const timeOf = (at: string) => at.replace(/^\d{4}-\d{2}-\d{2}T/, '').replace(/\.
 
 function outcomeOf(e: GatewayAccessEntry): string {
   const status = e.status !== undefined ? ` ${e.status}` : '';
-  return e.outcome === 'ok' ? `ok${status}` : `${e.outcome}${status}${e.reason ? `: ${e.reason}` : ''}`;
+  // An ok request's reason is what happened first (a member that failed it, its session's move).
+  return e.outcome === 'ok'
+    ? `ok${status}${e.reason ? ` (${e.reason})` : ''}`
+    : `${e.outcome}${status}${e.reason ? `: ${e.reason}` : ''}`;
 }
 
 export function GatewayRequests({ requests }: { requests: readonly GatewayAccessEntry[] }) {

@@ -201,10 +201,25 @@ async function checkThroughApp(
   expect(statuses(await background)).toEqual(Array<number>(60).fill(200));
 
   // Sessions: 100 with one ID from one member; another ID from one member too (maybe another).
-  const s1 = await ask(`${client}-session-s1`, 100);
-  expect(statuses(s1)).toEqual(s1.map(() => 200));
-  expect(new Set(s1.map((a) => a.body)).size).toBe(1);
-  expect(new Set((await ask(`${client}-session-s2`, 20)).map((a) => a.body)).size).toBe(1);
+  // Sticky while its member is usable: a change of exit is only ever a move the log gives a
+  // reason for (a health round that found the member slow to answer under this load, once
+  // in a CI run), and rare; a gateway that is not sticky changes at nearly every request.
+  const sticky = async (id: string, n: number) => {
+    const t0 = Date.now();
+    const answers = await ask(`${client}-session-${id}`, n);
+    expect(statuses(answers)).toEqual(answers.map(() => 200));
+    const changes = answers.filter((a, i) => i > 0 && a.body !== answers[i - 1]!.body).length;
+    if (changes > 0) {
+      const moves = (await recentAccessEntries(accessLogPath(home), 2_000)).filter(
+        (e) => Date.parse(e.at) >= t0 - 1_000 && e.reason?.includes('session moved'),
+      );
+      console.log(`gateway: session ${id} changed exit ${changes} times; the log's moves: ${JSON.stringify(moves)}`);
+      expect(moves.length).toBeGreaterThanOrEqual(changes);
+    }
+    expect(changes).toBeLessThanOrEqual(1);
+  };
+  await sticky('s1', 100);
+  await sticky('s2', 20);
 
   // Selections: only matching members, every one of them used.
   const bodies = async (user: string, n: number) => new Set((await ask(user, n)).map((a) => `${a.status} ${a.body}`));

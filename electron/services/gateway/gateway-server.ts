@@ -119,29 +119,40 @@ export class GatewayServer {
     user: GatewayUser,
     open: (route: GatewayMemberRoute, stream: Duplex) => Promise<T>,
   ): Promise<
-    { member: GatewayMemberRoute; value: T; tries: number } | { refusal: string; tries: number; status: number }
+    | { member: GatewayMemberRoute; value: T; tries: number; reason?: string }
+    | { refusal: string; tries: number; status: number }
   > {
     const tried = new Set<string>();
     const timeout = this.options.connectTimeoutMs ?? 5_000;
     const maxTries = this.options.maxTries ?? 3;
     let last = '';
+    /** What happened before the member that answered (failed tries, a session's move): the log entry's reason. */
+    const notes: string[] = [];
     while (tried.size < maxTries) {
-      const choice = this.chooser.choose(user, this.options.members(), tried);
+      const members = this.options.members();
+      const choice = this.chooser.choose(user, members, tried);
       if ('refusal' in choice)
         return { refusal: last ? `${choice.refusal} (last: ${last})` : choice.refusal, tries: tried.size, status: 502 };
       const member = choice.member as GatewayMemberRoute;
-      if (choice.moved) this.options.moved?.(user, choice.moved.from, member.key);
+      if (choice.moved) {
+        this.options.moved?.(user, choice.moved.from, member.key);
+        const from = members.find((m) => m.key === choice.moved!.from);
+        const why = !from ? 'gone' : !from.usable ? 'not usable now' : 'it failed to connect lately';
+        if (!tried.has(choice.moved.from)) notes.push(`session moved from ${from?.name ?? choice.moved.from} (${why})`);
+      }
       tried.add(member.key);
       let stream: Duplex | undefined;
       try {
         stream = this.track(await reachMember(member, timeout));
-        return { member, value: await open(member, stream), tries: tried.size };
+        const value = await open(member, stream);
+        return { member, value, tries: tried.size, ...(notes.length ? { reason: notes.join('; ') } : {}) };
       } catch (err) {
         stream?.destroy();
         this.counters.failed(member.key);
         if (err instanceof MemberUnreachableError) {
           this.chooser.unreachable(member.key);
           last = `${member.name}: ${err.message}`;
+          notes.push(last);
           continue;
         }
         const status = err instanceof MemberRefusedError && err.status === 403 ? 403 : 502;
@@ -227,7 +238,7 @@ export class GatewayServer {
       });
     }
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    this.relay(client, got, { ...who, tries: got.tries }, started, head);
+    this.relay(client, got, { ...who, tries: got.tries, ...(got.reason ? { reason: got.reason } : {}) }, started, head);
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -324,7 +335,7 @@ export class GatewayServer {
         bytesOut,
         outcome,
         ...(s !== undefined ? { status: s } : {}),
-        ...(reason ? { reason } : {}),
+        ...(reason || got.reason ? { reason: [got.reason, reason].filter(Boolean).join('; ') } : {}),
       });
     };
     const relayAnswer = (answer: IncomingMessage) => {

@@ -98,7 +98,7 @@ export class GatewaySocksListener {
     this.gateway.relay(
       conn.socket,
       got,
-      { ...base, client: check.client.name, tries: got.tries },
+      { ...base, client: check.client.name, tries: got.tries, ...(got.reason ? { reason: got.reason } : {}) },
       started,
       Buffer.alloc(0),
     );

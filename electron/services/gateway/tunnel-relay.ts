@@ -21,7 +21,9 @@ export interface RelayParts {
 }
 
 /** The entry's fields known before the relay: when, who, from where, what, and the tries it took. */
-export type RelayEntry = Pick<GatewayAccessEntry, 'at' | 'source' | 'method' | 'target' | 'tries'> & { client: string };
+export type RelayEntry = Pick<GatewayAccessEntry, 'at' | 'source' | 'method' | 'target' | 'tries' | 'reason'> & {
+  client: string;
+};
 
 /**
  * Pipes `client` and the tunnel both ways (`head`: what the client sent after its request,

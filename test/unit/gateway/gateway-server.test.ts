@@ -178,6 +178,8 @@ describe('the gateway on loopback', () => {
       for (let i = 0; i < 4; i++) expect((await get(`/f${i}`, 'ci')).status).toBe(200);
       const tries = log.slice(-4).map((e) => e.tries);
       expect(tries.some((n) => n === 2)).toBe(true);
+      // The entry says what happened first: the member that could not be reached, and why.
+      expect(log.slice(-4).find((e) => e.tries === 2)?.reason).toMatch(/^dead: /);
       expect(log.slice(-4).every((e) => e.outcome === 'ok' && e.member !== 'dead')).toBe(true);
       expect(gateway.counters.snapshot().members['edge-a/ep-dead']?.failures).toBeGreaterThan(0);
 
