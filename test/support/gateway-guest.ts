@@ -180,15 +180,43 @@ async function checkThroughApp(
   const [httpA, httpB, socks] = [members[0]!, members[1]!, members[2]!];
 
   // 300 plain requests in a row: least connections with ties to the least recently chosen
-  // is a strict rotation for one client sending in sequence, so each gets 100; ±10 leaves
-  // room for a member whose connect failed once (that request moves to the next one, and the
-  // member is passed over for 30 s) while still failing a member left out or favoured.
-  const plain = await ask(client, 300);
+  // is a strict rotation for one client sending in sequence, so each gets 100. ±10 leaves
+  // room for a request that found its member still closing the one before (it goes to the
+  // next) or a failed connect (moved, and the member passed over for 30 s: the log says so).
+  // A member the view shows out of use meanwhile (a health round that found a TCG guest slow
+  // to answer under this load: 3 guests on 2 cores) may get fewer, never under half its due.
+  const t0 = Date.now();
+  const seen = new Set<string>();
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      for (const m of members) {
+        const state = await row(m).getByRole('cell').nth(1).innerText();
+        if (state !== 'in use') seen.add(`${m.name}: ${state}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  const plain = await ask(client, 300).finally(() => (watching = false));
+  await watcher;
   expect(statuses(plain)).toEqual(plain.map(() => 200));
   const spread = countBy(plain, members);
-  console.log(`gateway: 300 plain requests per member ${JSON.stringify(spread)}`);
+  const explained = (await recentAccessEntries(accessLogPath(home), 1_000)).filter(
+    (e) => Date.parse(e.at) >= t0 - 1_000 && e.reason !== undefined,
+  );
+  console.log(
+    `gateway: 300 plain requests per member ${JSON.stringify(spread)}; the log's reasons: ${JSON.stringify(explained)}; the view showed: ${JSON.stringify([...seen])}`,
+  );
   expect(Object.values(spread).reduce((a, b) => a + b, 0)).toBe(300);
-  for (const m of members) expect(Math.abs(spread[m.name]! - 100), JSON.stringify(spread)).toBeLessThanOrEqual(10);
+  const wasOut = (m: GuestMember) => [...seen].some((x) => x.startsWith(`${m.name}: `));
+  // What members out of use did not take, shared by the others.
+  const others = members.filter((m) => !wasOut(m));
+  const shared = members.filter(wasOut).reduce((n, m) => n + Math.max(0, 100 - spread[m.name]!), 0) / others.length;
+  for (const m of members) {
+    const off = spread[m.name]! - 100;
+    const ok = wasOut(m) ? off >= -50 && off <= 10 : Math.abs(off - shared) <= 10;
+    expect(ok, `${m.name}: ${JSON.stringify(spread)}`).toBe(true);
+  }
 
   // The Gateway view under traffic: a client keeps sending while the picture is taken.
   const background = ask(client, 60);
