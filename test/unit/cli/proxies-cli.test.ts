@@ -1,6 +1,7 @@
 /** The proxies commands' usage errors, through the built binary; no host is contacted. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLIENT_FORMATS } from '../../../shared/client-settings.js';
 import { describe, expect, it } from 'vitest';
 import { runCliProcess } from '../../support/cli.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -54,11 +55,10 @@ describe('egress-desk proxies (usage)', () => {
     const kind = await cli('launch', 'ok', '--kind', 'socks4');
     expect(kind.code).toBe(2);
     expect(kind.stderr).toMatch(/--kind: must be one of http, socks5 \(got "socks4"\)/);
-    const format = await cli('client-settings', 'ok', '--format', 'pac');
+    const format = await cli('client-settings', 'ok', '--format', 'yaml');
     expect(format.code).not.toBe(0);
-    expect(format.stderr).toMatch(
-      /--format.*pac.*invalid|Allowed choices are env, curl, foxyproxy, k8s-secret, json, urls/,
-    );
+    expect(format.stderr).toMatch(/--format.*yaml.*invalid/);
+    expect(format.stderr).toContain(`Allowed choices are ${CLIENT_FORMATS.join(', ')}`);
     const none = await cli('client-settings');
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/give proxy NAMEs, or -l key=value/);
