@@ -13,7 +13,7 @@
  * The server holds no state that the fleet and the settings cannot rebuild: counters and
  * sticky sessions are lost with it, and a sticky client then moves once.
  */
-import { type IncomingMessage, type ServerResponse, type Server, createServer, request } from 'node:http';
+import { type IncomingMessage, type ServerResponse, type Server, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { GatewayClient } from '../../../shared/gateway.js';
@@ -30,7 +30,7 @@ import {
   listenGuarded,
   nothingRelayed,
 } from './gateway-http.js';
-import { askMember } from './member-request.js';
+import { type MemberRequest, askMember, sendToMember } from './member-request.js';
 import { type RelayEntry, relayTunnel } from './tunnel-relay.js';
 import {
   type MemberRoute,
@@ -280,31 +280,28 @@ export class GatewayServer {
     // member's answer inside the failover (member-request.ts), so a member that closes
     // without answering is replaced like one that cannot be reached.
     const bodiless = !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+    const method = req.method ?? 'GET';
     const clientGone = new AbortController();
     res.once('close', () => clientGone.abort());
     const got = await this.throughMember(check.user, async (route, stream) => {
       // An HTTP member takes the absolute URL with its own credentials; through a SOCKS5 one, the origin's own request.
       if (route.kind !== 'socks5') {
         const auth = route.credentials ? basicAuth(route.credentials) : undefined;
-        const asked = bodiless
-          ? await askMember(
-              stream,
-              {
-                method: req.method ?? 'GET',
-                path: target.href,
-                headers: { ...headers, ...(auth ? { 'proxy-authorization': auth } : {}) },
-              },
-              clientGone.signal,
-            )
-          : undefined;
-        return { stream, path: target.href, auth, asked };
+        const ask: MemberRequest = {
+          method,
+          path: target.href,
+          headers: { ...headers, ...(auth ? { 'proxy-authorization': auth } : {}) },
+        };
+        const asked = bodiless ? await askMember(stream, ask, clientGone.signal) : undefined;
+        return { stream, ask, asked };
       }
       const t = await tunnelThrough(stream, route, {
         host: target.hostname.replace(/^\[|\]$/g, ''),
         port: Number(target.port || 80),
         timeoutMs: this.options.connectTimeoutMs ?? 5_000,
       });
-      return { stream: t.stream, path: `${target.pathname}${target.search}`, auth: undefined, asked: undefined };
+      const ask: MemberRequest = { method, path: `${target.pathname}${target.search}`, headers };
+      return { stream: t.stream, ask, asked: undefined };
     });
     if ('refusal' in got) {
       this.counters.refused(clientName);
@@ -348,18 +345,7 @@ export class GatewayServer {
       answer.once('end', () => finish('ok'));
       answer.once('error', (err) => (res.destroy(), finish('failed', err.message)));
     };
-    const up =
-      value.asked?.up ??
-      request(
-        {
-          createConnection: () => value.stream as Socket,
-          method: req.method,
-          path: value.path,
-          setHost: false,
-          headers: { ...headers, ...(value.auth ? { 'proxy-authorization': value.auth } : {}) },
-        },
-        relayAnswer,
-      );
+    const up = value.asked?.up ?? sendToMember(value.stream, value.ask).once('response', relayAnswer);
     if (value.asked) relayAnswer(value.asked.answer);
     up.on('error', (err) => {
       if (!res.headersSent) {

@@ -22,6 +22,17 @@ export interface MemberRequest {
   headers: OutgoingHttpHeaders;
 }
 
+/** `r` on `stream` (a member's connection, or a tunnel through a SOCKS5 one), not ended: a body may follow. */
+export function sendToMember(stream: Duplex, r: MemberRequest): ClientRequest {
+  return request({
+    createConnection: () => stream as Socket,
+    method: r.method,
+    path: r.path,
+    setHost: false,
+    headers: r.headers,
+  });
+}
+
 /** The request sent (ended: it has no body) and the member's answer, once its head came. */
 export function askMember(
   stream: Duplex,
@@ -29,13 +40,7 @@ export function askMember(
   signal: AbortSignal,
 ): Promise<{ up: ClientRequest; answer: IncomingMessage }> {
   return new Promise((resolve, reject) => {
-    const up = request({
-      createConnection: () => stream as Socket,
-      method: r.method,
-      path: r.path,
-      setHost: false,
-      headers: r.headers,
-    });
+    const up = sendToMember(stream, r);
     const fail = (err: Error) => {
       signal.removeEventListener('abort', gone);
       up.destroy();
