@@ -167,9 +167,10 @@ async function checkThroughApp(
   await app.nav('Gateway').click({ timeout: 30_000 });
   const table = page.getByRole('table', { name: 'Members' });
   const row = (m: GuestMember) => table.getByRole('row', { name: new RegExp(`^${m.name}\\b`) });
+  /** A member's State cell: "in use", or "not used: " and why. */
+  const stateOf = (m: GuestMember) => row(m).getByRole('cell').nth(1).innerText();
   // Every member in use once the first health round has answered.
-  for (const m of members)
-    await expect.poll(() => row(m).getByRole('cell').nth(1).innerText(), { timeout: 120_000 }).toBe('in use');
+  for (const m of members) await expect.poll(() => stateOf(m), { timeout: 120_000 }).toBe('in use');
 
   await page.getByRole('button', { name: 'Copy URL', exact: true }).click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 15_000 }).toMatch(/^http:/);
@@ -191,7 +192,7 @@ async function checkThroughApp(
   const watcher = (async () => {
     while (watching) {
       for (const m of members) {
-        const state = await row(m).getByRole('cell').nth(1).innerText();
+        const state = await stateOf(m);
         if (state !== 'in use') seen.add(`${m.name}: ${state}`);
       }
       await new Promise((r) => setTimeout(r, 250));
@@ -274,13 +275,13 @@ async function checkThroughApp(
   const send = () => ask(client, 3);
   const virsh = (verb: string) => () =>
     run('virsh', ['-c', 'qemu:///system', verb, socks.domain], { timeout: 30_000 }).then(() => undefined);
-  await faultFailsNothing(app, home, send, row, {
+  await faultFailsNothing(app, home, send, stateOf, {
     what: `${socks.name} paused (virsh suspend)`,
     member: socks,
     put: virsh('suspend'),
     undo: virsh('resume'),
   });
-  const stopped = await faultFailsNothing(app, home, send, row, {
+  const stopped = await faultFailsNothing(app, home, send, stateOf, {
     what: `tinyproxy stopped in ${httpB.name}`,
     member: httpB,
     put: () => inGuest(httpB, 'stop'),
@@ -317,10 +318,9 @@ async function faultFailsNothing(
   app: AppPage,
   home: string,
   send: () => Promise<Answer[]>,
-  row: (m: GuestMember) => ReturnType<AppPage['page']['getByRole']>,
+  state: (m: GuestMember) => Promise<string>,
   fault: Fault,
 ): Promise<{ sent: number; moved: number; droppedAfterS: number }> {
-  const state = (m: GuestMember) => row(m).getByRole('cell').nth(1).innerText();
   await expect.poll(() => state(fault.member), { timeout: 120_000 }).toBe('in use');
   const answers: Answer[] = [];
   let stop = false;
